@@ -1,0 +1,64 @@
+"""HTTP: /metrics serves ready bytes (gzip when asked), /healthz, and the landing page."""
+
+from __future__ import annotations
+
+import gzip
+import urllib.request
+
+from zmon.metrics import MetricSet
+from zmon.registry import Collector, Context, Paths
+from zmon.replay import StaticRunner
+from zmon.scheduler import Scheduler
+from zmon.server import MetricsServer, make_app
+
+
+class One(Collector):
+    name = "one"
+
+    def collect(self) -> MetricSet:
+        m = MetricSet()
+        m.gauge("zmon_test_value", "A test value.", 42)
+        return m
+
+
+def _serve():  # type: ignore[no-untyped-def]
+    s = Scheduler()
+    s.add(One(Context(paths=Paths(), runner=StaticRunner())), 60, 1)
+    s.workers["one"].run_once()
+    server = MetricsServer("127.0.0.1", 0, make_app(s.snapshot, lambda: True))
+    server.start()
+    return s, server
+
+
+def test_metrics_plain_and_gzip() -> None:
+    s, server = _serve()
+    try:
+        base = f"http://127.0.0.1:{server.port}"
+        with urllib.request.urlopen(base + "/metrics") as r:
+            body = r.read()
+            assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        assert b"zmon_test_value 42.0" in body
+        req = urllib.request.Request(base + "/metrics", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(req) as r:
+            assert r.headers["Content-Encoding"] == "gzip"
+            assert gzip.decompress(r.read()) == body
+        with urllib.request.urlopen(base + "/healthz") as r:
+            assert r.read() == b"ok\n"
+        with urllib.request.urlopen(base + "/") as r:
+            page = r.read().decode()
+        assert "<td>one</td>" in page and "ok" in page
+    finally:
+        server.stop()
+
+
+def test_unknown_path_is_404() -> None:
+    s, server = _serve()
+    try:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{server.port}/nope")
+        except urllib.error.HTTPError as e:
+            assert e.code == 404
+        else:
+            raise AssertionError("expected 404")
+    finally:
+        server.stop()

@@ -1,0 +1,28 @@
+"""Helpers for tests: real-component gating and fixture paths."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require_tool(name: str, why: str = "") -> str:
+    """Path of an external tool; in CI its absence fails the test, elsewhere it skips loudly."""
+    path = shutil.which(name)
+    if path:
+        return path
+    msg = f"REAL-TIER TEST NOT RUN: '{name}' is not installed{(' (' + why + ')') if why else ''}"
+    if IN_CI:
+        pytest.fail(msg + " - CI must install it (.ci/run)")
+    pytest.skip(msg)
+    raise AssertionError  # unreachable
+
+
+def fixture_path(*parts: str) -> Path:
+    return FIXTURES.joinpath(*parts)

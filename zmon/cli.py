@@ -1,0 +1,150 @@
+"""Command line: ``zmon serve|collect|parse|check-config``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from zmon import __version__, logs
+from zmon.config import ConfigError, add_flags, all_settings, example_toml, load
+from zmon.errors import ParseError
+from zmon.registry import collectors, parse_kinds
+
+
+def _parser() -> argparse.ArgumentParser:
+    registry = collectors()
+    settings = all_settings(registry)
+    p = argparse.ArgumentParser(prog="zmon", description="ZFS health monitor and exporter.")
+    p.add_argument("--version", action="version", version=f"zmon {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the daemon and serve /metrics")
+    serve.add_argument("--config", metavar="FILE", help="TOML config file")
+    serve.add_argument("--demo", action="store_true",
+                       help="serve a simulated host replayed from real captures")  # fmt: skip
+    add_flags(serve, settings)
+
+    collect = sub.add_parser("collect", help="run every enabled collector once and print")
+    collect.add_argument("--once", action="store_true", required=True,
+                         help="run once and print the exposition to stdout")  # fmt: skip
+    collect.add_argument("--config", metavar="FILE", help="TOML config file")
+    collect.add_argument("--demo", action="store_true", help="collect from the demo host")
+    add_flags(collect, settings)
+
+    kinds = parse_kinds()
+    parse = sub.add_parser("parse", help="parse one captured output and print its metrics",
+                           formatter_class=argparse.RawDescriptionHelpFormatter,
+                           epilog="kinds:\n" + "\n".join(
+                               f"  {k:14} {h}" for k, (_, h) in kinds.items()))  # fmt: skip
+    parse.add_argument("kind", choices=sorted(kinds), metavar="KIND")
+    parse.add_argument("file", nargs="?", default="-", help="file to read, or - for stdin")
+
+    check = sub.add_parser("check-config", help="validate a config file")
+    check.add_argument("file", metavar="FILE")
+
+    sub.add_parser("example-config", help="print a commented config with every key")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "parse":
+        return _parse(args.kind, args.file)
+    if args.command == "check-config":
+        return _check_config(args.file)
+    if args.command == "example-config":
+        sys.stdout.write(example_toml(collectors()))
+        return 0
+    try:
+        cfg = load(collectors(), args.config, args)
+    except ConfigError as exc:
+        print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "collect":
+        return _collect_once(cfg, args.demo)
+    return _serve(cfg, args)
+
+
+def _parse(kind: str, file: str) -> int:
+    func, _ = parse_kinds()[kind]
+    try:
+        data = sys.stdin.buffer.read() if file == "-" else open(file, "rb").read()  # noqa: SIM115
+    except OSError as exc:
+        print(f"zmon parse {kind}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        metrics = func(data)
+    except ParseError as exc:
+        print(f"zmon parse {kind}: {file}: {exc}".replace("\n", " "), file=sys.stderr)
+        return 1
+    from zmon.exposition import render
+
+    sys.stdout.buffer.write(render(metrics.families()))
+    return 0
+
+
+def _check_config(file: str) -> int:
+    try:
+        load(collectors(), file, None)
+    except ConfigError as exc:
+        print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+        return 1
+    print(f"{file}: ok")
+    return 0
+
+
+def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
+    from zmon.daemon import build_scheduler
+
+    logs.setup(cfg.log_level, cfg.log_format)
+    host = None
+    if demo:
+        from zmon.demo.host import DemoHost
+
+        host = DemoHost(cfg.demo_phase_seconds)
+        cfg = host.apply(cfg)
+        host.start()
+    try:
+        scheduler = build_scheduler(cfg)
+        scheduler.run_all_once()
+        sys.stdout.buffer.write(scheduler.snapshot.exposition.text)
+        scheduler.stop()
+    finally:
+        if host is not None:
+            host.stop()
+    return 0
+
+
+def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    from zmon.daemon import Daemon, config_loader
+
+    logs.setup(cfg.log_level, cfg.log_format)
+    host = None
+    if args.demo:
+        from zmon.demo.host import DemoHost
+
+        host = DemoHost(cfg.demo_phase_seconds)
+        cfg = host.apply(cfg)
+        host.start()
+    daemon = Daemon(cfg, config_loader(args.config, args))
+    if host is not None:
+        daemon.on_reload = host.apply
+    daemon.install_signal_handlers()
+    try:
+        daemon.start()
+    except OSError as exc:
+        print(f"zmon: cannot listen on {cfg.listen_address}: {exc.strerror or exc}",
+              file=sys.stderr)  # fmt: skip
+        daemon.scheduler.stop()
+        return 1
+    try:
+        daemon.run_forever()
+    finally:
+        if host is not None:
+            host.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

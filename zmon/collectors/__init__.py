@@ -1,0 +1,1 @@
+"""Built-in collectors; each module registers itself with ``zmon.registry.register``."""

@@ -1,0 +1,371 @@
+"""Configuration: one schema that drives both the TOML file and the command-line flags.
+
+Every setting has a dotted key (``web.listen_address``, ``collectors.arc.interval``) and a flag
+made from it (``--web.listen-address``, ``--collector.arc.interval``). Flags override the file.
+Validation errors name the key and the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zmon.registry import Collector, Option, Paths
+
+DEFAULT_PORT = 10124
+DEFAULT_LISTEN = f":{DEFAULT_PORT}"
+KNOWN_BINARIES = (
+    "zpool", "zfs", "smartctl", "sysctl", "upsc", "journalctl", "geom", "camcontrol", "zdb",
+)  # fmt: skip
+
+
+class ConfigError(ValueError):
+    """A config value that cannot be used; ``key`` is the dotted config key."""
+
+    def __init__(self, key: str, reason: str, source: str | None = None) -> None:
+        self.key = key
+        self.reason = reason
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{key}: {reason}")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configurable value."""
+
+    key: str
+    type: type
+    default: Any
+    help: str
+    flag: str
+    choices: tuple[Any, ...] | None = None
+    repeatable: bool = False
+
+
+@dataclass
+class CollectorSettings:
+    enabled: bool
+    interval: float
+    timeout: float
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Config:
+    """The validated configuration the daemon runs with."""
+
+    listen_address: str = DEFAULT_LISTEN
+    paths: Paths = field(default_factory=Paths)
+    binaries: dict[str, str] = field(default_factory=dict)
+    command_timeout: float = 10.0
+    log_level: str = "info"
+    log_format: str = "auto"
+    platform: str = "linux"
+    collectors: dict[str, CollectorSettings] = field(default_factory=dict)
+    demo_phase_seconds: float = 60.0
+    source: str | None = None
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        return split_listen_address(self.listen_address)
+
+
+def _default_platform() -> str:
+    return "freebsd" if sys.platform.startswith("freebsd") else "linux"
+
+
+def static_settings() -> list[Setting]:
+    s = [
+        Setting("web.listen_address", str, DEFAULT_LISTEN,
+                "address and port to serve on (HOST:PORT; ':PORT' means all interfaces)",
+                "--web.listen-address"),
+        Setting("paths.procfs", str, "/proc", "procfs mount point", "--path.procfs"),
+        Setting("paths.sysfs", str, "/sys", "sysfs mount point", "--path.sysfs"),
+        Setting("paths.rootfs", str, "/", "root of the host file system (/dev, /var/log)",
+                "--path.rootfs"),
+        Setting("paths.state_dir", str, "/var/lib/zmon",
+                "where zmon keeps its small state files (last scrub, log offsets, event ids)",
+                "--path.state-dir"),
+        Setting("commands.timeout", float, 10.0,
+                "default timeout in seconds for an external command", "--command.timeout"),
+        Setting("log.level", str, "info", "log level", "--log.level",
+                choices=("debug", "info", "warning", "error")),
+        Setting("log.format", str, "auto",
+                "log format: auto (console on a TTY, JSON otherwise), json or console",
+                "--log.format", choices=("auto", "json", "console")),
+        Setting("host.platform", str, _default_platform(),
+                "which kind of host to read: linux or freebsd", "--host.platform",
+                choices=("linux", "freebsd")),
+        Setting("demo.phase_seconds", float, 60.0,
+                "seconds each phase of the demo host lasts", "--demo.phase-seconds"),
+    ]  # fmt: skip
+    for name in KNOWN_BINARIES:
+        s.append(Setting(f"binaries.{name}", str, name, f"path of the {name} program",
+                         f"--binary.{name}"))  # fmt: skip
+    return s
+
+
+# Short aliases from the public command line: --ups.nut and --ups.apcupsd.
+ALIASES = {"ups.nut": "collectors.ups.nut", "ups.apcupsd": "collectors.ups.apcupsd"}
+
+
+def collector_settings(registry: Mapping[str, type[Collector]]) -> list[Setting]:
+    s: list[Setting] = []
+    for name, cls in registry.items():
+        s.append(Setting(f"collectors.{name}.enabled", bool, cls.default_enabled,
+                         f"enable the {name} collector ({cls.help})", f"--collector.{name}"))
+        s.append(Setting(f"collectors.{name}.interval", float, cls.default_interval,
+                         f"seconds between {name} runs", f"--collector.{name}.interval"))
+        s.append(Setting(f"collectors.{name}.timeout", float, cls.default_timeout,
+                         f"hard limit in seconds for one {name} run",
+                         f"--collector.{name}.timeout"))  # fmt: skip
+        for opt in cls.options:
+            s.append(_option_setting(name, opt))
+    return s
+
+
+def _option_setting(collector: str, opt: Option) -> Setting:
+    key = f"collectors.{collector}.{opt.name}"
+    flag = f"--collector.{collector}.{opt.name.replace('_', '-')}"
+    for alias, target in ALIASES.items():
+        if target == key:
+            flag = "--" + alias
+    return Setting(key, opt.type, opt.default, opt.help, flag, opt.choices,
+                   repeatable=opt.type is list)  # fmt: skip
+
+
+def all_settings(registry: Mapping[str, type[Collector]]) -> dict[str, Setting]:
+    return {s.key: s for s in [*static_settings(), *collector_settings(registry)]}
+
+
+# ---------------------------------------------------------------- validation
+
+
+def coerce(setting: Setting, value: Any, source: str | None = None) -> Any:
+    """Check one value against its setting and return it in the setting's type."""
+    t = setting.type
+    key = setting.key
+    if t is bool:
+        if isinstance(value, bool):
+            out: Any = value
+        elif isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
+            out = value.lower() in ("true", "1", "yes")
+        else:
+            raise ConfigError(key, f"expected true or false, got {value!r}", source)
+    elif t in (int, float):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ConfigError(key, f"expected a number, got {value!r}", source)
+        try:
+            out = t(value)
+        except ValueError:
+            raise ConfigError(key, f"expected a number, got {value!r}", source) from None
+        if out < 0:
+            raise ConfigError(key, f"must not be negative, got {value!r}", source)
+        if key.endswith((".interval", ".timeout")) and out <= 0:
+            raise ConfigError(key, f"must be greater than 0, got {value!r}", source)
+    elif t is list:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(key, f"expected a list of strings, got {value!r}", source)
+        out = list(value)
+    elif t is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(key, f"expected a table, got {value!r}", source)
+        out = dict(value)
+    else:
+        if not isinstance(value, str):
+            raise ConfigError(key, f"expected a string, got {value!r}", source)
+        out = value
+    if setting.choices is not None and out not in setting.choices:
+        allowed = ", ".join(map(str, setting.choices))
+        raise ConfigError(key, f"must be one of {allowed}, got {out!r}", source)
+    if key == "web.listen_address":
+        try:
+            split_listen_address(out)
+        except ValueError as exc:
+            raise ConfigError(key, str(exc), source) from None
+    return out
+
+
+def split_listen_address(addr: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``[v6]:PORT`` -> (host, port); '' host means all interfaces."""
+    host, sep, port = addr.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"expected HOST:PORT, got {addr!r}")
+    number = int(port)
+    if not 0 <= number <= 65535:
+        raise ValueError(f"port {number} is out of range")
+    return host.strip("[]"), number
+
+
+def flatten_toml(data: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """Yield (dotted key, value) for leaves; a table is a leaf only where a dict is expected."""
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            yield key, v
+            yield from flatten_toml(v, key + ".")
+        else:
+            yield key, v
+
+
+def load_file(path: str | Path, settings: Mapping[str, Setting]) -> dict[str, Any]:
+    """Read and validate a TOML file; returns dotted key -> value. Raises ConfigError."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError("(file)", f"cannot read: {exc.strerror or exc}", source) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError("(file)", f"not valid TOML: {exc}", source) from None
+    values: dict[str, Any] = {}
+    tables = _table_prefixes(settings)
+    for key, value in flatten_toml(data):
+        key = ALIASES.get(key, key)
+        setting = settings.get(key)
+        if setting is not None:
+            values[key] = coerce(setting, value, source)
+        elif isinstance(value, dict) and key in tables:
+            continue
+        elif isinstance(value, dict) and key.startswith("collectors."):
+            raise ConfigError(key, "no such collector (see 'zmon serve --help')", source)
+        elif isinstance(value, dict) and key not in tables:
+            if not any(s.startswith(key + ".") for s in settings):
+                raise ConfigError(key, "unknown section", source)
+        else:
+            raise ConfigError(key, "unknown key", source)
+    return values
+
+
+def _table_prefixes(settings: Mapping[str, Setting]) -> set[str]:
+    out: set[str] = {"collectors"}
+    for key in settings:
+        parts = key.split(".")
+        for i in range(1, len(parts)):
+            out.add(".".join(parts[:i]))
+    for alias in ALIASES:
+        out.add(alias.split(".")[0])
+    return out
+
+
+# ---------------------------------------------------------------- flags
+
+
+def add_flags(parser: argparse.ArgumentParser, settings: Mapping[str, Setting]) -> None:
+    """Add one flag per setting; bools get --X and --no-X. Defaults are None (= not given)."""
+    group = parser.add_argument_group("settings (each also a config-file key)")
+    for s in settings.values():
+        dest = "set:" + s.key
+        if s.type is bool:
+            group.add_argument(s.flag, dest=dest, action="store_true", default=None,
+                               help=f"{s.help} [{s.key}, default {s.default}]")
+            neg = "--no-" + s.flag[2:]
+            group.add_argument(neg, dest=dest, action="store_false", default=None,
+                               help=argparse.SUPPRESS)
+        elif s.repeatable:
+            group.add_argument(s.flag, dest=dest, action="append", default=None,
+                               metavar="VALUE", help=f"{s.help} (repeatable) [{s.key}]")
+        elif s.type is dict:
+            continue
+        else:
+            group.add_argument(s.flag, dest=dest, default=None, metavar=s.type.__name__.upper(),
+                               help=f"{s.help} [{s.key}, default {s.default}]")  # fmt: skip
+
+
+def flag_values(ns: argparse.Namespace, settings: Mapping[str, Setting]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in vars(ns).items():
+        if key.startswith("set:") and value is not None:
+            setting = settings[key[4:]]
+            out[setting.key] = coerce(setting, value, "command line")
+    return out
+
+
+# ---------------------------------------------------------------- assembly
+
+
+def build_config(
+    registry: Mapping[str, type[Collector]],
+    file_values: Mapping[str, Any],
+    flag_overrides: Mapping[str, Any],
+    source: str | None = None,
+) -> Config:
+    """Merge defaults, file values and flags (flags win) into a Config."""
+    settings = all_settings(registry)
+    v = {k: s.default for k, s in settings.items()}
+    v.update(file_values)
+    v.update(flag_overrides)
+    paths = Paths(
+        procfs=Path(v["paths.procfs"]),
+        sysfs=Path(v["paths.sysfs"]),
+        rootfs=Path(v["paths.rootfs"]),
+        state_dir=Path(v["paths.state_dir"]),
+    )
+    colls: dict[str, CollectorSettings] = {}
+    for name, cls in registry.items():
+        pre = f"collectors.{name}."
+        colls[name] = CollectorSettings(
+            enabled=v[pre + "enabled"],
+            interval=v[pre + "interval"],
+            timeout=v[pre + "timeout"],
+            options={o.name: v[pre + o.name] for o in cls.options},
+        )
+    return Config(
+        listen_address=v["web.listen_address"],
+        paths=paths,
+        binaries={b: v[f"binaries.{b}"] for b in KNOWN_BINARIES},
+        command_timeout=v["commands.timeout"],
+        log_level=v["log.level"],
+        log_format=v["log.format"],
+        platform=v["host.platform"],
+        collectors=colls,
+        demo_phase_seconds=v["demo.phase_seconds"],
+        source=source,
+    )
+
+
+def load(
+    registry: Mapping[str, type[Collector]],
+    path: str | None,
+    ns: argparse.Namespace | None = None,
+) -> Config:
+    """Load the config file (if any) and apply flags from ``ns``."""
+    settings = all_settings(registry)
+    file_values = load_file(path, settings) if path else {}
+    flags = flag_values(ns, settings) if ns is not None else {}
+    return build_config(registry, file_values, flags, source=path)
+
+
+def example_toml(registry: Mapping[str, type[Collector]]) -> str:
+    """A commented config file listing every key with its default."""
+    lines = ["# zmon configuration. Every key is also a command-line flag.", ""]
+    current = None
+    for s in all_settings(registry).values():
+        section, _, leaf = s.key.rpartition(".")
+        if section != current:
+            lines += ["", f"[{section}]"]
+            current = section
+        lines.append(f"# {s.help} (flag {s.flag})")
+        lines.append(f"# {leaf} = {_toml_value(s.default)}")
+    return "\n".join(lines).lstrip() + "\n"
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{}"
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+

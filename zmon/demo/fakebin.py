@@ -1,0 +1,82 @@
+"""The programs of the demo host: print the recorded output of the current phase.
+
+Each demo binary is a two-line script calling ``main(name, args, root)``. It looks the exact
+command up in the current phase's ``commands.tsv`` (file, exit status, seconds, command) and
+prints that file. ``zpool events -f`` follows the demo's event log like the real one follows
+the kernel's event queue. Only the standard library is imported, to start fast.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+
+def lookup(phase_dir: Path, argv: list[str]) -> tuple[Path, int] | None:
+    """The recorded file and exit status for exactly this command, if recorded."""
+    try:
+        lines = (phase_dir / "commands.tsv").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        parts = line.split("\t")
+        if len(parts) < 4:
+            continue
+        file, status, _, command = parts[:4]
+        if shlex.split(command) == argv:
+            return phase_dir / file, int(status)
+    return None
+
+
+def follow_events(root: Path) -> int:
+    """``zpool events -f``: print the whole event log, then follow what the host appends."""
+    log = root / "events.log"
+    pos = 0
+    out = sys.stdout
+    while True:
+        try:
+            with log.open("rb") as f:
+                f.seek(pos)
+                chunk = f.read()
+        except OSError:
+            chunk = b""
+        if chunk:
+            # Only whole events: the host appends each event ending with a blank line.
+            cut = chunk.rfind(b"\n\n")
+            if cut >= 0:
+                data = chunk[: cut + 2]
+                pos += len(data)
+                out.buffer.write(data)
+                out.flush()
+        time.sleep(0.2)
+
+
+def main(name: str, args: list[str], root: str) -> int:
+    base = Path(root)
+    argv = [name, *args]
+    if name == "zpool" and args[:1] == ["events"] and "-f" in args:
+        try:
+            return follow_events(base)
+        except (BrokenPipeError, KeyboardInterrupt):
+            return 0
+    if name == "zpool" and args[:1] == ["events"]:
+        sys.stdout.buffer.write((base / "events.log").read_bytes())
+        return 0
+    found = lookup(base / "current", argv)
+    if found is None:
+        sys.stderr.write(f"{name}: demo host has no recording of: {shlex.join(argv)}\n")
+        return 2
+    path, status = found
+    try:
+        sys.stdout.buffer.write(path.read_bytes())
+    except OSError:
+        pass
+    sys.stdout.flush()
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1], sys.argv[2:], os.environ.get("ZMON_DEMO_ROOT", ".")))

@@ -1,0 +1,259 @@
+"""The demo host: a temporary tree that looks like a ZFS host, driven through the timeline."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from zmon.config import KNOWN_BINARIES, Config
+from zmon.demo.timeline import PHASES, Phase
+from zmon.logs import get
+from zmon.registry import Paths
+
+DATA = Path(__file__).parent / "data"
+log = get("demo")
+
+# Counters advanced per phase: field -> (rate attribute, share of that rate).
+_ARC_COUNTERS = {
+    "hits": ("arc_hits", 1.0),
+    "demand_data_hits": ("arc_hits", 0.62),
+    "demand_metadata_hits": ("arc_hits", 0.33),
+    "prefetch_data_hits": ("arc_hits", 0.04),
+    "prefetch_metadata_hits": ("arc_hits", 0.01),
+    "mru_hits": ("arc_hits", 0.35),
+    "mfu_hits": ("arc_hits", 0.65),
+    "misses": ("arc_misses", 1.0),
+    "demand_data_misses": ("arc_misses", 0.7),
+    "demand_metadata_misses": ("arc_misses", 0.2),
+    "prefetch_data_misses": ("arc_misses", 0.08),
+    "prefetch_metadata_misses": ("arc_misses", 0.02),
+    "mru_ghost_hits": ("mru_ghost_hits", 1.0),
+    "mfu_ghost_hits": ("mfu_ghost_hits", 1.0),
+}
+_KSTAT_ROW = re.compile(r"^(\S+)(\s+)(\d+)(\s+)(-?\d+)\s*$")
+
+
+class DemoHost:
+    """Builds the demo tree, then advances it on a background thread.
+
+    ``apply(cfg)`` points a config's paths and binaries at the tree, so the ordinary
+    collectors run unchanged against it.
+    """
+
+    def __init__(self, phase_seconds: float = 60.0, root: Path | None = None) -> None:
+        self.phase_seconds = max(1.0, float(phase_seconds))
+        self._own_root = root is None
+        self.root = Path(tempfile.mkdtemp(prefix="zmon-demo-")) if root is None else root
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._t0 = time.time()
+        self._phase_index = -1
+        self._eid = 0
+        self._arc_base = (DATA / "arcstats.txt").read_text()
+        self._arc_acc: dict[str, float] = {}
+        self._last_tick = time.monotonic()
+        self._build()
+
+    # ---- layout
+
+    @property
+    def paths(self) -> Paths:
+        return Paths(
+            procfs=self.root / "proc",
+            sysfs=self.root / "sys",
+            rootfs=self.root / "rootfs",
+            state_dir=self.root / "state",
+        )
+
+    def apply(self, cfg: Config) -> Config:
+        """The same config, pointed at this host."""
+        binaries = {name: str(self.root / "bin" / name) for name in KNOWN_BINARIES}
+        return replace(cfg, paths=self.paths, binaries=binaries, platform="linux")
+
+    def _build(self) -> None:
+        for d in ("proc", "sys", "rootfs/dev/disk/by-id", "state", "bin"):
+            (self.root / d).mkdir(parents=True, exist_ok=True)
+        self._write_binaries()
+        self._write_sysfs()
+        self._write_disk_links()
+        (self.root / "events.log").write_bytes(b"")
+        self._enter_phase(0)
+        self._write_arcstats(0.0)
+
+    def _write_binaries(self) -> None:
+        package_parent = Path(__file__).resolve().parents[2]
+        for name in KNOWN_BINARIES:
+            script = self.root / "bin" / name
+            script.write_text(
+                f"#!{sys.executable}\n"
+                "import sys\n"
+                f"sys.path.insert(0, {str(package_parent)!r})\n"
+                "from zmon.demo.fakebin import main\n"
+                f"sys.exit(main({name!r}, sys.argv[1:], {str(self.root)!r}))\n"
+            )
+            script.chmod(0o755)
+
+    def _write_sysfs(self) -> None:
+        params = self.root / "sys" / "module" / "zfs" / "parameters"
+        params.mkdir(parents=True, exist_ok=True)
+        src = DATA / "scenarios" / PHASES[0].scenario / "module-parameters.txt"
+        values = _module_parameters(src.read_text()) if src.exists() else {}
+        for name, value in values.items():
+            (params / name).write_text(value + "\n")
+
+    def _write_disk_links(self) -> None:
+        """/dev/disk/by-id links as udev made them in the lab VM."""
+        lsblk = json.loads((DATA / "scenarios" / PHASES[0].scenario / "lsblk.json").read_text())
+        by_id = self.root / "rootfs" / "dev" / "disk" / "by-id"
+        for dev in lsblk.get("blockdevices", []):
+            serial, model, name = dev.get("serial"), dev.get("model"), dev["name"]
+            if not serial:
+                continue
+            if dev.get("tran") == "sata":
+                stem = f"ata-{(model or '').replace(' ', '_')}_{serial}"
+            elif dev.get("tran") == "nvme":
+                stem = f"nvme-{(model or '').replace(' ', '_')}_{serial}"
+            else:
+                stem = f"virtio-{serial}"
+            _symlink(f"../../{name}", by_id / stem)
+            for child in dev.get("children") or []:
+                part = re.sub(r"^.*?(\d+)$", r"\1", child["name"])
+                _symlink(f"../../{child['name']}", by_id / f"{stem}-part{part}")
+
+    # ---- time
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="zmon-demo", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2.0)
+        if self._own_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(1.0):
+            self.tick()
+
+    def tick(self, now: float | None = None) -> None:
+        """Advance the host to ``now``: switch phase when due and move the ARC counters."""
+        now = time.time() if now is None else now
+        index = int((now - self._t0) // self.phase_seconds) % len(PHASES)
+        if index != self._phase_index:
+            self._enter_phase(index)
+        mono = time.monotonic()
+        dt, self._last_tick = mono - self._last_tick, mono
+        self._write_arcstats(dt)
+
+    @property
+    def phase(self) -> Phase:
+        return PHASES[self._phase_index]
+
+    def _enter_phase(self, index: int) -> None:
+        phase = PHASES[index]
+        scen = DATA / "scenarios" / phase.scenario
+        _symlink(str(scen), self.root / "current")
+        self._copy_kstats(scen)
+        self._append_events(scen / "events-new.txt")
+        self._phase_index = index
+        log.info("demo phase", phase=phase.name, scenario=phase.scenario)
+
+    def _copy_kstats(self, scen: Path) -> None:
+        src = scen / "proc" / "spl" / "kstat" / "zfs"
+        dst = self.root / "proc" / "spl" / "kstat" / "zfs"
+        dst.mkdir(parents=True, exist_ok=True)
+        if not src.is_dir():
+            return
+        for item in src.iterdir():
+            if item.name == "arcstats":
+                continue
+            target = dst / item.name
+            if item.is_dir():
+                tmp = dst / f".{item.name}.new"
+                shutil.rmtree(tmp, ignore_errors=True)
+                shutil.copytree(item, tmp)
+                shutil.rmtree(target, ignore_errors=True)
+                os.replace(tmp, target)
+            else:
+                shutil.copyfile(item, target)
+
+    def _append_events(self, path: Path) -> None:
+        """Append the phase's new events with fresh, increasing event ids."""
+        if not path.exists():
+            return
+        text = path.read_text()
+
+        def renumber(_: re.Match[str]) -> str:
+            self._eid += 1
+            return f"\teid = {hex(self._eid)}"
+
+        text = re.sub(r"(?m)^\s+eid = 0x[0-9a-f]+\s*$", renumber, text)
+        with (self.root / "events.log").open("a") as f:
+            f.write(text)
+
+    def _write_arcstats(self, dt: float) -> None:
+        phase = PHASES[max(self._phase_index, 0)]
+        for field, (attr, share) in _ARC_COUNTERS.items():
+            self._arc_acc[field] = self._arc_acc.get(field, 0.0) + getattr(phase, attr) * share * dt
+        wobble = 0.97 + 0.03 * math.sin(time.time() / 30.0)
+        out = []
+        values: dict[str, int] = {}
+        for line in self._arc_base.splitlines():
+            m = _KSTAT_ROW.match(line)
+            if m:
+                values[m.group(1)] = int(m.group(5))
+        for line in self._arc_base.splitlines():
+            m = _KSTAT_ROW.match(line)
+            if not m:
+                out.append(line)
+                continue
+            name, value = m.group(1), int(m.group(5))
+            if name in self._arc_acc:
+                value += int(self._arc_acc[name])
+            elif name == "size" and "c" in values:
+                value = int(values["c"] * wobble)
+            out.append(f"{name}{m.group(2)}{m.group(3)}{m.group(4)}{value}")
+        target = self.root / "proc" / "spl" / "kstat" / "zfs" / "arcstats"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(".arcstats.new")
+        tmp.write_text("\n".join(out) + "\n")
+        os.replace(tmp, target)
+
+
+def _symlink(target: str, link: Path) -> None:
+    """Create or atomically replace a symlink."""
+    tmp = link.with_name(f".{link.name}.tmp")
+    try:
+        tmp.unlink()
+    except FileNotFoundError:
+        pass
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
+
+
+def _module_parameters(text: str) -> dict[str, str]:
+    """Parse the lab's module-parameters dump (``name value`` or ``path:value`` lines)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if ":" in line and line.startswith("/"):
+            path, _, value = line.partition(":")
+            out[path.rsplit("/", 1)[-1]] = value.strip()
+        else:
+            parts = line.split(None, 1)
+            if len(parts) == 2 and re.fullmatch(r"[a-z0-9_]+", parts[0]):
+                out[parts[0]] = parts[1].strip()
+    return out

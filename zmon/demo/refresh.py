@@ -1,0 +1,101 @@
+"""Rebuild the demo host's data from a lab capture directory.
+
+    python -m zmon.demo.refresh CAPTURES/2.3.2 [OUTDIR]
+
+Copies, for each scenario in the demo timeline, the recorded command outputs zmon runs and the
+kstat files it reads, with a ``commands.tsv`` naming the exact command of each file. Events are
+split by event id so each phase carries only the events new in it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from zmon.demo.timeline import PHASES
+
+DATA = Path(__file__).parent / "data"
+MAX_EVENTS_PER_PHASE = 400
+
+# Capture files worth shipping: command outputs collectors may run.
+KEEP = re.compile(
+    r"^(zpool-status.*|zpool-list.*|zpool-get.*|zfs-list.*|zfs-get-Hp-all\.txt|zpool-iostat.*"
+    r"|smartctl-.*|nvme-.*|lsblk\.json|zfs-version\.txt|zpool-version\.json|dmesg\.txt"
+    r"|module-parameters\.txt)$"
+)
+_EID = re.compile(r"^\s+eid = (0x[0-9a-f]+)\s*$", re.M)
+
+
+def split_events(text: str) -> list[tuple[int, str]]:
+    """``zpool events -v`` text -> [(eid, block)], without the TIME CLASS header."""
+    out: list[tuple[int, str]] = []
+    for block in re.split(r"\n\s*\n", text):
+        block = block.strip("\n")
+        if not block or block.startswith("TIME "):
+            if block.startswith("TIME "):
+                block = block.split("\n", 1)[1] if "\n" in block else ""
+            if not block:
+                continue
+        m = _EID.search(block)
+        if m:
+            out.append((int(m.group(1), 16), block + "\n\n"))
+    return out
+
+
+def write_kstats(scen: Path, dest: Path) -> None:
+    """Per-pool kstat files and, where captured, the whole /proc/spl/kstat/zfs tree."""
+    proc = dest / "proc" / "spl" / "kstat" / "zfs"
+    tree = scen / "kstat-zfs-tree.txt"
+    if tree.exists():
+        current: Path | None = None
+        chunks: dict[Path, list[str]] = {}
+        for line in tree.read_text().splitlines(keepends=True):
+            m = re.match(r"^==> /proc/spl/kstat/zfs/(.+) <==$", line.rstrip("\n"))
+            if m:
+                current = proc / m.group(1)
+                chunks[current] = []
+            elif current is not None:
+                chunks[current].append(line)
+        for path, lines in chunks.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(lines).rstrip("\n") + "\n")
+    for f in scen.glob("kstat-*-*.txt"):
+        if f.name == "kstat-zfs-tree.txt":
+            continue
+        pool, _, name = f.stem[len("kstat-") :].partition("-")
+        out = proc / pool / name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f, out)
+
+
+def refresh(captures: Path, outdir: Path = DATA) -> None:
+    scen_root = outdir / "scenarios"
+    if scen_root.exists():
+        shutil.rmtree(scen_root)
+    prev_max = -1
+    for phase in PHASES:
+        scen = captures / phase.scenario
+        dest = scen_root / phase.scenario
+        if dest.exists():
+            continue
+        dest.mkdir(parents=True)
+        rows = []
+        for line in (scen / "COMMANDS.tsv").read_text().splitlines():
+            file = line.split("\t", 1)[0]
+            if KEEP.match(file) and (scen / file).exists():
+                shutil.copyfile(scen / file, dest / file)
+                rows.append(line)
+        (dest / "commands.tsv").write_text("\n".join(rows) + "\n")
+        write_kstats(scen, dest)
+        events = split_events((scen / "zpool-events-v.txt").read_text())
+        new = [b for eid, b in events if eid > prev_max][-MAX_EVENTS_PER_PHASE:]
+        prev_max = max([prev_max, *(eid for eid, _ in events)])
+        (dest / "events-new.txt").write_text("".join(new))
+    base = captures / PHASES[0].scenario / "arcstats.txt"
+    shutil.copyfile(base, outdir / "arcstats.txt")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    refresh(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) > 2 else DATA)

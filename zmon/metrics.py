@@ -1,0 +1,146 @@
+"""Build Prometheus metric families from parsed data, grouped by name, with consistent types."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+from prometheus_client.core import Metric
+
+Labels = Mapping[str, str]
+
+
+class MetricSet:
+    """An ordered set of metric families that parsers' exposers add samples to.
+
+    ``gauge``/``counter``/``info``/``state_set`` create the family on first use and check
+    that later uses agree on its type and help. Counter names end in ``_total``.
+    """
+
+    def __init__(self) -> None:
+        self._families: dict[str, Metric] = {}
+
+    def _family(self, name: str, help_text: str, typ: str) -> Metric:
+        fam = self._families.get(name)
+        if fam is None:
+            fam = Metric(name, help_text, typ)
+            self._families[name] = fam
+        elif fam.type != typ:
+            raise ValueError(f"metric {name} used as {typ} and as {fam.type}")
+        return fam
+
+    def declare(self, name: str, help_text: str, typ: str = "gauge") -> None:
+        """Make a family exist even if no sample is added (rarely needed)."""
+        if typ == "counter":
+            name = _strip_total(name)
+        self._family(name, help_text, typ)
+
+    def gauge(
+        self, name: str, help_text: str, value: float | None, labels: Labels | None = None
+    ) -> None:
+        """Add one gauge sample; a None value is skipped (the field was absent)."""
+        if value is None:
+            return
+        fam = self._family(name, help_text, "gauge")
+        fam.add_sample(name, dict(labels or {}), float(value))
+
+    def counter(
+        self, name: str, help_text: str, value: float | None, labels: Labels | None = None
+    ) -> None:
+        """Add one counter sample; ``name`` must end in ``_total``."""
+        if value is None:
+            return
+        if not name.endswith("_total"):
+            raise ValueError(f"counter {name} must end in _total")
+        base = _strip_total(name)
+        fam = self._family(base, help_text, "counter")
+        fam.add_sample(name, dict(labels or {}), float(value))
+
+    def info(self, name: str, help_text: str, labels: Labels) -> None:
+        """Add an ``_info`` series with value 1 that carries metadata as labels."""
+        if not name.endswith("_info"):
+            raise ValueError(f"info metric {name} must end in _info")
+        fam = self._family(name, help_text, "gauge")
+        fam.add_sample(name, {k: str(v) for k, v in labels.items()}, 1.0)
+
+    def state_set(
+        self,
+        name: str,
+        help_text: str,
+        states: Sequence[str],
+        current: str | None,
+        labels: Labels | None = None,
+        label: str = "state",
+    ) -> None:
+        """One series per state, 1 for ``current`` and 0 for the others.
+
+        A ``current`` outside ``states`` sets them all to 0: the state is unknown.
+        """
+        fam = self._family(name, help_text, "gauge")
+        base = dict(labels or {})
+        for state in states:
+            fam.add_sample(name, {**base, label: state}, 1.0 if state == current else 0.0)
+
+    def histogram(
+        self,
+        name: str,
+        help_text: str,
+        buckets: Sequence[tuple[float, float]],
+        count: float,
+        total: float,
+        labels: Labels | None = None,
+    ) -> None:
+        """Add a histogram from cumulative (upper bound, count) pairs; +Inf is added if absent."""
+        fam = self._family(name, help_text, "histogram")
+        base = dict(labels or {})
+        seen_inf = False
+        for bound, cumulative in buckets:
+            le = "+Inf" if math.isinf(bound) else _format_le(bound)
+            seen_inf = seen_inf or math.isinf(bound)
+            fam.add_sample(name + "_bucket", {**base, "le": le}, float(cumulative))
+        if not seen_inf:
+            fam.add_sample(name + "_bucket", {**base, "le": "+Inf"}, float(count))
+        fam.add_sample(name + "_count", base, float(count))
+        fam.add_sample(name + "_sum", base, float(total))
+
+    def extend(self, other: MetricSet) -> None:
+        """Merge another set's families into this one."""
+        for fam in other.families():
+            self.add_family(fam)
+
+    def add_family(self, fam: Metric) -> None:
+        """Add a ready family, joining its samples to a same-named one already present."""
+        mine = self._families.get(fam.name)
+        if mine is None:
+            copy = Metric(fam.name, fam.documentation, fam.type)
+            copy.samples = list(fam.samples)
+            self._families[fam.name] = copy
+        elif mine.type != fam.type:
+            raise ValueError(f"metric {fam.name} used as {fam.type} and as {mine.type}")
+        else:
+            mine.samples.extend(fam.samples)
+
+    def families(self) -> list[Metric]:
+        """The families that have at least one sample, in insertion order."""
+        return [f for f in self._families.values() if f.samples]
+
+    def __iter__(self) -> Iterable[Metric]:  # type: ignore[override]
+        return iter(self.families())
+
+    def sample_value(self, name: str, labels: Labels | None = None) -> float | None:
+        """Look up one sample's value (for tests and the landing page)."""
+        want = dict(labels or {})
+        for fam in self._families.values():
+            for s in fam.samples:
+                if s.name == name and all(s.labels.get(k) == v for k, v in want.items()):
+                    return s.value
+        return None
+
+
+def _strip_total(name: str) -> str:
+    return name[: -len("_total")] if name.endswith("_total") else name
+
+
+def _format_le(bound: float) -> str:
+    text = repr(float(bound))
+    return text
