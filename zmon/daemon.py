@@ -23,6 +23,7 @@ def build_scheduler(cfg: Config, snapshot: Snapshot | None = None) -> Scheduler:
     """Instantiate every enabled collector with its context and add it to a new scheduler."""
     runner = CommandRunner(binaries=cfg.binaries, default_timeout=cfg.command_timeout)
     scheduler = Scheduler(snapshot)
+    scheduler.on_stop.append(runner.kill_all)
     shared: dict[str, Any] = {}
     for name, cls in collectors().items():
         settings = cfg.collectors[name]

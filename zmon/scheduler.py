@@ -179,10 +179,14 @@ class CollectorWorker:
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self, wait: float = 5.0) -> None:
+    def request_stop(self) -> None:
         self._stop.set()
         self._wake.set()
-        self._thread.join(wait)
+
+    def stop(self, wait: float = 5.0) -> None:
+        self.request_stop()
+        if self._thread.is_alive():
+            self._thread.join(wait)
 
     def trigger(self) -> None:
         """Run as soon as possible (used by tests and SIGHUP)."""
@@ -278,6 +282,7 @@ class Scheduler:
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._render_lock = threading.Lock()
+        self.on_stop: list[Callable[[], None]] = []  # e.g. kill the runner's live commands
 
     def add(self, collector: Collector, interval: float, timeout: float, jitter: float = 0) -> None:
         previous = self.snapshot.state(collector.name)
@@ -326,6 +331,10 @@ class Scheduler:
 
     def stop(self, keep_states: bool = False) -> None:
         self._stop.set()
+        for w in self.workers.values():
+            w.request_stop()  # all loops first, then wait for each
+        for hook in self.on_stop:
+            hook()
         for w in self.workers.values():
             w.stop(wait=1.0)
         for w in self.workers.values():

@@ -1,0 +1,92 @@
+"""Start ``zmon serve`` as a real subprocess on a free loopback port, and scrape it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ZmonProcess:
+    """A ``zmon serve`` child; stop() sends SIGTERM and checks it exits."""
+
+    def __init__(self, args: Sequence[str], log_path: Path) -> None:
+        self.port = free_port()
+        self.log_path = log_path
+        self._log = log_path.open("wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "zmon.cli", "serve",
+             "--web.listen-address", f"127.0.0.1:{self.port}", "--log.format", "json", *args],
+            stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        self.base = f"http://127.0.0.1:{self.port}"
+        self._wait_up()
+
+    def _wait_up(self, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"zmon exited early:\n{self.log_path.read_text()}")
+            try:
+                self.get("/healthz")
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"zmon did not come up:\n{self.log_path.read_text()}")
+
+    def get(self, path: str, timeout: float = 5) -> bytes:
+        with urllib.request.urlopen(self.base + path, timeout=timeout) as r:
+            return bytes(r.read())
+
+    def metrics(self) -> str:
+        return self.get("/metrics").decode()
+
+    def wait_for(self, needle: str, timeout: float = 30) -> str:
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.metrics()
+            if needle in text:
+                return text
+            time.sleep(0.2)
+        raise AssertionError(f"{needle!r} never appeared; last scrape:\n{text}")
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+                raise AssertionError("zmon did not stop on SIGTERM") from None
+        self._log.close()
+        return int(self.proc.returncode)
+
+
+def processes_running(marker: str) -> list[int]:
+    """PIDs (other than zmon itself) whose command line contains marker, zombies excluded."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmd and "zmon.cli" not in cmd and state != "Z":
+            found.append(int(d.name))
+    return found
