@@ -206,7 +206,7 @@ class DemoHost:
         phase = PHASES[max(self._phase_index, 0)]
         for field, (attr, share) in _ARC_COUNTERS.items():
             self._arc_acc[field] = self._arc_acc.get(field, 0.0) + getattr(phase, attr) * share * dt
-        wobble = 0.97 + 0.03 * math.sin(time.time() / 30.0)
+        wobble = 0.97 + 0.03 * math.sin((time.time() - self._t0) / 30.0)
         out = []
         values: dict[str, int] = {}
         for line in self._arc_base.splitlines():
