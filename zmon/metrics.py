@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from prometheus_client.core import Metric
 
@@ -124,7 +124,7 @@ class MetricSet:
         """The families that have at least one sample, in insertion order."""
         return [f for f in self._families.values() if f.samples]
 
-    def __iter__(self) -> Iterable[Metric]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[Metric]:
         return iter(self.families())
 
     def sample_value(self, name: str, labels: Labels | None = None) -> float | None:

@@ -1,4 +1,4 @@
-"""Run external commands safely: argv only, LC_ALL=C, a timeout, and the whole process group killed."""
+"""Run external commands safely: argv only, LC_ALL=C, a timeout that kills the process group."""
 
 from __future__ import annotations
 
