@@ -96,7 +96,8 @@ def landing_page(snapshot: Snapshot, title: str) -> str:
 body {{ font-family: sans-serif; margin: 2em; }}
 table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
 tr.ok td:nth-child(2) {{ color: #070; }} tr.bad td:nth-child(2) {{ color: #b00; font-weight: bold; }}
-tr.idle td:nth-child(2), tr.pending td:nth-child(2) {{ color: #777; }}
+tr.idle td:nth-child(2),
+tr.pending td:nth-child(2) {{ color: #777; }}
 </style></head>
 <body>
 <h1>{html.escape(title)}</h1>

@@ -49,7 +49,9 @@ class DemoHost:
     collectors run unchanged against it.
     """
 
-    def __init__(self, phase_seconds: float = 60.0, root: Path | None = None) -> None:
+    def __init__(
+        self, phase_seconds: float = 60.0, root: Path | None = None, first_phase: int = 0
+    ) -> None:
         self.phase_seconds = max(1.0, float(phase_seconds))
         self._own_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="zmon-demo-")) if root is None else root
@@ -61,7 +63,7 @@ class DemoHost:
         self._arc_base = (DATA / "arcstats.txt").read_text()
         self._arc_acc: dict[str, float] = {}
         self._last_tick = time.monotonic()
-        self._build()
+        self._build(first_phase)
 
     # ---- layout
 
@@ -79,15 +81,17 @@ class DemoHost:
         binaries = {name: str(self.root / "bin" / name) for name in KNOWN_BINARIES}
         return replace(cfg, paths=self.paths, binaries=binaries, platform="linux")
 
-    def _build(self) -> None:
+    def _build(self, first_phase: int) -> None:
         for d in ("proc", "sys", "rootfs/dev/disk/by-id", "state", "bin"):
             (self.root / d).mkdir(parents=True, exist_ok=True)
         self._write_binaries()
         self._write_sysfs()
         self._write_disk_links()
         (self.root / "events.log").write_bytes(b"")
-        self._enter_phase(0)
-        self._write_arcstats(0.0)
+        for index in range(first_phase + 1):  # history: every earlier phase's events
+            self._enter_phase(index)
+        self._t0 -= first_phase * self.phase_seconds
+        self._write_arcstats(0.0, elapsed=0.0)
 
     def _write_binaries(self) -> None:
         package_parent = Path(__file__).resolve().parents[2]
@@ -154,7 +158,7 @@ class DemoHost:
             self._enter_phase(index)
         mono = time.monotonic()
         dt, self._last_tick = mono - self._last_tick, mono
-        self._write_arcstats(dt)
+        self._write_arcstats(dt, elapsed=now - self._t0)
 
     @property
     def phase(self) -> Phase:
@@ -202,11 +206,11 @@ class DemoHost:
         with (self.root / "events.log").open("a") as f:
             f.write(text)
 
-    def _write_arcstats(self, dt: float) -> None:
+    def _write_arcstats(self, dt: float, elapsed: float) -> None:
         phase = PHASES[max(self._phase_index, 0)]
         for field, (attr, share) in _ARC_COUNTERS.items():
             self._arc_acc[field] = self._arc_acc.get(field, 0.0) + getattr(phase, attr) * share * dt
-        wobble = 0.97 + 0.03 * math.sin((time.time() - self._t0) / 30.0)
+        wobble = 0.97 + 0.03 * math.sin(elapsed / 30.0)
         out = []
         values: dict[str, int] = {}
         for line in self._arc_base.splitlines():
