@@ -35,6 +35,8 @@ def build_scheduler(cfg: Config, snapshot: Snapshot | None = None) -> Scheduler:
             options=settings.options,
             platform=cfg.platform,
             shared=shared,
+            interval=settings.interval,
+            timeout=settings.timeout,
         )
         scheduler.add(cls(ctx), settings.interval, settings.timeout)
     return scheduler

@@ -61,6 +61,8 @@ class Context:
     options: Mapping[str, Any] = field(default_factory=dict)
     platform: str = "linux"
     shared: dict[str, Any] = field(default_factory=dict)
+    interval: float = 15.0  # the configured schedule of this collector
+    timeout: float = 10.0  # its hard per-run limit; commands must finish well before it
 
     def option(self, name: str) -> Any:
         return self.options[name]
