@@ -198,11 +198,11 @@ class DemoHost:
             return
         text = path.read_text()
 
-        def renumber(_: re.Match[str]) -> str:
+        def renumber(m: re.Match[str]) -> str:
             self._eid += 1
-            return f"\teid = {hex(self._eid)}"
+            return f"{m.group(1)}eid = {hex(self._eid)}"
 
-        text = re.sub(r"(?m)^\s+eid = 0x[0-9a-f]+\s*$", renumber, text)
+        text = re.sub(r"(?m)^([ \t]+)eid = 0x[0-9a-f]+[ \t]*$", renumber, text)
         with (self.root / "events.log").open("a") as f:
             f.write(text)
 

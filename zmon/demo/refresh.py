@@ -70,6 +70,45 @@ def write_kstats(scen: Path, dest: Path) -> None:
         shutil.copyfile(f, out)
 
 
+def _zfs_properties(text: str) -> dict[str, dict[str, str]]:
+    """``zfs get -Hp all`` -> {dataset: {property: value}}."""
+    props: dict[str, dict[str, str]] = {}
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3:
+            props.setdefault(parts[0], {})[parts[1]] = parts[2]
+    return props
+
+
+def derived_recordings(dest: Path) -> list[str]:
+    """Recordings for commands the lab did not run verbatim, made from what it did record.
+
+    Returns commands.tsv rows. ``zfs list -o COLUMNS`` is rebuilt from ``zfs get -Hp all``
+    (the same properties, in the columns the datasets collector asks for).
+    """
+    from zmon.collectors.datasets import COLUMNS
+
+    rows = []
+    if (dest / "zpool-status-t-D.txt").exists():
+        rows.append("zpool-status-t-D.txt\t0\t0\tzpool status -D -p")
+    get_all = dest / "zfs-get-Hp-all.txt"
+    if get_all.exists():
+        props = _zfs_properties(get_all.read_text())
+        lines, snaps = [], []
+        for name, p in props.items():
+            kind = p.get("type", "")
+            if kind in ("filesystem", "volume"):
+                lines.append("\t".join(name if c == "name" else p.get(c, "-") for c in COLUMNS))
+            elif kind == "snapshot":
+                snaps.append(name)
+        (dest / "derived-zfs-list-datasets.txt").write_text("".join(x + "\n" for x in lines))
+        (dest / "derived-zfs-list-snapshots.txt").write_text("".join(x + "\n" for x in snaps))
+        rows.append("derived-zfs-list-datasets.txt\t0\t0\tzfs list -Hp -t filesystem,volume -o "
+                    + ",".join(COLUMNS))
+        rows.append("derived-zfs-list-snapshots.txt\t0\t0\tzfs list -H -t snapshot -o name")
+    return rows
+
+
 def refresh(captures: Path, outdir: Path = DATA) -> None:
     scen_root = outdir / "scenarios"
     if scen_root.exists():
@@ -87,6 +126,7 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
             if KEEP.match(file) and (scen / file).exists():
                 shutil.copyfile(scen / file, dest / file)
                 rows.append(line)
+        rows += derived_recordings(dest)
         (dest / "commands.tsv").write_text("\n".join(rows) + "\n")
         write_kstats(scen, dest)
         events = split_events((scen / "zpool-events-v.txt").read_text())

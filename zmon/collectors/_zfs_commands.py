@@ -1,0 +1,76 @@
+"""Running ``zpool``/``zfs`` for the pool-side collectors: no-ZFS detection, column fallback."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from zmon.registry import Context, NoDataError
+from zmon.runner import CommandError, CommandResult
+
+_NO_ZFS = re.compile(
+    r"modules are not loaded|/dev/zfs|Failed to initialize the libzfs library|"
+    r"no such file or directory.*zfs|Permission denied.*/dev/zfs",
+    re.IGNORECASE,
+)
+_INVALID_PROP = re.compile(r"invalid (?:property|column)(?: name)? '([^']+)'")
+_BAD_OPTION = re.compile(r"invalid option|unrecognized option|illegal option|usage:", re.I)
+
+
+def run(ctx: Context, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
+    """Run a command; a missing program or an absent ZFS module raises NoDataError."""
+    try:
+        result = ctx.runner.run(list(argv), timeout=timeout)
+    except CommandError as exc:
+        if exc.result is None:
+            raise NoDataError(str(exc)) from exc
+        raise
+    if result.returncode != 0 and not result.timed_out:
+        err = result.stderr.decode("utf-8", "replace") + result.stdout.decode("utf-8", "replace")
+        if _NO_ZFS.search(err):
+            raise NoDataError(err.strip().splitlines()[0] if err.strip() else "no ZFS")
+    return result
+
+
+def output(ctx: Context, argv: Sequence[str], timeout: float | None = None) -> bytes:
+    """Stdout of a command that must succeed."""
+    return run(ctx, argv, timeout).check().stdout
+
+
+def invalid_property(result: CommandResult) -> str | None:
+    """The property an old zfs/zpool refused (``bad property list: invalid property 'x'``)."""
+    text = result.stderr.decode("utf-8", "replace") + result.stdout.decode("utf-8", "replace")
+    m = _INVALID_PROP.search(text)
+    return m.group(1) if m else None
+
+
+def rejected_option(result: CommandResult) -> bool:
+    """True when the command failed on its usage (an option this version lacks)."""
+    if result.returncode == 0 or result.timed_out:
+        return False
+    text = result.stderr.decode("utf-8", "replace") + result.stdout.decode("utf-8", "replace")
+    return bool(_BAD_OPTION.search(text)) or result.returncode == 2
+
+
+def negotiate_columns(
+    ctx: Context,
+    build: Callable[[Sequence[str]], list[str]],
+    columns: Sequence[str],
+    required: Sequence[str],
+    timeout: float | None = None,
+) -> tuple[bytes, list[str]]:
+    """Run ``build(columns)``, dropping each property this version calls invalid, and retry.
+
+    Returns the output and the columns that worked. A refused required column, or a failure
+    that names no property, raises CommandError.
+    """
+    cols = list(columns)
+    while True:
+        result = run(ctx, build(cols), timeout)
+        if result.returncode == 0 and not result.timed_out:
+            return result.stdout, cols
+        bad = invalid_property(result)
+        if bad is None or bad not in cols or bad in required:
+            result.check()
+            raise CommandError(f"{result.argv[0]} failed", result)  # pragma: no cover
+        cols.remove(bad)

@@ -1,0 +1,98 @@
+"""``zfs list -H -o <columns>`` dataset rows and snapshot name lists.
+
+zmon asks for the columns itself (``-o``), so the parser is told them. Values are exact with
+``-p`` (zfs-fuse still prints ``1.00x`` ratios); ``-`` means the property does not apply
+(``volsize`` of a filesystem) and stays absent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from zmon.errors import ParseError
+from zmon.parsers.units import ABSENT, parse_nice
+from zmon.parsers.zpool_list import parse_x_ratio
+
+# Properties that are sizes in bytes, ratios, or counts; anything else is kept as text.
+SIZE_PROPS = frozenset({
+    "used", "available", "referenced", "quota", "refquota", "reservation", "refreservation",
+    "logicalused", "logicalreferenced", "written", "usedbysnapshots", "usedbydataset",
+    "usedbychildren", "usedbyrefreservation", "volsize",
+})  # fmt: skip
+RATIO_PROPS = frozenset({"compressratio", "refcompressratio"})
+COUNT_PROPS = frozenset({"snapshot_count", "filesystem_count"})
+UINT64_MAX = (1 << 64) - 1  # "not tracked" for snapshot_count/filesystem_count
+
+
+@dataclass
+class Dataset:
+    """One filesystem or volume; ``values`` holds numeric properties, absent ones omitted."""
+
+    name: str
+    type: str
+    values: dict[str, float] = field(default_factory=dict)
+    text: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pool(self) -> str:
+        return self.name.split("/", 1)[0]
+
+    @property
+    def depth(self) -> int:
+        return self.name.count("/")
+
+
+def _value(prop: str, raw: str) -> float | None:
+    if raw in ABSENT:
+        return None
+    if prop in RATIO_PROPS:
+        return parse_x_ratio(raw)
+    if prop in COUNT_PROPS:
+        n = int(raw)
+        return None if n >= UINT64_MAX else float(n)
+    value = parse_nice(raw)
+    return None if value is None else float(value)
+
+
+def parse_zfs_list(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
+    """Rows of ``zfs list -H [-p] -o <columns>``; ``name`` and ``type`` must be columns."""
+    if "name" not in columns:
+        raise ValueError("columns must include name")
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    out: list[Dataset] = []
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.strip() == "no datasets available":
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(columns):
+            raise ParseError(f"expected {len(columns)} tab-separated columns, got {len(fields)}",
+                             no, line)  # fmt: skip
+        row = dict(zip(columns, (f.strip() for f in fields), strict=True))
+        ds = Dataset(name=row["name"], type=row.get("type", "filesystem"))
+        for prop, raw in row.items():
+            if prop in ("name", "type"):
+                continue
+            if prop in SIZE_PROPS or prop in RATIO_PROPS or prop in COUNT_PROPS:
+                try:
+                    value = _value(prop, raw)
+                except ValueError:
+                    raise ParseError(f"bad {prop} value {raw!r}", no, line) from None
+                if value is not None:
+                    ds.values[prop] = value
+            elif raw not in ABSENT:
+                ds.text[prop] = raw
+        out.append(ds)
+    return out
+
+
+def count_snapshots(data: bytes | str) -> Counter[str]:
+    """``zfs list -H -t snapshot -o name`` -> snapshots per dataset (the part before ``@``)."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    counts: Counter[str] = Counter()
+    for line in text.splitlines():
+        name = line.split("\t", 1)[0].strip()
+        if "@" in name:
+            counts[name.split("@", 1)[0]] += 1
+    return counts
