@@ -106,7 +106,7 @@ def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
         cfg = host.apply(cfg)
         host.start()
     try:
-        scheduler = build_scheduler(cfg)
+        scheduler = build_scheduler(cfg, one_shot=True)
         scheduler.run_all_once()
         sys.stdout.buffer.write(scheduler.snapshot.exposition.text)
         scheduler.stop()

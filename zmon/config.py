@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zmon.registry import Collector, Option, Paths
+from zmon.registry import Collector, Option, OptionError, Paths
 
 DEFAULT_PORT = 10124
 DEFAULT_LISTEN = f":{DEFAULT_PORT}"
@@ -228,8 +228,11 @@ def load_file(path: str | Path, settings: Mapping[str, Setting]) -> dict[str, An
         raise ConfigError("(file)", f"not valid TOML: {exc}", source) from None
     values: dict[str, Any] = {}
     tables = _table_prefixes(settings)
+    table_settings = tuple(k + "." for k, s in settings.items() if s.type is dict)
     for key, value in flatten_toml(data):
         key = ALIASES.get(key, key)
+        if key.startswith(table_settings):
+            continue  # inside a table-valued setting, which validates its own content
         setting = settings.get(key)
         if setting is not None:
             values[key] = coerce(setting, value, source)
@@ -312,11 +315,16 @@ def build_config(
     colls: dict[str, CollectorSettings] = {}
     for name, cls in registry.items():
         pre = f"collectors.{name}."
+        options = {o.name: v[pre + o.name] for o in cls.options}
+        try:
+            cls.validate_options(options)
+        except OptionError as exc:
+            raise ConfigError(pre + exc.option, exc.reason, source) from None
         colls[name] = CollectorSettings(
             enabled=v[pre + "enabled"],
             interval=v[pre + "interval"],
             timeout=v[pre + "timeout"],
-            options={o.name: v[pre + o.name] for o in cls.options},
+            options=options,
         )
     return Config(
         listen_address=v["web.listen_address"],

@@ -19,7 +19,9 @@ from zmon.server import MetricsServer, make_app
 log = logs.get("daemon")
 
 
-def build_scheduler(cfg: Config, snapshot: Snapshot | None = None) -> Scheduler:
+def build_scheduler(
+    cfg: Config, snapshot: Snapshot | None = None, one_shot: bool = False
+) -> Scheduler:
     """Instantiate every enabled collector with its context and add it to a new scheduler."""
     runner = CommandRunner(binaries=cfg.binaries, default_timeout=cfg.command_timeout)
     scheduler = Scheduler(snapshot)
@@ -37,6 +39,7 @@ def build_scheduler(cfg: Config, snapshot: Snapshot | None = None) -> Scheduler:
             shared=shared,
             interval=settings.interval,
             timeout=settings.timeout,
+            one_shot=one_shot,
         )
         scheduler.add(cls(ctx), settings.interval, settings.timeout)
     return scheduler

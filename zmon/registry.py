@@ -18,6 +18,15 @@ from zmon.metrics import MetricSet
 from zmon.runner import Runner
 
 
+class OptionError(ValueError):
+    """A collector option whose value cannot be used."""
+
+    def __init__(self, option: str, reason: str) -> None:
+        super().__init__(f"{option}: {reason}")
+        self.option = option
+        self.reason = reason
+
+
 class NoDataError(Exception):
     """This host has nothing for the collector (no ZFS module, no UPS configured): not a failure."""
 
@@ -63,6 +72,7 @@ class Context:
     shared: dict[str, Any] = field(default_factory=dict)
     interval: float = 15.0  # the configured schedule of this collector
     timeout: float = 10.0  # its hard per-run limit; commands must finish well before it
+    one_shot: bool = False  # ``zmon collect --once``: read, but move no saved positions
 
     def option(self, name: str) -> Any:
         return self.options[name]
@@ -88,6 +98,10 @@ class Collector:
 
     def collect(self) -> MetricSet:
         raise NotImplementedError
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        """Check option values beyond their types; raise OptionError naming the option."""
 
     def start(self) -> None:
         """Start any long-lived background work (followers); called once before scheduling."""

@@ -112,3 +112,26 @@ def test_split_listen_address() -> None:
     assert split_listen_address(":10124") == ("", 10124)
     assert split_listen_address("[::1]:80") == ("::1", 80)
     assert split_listen_address("127.0.0.1:0") == ("127.0.0.1", 0)
+
+
+def test_table_valued_option_takes_nested_tables(tmp_path: Path) -> None:
+    if "kernel_log" not in collectors():
+        pytest.skip("kernel_log collector not present")
+    cfg = _load(
+        tmp_path,
+        "[collectors.kernel_log.patterns.raid_error]\n"
+        'regex = "md/raid.*(?P<device>sd[a-z]+)"\n',
+    )
+    assert "raid_error" in cfg.collectors["kernel_log"].options["patterns"]
+
+
+def test_check_config_names_a_bad_kernel_log_pattern(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if "kernel_log" not in collectors():
+        pytest.skip("kernel_log collector not present")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[collectors.kernel_log.patterns.broken]\nregex = "(unclosed"\n')
+    assert main(["check-config", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "collectors.kernel_log.patterns" in err and "broken" in err

@@ -234,7 +234,8 @@ class ZpoolEventsCollector(Collector):
         super().__init__(ctx)
         self.store = CursorStore(ctx.paths.state_dir / STATE_FILE)
         self.counter = EventCounter()
-        self.pipeline = EventPipeline(self.counter, self.store)
+        # A one-shot run reads the saved cursor but never moves it.
+        self.pipeline = EventPipeline(self.counter, None if ctx.one_shot else self.store)
         self.follower: ProcessFollower | None = None
         self._first_collect = True
 
