@@ -15,21 +15,26 @@ from zmon.registry import Paths
 # Partition suffixes by naming scheme; order matters (most specific first).
 _PARTITION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(nvme\d+n\d+)p\d+$"), r"\1"),  # Linux NVMe: nvme0n1p2
+    # Hidden multipath path device nvme0c1n1 (and its partitions) -> the head nvme0n1
+    (re.compile(r"^nvme(\d+)c\d+n(\d+)(?:p\d+)?$"), r"nvme\1n\2"),
     (re.compile(r"^(nvd\d+|nda\d+)p\d+$"), r"\1"),  # FreeBSD NVMe
     (re.compile(r"^(mmcblk\d+|loop\d+|nbd\d+|md\d+)p\d+$"), r"\1"),
     (re.compile(r"^((?:s|h|v|xv)d[a-z]+)\d+$"), r"\1"),  # sda1, vdb2, xvda1
-    (re.compile(r"^((?:ada|da|ad|vtbd|mfid|mfisyspd|aacd|ipsd)\d+)(?:p\d+|s\d+[a-h]?)$"), r"\1"),
+    (
+        re.compile(r"^((?:ada|da|ad|vtbd|mfid|mfisyspd|aacd|ipsd|mmcsd)\d+)(?:p\d+|s\d+[a-h]?)$"),
+        r"\1",
+    ),
     (re.compile(r"^(c\d+(?:t[0-9A-Fa-f]+)?d\d+)(?:s\d+|p\d+)$"), r"\1"),  # illumos c0t0d0s0
 )
 
 _WHOLE_DISK = re.compile(
     r"^(?:(?:s|h|v|xv)d[a-z]+|nvme\d+n\d+|nvd\d+|nda\d+|ada\d+|da\d+|ad\d+|vtbd\d+|mmcblk\d+"
-    r"|c\d+(?:t[0-9A-Fa-f]+)?d\d+|dm-\d+|md\d+|nbd\d+|loop\d+|zd\d+)$"
+    r"|mmcsd\d+|c\d+(?:t[0-9A-Fa-f]+)?d\d+|dm-\d+|md\d+|nbd\d+|loop\d+|zd\d+)$"
 )
 
 
 def whole_disk_name(name: str) -> str:
-    """Strip ``/dev/`` and any partition suffix: ``/dev/sdc1`` -> ``sdc``, ``ada0p3`` -> ``ada0``."""
+    """Strip ``/dev/`` and a partition suffix: ``/dev/sdc1`` -> ``sdc``, ``ada0p3`` -> ``ada0``."""
     base = name.rsplit("/", 1)[-1] if name.startswith("/dev/") else name
     for pattern, repl in _PARTITION_RULES:
         if pattern.match(base):
@@ -81,3 +86,28 @@ def _follow(link: Path, paths: Paths) -> str | None:
         return None
     base = os.path.basename(target)
     return whole_disk_name(base) if base else None
+
+
+_NVME_NAMESPACE = re.compile(r"^nvme(\d+)(?:c(\d+))?n\d+(?:p\d+)?$")
+_NVME_CONTROLLER = re.compile(r"^nvme\d+$")
+
+
+def nvme_controller(name: str) -> str | None:
+    """The controller of a Linux NVMe namespace or partition: ``nvme0n1p2`` -> ``nvme0``.
+
+    A multipath path device ``nvme0c1n1`` is on controller ``nvme1``; for the head device
+    (``nvme0n1``) the number is the subsystem's, which matches the controller's unless
+    native multipath renumbered them.
+    """
+    base = name.rsplit("/", 1)[-1]
+    if _NVME_CONTROLLER.match(base):
+        return base
+    m = _NVME_NAMESPACE.match(base)
+    if not m:
+        return None
+    return f"nvme{m.group(2) if m.group(2) is not None else m.group(1)}"
+
+
+def is_nvme_controller(name: str) -> bool:
+    """True for a bare NVMe controller name (``nvme0``, ``/dev/nvme0``): not a block device."""
+    return bool(_NVME_CONTROLLER.match(name.rsplit("/", 1)[-1]))
