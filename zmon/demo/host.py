@@ -16,6 +16,7 @@ from pathlib import Path
 
 from zmon.config import KNOWN_BINARIES, Config
 from zmon.demo.timeline import PHASES, Phase
+from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
 from zmon.registry import Paths
 
@@ -63,6 +64,10 @@ class DemoHost:
         self._arc_base = (DATA / "arcstats.txt").read_text()
         self._arc_acc: dict[str, float] = {}
         self._last_tick = time.monotonic()
+        self._ups_vars = base_variables()
+        self._ups_charge = 100.0
+        self._ups_lock = threading.Lock()
+        self.upsd = DemoUpsd(self.ups_variables)
         self._build(first_phase)
 
     # ---- layout
@@ -79,7 +84,39 @@ class DemoHost:
     def apply(self, cfg: Config) -> Config:
         """The same config, pointed at this host."""
         binaries = {name: str(self.root / "bin" / name) for name in KNOWN_BINARIES}
-        return replace(cfg, paths=self.paths, binaries=binaries, platform="linux")
+        collectors = dict(cfg.collectors)
+        if "ups" in collectors:
+            ups = collectors["ups"]
+            collectors["ups"] = replace(ups, options={**ups.options, "nut": [self.upsd.address]})
+        return replace(cfg, paths=self.paths, binaries=binaries, platform="linux",
+                       collectors=collectors)  # fmt: skip
+
+    def ups_variables(self) -> dict[str, str]:
+        """What the demo UPS reports now."""
+        with self._ups_lock:
+            return dict(self._ups_vars)
+
+    def _advance_ups(self, dt: float) -> None:
+        phase = PHASES[max(self._phase_index, 0)]
+        # Drains to about 20 % over the on-battery phases, recharges over one phase.
+        drain = 80.0 / (2 * self.phase_seconds)
+        charge_rate = 80.0 / self.phase_seconds
+        if phase.on_battery:
+            self._ups_charge = max(5.0, self._ups_charge - drain * dt)
+        else:
+            self._ups_charge = min(100.0, self._ups_charge + charge_rate * dt)
+        low = float(self._ups_vars.get("battery.charge.low", "20"))
+        if phase.on_battery:
+            status = "OB DISCHRG" + (" LB" if self._ups_charge < low else "")
+        else:
+            status = "OL CHRG" if self._ups_charge < 99.5 else "OL"
+        full_runtime = 3618.0
+        with self._ups_lock:
+            self._ups_vars["ups.status"] = status
+            self._ups_vars["battery.charge"] = str(int(self._ups_charge))
+            self._ups_vars["battery.runtime"] = str(int(full_runtime * self._ups_charge / 100))
+            self._ups_vars["input.voltage"] = "0.0" if phase.on_battery else "232.0"
+            self._ups_vars["ups.load"] = "9" if "resilver" in phase.name else "5"
 
     def _build(self, first_phase: int) -> None:
         for d in ("proc", "sys", "rootfs/dev/disk/by-id", "state", "bin"):
@@ -136,11 +173,13 @@ class DemoHost:
     # ---- time
 
     def start(self) -> None:
+        self.upsd.start()
         self._thread = threading.Thread(target=self._run, name="zmon-demo", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
+        self.upsd.stop()
         if self._thread is not None:
             self._thread.join(2.0)
         if self._own_root:
@@ -159,6 +198,7 @@ class DemoHost:
         mono = time.monotonic()
         dt, self._last_tick = mono - self._last_tick, mono
         self._write_arcstats(dt, elapsed=now - self._t0)
+        self._advance_ups(dt)
 
     @property
     def phase(self) -> Phase:

@@ -89,8 +89,22 @@ def derived_recordings(dest: Path) -> list[str]:
     from zmon.collectors.datasets import COLUMNS
 
     rows = []
-    if (dest / "zpool-status-t-D.txt").exists():
-        rows.append("zpool-status-t-D.txt\t0\t0\tzpool status -D -p")
+    aliases = {
+        # The lab ran -t -D -p; -t only adds per-vdev trim notes, which the dedup parser skips.
+        "zpool-status-t-D.txt": "zpool status -D -p",
+        # The lab's JSON capture used --json-flat-vdevs --json-pool-key-guid; the JSON parser
+        # reads nested and flat vdevs and name or guid keys alike, so it stands for this one.
+        "zpool-status-int-flat.json": "zpool status -j --json-int -p -s -t -i -v",
+        "zpool-status-P-L.txt": "zpool status -P -L",
+    }
+    for file, command in aliases.items():
+        if (dest / file).exists():
+            rows.append(f"{file}\t0\t0\t{command}")
+    pool_get = dest / "zpool-get-Hp-all.txt"
+    if pool_get.exists():
+        guids = [ln for ln in pool_get.read_text().splitlines() if ln.split("\t")[1:2] == ["guid"]]
+        (dest / "derived-zpool-get-guid.txt").write_text("".join(x + "\n" for x in guids))
+        rows.append("derived-zpool-get-guid.txt\t0\t0\tzpool get -Hp guid")
     get_all = dest / "zfs-get-Hp-all.txt"
     if get_all.exists():
         props = _zfs_properties(get_all.read_text())
