@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -141,6 +142,7 @@ def _strip_total(name: str) -> str:
     return name[: -len("_total")] if name.endswith("_total") else name
 
 
+@functools.lru_cache(maxsize=4096)
 def _format_le(bound: float) -> str:
-    text = repr(float(bound))
-    return text
+    """The ``le`` label text of a bucket bound (cached: histograms repeat the same bounds)."""
+    return repr(float(bound))

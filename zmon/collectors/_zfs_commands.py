@@ -8,9 +8,12 @@ from collections.abc import Callable, Sequence
 from zmon.registry import Context, NoDataError
 from zmon.runner import CommandError, CommandResult
 
+# The host has no ZFS: nothing to collect. A permission problem is not in this list on
+# purpose: zmon running without the rights it needs is a failure to see, not "no data".
 _NO_ZFS = re.compile(
-    r"modules are not loaded|/dev/zfs|Failed to initialize the libzfs library|"
-    r"no such file or directory.*zfs|Permission denied.*/dev/zfs",
+    r"modules are not loaded|/dev/zfs and /proc/self/mounts are required"
+    r"|Failed to initialize the libzfs library|failed to initialize ZFS library"
+    r"|zfs-fuse daemon is running|no such file or directory.*/dev/zfs",
     re.IGNORECASE,
 )
 _INVALID_PROP = re.compile(r"invalid (?:property|column)(?: name)? '([^']+)'")
