@@ -1,0 +1,89 @@
+"""docs/metrics.md lists every metric zmon exports, built from the golden expositions.
+
+Each golden file is real output of a parser or collector, so the reference cannot drift
+from what zmon actually serves. `pytest --update-golden` rewrites the reference.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+
+ROOT = Path(__file__).parents[2]
+GOLDEN = ROOT / "tests" / "golden"
+REFERENCE = ROOT / "docs" / "metrics.md"
+
+AREAS = [
+    ("zmon itself", "e2e", r"^zmon_(collector|build|start)_"),
+    ("ARC", "arc", r"^zmon_arc_"),
+    ("Pools and vdevs (`zpool status`)", "zpool_status", r"^zmon_(pool|vdev|zpool)_"),
+    ("Pool capacity, datasets, dedup, events, per-pool kstats", "pools", r"^zmon_"),
+    ("I/O performance", "perf", r"^zmon_"),
+    ("Disks: SMART, device map, hotplug", "disks", r"^zmon_(disk|devices)"),
+    ("Kernel log", "kernel_log", r"^zmon_kernel_log_"),
+    ("UPS", "ups", r"^zmon_ups_"),
+    ("Collector state (seen in the end-to-end exposition)", "e2e", r"^zmon_"),
+]
+CONTRACT_LABELS = ("pool", "vdev", "device", "ups", "collector")
+
+
+def _families(area: str) -> dict[str, tuple[str, str, set[str]]]:
+    out: dict[str, tuple[str, str, set[str]]] = {}
+    labels: dict[str, set[str]] = defaultdict(set)
+    for path in sorted((GOLDEN / area).rglob("*.prom")):
+        # Some goldens mask volatile values (``<time>``); only names and labels matter here.
+        text = re.sub(r" <[a-z_]+>$", " 0", path.read_text(), flags=re.M)
+        for fam in text_string_to_metric_families(text):
+            for s in fam.samples:
+                labels[fam.name].update(k for k in s.labels if k != "le")
+            out.setdefault(fam.name, (fam.type, fam.documentation, labels[fam.name]))
+    return out
+
+
+def render() -> str:
+    lines = [
+        "# Metrics reference",
+        "",
+        "Generated from the golden expositions in `tests/golden/` (real parser and collector",
+        "output) by `tests/docs/test_metrics_reference.py`; `make golden` rewrites it. Names and",
+        "labels are a public API. The help text names each metric's source (command, kstat or",
+        "file). Counters are exposed with the `_total` suffix shown; histograms as `_bucket`,",
+        "`_sum` and `_count`.",
+        "",
+    ]
+    seen: set[str] = set()
+    for title, area, pattern in AREAS:
+        fams = {n: f for n, f in _families(area).items() if re.match(pattern, n)}
+        fams = {n: f for n, f in fams.items() if n not in seen}
+        if not fams:
+            continue
+        lines += [f"## {title}", "", "| metric | type | labels | meaning and source |",
+                  "|---|---|---|---|"]  # fmt: skip
+        for name in sorted(fams):
+            typ, doc, labels = fams[name]
+            shown = name + "_total" if typ == "counter" else name
+            doc = doc.replace("|", "\\|")
+            lab = ", ".join(sorted(labels))
+            lines.append(f"| `{shown}` | {typ} | {lab} | {doc} |")
+            seen.add(name)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def test_reference_is_current(golden) -> None:  # type: ignore[no-untyped-def]
+    text = render()
+    if REFERENCE.exists() and REFERENCE.read_text() == text:
+        return
+    golden("../../docs/metrics.md", text)
+
+
+def test_every_served_metric_is_documented() -> None:
+    served = {f.name for f in text_string_to_metric_families(
+        (GOLDEN / "e2e" / "serve-resilvering.prom").read_text())}  # fmt: skip
+    documented = set(re.findall(r"^\| `(zmon_[a-z0-9_]+?)(?:_total)?` \|", REFERENCE.read_text(),
+                                re.M))  # fmt: skip
+    missing = sorted(served - documented)
+    assert not missing, f"served but not in docs/metrics.md: {missing}"
