@@ -78,7 +78,13 @@ def landing_page(snapshot: Snapshot, title: str) -> str:
         if s.success is None:
             state, css = "pending", "pending"
         elif s.stale(now):
-            state, css = "failing (serving last good data)" if not s.success else "stale", "bad"
+            if s.success:
+                state = "stale"
+            elif s.last_success:
+                state = "failing (serving last good data)"
+            else:
+                state = "failing"
+            css = "bad"
         elif not s.has_data:
             state, css = "no data on this host", "idle"
         else:
