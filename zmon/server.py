@@ -96,11 +96,20 @@ def landing_page(snapshot: Snapshot, title: str) -> str:
             f"<td>{html.escape(s.last_error)}</td></tr>"
         )
     expo = snapshot.exposition
+    pools = "".join(
+        f"<tr class='{'ok' if state == 'online' else 'bad'}'><td>{html.escape(pool)}</td>"
+        f"<td>{html.escape(state.upper())}</td></tr>"
+        for pool, state in pool_states(snapshot).items()
+    )
+    pool_table = (
+        f"<h2>Pools</h2><table><tr><th>pool</th><th>state</th></tr>{pools}</table>"
+        if pools else ""
+    )
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
 body {{ font-family: sans-serif; margin: 2em; }}
-table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
+table {{ border-collapse: collapse; margin-bottom: 1.5em; }} td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
 tr.ok td:nth-child(2) {{ color: #070; }} tr.bad td:nth-child(2) {{ color: #b00; font-weight: bold; }}
 tr.idle td:nth-child(2),
 tr.pending td:nth-child(2) {{ color: #777; }}
@@ -114,8 +123,25 @@ tr.pending td:nth-child(2) {{ color: #777; }}
 <th>last success</th><th>last error</th></tr>
 {''.join(rows)}
 </table>
+{pool_table}
 </body></html>
 """
+
+
+def pool_states(snapshot: Snapshot) -> dict[str, str]:
+    """Each pool's state from the last ``zmon_pool_state`` series ("unknown" if none is set)."""
+    out: dict[str, str] = {}
+    for st in snapshot.states():
+        for fam in st.families:
+            if fam.name != "zmon_pool_state":
+                continue
+            for sample in fam.samples:
+                pool = sample.labels.get("pool", "")
+                if sample.value == 1.0:
+                    out[pool] = sample.labels.get("state", "unknown")
+                else:
+                    out.setdefault(pool, "unknown")
+    return dict(sorted(out.items()))
 
 
 class MetricsServer:

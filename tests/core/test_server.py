@@ -62,3 +62,25 @@ def test_unknown_path_is_404() -> None:
             raise AssertionError("expected 404")
     finally:
         server.stop()
+
+
+class Pools(Collector):
+    name = "pools"
+
+    def collect(self) -> MetricSet:
+        m = MetricSet()
+        states = ["online", "degraded", "faulted"]
+        m.state_set("zmon_pool_state", "Pool state.", states, "degraded", {"pool": "tank"})
+        m.state_set("zmon_pool_state", "Pool state.", states, None, {"pool": "cut"})
+        return m
+
+
+def test_landing_page_shows_pool_states() -> None:
+    from zmon.server import landing_page
+
+    s = Scheduler()
+    s.add(Pools(Context(paths=Paths(), runner=StaticRunner())), 60, 1)
+    s.workers["pools"].run_once()
+    page = landing_page(s.snapshot, "zmon")
+    assert "<td>tank</td><td>DEGRADED</td>" in page
+    assert "<td>cut</td><td>UNKNOWN</td>" in page
