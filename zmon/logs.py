@@ -37,8 +37,8 @@ def setup(level: str = "info", fmt: str = "auto", stream: Any = None) -> None:
 
 
 def get(name: str) -> Any:
-    """A logger bound to a component name."""
-    return structlog.get_logger().bind(component=name)
+    """A logger bound to a component name, configured lazily (after ``setup`` runs)."""
+    return structlog.get_logger(component=name)
 
 
 class StateChangeLog:

@@ -14,7 +14,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from zmon.config import KNOWN_BINARIES, Config
+from zmon.config import KNOWN_BINARIES, CollectorSettings, Config
+from zmon.demo.disks import BlockTree
+from zmon.demo.kernlog import syslog_lines
 from zmon.demo.timeline import PHASES, Phase
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
@@ -41,6 +43,8 @@ _ARC_COUNTERS = {
     "mfu_ghost_hits": ("mfu_ghost_hits", 1.0),
 }
 _KSTAT_ROW = re.compile(r"^(\S+)(\s+)(\d+)(\s+)(-?\d+)\s*$")
+KERN_LOG = "/var/log/kern.log"  # under the demo's rootfs
+UPTIME_AT_START = 300.0  # the demo host booted five minutes before the story starts
 
 
 class DemoHost:
@@ -85,9 +89,19 @@ class DemoHost:
         """The same config, pointed at this host."""
         binaries = {name: str(self.root / "bin" / name) for name in KNOWN_BINARIES}
         collectors = dict(cfg.collectors)
-        if "ups" in collectors:
-            ups = collectors["ups"]
-            collectors["ups"] = replace(ups, options={**ups.options, "nut": [self.upsd.address]})
+
+        def tune(name: str, interval: float | None = None, **options: object) -> None:
+            if name in collectors:
+                old: CollectorSettings = collectors[name]
+                new_interval = old.interval if interval is None else min(old.interval, interval)
+                collectors[name] = replace(old, interval=new_interval,
+                                           options={**old.options, **options})  # fmt: skip
+
+        tune("ups", nut=[self.upsd.address])
+        # The demo's disks answer at once and its story moves in phases: read SMART at least
+        # twice a phase, without the pause between disks that spares real ones.
+        tune("smart", interval=self.phase_seconds / 2, jitter=0.0)
+        tune("kernel_log", source="file", files=[KERN_LOG])
         return replace(cfg, paths=self.paths, binaries=binaries, platform="linux",
                        collectors=collectors)  # fmt: skip
 
@@ -123,12 +137,17 @@ class DemoHost:
             (self.root / d).mkdir(parents=True, exist_ok=True)
         self._write_binaries()
         self._write_sysfs()
-        self._write_disk_links()
+        self._write_disks()
         (self.root / "events.log").write_bytes(b"")
-        for index in range(first_phase + 1):  # history: every earlier phase's events
-            self._enter_phase(index)
+        kern_log = self.paths.root(KERN_LOG)
+        kern_log.parent.mkdir(parents=True, exist_ok=True)
+        kern_log.write_bytes(b"")
         self._t0 -= first_phase * self.phase_seconds
+        self._boot_time = self._t0 - UPTIME_AT_START
+        for index in range(first_phase + 1):  # history: every earlier phase's events
+            self._enter_phase(index, now=self._t0 + index * self.phase_seconds)
         self._write_arcstats(0.0, elapsed=0.0)
+        self._advance_ups(0.0)
 
     def _write_binaries(self) -> None:
         package_parent = Path(__file__).resolve().parents[2]
@@ -151,24 +170,15 @@ class DemoHost:
         for name, value in values.items():
             (params / name).write_text(value + "\n")
 
-    def _write_disk_links(self) -> None:
-        """/dev/disk/by-id links as udev made them in the lab VM."""
-        lsblk = json.loads((DATA / "scenarios" / PHASES[0].scenario / "lsblk.json").read_text())
-        by_id = self.root / "rootfs" / "dev" / "disk" / "by-id"
-        for dev in lsblk.get("blockdevices", []):
-            serial, model, name = dev.get("serial"), dev.get("model"), dev["name"]
-            if not serial:
-                continue
-            if dev.get("tran") == "sata":
-                stem = f"ata-{(model or '').replace(' ', '_')}_{serial}"
-            elif dev.get("tran") == "nvme":
-                stem = f"nvme-{(model or '').replace(' ', '_')}_{serial}"
-            else:
-                stem = f"virtio-{serial}"
-            _symlink(f"../../{name}", by_id / stem)
-            for child in dev.get("children") or []:
-                part = re.sub(r"^.*?(\d+)$", r"\1", child["name"])
-                _symlink(f"../../{child['name']}", by_id / f"{stem}-part{part}")
+    def _write_disks(self) -> None:
+        """sysfs block devices and /dev/disk links as the lab VM had them."""
+        scen = DATA / "scenarios" / PHASES[0].scenario
+        lsblk = json.loads((scen / "lsblk.json").read_text())
+        firmware = ""
+        nvme = scen / "smartctl-a-j-nvme0.json"
+        if nvme.exists():
+            firmware = str(json.loads(nvme.read_text()).get("firmware_version") or "")
+        BlockTree(self.root, nvme_firmware=firmware).build(lsblk)
 
     # ---- time
 
@@ -193,8 +203,8 @@ class DemoHost:
         """Advance the host to ``now``: switch phase when due and move the ARC counters."""
         now = time.time() if now is None else now
         index = int((now - self._t0) // self.phase_seconds) % len(PHASES)
-        if index != self._phase_index:
-            self._enter_phase(index)
+        while self._phase_index != index:  # through every phase due, none skipped
+            self._enter_phase((self._phase_index + 1) % len(PHASES), now=now)
         mono = time.monotonic()
         dt, self._last_tick = mono - self._last_tick, mono
         self._write_arcstats(dt, elapsed=now - self._t0)
@@ -204,12 +214,17 @@ class DemoHost:
     def phase(self) -> Phase:
         return PHASES[self._phase_index]
 
-    def _enter_phase(self, index: int) -> None:
+    def time_of(self, index: int, loop: int = 0) -> float:
+        """Wall time at which phase ``index`` of the ``loop``-th pass through the story starts."""
+        return self._t0 + (loop * len(PHASES) + index) * self.phase_seconds
+
+    def _enter_phase(self, index: int, now: float | None = None) -> None:
         phase = PHASES[index]
         scen = DATA / "scenarios" / phase.scenario
         _symlink(str(scen), self.root / "current")
         self._copy_kstats(scen)
         self._append_events(scen / "events-new.txt")
+        self._append_kernel_log(scen / "kernel-new.txt", time.time() if now is None else now)
         self._phase_index = index
         log.info("demo phase", phase=phase.name, scenario=phase.scenario)
 
@@ -231,6 +246,17 @@ class DemoHost:
                 os.replace(tmp, target)
             else:
                 shutil.copyfile(item, target)
+
+    def _append_kernel_log(self, path: Path, now: float) -> None:
+        """Append the phase's new kernel messages to kern.log, stamped as rsyslog does."""
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            return
+        lines = syslog_lines(text, self._boot_time, now)
+        if lines:
+            with self.paths.root(KERN_LOG).open("a") as f:
+                f.write(lines)
 
     def _append_events(self, path: Path) -> None:
         """Append the phase's new events with fresh, increasing event ids."""

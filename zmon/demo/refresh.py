@@ -4,17 +4,24 @@
 
 Copies, for each scenario in the demo timeline, the recorded command outputs zmon runs and the
 kstat files it reads, with a ``commands.tsv`` naming the exact command of each file. Events are
-split by event id so each phase carries only the events new in it.
+split by event id so each phase carries only the events new in it; likewise ``kernel-new.txt``
+holds the kernel messages new in the phase (see ``kernlog``). Commands the lab did not run
+verbatim are derived from what it recorded, the smartctl reports of every disk included
+(see ``smartdata``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
-from zmon.demo.timeline import PHASES
+from zmon.demo.kernlog import cable_lines, last_time, new_lines
+from zmon.demo.smartdata import SharedWriter, smart_recordings
+from zmon.demo.timeline import CABLE_FAULT_SERIAL, PHASES, Phase
 
 DATA = Path(__file__).parent / "data"
 MAX_EVENTS_PER_PHASE = 400
@@ -22,7 +29,7 @@ MAX_EVENTS_PER_PHASE = 400
 # Capture files worth shipping: command outputs collectors may run.
 KEEP = re.compile(
     r"^(zpool-status.*|zpool-list.*|zpool-get.*|zfs-list.*|zfs-get-Hp-all\.txt|zpool-iostat.*"
-    r"|smartctl-.*|nvme-.*|lsblk\.json|zfs-version\.txt|zpool-version\.json|dmesg\.txt"
+    r"|smartctl-.*|nvme-.*|lsblk\.json|zfs-version\.txt|zpool-version\.json"
     r"|module-parameters\.txt)$"
 )
 _EID = re.compile(r"^\s+eid = (0x[0-9a-f]+)\s*$", re.M)
@@ -96,6 +103,10 @@ def derived_recordings(dest: Path) -> list[str]:
         # reads nested and flat vdevs and name or guid keys alike, so it stands for this one.
         "zpool-status-int-flat.json": "zpool status -j --json-int -p -s -t -i -v",
         "zpool-status-P-L.txt": "zpool status -P -L",
+        # The iostat parser reads the -H table (the tree inferred) like the aligned one.
+        "zpool-iostat-H-p-v-l-q.txt": "zpool iostat -v -p -l -q",
+        # The lab ran -w without -v: pool histograms only, no per-vdev ones.
+        "zpool-iostat-p-w.txt": "zpool iostat -p -w -v",
     }
     for file, command in aliases.items():
         if (dest / file).exists():
@@ -123,12 +134,42 @@ def derived_recordings(dest: Path) -> list[str]:
     return rows
 
 
+def cable_port(lsblk: dict[str, Any]) -> str | None:
+    """The ATA port (``ata2``) of the disk with the faulty cable, from its SCSI address."""
+    for dev in lsblk.get("blockdevices") or []:
+        if dev.get("serial") == CABLE_FAULT_SERIAL and dev.get("hctl"):
+            return f"ata{int(dev['hctl'].split(':')[0]) + 1}"
+    return None
+
+
+def kernel_new(captures: Path, index: int) -> str:
+    """Kernel messages new in phase ``index`` (dmesg form).
+
+    The dmesg lines the previous phase of the loop did not have, then libata's messages for
+    the cable fault's CRC errors new in the phase.
+    """
+    phase: Phase = PHASES[index]
+    previous: Phase = PHASES[index - 1]  # the loop: healthy follows resilvered
+
+    def dmesg(p: Phase) -> str:
+        path = captures / p.scenario / "dmesg.txt"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    lines = new_lines(dmesg(phase), dmesg(previous))
+    lsblk_path = captures / PHASES[0].scenario / "lsblk.json"
+    port = cable_port(json.loads(lsblk_path.read_text())) if lsblk_path.exists() else None
+    if port is not None:
+        start = last_time(dmesg(phase).splitlines()) + 2.0
+        lines += cable_lines(port, previous, phase, start)
+    return "".join(line + "\n" for line in lines)
+
+
 def refresh(captures: Path, outdir: Path = DATA) -> None:
     scen_root = outdir / "scenarios"
     if scen_root.exists():
         shutil.rmtree(scen_root)
     prev_max = -1
-    for phase in PHASES:
+    for index, phase in enumerate(PHASES):
         scen = captures / phase.scenario
         dest = scen_root / phase.scenario
         if dest.exists():
@@ -141,7 +182,13 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
                 shutil.copyfile(scen / file, dest / file)
                 rows.append(line)
         rows += derived_recordings(dest)
+        earlier = [scen_root / p.scenario for p in PHASES[:index]]
+        shared = SharedWriter(dest, earlier)
+        rows += smart_recordings(shared, captures / PHASES[0].scenario, phase)
         (dest / "commands.tsv").write_text("\n".join(rows) + "\n")
+        kernel = kernel_new(captures, index)
+        if kernel:
+            (dest / "kernel-new.txt").write_text(kernel)
         write_kstats(scen, dest)
         events = split_events((scen / "zpool-events-v.txt").read_text())
         new = [b for eid, b in events if eid > prev_max][-MAX_EVENTS_PER_PHASE:]

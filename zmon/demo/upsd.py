@@ -65,7 +65,8 @@ class DemoUpsd(socketserver.ThreadingTCPServer):
         self._thread.start()
 
     def stop(self) -> None:
-        self.shutdown()
+        if self._thread.is_alive():  # shutdown() waits for serve_forever, which may never have run
+            self.shutdown()
         self.server_close()
 
     def answer(self, words: list[str]) -> str:

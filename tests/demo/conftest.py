@@ -1,0 +1,92 @@
+"""Helpers for the demo host tests: run one collector against a demo tree, in-process."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from zmon.config import Config, load
+from zmon.demo.fakebin import lookup
+from zmon.demo.host import DemoHost
+from zmon.metrics import MetricSet
+from zmon.registry import Collector, Context, collectors
+from zmon.runner import CommandError, CommandResult, CommandRunner, Runner
+
+
+def demo_config(host: DemoHost) -> Config:
+    """zmon's default configuration pointed at ``host``, as ``--demo`` does it."""
+    return host.apply(load(collectors(), None))
+
+
+class PhaseRunner:
+    """Answers commands from the demo's current phase in-process (what fakebin prints).
+
+    Only for tests that go through many phases: it reads the same ``commands.tsv`` the demo
+    programs read, without starting a process per command.
+    """
+
+    def __init__(self, host: DemoHost) -> None:
+        self.host = host
+        self.calls: list[tuple[str, ...]] = []
+
+    def binary(self, name: str) -> str:
+        return str(self.host.root / "bin" / name)
+
+    def run(
+        self, argv: Sequence[str], *, timeout: float | None = None, stdin: bytes | None = None
+    ) -> CommandResult:
+        self.calls.append(tuple(argv))
+        found = lookup(self.host.root / "current", list(argv))
+        if found is None:
+            raise CommandError(f"no recording of {' '.join(argv)}")
+        path, status = found
+        return CommandResult(tuple(argv), status, path.read_bytes(), b"", 0.0)
+
+
+def make_collector(
+    host: DemoHost, name: str, *, runner: Runner | None = None, one_shot: bool = True,
+    shared: dict | None = None,  # type: ignore[type-arg]
+) -> Collector:  # fmt: skip
+    cfg = demo_config(host)
+    settings = cfg.collectors[name]
+    ctx = Context(
+        paths=cfg.paths,
+        runner=runner or CommandRunner(binaries=cfg.binaries, default_timeout=10.0),
+        options=settings.options,
+        platform=cfg.platform,
+        shared={} if shared is None else shared,
+        interval=settings.interval,
+        timeout=settings.timeout,
+        one_shot=one_shot,
+    )
+    return collectors()[name](ctx)
+
+
+def collect(host: DemoHost, name: str, runner: Runner | None = None) -> MetricSet:
+    """One run of collector ``name`` against ``host``."""
+    collector = make_collector(host, name, runner=runner)
+    try:
+        return collector.collect()
+    finally:
+        collector.close()
+
+
+def wait_for(check, timeout: float = 15.0, step: float = 0.1):  # type: ignore[no-untyped-def]
+    """Poll ``check()`` until it returns something truthy; that value, or the last one."""
+    deadline = time.monotonic() + timeout
+    value = check()
+    while not value and time.monotonic() < deadline:
+        time.sleep(step)
+        value = check()
+    return value
+
+
+@pytest.fixture
+def demo_host(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A demo host at its first phase (stopped and removed after the test)."""
+    host = DemoHost(phase_seconds=60, root=tmp_path / "host")
+    yield host
+    host.stop()

@@ -1,0 +1,61 @@
+"""``zmon collect --once --demo``: every collector has data on the demo host."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from zmon.registry import collectors
+
+WITH_DATA = ("arc", "zpool", "zpool_list", "zpool_events", "datasets", "dedup", "pool_kstats",
+             "devices", "smart", "kernel_log", "ups")  # fmt: skip
+WITH_DATA_IF_REGISTERED = ("iostat", "txg", "zfs_kstats")
+
+
+@pytest.fixture(scope="module")
+def exposition() -> str:
+    """stdout of ``zmon collect --once --demo``, run as the command line runs it."""
+    result = subprocess.run(
+        [sys.executable, "-m", "zmon.cli", "collect", "--once", "--demo"],
+        capture_output=True, timeout=120, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode(errors="replace")[-2000:]
+    return result.stdout.decode()
+
+
+def _value(text: str, name: str, collector: str) -> float | None:
+    m = re.search(rf'^{name}\{{collector="{collector}"\}} (\S+)$', text, re.M)
+    return float(m.group(1)) if m else None
+
+
+@pytest.mark.parametrize(
+    "name", [*WITH_DATA, *(n for n in WITH_DATA_IF_REGISTERED if n in collectors())]
+)
+def test_collector_succeeds_with_data(exposition: str, name: str) -> None:
+    assert _value(exposition, "zmon_collector_success", name) == 1.0
+    assert _value(exposition, "zmon_collector_has_data", name) == 1.0
+
+
+def _exposition_lines(text: str) -> str:
+    """The exposition lines of stdout (logs go to stderr; this guards the check below)."""
+    sample_or_comment = re.compile(r"^(#|[a-zA-Z_:][a-zA-Z0-9_:]*[{ ])")
+    return "".join(line + "\n" for line in text.splitlines() if sample_or_comment.match(line))
+
+
+def test_stdout_holds_only_the_exposition(exposition: str) -> None:
+    assert exposition == _exposition_lines(exposition)
+
+
+def test_exposition_parses_and_has_the_disk_story(exposition: str) -> None:
+    exposition = _exposition_lines(exposition)
+    names = {f.name for f in text_string_to_metric_families(exposition)}
+    for family in ("zmon_disk_device_info", "zmon_disk_info", "zmon_disk_smart_passed",
+                   "zmon_disk_crc_errors", "zmon_disk_interface_speed_bytes",
+                   "zmon_vdev_info", "zmon_ups_status"):  # fmt: skip
+        assert family in names, family
+    assert 'zmon_disk_crc_errors_total{device="sdb"} 0.0' in exposition  # healthy phase
