@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from zmon import logs
+from zmon.devnames import whole_disk_name
 from zmon.collectors._follower import ProcessFollower
 from zmon.metrics import MetricSet
 from zmon.parsers.zpool_events import EventStreamParser, ZfsEvent, parse_zpool_events
@@ -121,6 +123,27 @@ def event_metrics(
                    f"Events the kernel dropped before zmon read them ({_SRC} 'dropped N').",
                    dropped)  # fmt: skip
     return ms
+
+
+def relabel_vdevs(
+    counts: Mapping[tuple[str, str, str], int], names: Mapping[str, frozenset[str]]
+) -> dict[tuple[str, str, str], int]:
+    """Name each event's vdev as ``zpool status`` does, where the pool's vdev names are known.
+
+    An event carries its leaf's device path: ``.../ata-X-part1`` or ``/dev/vdc1`` for a whole
+    disk that ``zpool status`` shows as ``ata-X`` or ``vdc``. The label becomes the status
+    name when the path's basename is not one but its whole-disk name is. Otherwise it stays
+    the basename, as the contract defines it.
+    """
+    out: dict[tuple[str, str, str], int] = {}
+    for (pool, vdev, cls), n in counts.items():
+        known = names.get(pool)
+        if known and vdev and vdev not in known:
+            whole = whole_disk_name(re.sub(r"-part\d+$", "", vdev))
+            if whole in known:
+                vdev = whole
+        out[(pool, vdev, cls)] = out.get((pool, vdev, cls), 0) + n
+    return out
 
 
 def count_events(events: Iterable[ZfsEvent], counter: EventCounter | None = None
@@ -273,6 +296,7 @@ class ZpoolEventsCollector(Collector):
             raise NoDataError(f"cannot run {follower.argv[0]}")
         self.pipeline.save()  # a quiet stream after a burst still gets its cursor written
         counts, last, dropped = self.counter.snapshot()
+        counts = relabel_vdevs(counts, self.ctx.shared.get("zpool_vdev_names", {}))
         ms = event_metrics(counts, last, dropped)
         ms.gauge("zmon_zfs_events_follower_up",
                  "1 while the zpool events -f follower process is running.",

@@ -91,6 +91,9 @@ def _signature(status: ZpoolStatus) -> Layout:
     return tuple((p.name, tuple(v.name for v in p.vdevs())) for p in status.pools)
 
 
+
+VDEV_NAMES_KEY = "zpool_vdev_names"  # ctx.shared: {pool: vdev names in zpool status}
+
 @register
 class ZpoolCollector(Collector):
     name = "zpool"
@@ -170,6 +173,11 @@ class ZpoolCollector(Collector):
                 )
             else:
                 self._states.report(f"parse:{pool.name}", "zpool status output read", "debug")
+        # zpool events name a leaf by its device path; the events collector uses these names
+        # to label events the way zpool status names the vdev (whole disks without -partN).
+        self.ctx.shared[VDEV_NAMES_KEY] = {
+            pool.name: frozenset(v.name for v in pool.vdevs()) for pool in status.pools
+        }
         ms = status_metrics(status, self._history_store().observe(status))
         ms.info(
             "zmon_zpool_status_source_info",
