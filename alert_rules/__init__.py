@@ -1,0 +1,1 @@
+"""Prometheus alerting and recording rules for zmon, generated from one thresholds table."""

@@ -1,0 +1,449 @@
+"""zmon's recording and alerting rules, as data rendered from one thresholds table.
+
+Conventions: alert names are CamelCase with a Zfs/Disk/Ups/Zmon prefix; severity is critical
+(act now: data or availability at risk), warning (act within the day) or info (tuning). Every
+alert has a static summary, a templated description naming host, pool, vdev and device where
+they apply, and a runbook_url pointing at its section of RUNBOOK.md.
+"""
+
+from __future__ import annotations
+
+from alert_rules.building import (
+    DISK,
+    DISK_,
+    POOL,
+    VDEV,
+    VDEV_INFO,
+    Alert,
+    Group,
+    Record,
+    events_per_vdev,
+    hysteresis,
+    rise,
+    with_device,
+    with_vdevs,
+    x,
+)
+from alert_rules.thresholds import JOB_SELECTOR, Thresholds
+
+
+def recording_rules(t: Thresholds) -> Group:
+    """Records that several groups join with. A record used by one group's alerts lives in
+    that group, before them: rules of a group run in order, so the alerts see fresh values."""
+    return Group("zmon-recording", [
+        Record(VDEV_INFO, x("""
+            max by (instance, job, pool, vdev, device) (zmon_vdev_info{device!=""})
+        """)),
+    ])  # fmt: skip
+
+
+ERROR_RECORDS = [
+    Record("zmon:vdev_errors:sum", x("""
+        zmon_vdev_read_errors_total
+        + zmon_vdev_write_errors_total
+        + zmon_vdev_checksum_errors_total
+    """)),
+]  # fmt: skip
+
+CAPACITY_RECORDS = [
+    Record("zmon:pool_capacity:ratio", "zmon_pool_allocated_bytes / (zmon_pool_size_bytes > 0)"),
+]
+
+ARC_RECORDS = [
+    Record("zmon:arc_accesses:rate5m",
+           "rate(zmon_arc_hits_total[5m]) + rate(zmon_arc_misses_total[5m])"),
+    Record("zmon:arc_hit:ratio_rate5m",
+           "rate(zmon_arc_hits_total[5m]) / (zmon:arc_accesses:rate5m > 0)"),
+    Record("zmon:arc_ghost_hits:ratio_rate5m", x("""
+        (rate(zmon_arc_mru_ghost_hits_total[5m]) + rate(zmon_arc_mfu_ghost_hits_total[5m]))
+        / (rate(zmon_arc_hits_total[5m]) > 0)
+    """)),
+]  # fmt: skip
+
+
+def scan_records(t: Thresholds) -> list[Record]:
+    running = "(max by (instance, job, pool) (zmon_pool_scan_in_progress) == 1)"
+    return [
+        Record("zmon:pool_scan_elapsed:seconds", x(f"""
+            (time() - zmon_pool_scan_start_time_seconds)
+            and on(instance, job, pool) {running}
+        """)),
+        Record("zmon:pool_scan_issued_bytes:rate", x(f"""
+            rate(zmon_pool_scan_issued_bytes[{t.resilver_rate_window}])
+            and on(instance, job, pool) {running}
+        """)),
+        Record("zmon:pool_scan_eta:seconds", x("""
+            (
+              (zmon_pool_scan_to_issue_bytes or zmon_pool_scan_to_examine_bytes)
+              - zmon_pool_scan_issued_bytes
+            )
+            / (zmon:pool_scan_issued_bytes:rate > 0)
+        """)),
+    ]  # fmt: skip
+
+
+def pool_alerts(t: Thresholds) -> Group:
+    return Group("zmon-pools", [
+        Alert("ZfsPoolDegraded", 'zmon_pool_state{state="degraded"} == 1', "warning",
+              "A ZFS pool is degraded and runs with reduced redundancy.",
+              f"ZFS {POOL} is DEGRADED: a vdev is faulted, offline, removed or unavailable. "
+              "Another failure in the same vdev may lose data. "
+              "Run zpool status -x {{ $labels.pool }} to find the vdev.",
+              str(t.pool_state_for)),
+        Alert("ZfsPoolFaulted", 'zmon_pool_state{state=~"faulted|unavail|removed|suspended"} == 1',
+              "critical", "A ZFS pool is faulted, unavailable or suspended.",
+              f"ZFS {POOL} is {{{{ $labels.state | toUpper }}}}: its data cannot be read or "
+              "written. Run zpool status -v {{ $labels.pool }} now.",
+              str(t.pool_state_for)),
+        Alert("ZfsVdevFaulted",
+              with_device(x("""
+                  zmon_vdev_state{state=~"faulted|unavail|removed"} == 1
+                  unless on(instance, job, pool, vdev) zmon_vdev_info{type="root"}
+              """)), "warning",
+              "A ZFS vdev is faulted, unavailable or removed.",
+              f"ZFS {VDEV} is {{{{ $labels.state | toUpper }}}}. Replace or reattach it.",
+              str(t.pool_state_for)),
+        Alert("ZfsSpareInUse", with_device('zmon_vdev_state{state="inuse"} == 1'), "warning",
+              "A ZFS hot spare has replaced a failed disk.",
+              "Hot spare {{ $labels.vdev }}{{ with $labels.device }} (disk {{ . }})"
+              "{{ end }} of pool {{ $labels.pool }} on {{ $labels.instance }} is in use. "
+              "Replace the failed disk, then detach the spare to make it available again.",
+              str(t.pool_state_for)),
+    ])  # fmt: skip
+
+
+def integrity_alerts(t: Thresholds) -> Group:
+    w = t.error_window
+    return Group("zmon-integrity", [
+        *ERROR_RECORDS,
+        Alert("ZfsVdevChecksumErrors",
+              with_device(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"), "critical",
+              "A ZFS vdev returned data that failed its checksum (silent corruption).",
+              f"ZFS {VDEV} had {{{{ $value | humanize }}}} new checksum errors in the last {w}. "
+              "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
+              "memory) before the next disk fails."),
+        Alert("ZfsVdevIOErrors",
+              with_device(x(f"""
+                  (
+                    increase(zmon_vdev_read_errors_total[{w}])
+                    + increase(zmon_vdev_write_errors_total[{w}])
+                  ) > 0
+              """)), "warning",
+              "A ZFS vdev had new read or write errors.",
+              f"ZFS {VDEV} had {{{{ $value | humanize }}}} new read/write errors in the last {w}."),
+        Alert("ZfsPoolDataErrors", x("""
+            zmon_pool_data_errors > 0
+            or on(instance, job, pool) (zmon_pool_data_errors_present == 1)
+        """), "critical",
+              "A ZFS pool has permanent data errors (data lost).",
+              f"ZFS {POOL} has permanent data errors: blocks that no copy could repair. "
+              "List the damaged files with zpool status -v {{ $labels.pool }}."),
+        Alert("ZfsPoolErrorsNotCleared",
+              with_device(x("""
+                  zmon:vdev_errors:sum > 0
+                  and on(instance, job, pool) (zmon_pool_state{state="online"} == 1)
+              """)), "warning",
+              "An ONLINE ZFS pool still shows non-zero vdev error counters.",
+              f"ZFS {VDEV} shows {{{{ $value | humanize }}}} read/write/checksum errors while "
+              "the pool is ONLINE. Find the cause, then run zpool clear {{ $labels.pool }}.",
+              str(t.errors_not_cleared_for)),
+        Alert("ZfsErrorEvents",
+              with_device(events_per_vdev('zmon_zfs_events_total{class=~"checksum|io|data"}', w,
+                                          ", class")), "warning",
+              "ZFS posted checksum, I/O or data error events.",
+              f"{{{{ $value | humanize }}}} ZFS {{{{ $labels.class }}}} events in the last {w} "
+              "for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}{{ end }}"
+              "{{ with $labels.device }} (disk {{ . }}){{ end }} on {{ $labels.instance }}. "
+              "See zpool events -v."),
+        Alert("ZfsDeadmanEvents",
+              with_device(events_per_vdev('zmon_zfs_events_total{class="deadman"}', w, "")),
+              "critical",
+              "ZFS detected I/O that hung (deadman).",
+              "ZFS deadman fired for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}"
+              "{{ end }}{{ with $labels.device }} (disk {{ . }}){{ end }} on "
+              "{{ $labels.instance }}: an I/O did not complete within "
+              "zfs_deadman_synctime_ms."),
+    ])  # fmt: skip
+
+
+def scan_alerts(t: Thresholds) -> Group:
+    stall = t.resilver_stall_window
+    return Group("zmon-scans", [
+        *scan_records(t),
+        Alert("ZfsResilverStalled", x(f"""
+            zmon_pool_scan_in_progress{{function=~"resilver|rebuild"}} == 1
+            unless on(instance, job, pool) (zmon_pool_scan_paused == 1)
+            and on(instance, job, pool) (changes(zmon_pool_scan_issued_bytes[{stall}]) == 0)
+            and on(instance, job, pool) (zmon_pool_scan_issued_bytes offset {stall})
+            and on(instance, job, pool)
+            (time() - zmon_pool_scan_start_time_seconds > {stall.seconds})
+        """), "warning",
+              "A ZFS resilver has stopped making progress.",
+              f"The {{{{ $labels.function }}}} of {POOL} has issued no bytes for {stall} and is "
+              "not paused; the pool stays without redundancy until it completes.",
+              str(t.resilver_stall_for)),
+        Alert("ZfsResilverSlow", x(f"""
+            (zmon:pool_scan_elapsed:seconds + zmon:pool_scan_eta:seconds)
+            > {t.resilver_slow_factor} * zmon:pool_scan_elapsed:seconds
+              * (zmon_pool_scan_to_issue_bytes or zmon_pool_scan_to_examine_bytes)
+              / (zmon_pool_scan_issued_bytes > 0)
+            and on(instance, job, pool)
+            (zmon_pool_scan_in_progress{{function=~"resilver|rebuild"}} == 1)
+            and on(instance, job, pool)
+            (zmon:pool_scan_elapsed:seconds > {t.resilver_slow_min_age.seconds})
+        """), "warning",
+              "A ZFS resilver will take far longer than its own average rate predicts.",
+              f"At its rate over the last {t.resilver_rate_window}, the resilver of {POOL} "
+              f"would take {{{{ $value | humanizeDuration }}}} in all, more than "
+              f"{t.resilver_slow_factor:g} times what its average rate so far predicts. "
+              "Look for a slow or failing disk and competing load.",
+              str(t.resilver_slow_for)),
+        Alert("ZfsScrubOverdue", x(f"""
+            time() - zmon_pool_last_scrub_end_time_seconds > {t.scrub_max_age.seconds}
+            unless on(instance, job, pool) (zmon_pool_scan_in_progress{{function="scrub"}} == 1)
+        """), "warning",
+              "A ZFS pool has not been scrubbed recently.",
+              f"The last completed scrub of {POOL} ended {{{{ $value | humanizeDuration }}}} "
+              f"ago (limit {t.scrub_max_age}). Run or schedule zpool scrub {{{{ $labels.pool }}}}.",
+              str(t.scrub_overdue_for)),
+        Alert("ZfsScrubFoundErrors", x("""
+            zmon_pool_last_scrub_errors > 0
+            or on(instance, job, pool)
+            (
+              zmon_pool_scan_processed_bytes > 0
+              and on(instance, job, pool) zmon_pool_scan_info{function="scrub", state="finished"}
+            )
+        """), "warning",
+              "The last ZFS scrub found errors.",
+              f"The last scrub of {POOL} found damaged data (repaired, or errors it could not "
+              "repair). Check zpool status -v {{ $labels.pool }} and the vdev error counters."),
+    ])  # fmt: skip
+
+
+def capacity_alerts(t: Thresholds) -> Group:
+    cap = "zmon:pool_capacity:ratio"
+    return Group("zmon-capacity", [
+        *CAPACITY_RECORDS,
+        Alert("ZfsPoolCapacityWarning",
+              hysteresis(cap, "ZfsPoolCapacityWarning",
+                          t.capacity_warning_on, t.capacity_warning_off), "warning",
+              "A ZFS pool is filling up.",
+              f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (warns above "
+              f"{t.capacity_warning_on:.0%}, clears below {t.capacity_warning_off:.0%}).",
+              str(t.capacity_for)),
+        Alert("ZfsPoolCapacityCritical",
+              hysteresis(cap, "ZfsPoolCapacityCritical",
+                          t.capacity_critical_on, t.capacity_critical_off), "critical",
+              "A ZFS pool is nearly full.",
+              f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (above "
+              f"{t.capacity_critical_on:.0%}, clears below {t.capacity_critical_off:.0%}); "
+              "writes slow down sharply and will fail when it is full.",
+              str(t.capacity_for)),
+        Alert("ZfsPoolFragmentationHigh",
+              f"zmon_pool_fragmentation_ratio > {t.fragmentation_max}", "info",
+              "A ZFS pool's free space is highly fragmented.",
+              f"Free space of {POOL} is {{{{ $value | humanizePercentage }}}} fragmented; "
+              "allocation and writes slow down, worse as the pool fills.",
+              str(t.fragmentation_for)),
+    ])  # fmt: skip
+
+
+def memory_alerts(t: Thresholds) -> Group:
+    w = t.error_window
+    return Group("zmon-memory", [
+        *ARC_RECORDS,
+        Alert("ZfsDedupTableTooLarge", x(f"""
+            zmon_pool_ddt_in_core_bytes
+            / on(instance, job) group_left() (zmon_arc_max_size_bytes > 0)
+            > {t.ddt_arc_share_max}
+        """), "warning",
+              "A ZFS dedup table takes a large share of the ARC.",
+              f"The dedup table of {POOL} needs {{{{ $value | humanizePercentage }}}} of the "
+              f"ARC maximum in memory (limit {t.ddt_arc_share_max:.0%}); it will crowd out "
+              "cached data and slow every write."),
+        Alert("ZfsArcGhostHitsHigh", x(f"""
+            zmon:arc_ghost_hits:ratio_rate5m > {t.arc_ghost_hit_ratio_max}
+            and on(instance, job) zmon:arc_accesses:rate5m > {t.arc_min_ops}
+        """), "info",
+              "ZFS ARC ghost hits are high: the ARC looks too small.",
+              "On {{ $labels.instance }}, ghost hits are {{ $value | humanizePercentage }} "
+              "of ARC hits: recently evicted blocks are read again. A larger ARC (zfs_arc_max) "
+              "or an L2ARC would serve them.",
+              str(t.arc_for)),
+        Alert("ZfsL2arcErrors", x(f"""
+            increase(zmon_arc_l2_io_errors_total[{w}]) > 0
+            or increase(zmon_arc_l2_checksum_errors_total[{w}]) > 0
+        """), "warning",
+              "The ZFS L2ARC device returned I/O or checksum errors.",
+              "The L2ARC (cache) device on {{ $labels.instance }} returned errors in the last "
+              f"{w}. ZFS falls back to the pool, but check the cache device."),
+    ])  # fmt: skip
+
+
+def disk_alerts(t: Thresholds) -> Group:
+    cw, sw = t.cable_window, t.sector_window
+    awake = "unless on(instance, job, device) (zmon_disk_standby == 1)"
+    return Group("zmon-disks", [
+        Alert("DiskCableFault", with_vdevs(x(f"""
+            (
+              sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{cw}])) > 0
+              or
+              sum by (instance, job, device) (
+                increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}[{cw}])
+              ) > 0
+              or
+              sum by (instance, job, device) (
+                increase(zmon_disk_hotplug_events_total{{action="remove"}}[{cw}])
+              ) > {t.hotplug_flaps_max}
+            )
+            unless on(instance, job, device)
+            (
+              {rise("zmon_disk_reallocated_sectors", sw)} > 0
+              or {rise("zmon_disk_pending_sectors", sw)} > 0
+              or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
+              or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
+            )
+        """)), "warning",
+              "Link errors on a disk whose media is healthy: suspect the cable or port.",
+              f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
+              f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
+              "steady. Reseat or replace the cable, or move the disk to another port."),
+        Alert("DiskSmartFailed", with_vdevs("zmon_disk_smart_passed == 0"),
+              "critical", "A disk failed its SMART overall health self-assessment.",
+              f"{DISK_} reports SMART health FAILED. Replace it."),
+        Alert("DiskReallocatedSectorsRising", with_vdevs(x(f"""
+            {rise("zmon_disk_reallocated_sectors", sw)} > 0
+            or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
+        """)), "warning",
+              "A disk is reallocating sectors.",
+              f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
+              "Plan its replacement."),
+        Alert("DiskPendingSectorsRising", with_vdevs(x(f"""
+            {rise("zmon_disk_pending_sectors", sw)} > 0
+            or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
+        """)), "warning",
+              "A disk has new pending or uncorrectable sectors.",
+              f"{DISK_} has {{{{ $value | humanize }}}} more pending or offline-uncorrectable "
+              f"sectors than at its lowest in the last {sw}: sectors it cannot read. "
+              "Scrub the pool and plan the disk's replacement."),
+        Alert("DiskNvmeMediaErrors",
+              with_vdevs(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"), "warning",
+              "An NVMe drive reported new media errors.",
+              f"{DISK_} had {{{{ $value | humanize }}}} new NVMe media and data integrity "
+              f"errors in the last {sw}."),
+        Alert("DiskMediumErrors", with_vdevs(x(f"""
+            sum by (instance, job, device) (
+              increase(zmon_kernel_log_events_total{{pattern="medium_error"}}[{cw}])
+            ) > 0
+        """)), "warning",
+              "The kernel logged medium errors for a disk.",
+              f"The kernel logged {{{{ $value | humanize }}}} medium errors for {DISK} in the "
+              f"last {cw}: the disk could not read a sector."),
+        Alert("DiskTemperatureHigh",
+              with_vdevs(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
+              "warning", "A disk is running hot.",
+              f"{DISK_} is at {{{{ $value }}}} °C (limit {t.disk_temperature_max:g} °C). "
+              "Check fans, airflow and the room.",
+              str(t.disk_temperature_for)),
+        Alert("DiskNvmeCriticalWarning",
+              with_vdevs("zmon_disk_nvme_critical_warning > 0"), "critical",
+              "An NVMe drive raised its critical warning flag.",
+              f"{DISK_} reports NVMe critical warning bits {{{{ $value }}}} (spare low, "
+              "temperature, reliability degraded, read-only or backup failed)."),
+        Alert("DiskNvmeWearHigh",
+              with_vdevs(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"), "warning",
+              "An NVMe drive is near the end of its rated endurance.",
+              f"{DISK_} has used {{{{ $value | humanizePercentage }}}} of its rated endurance. "
+              "Plan its replacement."),
+        Alert("DiskLinkSpeedDegraded", with_vdevs(x(f"""
+            zmon_disk_interface_speed_bytes > 0
+            < on(instance, job, device) zmon_disk_interface_max_speed_bytes
+            {awake}
+        """)), "warning",
+              "A disk's link runs below its maximum speed.",
+              f"{DISK_} negotiated {{{{ $value | humanize }}}}B/s, below the speed it supports: "
+              "often a bad cable or backplane port. Reseat or replace the cable.",
+              str(t.link_speed_for)),
+    ])  # fmt: skip
+
+
+def ups_alerts(t: Thresholds) -> Group:
+    on_battery = 'max by (instance, job) (zmon_ups_status{flag="OB"}) == 1'
+    return Group("zmon-ups", [
+        Alert("UpsOnBattery", 'zmon_ups_status{flag="OB"} == 1', "warning",
+              "A UPS is running on battery.",
+              "UPS {{ $labels.ups }} of {{ $labels.instance }} is on battery: mains power "
+              "is out.", str(t.ups_on_battery_for)),
+        Alert("UpsLowBattery", 'zmon_ups_status{flag="LB"} == 1', "critical",
+              "A UPS battery is low: shutdown is imminent.",
+              "UPS {{ $labels.ups }} of {{ $labels.instance }} reports LOW BATTERY. Hosts "
+              "on it will shut down; make sure pools are exported cleanly."),
+        Alert("UpsRuntimeLow",
+              f"zmon_ups_battery_runtime_seconds < {t.ups_runtime_min.seconds}", "warning",
+              "A UPS's estimated battery runtime is short.",
+              "UPS {{ $labels.ups }} of {{ $labels.instance }} estimates "
+              "{{ $value | humanizeDuration }} of runtime on battery (limit "
+              f"{t.ups_runtime_min}). Replace the battery or reduce the load.",
+              str(t.ups_runtime_for)),
+        Alert("UpsOnBatteryDuringScan", x(f"""
+            zmon_pool_scan_in_progress == 1
+            and on(instance, job) ({on_battery})
+        """), "warning",
+              "A ZFS scrub or resilver is running while the UPS is on battery.",
+              f"A {{{{ $labels.function }}}} of {POOL} is running on battery power; it "
+              "drains the battery faster. Pause a scrub with zpool scrub -p {{ $labels.pool }}.",
+              str(t.ups_on_battery_for)),
+        Alert("UpsUnreachable", "zmon_ups_up == 0 or zmon_ups_server_up == 0", "warning",
+              "zmon cannot read a UPS.",
+              "zmon on {{ $labels.instance }} gets no answer from "
+              "{{ with $labels.ups }}UPS {{ . }} on {{ else }}UPS server {{ end }}"
+              "{{ $labels.server }}: a power failure would go unnoticed.",
+              str(t.ups_unreachable_for)),
+    ])  # fmt: skip
+
+
+def zmon_alerts(t: Thresholds) -> Group:
+    return Group("zmon-self", [
+        Alert("ZmonCollectorFailing", "zmon_collector_success == 0", "warning",
+              "A zmon collector is failing.",
+              "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} fails; its "
+              "metrics are stale. See zmon's log.", str(t.collector_failing_for)),
+        Alert("ZmonCollectorDataStale", x(f"""
+            time() - zmon_collector_last_success_timestamp_seconds
+            > clamp_min(
+                {t.collector_stale_intervals} * zmon_collector_interval_seconds,
+                {t.collector_stale_min.seconds}
+              )
+            and zmon_collector_has_data == 1
+        """), "warning",
+              "Data from a zmon collector is stale.",
+              "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} last "
+              "succeeded {{ $value | humanizeDuration }} ago; alerts on its metrics are blind."),
+        Alert("ZmonTargetDown", f"up{{{JOB_SELECTOR}}} == 0", "warning",
+              "Prometheus cannot scrape zmon.",
+              "zmon on {{ $labels.instance }} does not answer scrapes: ZFS, disk and UPS "
+              "alerts for that host are blind.", str(t.target_down_for)),
+        Alert("ZmonTargetMissing", f"absent(up{{{JOB_SELECTOR}}})", "warning",
+              "Prometheus scrapes no zmon target.",
+              "Prometheus scrapes no target of job {{ $labels.job }} (selector "
+              f"{JOB_SELECTOR}): ZFS, disk and UPS alerts see nothing. "
+              "Check the scrape configuration.", str(t.target_down_for)),
+    ])  # fmt: skip
+
+
+def groups(t: Thresholds) -> list[Group]:
+    return [
+        recording_rules(t),
+        pool_alerts(t),
+        integrity_alerts(t),
+        scan_alerts(t),
+        capacity_alerts(t),
+        memory_alerts(t),
+        disk_alerts(t),
+        ups_alerts(t),
+        zmon_alerts(t),
+    ]
+
+
+def alerts(t: Thresholds) -> list[Alert]:
+    return [r for g in groups(t) for r in g.rules if isinstance(r, Alert)]

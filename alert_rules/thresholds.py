@@ -1,0 +1,123 @@
+"""The one place for alert thresholds and selectors.
+
+Change a value here, then run ``python -m alert_rules.generate`` from the repository root: it
+re-renders ``alert_rules/zmon.rules.yml``. The test suite fails while the committed YAML differs
+from what the generator renders, so the two cannot drift apart.
+
+Durations are Prometheus durations (``30s``, ``10m``, ``2h``, ``35d``). Ratios are 0-1.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+
+# How Prometheus names zmon's scrape job. Used by ZmonTargetDown and ZmonTargetMissing only:
+# every other rule selects zmon_* metrics, whose names are already unique.
+JOB_SELECTOR = 'job="zmon"'
+
+# Where the runbook is published; each alert links to <RUNBOOK_URL>#<alert name in lower case>.
+RUNBOOK_URL = "https://github.com/zmon/zmon/blob/main/alert_rules/RUNBOOK.md"
+
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+_DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
+
+
+@dataclass(frozen=True)
+class Duration:
+    """A Prometheus duration; ``scaled`` shrinks it for the compressed end-to-end timeline."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if not self.text or not re.fullmatch(r"(?:\d+(?:ms|s|m|h|d|w|y))+", self.text):
+            raise ValueError(f"not a Prometheus duration: {self.text!r}")
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def seconds(self) -> int:
+        return int(sum(int(n) * _UNITS[u] for n, u in _DURATION.findall(self.text)))
+
+    def scaled(self, factor: float, minimum: int) -> Duration:
+        if self.seconds == 0:
+            return self
+        return Duration(format_seconds(max(minimum, round(self.seconds * factor))))
+
+
+def format_seconds(seconds: int) -> str:
+    """The shortest exact Prometheus duration for a whole number of seconds."""
+    for unit in ("d", "h", "m"):
+        if seconds and seconds % _UNITS[unit] == 0:
+            return f"{seconds // _UNITS[unit]}{unit}"
+    return f"{seconds}s"
+
+
+def D(text: str) -> Duration:  # noqa: N802 - reads like a literal in the table below
+    return Duration(text)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Every threshold the rules use, with its default. One line each, one comment each."""
+
+    # --- pool and vdev state
+    pool_state_for: Duration = D("1m")  # how long a bad pool/vdev state must last
+    # --- data integrity
+    error_window: Duration = D("10m")  # window in which new vdev errors/events count
+    errors_not_cleared_for: Duration = D("1h")  # ONLINE pool still showing old error counts
+    # --- scans
+    resilver_stall_window: Duration = D("15m")  # issued bytes unchanged this long = stalled
+    resilver_stall_for: Duration = D("5m")
+    resilver_rate_window: Duration = D("30m")  # window for the resilver's current rate
+    resilver_slow_factor: float = 3.0  # projected duration vs. what the average rate predicts
+    resilver_slow_min_age: Duration = D("30m")  # ignore the noisy first part of a resilver
+    resilver_slow_for: Duration = D("30m")
+    scrub_max_age: Duration = D("35d")  # scrub overdue after this long since the last one
+    scrub_overdue_for: Duration = D("1h")
+    # --- capacity (hysteresis: fires above *_on, clears only below *_off)
+    capacity_warning_on: float = 0.80
+    capacity_warning_off: float = 0.75
+    capacity_critical_on: float = 0.90
+    capacity_critical_off: float = 0.85
+    capacity_for: Duration = D("15m")
+    fragmentation_max: float = 0.70  # free-space fragmentation (zpool list FRAG)
+    fragmentation_for: Duration = D("1h")
+    # --- memory
+    ddt_arc_share_max: float = 0.25  # DDT in core vs. ARC maximum (c_max)
+    arc_ghost_hit_ratio_max: float = 0.10  # (MRU+MFU ghost hits) / hits
+    arc_min_ops: float = 50.0  # ARC accesses per second below which hit ratios are noise
+    arc_for: Duration = D("30m")
+    # --- disks
+    cable_window: Duration = D("1h")  # CRC errors, link resets, timeouts, hotplug flaps
+    # kernel-log patterns (zmon_kernel_log_events_total) that point at a cable, port or HBA
+    cable_patterns: str = "crc_error|link_reset|link_down|ata_timeout|ahci_timeout|cam_timeout"
+    hotplug_flaps_max: int = 1  # more removals than this per cable_window = flapping
+    sector_window: Duration = D("24h")  # window for reallocated/pending sectors rising
+    disk_temperature_max: float = 60.0  # degrees Celsius
+    disk_temperature_for: Duration = D("10m")
+    nvme_used_max: float = 0.90  # NVMe "percentage used" endurance estimate, 0-1
+    link_speed_for: Duration = D("30m")
+    # --- UPS
+    ups_on_battery_for: Duration = D("30s")
+    ups_runtime_min: Duration = D("10m")  # estimated runtime below this = warning
+    ups_runtime_for: Duration = D("1m")
+    ups_unreachable_for: Duration = D("5m")
+    # --- zmon itself
+    collector_failing_for: Duration = D("15m")
+    collector_stale_intervals: int = 3  # data older than this many collector intervals ...
+    collector_stale_min: Duration = D("15m")  # ... and older than this = stale
+    target_down_for: Duration = D("5m")
+
+    def scaled(self, factor: float, minimum: int = 2) -> Thresholds:
+        """The same table with every duration multiplied by ``factor`` (end-to-end tests)."""
+        changes = {
+            f.name: getattr(self, f.name).scaled(factor, minimum)
+            for f in fields(self)
+            if isinstance(getattr(self, f.name), Duration)
+        }
+        return replace(self, **changes)
+
+
+DEFAULTS = Thresholds()

@@ -1,0 +1,292 @@
+"""zmon's five dashboards: fleet, pool detail, ARC and performance, disks, UPS.
+
+Queries use the same metric names and recording rules (``zmon:...``) as alert_rules/, so a
+dashboard shows what an alert saw. Every query is executed against a real Prometheus
+scraping the demo host in tests/rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grafana.builder import (
+    I,
+    Panel,
+    Row,
+    T,
+    bars,
+    dashboard,
+    query_variable,
+    stat,
+    state_timeline,
+    table,
+    timeseries,
+    value_map,
+)
+
+H = 'job=~"$job", instance=~"$instance"'  # host selector
+P = H + ', pool=~"$pool"'  # pool selector
+D = H + ', device=~"$device"'  # disk selector
+U = H + ', ups=~"$ups"'  # UPS selector
+RI = "$__rate_interval"
+ALERT_NAMES = 'alertname=~"(Zfs|Disk|Ups|Zmon).+"'
+OK_BAD = [(None, "green"), (1, "red")]
+
+
+def _job() -> dict[str, Any]:
+    return query_variable("job", "Job", "label_values(zmon_build_info, job)", multi=False)
+
+
+def _instance() -> dict[str, Any]:
+    query = 'label_values(zmon_build_info{job=~"$job"}, instance)'
+    return query_variable("instance", "Host", query)
+
+
+def _pool() -> dict[str, Any]:
+    return query_variable("pool", "Pool", f"label_values(zmon_pool_state{{{H}}}, pool)")
+
+
+def fleet() -> dict[str, Any]:
+    items: list[Panel | Row] = [
+        stat("zmon targets down", [T(f"count(up{{{H}}} == 0) or vector(0)")],
+             thresholds=OK_BAD, description="Hosts whose zmon Prometheus cannot scrape."),
+        stat("Pools not ONLINE",
+             [T(f'count(zmon_pool_state{{{H}, state!="online"}} == 1) or vector(0)')],
+             thresholds=OK_BAD, description="Pools in any state but ONLINE."),
+        stat("Vdevs with errors", [T(f"count(zmon:vdev_errors:sum{{{H}}} > 0) or vector(0)")],
+             thresholds=OK_BAD, description="Vdevs whose read/write/checksum counters are not 0."),
+        stat("Firing alerts", [T(f'count(ALERTS{{alertstate="firing", {ALERT_NAMES}}}) '
+                                 "or vector(0)")],
+             thresholds=OK_BAD, description="zmon alerts firing now (all hosts)."),
+        table("Open problems", [I(f'ALERTS{{alertstate="firing", {ALERT_NAMES}}}')],
+              hide=("Time", "Value", "__name__", "alertstate"), height=7,
+              description="Firing zmon alerts; see alert_rules/RUNBOOK.md."),
+        table("Pools", [
+            I(f"max by (instance, pool, state) (zmon_pool_state{{{H}}} == 1)"),
+            I(f"max by (instance, pool) (zmon:pool_capacity:ratio{{{H}}})"),
+            I(f"max by (instance, pool) (zmon_pool_fragmentation_ratio{{{H}}})"),
+            I(f"max by (instance, pool) (zmon_pool_data_errors{{{H}}})"),
+            I(f"max by (instance, pool) (time() - zmon_pool_last_scrub_end_time_seconds{{{H}}})"),
+        ], rename={"state": "State", "Value #B": "Capacity", "Value #C": "Fragmentation",
+                   "Value #D": "Data errors", "Value #E": "Since last scrub"},
+              hide=("Time", "Value #A"), height=9,
+              overrides=[_unit("Capacity", "percentunit"), _unit("Fragmentation", "percentunit"),
+                         _unit("Since last scrub", "s")],
+              description="Every pool of every host, one row each."),
+        state_timeline("Pool health", [T(f'max by (instance, pool) (zmon_pool_state{{{H}, '
+                                         f'state="online"}})', "{{instance}} {{pool}}")],
+                       mappings=value_map(("1", "ONLINE", "green"), ("0", "NOT ONLINE", "red")),
+                       width=24, height=7),
+        timeseries("Failing zmon collectors",
+                   [T(f"sum by (instance) (1 - zmon_collector_success{{{H}}})", "{{instance}}")],
+                   min=0, description="Collectors whose last run failed, per host."),
+        timeseries("Scans running", [T(f"sum by (instance, pool, function) "
+                                       f"(zmon_pool_scan_in_progress{{{H}}} == 1)",
+                                       "{{instance}} {{pool}} {{function}}")],
+                   min=0, description="Scrubs, resilvers and rebuilds in progress."),
+    ]  # fmt: skip
+    return dashboard("zmon-fleet", "zmon / Fleet overview",
+                     "Every host: pool states, capacity, scrubs and open problems.",
+                     [_job(), _instance()], items)  # fmt: skip
+
+
+def _unit(field_name: str, unit: str) -> dict[str, Any]:
+    return {"matcher": {"id": "byName", "options": field_name},
+            "properties": [{"id": "unit", "value": unit}]}  # fmt: skip
+
+
+def pool() -> dict[str, Any]:
+    items: list[Panel | Row] = [
+        Row("Vdev tree"),
+        table("Vdevs", [
+            I(f"max by (pool, vdev, class, state) (zmon_vdev_state{{{P}}} == 1)"),
+            I(f"max by (pool, vdev, class, device, type, parent) (zmon_vdev_info{{{P}}})"),
+            I(f"max by (pool, vdev, class) (zmon_vdev_read_errors_total{{{P}}})"),
+            I(f"max by (pool, vdev, class) (zmon_vdev_write_errors_total{{{P}}})"),
+            I(f"max by (pool, vdev, class) (zmon_vdev_checksum_errors_total{{{P}}})"),
+        ], rename={"state": "State", "Value #C": "Read errors", "Value #D": "Write errors",
+                   "Value #E": "Checksum errors"},
+              hide=("Time", "Value #A", "Value #B"), height=10,
+              description="The vdev tree as zpool status shows it: state, disk and error "
+                          "counters per vdev (parent names the vdev above)."),
+        Row("Scan"),
+        timeseries("Scan progress", [T(f"zmon_pool_scan_progress_ratio{{{P}}} and on(instance, "
+                                       f"job, pool) (max by (instance, job, pool) "
+                                       f"(zmon_pool_scan_in_progress{{{P}}}) == 1)", "{{pool}}")],
+                   unit="percentunit", min=0, max=1, width=8),
+        timeseries("Scan ETA", [T(f"zmon:pool_scan_eta:seconds{{{P}}}", "{{pool}} (rate)"),
+                                T(f"zmon_pool_scan_remaining_seconds{{{P}}}",
+                                  "{{pool}} (zpool estimate)")],
+                   unit="s", min=0, width=8,
+                   description="Time left at the issue rate of the last 30m, and as zpool "
+                               "estimates it."),
+        timeseries("Scan issue rate", [T(f"zmon:pool_scan_issued_bytes:rate{{{P}}}", "{{pool}}")],
+                   unit="Bps", min=0, width=8),
+        stat("Since last scrub", [T(f"time() - zmon_pool_last_scrub_end_time_seconds{{{P}}}",
+                                    "{{pool}}")],
+             unit="s", thresholds=[(None, "green"), (30 * 86400, "orange"), (35 * 86400, "red")]),
+        stat("Last scrub errors", [T(f"zmon_pool_last_scrub_errors{{{P}}}", "{{pool}}")],
+             thresholds=OK_BAD),
+        stat("Data errors", [T(f"zmon_pool_data_errors{{{P}}}", "{{pool}}")], thresholds=OK_BAD),
+        stat("Scan running", [T(f"zmon_pool_scan_in_progress{{{P}}} == 1",
+                                "{{pool}} {{function}}")],
+             description="Empty when no scan runs."),
+        Row("Capacity"),
+        timeseries("Capacity", [T(f"zmon:pool_capacity:ratio{{{P}}}", "{{pool}}")],
+                   unit="percentunit", min=0, max=1, width=8,
+                   thresholds=[(None, "green"), (0.8, "orange"), (0.9, "red")],
+                   custom={"thresholdsStyle": {"mode": "line"}}),
+        timeseries("Fragmentation", [T(f"zmon_pool_fragmentation_ratio{{{P}}}", "{{pool}}")],
+                   unit="percentunit", min=0, max=1, width=8),
+        timeseries("Space", [T(f"zmon_pool_allocated_bytes{{{P}}}", "{{pool}} allocated"),
+                             T(f"zmon_pool_free_bytes{{{P}}}", "{{pool}} free")],
+                   unit="bytes", min=0, width=8),
+        Row("Errors and events"),
+        bars("New vdev errors", [
+            T(f"sum by (pool, vdev) (increase(zmon_vdev_checksum_errors_total{{{P}}}[{RI}]))",
+              "{{vdev}} checksum"),
+            T(f"sum by (pool, vdev) (increase(zmon_vdev_read_errors_total{{{P}}}[{RI}]))",
+              "{{vdev}} read"),
+            T(f"sum by (pool, vdev) (increase(zmon_vdev_write_errors_total{{{P}}}[{RI}]))",
+              "{{vdev}} write"),
+        ], min=0, description="Errors added per interval; a zpool clear shows as nothing."),
+        bars("ZFS events", [T(f"sum by (pool, class) (increase(zmon_zfs_events_total{{{P}}}"
+                              f"[{RI}]))", "{{pool}} {{class}}")],
+             min=0, description="zpool events by class (checksum, io, statechange, ...)."),
+    ]  # fmt: skip
+    return dashboard("zmon-pool", "zmon / Pool detail",
+                     "One host's pools: vdev tree, scrubs and resilvers with ETA, capacity, "
+                     "errors and events.",
+                     [_job(), _instance(), _pool()], items)  # fmt: skip
+
+
+def arc() -> dict[str, Any]:
+    hits = f"rate(zmon_arc_hits_total{{{H}}}[{RI}])"
+    misses = f"rate(zmon_arc_misses_total{{{H}}}[{RI}])"
+    ghosts = (f"(rate(zmon_arc_mru_ghost_hits_total{{{H}}}[{RI}]) + "
+              f"rate(zmon_arc_mfu_ghost_hits_total{{{H}}}[{RI}]))")  # fmt: skip
+    items: list[Panel | Row] = [
+        timeseries("ARC hit ratio", [T(f"{hits} / ({hits} + {misses})", "{{instance}}")],
+                   unit="percentunit", min=0, max=1, width=8),
+        timeseries("ARC size", [T(f"zmon_arc_size_bytes{{{H}}}", "{{instance}} size"),
+                                T(f"zmon_arc_target_size_bytes{{{H}}}", "{{instance}} target"),
+                                T(f"zmon_arc_max_size_bytes{{{H}}}", "{{instance}} max")],
+                   unit="bytes", min=0, width=8),
+        timeseries("Ghost hits against hits", [
+            T(hits, "{{instance}} hits/s"),
+            T(f"rate(zmon_arc_mru_ghost_hits_total{{{H}}}[{RI}])", "{{instance}} MRU ghost/s"),
+            T(f"rate(zmon_arc_mfu_ghost_hits_total{{{H}}}[{RI}])", "{{instance}} MFU ghost/s"),
+        ], unit="ops", min=0, width=8, custom={"scaleDistribution": {"type": "log", "log": 10}},
+                   description="Ghost hits are reads of blocks the ARC just evicted: many of "
+                               "them against hits mean the ARC is too small."),
+        timeseries("Slowdowns and ghost hits", [
+            T(f"{ghosts} / {hits}", "{{instance}} ghost/hit ratio"),
+            T(f"sum by (instance) (rate(zmon_pool_txg_sync_duration_seconds_sum{{{H}}}[{RI}])) "
+              f"/ sum by (instance) (rate(zmon_pool_txg_sync_duration_seconds_count{{{H}}}[{RI}]))",
+              "{{instance}} mean txg sync (s)"),
+            T(f"sum by (instance) (rate(zmon_vdev_slow_ios_total{{{H}}}[{RI}]))",
+              "{{instance}} slow I/Os/s"),
+        ], width=24, min=0,
+                   overrides=[{"matcher": {"id": "byRegexp", "options": ".*ghost/hit ratio"},
+                               "properties": [{"id": "unit", "value": "percentunit"},
+                                              {"id": "custom.axisPlacement", "value": "right"}]}],
+                   description="Ghost-hit ratio, txg sync time and slow I/Os on one time axis: "
+                               "a too-small ARC shows as ghost hits rising with sync time."),
+        timeseries("L2ARC hit ratio", [
+            T(f"rate(zmon_arc_l2_hits_total{{{H}}}[{RI}]) / (rate(zmon_arc_l2_hits_total{{{H}}}"
+              f"[{RI}]) + rate(zmon_arc_l2_misses_total{{{H}}}[{RI}]))", "{{instance}}"),
+        ], unit="percentunit", min=0, max=1, width=8),
+        timeseries("L2ARC size", [T(f"zmon_arc_l2_size_bytes{{{H}}}", "{{instance}}")],
+                   unit="bytes", min=0, width=8),
+        bars("L2ARC errors", [
+            T(f"increase(zmon_arc_l2_io_errors_total{{{H}}}[{RI}])", "{{instance}} I/O"),
+            T(f"increase(zmon_arc_l2_checksum_errors_total{{{H}}}[{RI}])", "{{instance}} checksum"),
+        ], min=0, width=8),
+        timeseries("Pool throughput", [
+            T(f"sum by (instance, pool) (rate(zmon_pool_txg_read_bytes_total{{{H}}}[{RI}]))",
+              "{{instance}} {{pool}} read"),
+            T(f"sum by (instance, pool) (rate(zmon_pool_txg_written_bytes_total{{{H}}}[{RI}]))",
+              "{{instance}} {{pool}} written"),
+        ], unit="Bps", min=0),
+        timeseries("txg sync time (p99)", [
+            T(f"histogram_quantile(0.99, sum by (instance, pool, le) "
+              f"(rate(zmon_pool_txg_sync_duration_seconds_bucket{{{H}}}[{RI}])))",
+              "{{instance}} {{pool}}"),
+        ], unit="s", min=0),
+    ]  # fmt: skip
+    return dashboard("zmon-arc", "zmon / ARC and performance",
+                     "ARC hit ratio from rate(), ghost hits against hits, L2ARC, pool I/O and "
+                     "slowdowns on one time axis.",
+                     [_job(), _instance()], items)  # fmt: skip
+
+
+def disks() -> dict[str, Any]:
+    device = query_variable("device", "Disk", f"label_values(zmon_disk_smart_up{{{H}}}, device)")
+    items: list[Panel | Row] = [
+        table("Disks", [
+            I(f"max by (device, model, serial) (zmon_disk_info{{{D}}})"),
+            I(f"max by (device, pool, vdev) (zmon:vdev_device:info{{{D}}})"),
+            I(f"max by (device) (zmon_disk_smart_passed{{{D}}})"),
+            I(f"max by (device) (zmon_disk_temperature_celsius{{{D}}})"),
+            I(f"max by (device) (zmon_disk_reallocated_sectors{{{D}}})"),
+            I(f"max by (device) (zmon_disk_pending_sectors{{{D}}})"),
+            I(f"max by (device) (zmon_disk_crc_errors_total{{{D}}})"),
+            I(f"max by (device) (zmon_disk_standby{{{D}}})"),
+        ], rename={"Value #C": "SMART passed", "Value #D": "°C", "Value #E": "Reallocated",
+                   "Value #F": "Pending", "Value #G": "CRC errors", "Value #H": "Asleep"},
+              hide=("Time", "Value #A", "Value #B"), height=10,
+              description="One row per disk, with the pool and vdev it serves."),
+        timeseries("Temperature", [T(f"zmon_disk_temperature_celsius{{{D}}}", "{{device}}")],
+                   unit="celsius",
+                   thresholds=[(None, "green"), (50, "orange"), (60, "red")],
+                   custom={"thresholdsStyle": {"mode": "line"}}),
+        timeseries("Reallocated and pending sectors", [
+            T(f"zmon_disk_reallocated_sectors{{{D}}}", "{{device}} reallocated"),
+            T(f"zmon_disk_pending_sectors{{{D}}}", "{{device}} pending"),
+            T(f"zmon_disk_offline_uncorrectable_sectors{{{D}}}", "{{device}} uncorrectable"),
+        ], min=0),
+        bars("CRC errors and link events", [
+            T(f"increase(zmon_disk_crc_errors_total{{{D}}}[{RI}])", "{{device}} CRC"),
+            T(f"sum by (device, pattern) (increase(zmon_kernel_log_events_total{{{D}}}[{RI}]))",
+              "{{device}} {{pattern}}"),
+            T(f"sum by (device, action) (increase(zmon_disk_hotplug_events_total{{{D}}}[{RI}]))",
+              "{{device}} hotplug {{action}}"),
+        ], min=0, width=24,
+             description="Per-device link trouble: UDMA CRC errors, kernel-log events by "
+                         "pattern (link resets, timeouts, medium errors) and hotplug events."),
+        timeseries("NVMe wear", [T(f"zmon_disk_nvme_percentage_used_ratio{{{D}}}", "{{device}}")],
+                   unit="percentunit", min=0, max=1),
+        bars("NVMe media errors", [T(f"increase(zmon_disk_nvme_media_errors_total{{{D}}}[{RI}])",
+                                    "{{device}}")], min=0),
+    ]  # fmt: skip
+    return dashboard("zmon-disks", "zmon / Disks",
+                     "SMART, temperature, CRC and kernel-log events per disk, joined to vdevs.",
+                     [_job(), _instance(), device], items)  # fmt: skip
+
+
+def ups() -> dict[str, Any]:
+    ups_var = query_variable("ups", "UPS", f"label_values(zmon_ups_up{{{H}}}, ups)")
+    items: list[Panel | Row] = [
+        stat("UPS answering", [T(f"zmon_ups_up{{{U}}}", "{{ups}}")],
+             mappings=value_map(("1", "UP", "green"), ("0", "NO ANSWER", "red"))),
+        stat("On battery", [T(f'zmon_ups_status{{{U}, flag="OB"}}', "{{ups}}")],
+             mappings=value_map(("0", "MAINS", "green"), ("1", "ON BATTERY", "red"))),
+        stat("Battery charge", [T(f"zmon_ups_battery_charge_ratio{{{U}}}", "{{ups}}")],
+             unit="percentunit", thresholds=[(None, "red"), (0.5, "orange"), (0.8, "green")]),
+        stat("Runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", "{{ups}}")], unit="s",
+             thresholds=[(None, "red"), (600, "orange"), (1200, "green")]),
+        state_timeline("Status flags", [T(f"zmon_ups_status{{{U}}} == 1", "{{ups}} {{flag}}")],
+                       width=24, height=6),
+        timeseries("Load", [T(f"zmon_ups_load_ratio{{{U}}}", "{{ups}}")],
+                   unit="percentunit", min=0, width=8),
+        timeseries("Input voltage", [T(f"zmon_ups_input_voltage_volts{{{U}}}", "{{ups}}")],
+                   unit="volt", width=8),
+        timeseries("Battery runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", "{{ups}}")],
+                   unit="s", min=0, width=8),
+    ]  # fmt: skip
+    return dashboard("zmon-ups", "zmon / UPS", "UPS state, battery, load and input power.",
+                     [_job(), _instance(), ups_var], items)  # fmt: skip
+
+
+DASHBOARDS = {"zmon-fleet": fleet, "zmon-pool": pool, "zmon-arc": arc, "zmon-disks": disks,
+              "zmon-ups": ups}  # fmt: skip

@@ -1,0 +1,92 @@
+"""Grafana dashboards: generated, stable uids, variables, queries scoped by host, provisioning."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grafana import generate
+from grafana.boards import DASHBOARDS
+
+GRAFANA = Path(generate.__file__).parent
+BOARDS = {uid: build() for uid, build in DASHBOARDS.items()}
+
+
+def test_committed_dashboards_are_the_generator_output() -> None:
+    assert generate.main(["--check"]) == 0, "run python -m grafana.generate"
+
+
+def test_dashboard_uids_are_stable() -> None:
+    assert set(BOARDS) == {"zmon-fleet", "zmon-pool", "zmon-arc", "zmon-disks", "zmon-ups"}
+    for uid, board in BOARDS.items():
+        assert board["uid"] == uid
+        on_disk = json.loads((GRAFANA / "dashboards" / f"{uid}.json").read_text())
+        assert on_disk["uid"] == uid
+
+
+def _variables(board: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {v["name"]: v for v in board["templating"]["list"]}
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_dashboard_has_datasource_and_host_variables(uid: str) -> None:
+    variables = _variables(BOARDS[uid])
+    assert variables["datasource"]["type"] == "datasource"
+    assert variables["datasource"]["query"] == "prometheus"
+    assert variables["instance"]["type"] == "query"
+    assert variables["instance"]["includeAll"] and variables["instance"]["allValue"] == ".+"
+    if uid == "zmon-pool":
+        assert "$instance" in variables["pool"]["definition"]
+
+
+def _panels(board: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for p in board["panels"] if p["type"] != "row"]
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_every_panel_uses_the_datasource_variable(uid: str) -> None:
+    for panel in _panels(BOARDS[uid]):
+        assert panel["datasource"]["uid"] == "${datasource}", panel["title"]
+        for target in panel["targets"]:
+            assert target["datasource"]["uid"] == "${datasource}", panel["title"]
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_panels_fit_the_grid_and_have_unique_ids(uid: str) -> None:
+    panels = BOARDS[uid]["panels"]
+    assert len({p["id"] for p in panels}) == len(panels)
+    for p in panels:
+        grid = p["gridPos"]
+        assert 0 <= grid["x"] and grid["x"] + grid["w"] <= 24, p["title"]
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_every_zmon_query_is_scoped_to_the_selected_hosts(uid: str) -> None:
+    for panel in _panels(BOARDS[uid]):
+        for target in panel["targets"]:
+            expr = target["expr"]
+            for m in re.finditer(r"\b(zmon[_:][a-z0-9_:]+)(\{[^}]*\})?", expr):
+                assert m.group(2) and 'instance=~"$instance"' in m.group(2), (
+                    f"{panel['title']}: {m.group(0)} ignores the host variable"
+                )
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_legends_use_single_template_braces(uid: str) -> None:
+    for panel in _panels(BOARDS[uid]):
+        for target in panel["targets"]:
+            legend = target.get("legendFormat", "")
+            assert "{{{" not in legend and re.fullmatch(r"[^{}]*(\{\{\w+\}\}[^{}]*)*", legend), (
+                f"{panel['title']}: legend {legend!r}"
+            )
+
+
+def test_provisioning_example_points_at_the_dashboards() -> None:
+    provider = (GRAFANA / "provisioning" / "dashboards" / "zmon.yml").read_text()
+    datasource = (GRAFANA / "provisioning" / "datasources" / "zmon.yml").read_text()
+    assert "type: file" in provider and "path:" in provider and "folder: zmon" in provider
+    assert "type: prometheus" in datasource
