@@ -48,14 +48,15 @@ class PhaseRunner:
 
 def make_collector(
     host: DemoHost, name: str, *, runner: Runner | None = None, one_shot: bool = True,
-    shared: dict | None = None,  # type: ignore[type-arg]
+    shared: dict | None = None, options: dict | None = None,  # type: ignore[type-arg]
 ) -> Collector:  # fmt: skip
+    """Collector ``name`` as the demo configures it, ``options`` overriding its options."""
     cfg = demo_config(host)
     settings = cfg.collectors[name]
     ctx = Context(
         paths=cfg.paths,
         runner=runner or CommandRunner(binaries=cfg.binaries, default_timeout=10.0),
-        options=settings.options,
+        options={**settings.options, **(options or {})},
         platform=cfg.platform,
         shared={} if shared is None else shared,
         interval=settings.interval,
@@ -65,9 +66,11 @@ def make_collector(
     return collectors()[name](ctx)
 
 
-def collect(host: DemoHost, name: str, runner: Runner | None = None) -> MetricSet:
-    """One run of collector ``name`` against ``host``."""
-    collector = make_collector(host, name, runner=runner)
+def collect(
+    host: DemoHost, name: str, runner: Runner | None = None, **options: object
+) -> MetricSet:
+    """One run of collector ``name`` against ``host`` (``options`` override the demo's)."""
+    collector = make_collector(host, name, runner=runner, options=options)
     try:
         return collector.collect()
     finally:

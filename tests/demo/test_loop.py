@@ -21,7 +21,7 @@ def test_demo_loops_through_every_phase(tmp_path: Path) -> None:
     names = [n for n in collectors() if n not in NOT_HERE]
     running = {n: make_collector(host, n, runner=runner, shared=shared) for n in names}
     kern_log = host.paths.root(KERN_LOG)
-    seen, sizes, crc = [], [], []
+    seen, sizes, crc, media = [], [], [], []
     try:
         for k in range(2 * len(PHASES) + 1):
             loop, index = divmod(k, len(PHASES))
@@ -36,13 +36,19 @@ def test_demo_loops_through_every_phase(tmp_path: Path) -> None:
                         up = ms.sample_value("zmon_disk_smart_up", {"device": disk})
                         assert up == 1, (host.phase.name, disk)
                     crc.append(ms.sample_value("zmon_disk_crc_errors_total", {"device": "sdb"}))
+                    media.append(tuple(ms.sample_value(m, {"device": "sda"}) for m in (
+                        "zmon_disk_pending_sectors", "zmon_disk_reallocated_sectors")))  # fmt: skip
             sizes.append(kern_log.stat().st_size)
     finally:
         for collector in running.values():
             collector.close()
         host.stop()
     assert seen == [p.name for p in PHASES] * 2 + [PHASES[0].name]
+    # Each loop is a new host: its disks' counters start again from zero at "healthy".
     assert crc == [float(p.crc_errors) for p in PHASES] * 2 + [0.0]
+    expected = [(float(p.pending_sectors), float(p.reallocated_sectors)) for p in PHASES]
+    assert media == expected * 2 + [(0.0, 0.0)]
+    assert (8.0, 0.0) in media and (0.0, 8.0) in media  # pending, then reallocated
     assert sizes == sorted(sizes) and sizes[-1] > sizes[0]  # kern.log only grows
 
 

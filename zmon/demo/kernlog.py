@@ -3,9 +3,11 @@
 At refresh time each scenario gets ``kernel-new.txt``: the lines of the lab's ``dmesg`` that are
 new since the previous phase of the loop, then libata's messages for the faulty cable (a
 corrupted frame seen by the disk, ``ICRC ABRT``, or by the host, ``BadCRC``; link resets; the
-link slowed down step by step), in the formats Linux 6.1 prints them. Lines keep dmesg's
-``[seconds] message`` form there. When the demo enters a phase, the host appends them to
-``kern.log`` as rsyslog writes kernel messages: ``Mon DD HH:MM:SS host kernel: [uptime] ...``.
+link slowed down step by step), then the failing disk's uncorrectable reads (libata's ``UNC``
+media error, the SCSI disk's ``Medium Error`` sense, the block layer's ``I/O error``), in the
+formats Linux 6.1 prints them. Lines keep dmesg's ``[seconds] message`` form there. When the
+demo enters a phase, the host appends them to ``kern.log`` as rsyslog writes kernel messages:
+``Mon DD HH:MM:SS host kernel: [uptime] ...``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import random
 import re
 import time
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from zmon.demo.timeline import Phase
 
@@ -24,6 +27,10 @@ SPEEDS = (6.0, 3.0, 1.5)  # SATA generations 3, 2, 1
 _LINK_UP = {6.0: ("133", "300"), 3.0: ("123", "320"), 1.5: ("113", "310")}
 _DMESG = re.compile(r"^\[\s*(\d+(?:\.\d+)?)\](.*)$")
 MAX_BLOCKS = 5
+SECTORS_PER_READ = 8  # a failed 4 KiB read leaves its eight 512-byte sectors pending
+# Where ZFS data lives on the lab's disks: partition 1 from sector 2048, 1014 MiB, less the
+# vdev labels and boot area (4 MiB at the start, 512 KiB at the end).
+DATA_SECTORS = (2048 + 8192, 2048 + 2076672 - 1024)
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -115,6 +122,61 @@ def _block(port: str, rng: random.Random, host_seen: bool) -> list[str]:
         f"         res 41/84:08:{lo}/00:00:00:00:00/40 Emask 0x10 (ATA bus error)",
         f"{dev}: status: {{ DRDY ERR }}",
         f"{dev}: error: {{ ICRC ABRT }}",
+    ]
+
+
+class SataDisk(NamedTuple):
+    """A SATA disk as the kernel names it: ``sda``, its SCSI address ``0:0:0:0``, ``ata1``."""
+
+    name: str
+    hctl: str
+    port: str
+
+
+def media_lines(disk: SataDisk, previous: Phase, phase: Phase, start: float) -> list[str]:
+    """The kernel's messages (dmesg form, from ``start``) for sectors newly pending in ``phase``.
+
+    One failed NCQ read of 4 KiB per ``SECTORS_PER_READ`` sectors: libata's error handler
+    reports the disk's uncorrectable error (``UNC``, a media error), the SCSI disk driver the
+    sense data libata made of it, the block layer the failed request. Tags and sectors are
+    drawn from a generator seeded with the phase name, so a refresh writes the same lines.
+    """
+    new = phase.pending_sectors - previous.pending_sectors
+    if new <= 0:
+        return []
+    rng = random.Random(f"{phase.name} media")
+    out: list[str] = []
+    t = start
+    for _ in range(math.ceil(new / SECTORS_PER_READ)):
+        lines = _unc_block(disk, rng)
+        out += [_dmesg(t + k * 0.000004, line) for k, line in enumerate(lines)]
+        t += 2.0 + rng.random() * 3.0
+    return out
+
+
+def _unc_block(disk: SataDisk, rng: random.Random) -> list[str]:
+    """One READ FPDMA QUEUED the disk could not read, as libata, sd and the block layer log it."""
+    dev, sd = f"{disk.port}.00", f"sd {disk.hctl}: [{disk.name}]"
+    tag = rng.randrange(32)
+    lba = rng.randrange(*DATA_SECTORS) & ~(SECTORS_PER_READ - 1)
+    lo = f"{lba & 0xFF:02x}:{(lba >> 8) & 0xFF:02x}:{(lba >> 16) & 0xFF:02x}"
+    cdb = " ".join(f"{b:02x}" for b in lba.to_bytes(4, "big"))
+    return [
+        f"{dev}: exception Emask 0x0 SAct 0x{1 << tag:x} SErr 0x0 action 0x0",
+        f"{dev}: irq_stat 0x40000008",
+        f"{dev}: failed command: READ FPDMA QUEUED",
+        f"{dev}: cmd 60/08:{tag << 3:02x}:{lo}/00:00:00:00:00/40 tag {tag} ncq dma 4096 in",
+        f"         res 41/40:08:{lo}/00:00:00:00:00/40 Emask 0x409 (media error) <F>",
+        f"{dev}: status: {{ DRDY ERR }}",
+        f"{dev}: error: {{ UNC }}",
+        f"{dev}: configured for UDMA/100",
+        f"{sd} tag#{tag} FAILED Result: hostbyte=DID_OK driverbyte=DRIVER_OK cmd_age=0s",
+        f"{sd} tag#{tag} Sense Key : Medium Error [current] ",
+        f"{sd} tag#{tag} Add. Sense: Unrecovered read error - auto reallocate failed",
+        f"{sd} tag#{tag} CDB: Read(10) 28 00 {cdb} 00 00 08 00",
+        f"I/O error, dev {disk.name}, sector {lba} op 0x0:(READ) flags 0x700 phys_seg 1 "
+        "prio class 2",
+        f"{disk.port}: EH complete",
     ]
 
 

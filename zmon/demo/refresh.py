@@ -4,10 +4,10 @@
 
 Copies, for each scenario in the demo timeline, the recorded command outputs zmon runs and the
 kstat files it reads, with a ``commands.tsv`` naming the exact command of each file. Events are
-split by event id so each phase carries only the events new in it; likewise ``kernel-new.txt``
-holds the kernel messages new in the phase (see ``kernlog``). Commands the lab did not run
-verbatim are derived from what it recorded, the smartctl reports of every disk included
-(see ``smartdata``).
+split by event id in capture order so each phase carries only the events new in it (see
+``split_in_capture_order``); likewise ``kernel-new.txt`` holds the kernel messages new in the
+phase (see ``kernlog``). Commands the lab did not run verbatim are derived from what it
+recorded, the smartctl reports of every disk included (see ``smartdata``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zmon.demo.kernlog import cable_lines, last_time, new_lines
+from zmon.demo.kernlog import SataDisk, cable_lines, last_time, media_lines, new_lines
 from zmon.demo.smartdata import SharedWriter, smart_recordings
-from zmon.demo.timeline import CABLE_FAULT_SERIAL, PHASES, Phase
+from zmon.demo.timeline import CABLE_FAULT_SERIAL, MEDIA_FAULT_SERIAL, PHASES, Phase
 
 DATA = Path(__file__).parent / "data"
 MAX_EVENTS_PER_PHASE = 400
@@ -48,6 +48,26 @@ def split_events(text: str) -> list[tuple[int, str]]:
         m = _EID.search(block)
         if m:
             out.append((int(m.group(1), 16), block + "\n\n"))
+    return out
+
+
+def split_in_capture_order(texts: dict[str, str]) -> dict[str, str]:
+    """Scenario -> its new events: those with an id above every scenario captured before it.
+
+    ``texts`` maps scenario names to their ``zpool events -v`` text. The lab captures its
+    scenarios in the order of their names, in one boot, so event ids grow along the whole run:
+    going by name gives each event to the first scenario that holds it. However the loop
+    orders the phases (04b's scrub runs before 04's finishes in the story), each event is
+    then replayed at most once a loop, and none is lost but the oldest ones beyond
+    ``MAX_EVENTS_PER_PHASE``.
+    """
+    out: dict[str, str] = {}
+    seen = -1
+    for scenario in sorted(texts):
+        events = split_events(texts[scenario])
+        new = [block for eid, block in events if eid > seen][-MAX_EVENTS_PER_PHASE:]
+        seen = max([seen, *(eid for eid, _ in events)])
+        out[scenario] = "".join(new)
     return out
 
 
@@ -103,6 +123,8 @@ def derived_recordings(dest: Path) -> list[str]:
         # reads nested and flat vdevs and name or guid keys alike, so it stands for this one.
         "zpool-status-int-flat.json": "zpool status -j --json-int -p -s -t -i -v",
         "zpool-status-P-L.txt": "zpool status -P -L",
+        # Options in the order the zpool collector gives them when it reads text.
+        "zpool-status-p-v-s.txt": "zpool status -p -s -v",
         # The iostat parser reads the -H table (the tree inferred) like the aligned one.
         "zpool-iostat-H-p-v-l-q.txt": "zpool iostat -v -p -l -q",
         # The lab ran -w without -v: pool histograms only, no per-vdev ones.
@@ -134,11 +156,12 @@ def derived_recordings(dest: Path) -> list[str]:
     return rows
 
 
-def cable_port(lsblk: dict[str, Any]) -> str | None:
-    """The ATA port (``ata2``) of the disk with the faulty cable, from its SCSI address."""
+def sata_disk(lsblk: dict[str, Any], serial: str) -> SataDisk | None:
+    """The kernel's names of the SATA disk with this serial: ``sdb``, ``1:0:0:0``, ``ata2``."""
     for dev in lsblk.get("blockdevices") or []:
-        if dev.get("serial") == CABLE_FAULT_SERIAL and dev.get("hctl"):
-            return f"ata{int(dev['hctl'].split(':')[0]) + 1}"
+        if dev.get("serial") == serial and dev.get("hctl"):
+            host = int(dev["hctl"].split(":")[0])
+            return SataDisk(dev["name"], dev["hctl"], f"ata{host + 1}")
     return None
 
 
@@ -146,7 +169,7 @@ def kernel_new(captures: Path, index: int) -> str:
     """Kernel messages new in phase ``index`` (dmesg form).
 
     The dmesg lines the previous phase of the loop did not have, then libata's messages for
-    the cable fault's CRC errors new in the phase.
+    the cable fault's CRC errors new in the phase, then the failing disk's failed reads.
     """
     phase: Phase = PHASES[index]
     previous: Phase = PHASES[index - 1]  # the loop: healthy follows resilvered
@@ -157,10 +180,14 @@ def kernel_new(captures: Path, index: int) -> str:
 
     lines = new_lines(dmesg(phase), dmesg(previous))
     lsblk_path = captures / PHASES[0].scenario / "lsblk.json"
-    port = cable_port(json.loads(lsblk_path.read_text())) if lsblk_path.exists() else None
-    if port is not None:
-        start = last_time(dmesg(phase).splitlines()) + 2.0
-        lines += cable_lines(port, previous, phase, start)
+    lsblk = json.loads(lsblk_path.read_text()) if lsblk_path.exists() else {}
+    start = last_time(dmesg(phase).splitlines()) + 2.0
+    cable = sata_disk(lsblk, CABLE_FAULT_SERIAL)
+    if cable is not None:
+        lines += cable_lines(cable.port, previous, phase, start)
+    media = sata_disk(lsblk, MEDIA_FAULT_SERIAL)
+    if media is not None:
+        lines += media_lines(media, previous, phase, max(start, last_time(lines) + 1.5))
     return "".join(line + "\n" for line in lines)
 
 
@@ -168,7 +195,9 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
     scen_root = outdir / "scenarios"
     if scen_root.exists():
         shutil.rmtree(scen_root)
-    prev_max = -1
+    events = split_in_capture_order({
+        p.scenario: (captures / p.scenario / "zpool-events-v.txt").read_text() for p in PHASES
+    })  # fmt: skip
     for index, phase in enumerate(PHASES):
         scen = captures / phase.scenario
         dest = scen_root / phase.scenario
@@ -190,10 +219,7 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
         if kernel:
             (dest / "kernel-new.txt").write_text(kernel)
         write_kstats(scen, dest)
-        events = split_events((scen / "zpool-events-v.txt").read_text())
-        new = [b for eid, b in events if eid > prev_max][-MAX_EVENTS_PER_PHASE:]
-        prev_max = max([prev_max, *(eid for eid, _ in events)])
-        (dest / "events-new.txt").write_text("".join(new))
+        (dest / "events-new.txt").write_text(events[phase.scenario])
     base = captures / PHASES[0].scenario / "arcstats.txt"
     shutil.copyfile(base, outdir / "arcstats.txt")
 

@@ -5,7 +5,8 @@ answers like the captured ``smartctl -a -j`` of the first one, every NVMe contro
 first one, with its own device name and serial number. QEMU's ATA emulation reports no pending,
 offline-uncorrectable or interface-CRC attribute and no link speed; they are added in smartctl's
 JSON shape (zero, 6.0 Gb/s), so the story's cable fault can show on one disk: attribute 199
-climbing and the link at 1.5 Gb/s, while the media counters stay at zero.
+climbing and the link at 1.5 Gb/s, while the media counters stay at zero. Its failing disk
+shows sectors pending (attribute 197), then reallocated (attribute 5), with the timeline.
 
 The commands recorded are the ones the smart collector runs (``zmon/collectors/smart.py``).
 """
@@ -17,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from zmon.demo.timeline import CABLE_FAULT_SERIAL, LINK_GBPS, Phase
+from zmon.demo.timeline import CABLE_FAULT_SERIAL, LINK_GBPS, MEDIA_FAULT_SERIAL, Phase
 
 SCAN = ("smartctl-scan-open.json", "smartctl --scan-open --json=c")
 SATA_TEMPLATE = "smartctl-a-j-sata0.json"
@@ -88,8 +89,13 @@ def _with_argv(doc: dict[str, Any], argv: str) -> dict[str, Any]:
 
 
 def sata_report(template: dict[str, Any], path: str, serial: str, argv: str,
-                crc_errors: int = 0, link_gbps: float = LINK_GBPS) -> dict[str, Any]:  # fmt: skip
-    """The template SATA report as another disk gives it, with the added attributes and speed."""
+                crc_errors: int = 0, link_gbps: float = LINK_GBPS, pending_sectors: int = 0,
+                reallocated_sectors: int = 0) -> dict[str, Any]:  # fmt: skip
+    """The template SATA report as another disk gives it, with the added attributes and speed.
+
+    The counts given are the raw values of attributes 199 (interface CRC errors), 197
+    (pending sectors) and 5 (reallocated sectors).
+    """
     doc = _with_argv(template, argv)
     doc["device"] = {**doc.get("device", {}), "name": path, "info_name": f"{path} [SAT]"}
     doc["serial_number"] = serial
@@ -97,7 +103,12 @@ def sata_report(template: dict[str, Any], path: str, serial: str, argv: str,
     present = {row.get("id") for row in table}
     for attr_id, name, flags in ADDED_ATTRIBUTES:
         if attr_id not in present:
-            table.append(_attribute(attr_id, name, flags, crc_errors if attr_id == 199 else 0))
+            table.append(_attribute(attr_id, name, flags, 0))
+    raw = {199: crc_errors, 197: pending_sectors, 5: reallocated_sectors}
+    for row in table:
+        if row.get("id") in raw:
+            value = raw[row["id"]]
+            row["raw"] = {"value": value, "string": str(value)}
     table.sort(key=lambda row: int(row.get("id", 0)))
     speed = {"max": _speed(LINK_GBPS, _SATA_MAX_MASK),
              "current": _speed(link_gbps, _SATA_VALUE[link_gbps])}  # fmt: skip
@@ -186,10 +197,14 @@ def smart_recordings(out: SharedWriter, captured: Path, phase: Phase) -> list[st
             continue
         argv = device_argv(path, dtype)
         if dtype == "sat":
-            faulty = serial == CABLE_FAULT_SERIAL
-            doc = sata_report(sata, path, serial, argv,
-                              crc_errors=phase.crc_errors if faulty else 0,
-                              link_gbps=phase.link_gbps if faulty else LINK_GBPS)  # fmt: skip
+            cable, media = serial == CABLE_FAULT_SERIAL, serial == MEDIA_FAULT_SERIAL
+            doc = sata_report(
+                sata, path, serial, argv,
+                crc_errors=phase.crc_errors if cable else 0,
+                link_gbps=phase.link_gbps if cable else LINK_GBPS,
+                pending_sectors=phase.pending_sectors if media else 0,
+                reallocated_sectors=phase.reallocated_sectors if media else 0,
+            )  # fmt: skip
         else:
             doc = nvme_report(nvme, path, serial, argv)
         file = out.write(f"derived-smartctl-{path.rsplit('/', 1)[1]}.json", _compact(doc))

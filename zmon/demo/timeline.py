@@ -1,10 +1,19 @@
 """The demo host's story: a loop through real fault scenarios, with ARC behaviour per phase.
 
-Alongside the pool story runs a cable fault on one mirror member (``CABLE_FAULT_SERIAL``, the
-disk ``sdb`` on ``ata2``): its SATA link starts corrupting frames when the checksum errors
-appear, the link is slowed down to 1.5 Gb/s, the interface CRC counter (ATA attribute 199)
-climbs until the disk is replaced, and the media counters stay at zero - the pattern that
-tells a cable or backplane fault from a dying disk.
+Alongside the pool story run two disk stories on tank's mirror members:
+
+- a cable fault (``CABLE_FAULT_SERIAL``, the disk ``sdb`` on ``ata2``): its SATA link starts
+  corrupting frames when the checksum errors appear, the link is slowed down to 1.5 Gb/s, the
+  interface CRC counter (ATA attribute 199) climbs until the disk is replaced, and the media
+  counters stay at zero - the pattern that tells a cable or backplane fault from a dying disk;
+- media going bad during the resilver (``MEDIA_FAULT_SERIAL``, the disk ``sda`` on ``ata1``,
+  the only source the resilver reads from): a read fails with an uncorrectable error, the
+  disk counts the sectors as pending (ATA attribute 197), and once the resilver is over and
+  the sectors are rewritten it remaps them (attribute 5, reallocated) - a dying disk. The
+  pool's recordings are the lab's, where that read did not fail: ``zpool status`` and
+  ``zpool events`` show no read error on it.
+
+A loop restart is a new host: every counter starts again from zero at "healthy".
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 CABLE_FAULT_SERIAL = "ZLSATA1"  # tank's second mirror member, sdb on ata2
+MEDIA_FAULT_SERIAL = "ZLSATA0"  # tank's first mirror member, sda on ata1
 LINK_GBPS = 6.0  # the link speed of every healthy SATA disk
 
 
@@ -24,6 +34,8 @@ class Phase:
     demo UPS's input power for the phase. ``crc_errors`` and ``link_gbps`` are the faulty
     cable's disk as smartctl reads it in the phase (ATA attribute 199 raw value, current
     link speed); the kernel log gets libata errors for the CRC errors new in the phase.
+    ``pending_sectors`` and ``reallocated_sectors`` are the failing disk's attributes 197 and
+    5 (raw values); the kernel log gets a failed read for each 8 sectors newly pending.
     """
 
     name: str
@@ -35,20 +47,27 @@ class Phase:
     on_battery: bool = False
     crc_errors: int = 0
     link_gbps: float = LINK_GBPS
+    pending_sectors: int = 0
+    reallocated_sectors: int = 0
 
 
+# The scrub phase replays 04b, the lab's second scrub of tank, captured after 04's scrub had
+# finished: 02's scrub was too slow for zpool to print an estimate ("... to go"). Events are
+# split in capture order (``refresh.split_in_capture_order``), so each is replayed once a
+# loop: the scrub phase logs the start of 04b's scrub, scrub-finished the whole life of the
+# scrub its zpool status reports (started, paused, resumed, finished).
 PHASES: tuple[Phase, ...] = (
     Phase("healthy", "01-healthy", 4000, 60, 2, 1),
-    Phase("scrub", "02-scrub-in-progress", 3500, 400, 20, 10),
+    Phase("scrub", "04b-scrub-in-progress-eta", 3500, 400, 20, 10),
     Phase("scrub-finished", "04-scrub-finished", 4000, 80, 3, 1),
     Phase("checksum-errors", "05-checksum-errors-repaired", 3800, 120, 5, 2,
           crc_errors=3, link_gbps=1.5),
     Phase("degraded", "09-degraded-offline", 3000, 600, 150, 90, on_battery=True,
           crc_errors=27, link_gbps=1.5),
     Phase("resilvering", "13-resilver-in-progress", 2500, 900, 400, 250, on_battery=True,
-          crc_errors=41, link_gbps=1.5),
+          crc_errors=41, link_gbps=1.5, pending_sectors=8),
     Phase("resilvering-later", "14-resilver-in-progress-later", 2500, 950, 450, 300,
-          crc_errors=44, link_gbps=1.5),
+          crc_errors=44, link_gbps=1.5, pending_sectors=8),
     Phase("resilvered", "15-resilver-finished", 3800, 150, 30, 15,
-          crc_errors=44, link_gbps=1.5),
+          crc_errors=44, link_gbps=1.5, reallocated_sectors=8),
 )  # fmt: skip
