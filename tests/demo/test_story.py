@@ -100,8 +100,6 @@ def test_scrub_phase_text_gives_the_estimated_time_to_go(tmp_path: Path) -> None
     assert ms.sample_value("zmon_zpool_status_source_info", source) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="zpool status -j prints no estimate and zmon's JSON "
-                   "parser derives none yet (zmon/parsers/zpool_status_json.py)")  # fmt: skip
 def test_scrub_phase_json_gives_the_estimated_time_to_go(tmp_path: Path) -> None:
     ms = _scrub_phase_zpool(tmp_path)  # zmon's default on OpenZFS 2.3: JSON
     tank = {"pool": "tank"}

@@ -235,3 +235,25 @@ def test_kernel_state_names_are_printed_names() -> None:
         pool = parse_zpool_status_json(json.dumps(doc)).pools[0]
         assert vdev_named(pool, "sda").state == printed, (state, aux)
         assert pool.complete
+
+
+def test_json_scan_gets_zpool_style_estimate() -> None:
+    """JSON has no rates: the pass counts give them, and an ETA only from 10 MiB/s on."""
+    from zmon.parsers.zpool_status_json import parse_zpool_status_json
+
+    doc = (
+        '{"output_version": {"command": "zpool status"}, "pools": {"tank": {"name": "tank",'
+        ' "state": "ONLINE", "scan_stats": {"function": "SCRUB", "state": "SCANNING",'
+        ' "start_time": 1000, "end_time": 0, "to_examine": 209514496, "examined": 209514496,'
+        ' "skipped": 172032, "processed": 0, "errors": 0, "bytes_per_scan": 0,'
+        ' "pass_start": 1001, "scrub_pause": 0, "scrub_spent_paused": 0,'
+        ' "issued_bytes_per_scan": 188702720, "issued": 188702720}}}}'
+    )
+    scan = parse_zpool_status_json(doc).pools[0].scans[0]
+    assert scan.remaining is None  # no clock yet: nothing estimated
+    scan.estimate(now=1001 + 5)  # 180 MiB in 5 s: 36 MiB/s
+    assert scan.issue_rate == 188702720 / 5
+    assert scan.remaining == int((209514496 - 172032 - 188702720) / (188702720 / 5))
+    slow = parse_zpool_status_json(doc).pools[0].scans[0]
+    slow.estimate(now=1001 + 600)  # 0.3 MiB/s: zpool says "no estimated completion time"
+    assert slow.issue_rate is not None and slow.remaining is None

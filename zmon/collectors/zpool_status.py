@@ -163,6 +163,11 @@ class ZpoolCollector(Collector):
         if status.source == "text":
             self._fill_guids(status)
             self._exact_error_counts(status)
+        else:  # JSON has the pass's counts but no rates: estimate them as zpool would
+            now = time.time()
+            for pool in status.pools:
+                for scan in pool.scans:
+                    scan.estimate(now)
         for pool in status.pools:
             if pool.warnings or pool.incomplete:
                 self._states.report(

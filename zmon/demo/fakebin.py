@@ -8,6 +8,7 @@ the kernel's event queue. Only the standard library is imported, to start fast.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
@@ -29,6 +30,44 @@ def lookup(phase_dir: Path, argv: list[str]) -> tuple[Path, int] | None:
         if shlex.split(command) == argv:
             return phase_dir / file, int(status)
     return None
+
+
+_SCAN_TIMES = ("start_time", "end_time", "pass_start", "scrub_pause")
+
+
+def time_anchor(phase_dir: Path, file: str) -> float | None:
+    """When ``file`` was recorded (Unix time), if the phase lists it in ``time-anchors.tsv``."""
+    try:
+        rows = (phase_dir / "time-anchors.tsv").read_text().splitlines()
+    except OSError:
+        return None
+    for row in rows:
+        name, _, stamp = row.partition("\t")
+        if name == file:
+            return float(stamp)
+    return None
+
+
+def shift_json_times(data: bytes, delta: float) -> bytes:
+    """Move the times of each scan in progress in a ``zpool status -j`` recording by ``delta``.
+
+    The scan is replayed as if recorded just now, so rates and time left, which are worked
+    out from "now minus the pass start", read as they did on the lab host. Finished scans
+    and unset times (0) keep their recorded values.
+    """
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return data
+    step = int(delta)
+    for pool in (doc.get("pools") or {}).values():
+        stats = pool.get("scan_stats") if isinstance(pool, dict) else None
+        if not isinstance(stats, dict) or str(stats.get("state", "")).upper() != "SCANNING":
+            continue
+        for key in _SCAN_TIMES:
+            if isinstance(stats.get(key), int) and stats[key]:
+                stats[key] += step
+    return json.dumps(doc, indent=1).encode() + b"\n"
 
 
 def follow_events(root: Path) -> int:
@@ -71,9 +110,13 @@ def main(name: str, args: list[str], root: str) -> int:
         return 2
     path, status = found
     try:
-        sys.stdout.buffer.write(path.read_bytes())
+        data = path.read_bytes()
     except OSError:
-        pass
+        data = b""
+    anchor = time_anchor(base / "current", path.name)
+    if anchor is not None:
+        data = shift_json_times(data, time.time() - anchor)
+    sys.stdout.buffer.write(data)
     sys.stdout.flush()
     return status
 

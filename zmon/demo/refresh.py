@@ -107,6 +107,28 @@ def _zfs_properties(text: str) -> dict[str, dict[str, str]]:
     return props
 
 
+def time_anchors(dest: Path) -> list[str]:
+    """``time-anchors.tsv`` rows: when each JSON status with a scan in progress was recorded.
+
+    The lab did not log wall times per command, but its text status of the same moment
+    prints the issue rate: the pass started at ``pass_start`` and had issued
+    ``issued_bytes_per_scan`` bytes at that rate, which dates the recording.
+    """
+    from zmon.parsers.zpool_status import parse_zpool_status
+
+    text, js = dest / "zpool-status-p-v-s.txt", dest / "zpool-status-int-flat.json"
+    if not (text.exists() and js.exists()):
+        return []
+    rates = {p.name: p.scan.issue_rate for p in parse_zpool_status(text.read_bytes()).pools
+             if p.scan is not None and p.scan.state == "in_progress" and p.scan.issue_rate}
+    for pool in parse_zpool_status(js.read_bytes()).pools:
+        scan = pool.scan
+        rate = rates.get(pool.name)
+        if scan is not None and rate and scan.pass_start and scan.pass_issued:
+            return [f"{js.name}\t{scan.pass_start + scan.pass_issued / rate:.0f}"]
+    return []
+
+
 def derived_recordings(dest: Path) -> list[str]:
     """Recordings for commands the lab did not run verbatim, made from what it did record.
 
@@ -211,6 +233,9 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
                 shutil.copyfile(scen / file, dest / file)
                 rows.append(line)
         rows += derived_recordings(dest)
+        anchors = time_anchors(dest)
+        if anchors:
+            (dest / "time-anchors.tsv").write_text("\n".join(anchors) + "\n")
         earlier = [scen_root / p.scenario for p in PHASES[:index]]
         shared = SharedWriter(dest, earlier)
         rows += smart_recordings(shared, captures / PHASES[0].scenario, phase)

@@ -161,6 +161,10 @@ def _scans(stats: Mapping[str, Any], tz: tzinfo | None) -> list[Scan]:
             scan.to_issue = scan.to_examine - (skipped or 0)
         scan.processed = _num(stats.get("processed"))
         scan.errors = _num(stats.get("errors"))
+        scan.pass_start = _time(stats.get("pass_start"), tz)
+        scan.pass_examined = _num(stats.get("bytes_per_scan"))
+        scan.pass_issued = _num(stats.get("issued_bytes_per_scan"))
+        scan.pass_paused_seconds = _num(stats.get("scrub_spent_paused"))
         if scan.active and scan.issued is not None and scan.to_issue:
             scan.progress = min(1.0, scan.issued / scan.to_issue)
         if state == "finished" and scan.start_time and scan.end_time:

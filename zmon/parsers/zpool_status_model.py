@@ -47,11 +47,37 @@ class Scan:
     remaining: int | None = None
     vdev: str | None = None
     text: str = ""
+    # This pass's start and byte counts, as JSON gives them (text prints rates instead).
+    pass_start: float | None = None
+    pass_examined: int | None = None
+    pass_issued: int | None = None
+    pass_paused_seconds: float | None = None
 
     @property
     def active(self) -> bool:
         """Started and not finished or canceled (running or paused)."""
         return self.state in ("in_progress", "paused")
+
+    def estimate(self, now: float) -> None:
+        """Fill rates and time left from this pass's counts, as ``zpool status`` does.
+
+        zpool divides the pass's bytes by the pass's running time (pauses excluded) and only
+        prints "N to go" from 10 MiB/s on; below that it says "no estimated completion
+        time", and so does this (``remaining`` stays None). JSON output carries the counts
+        but no rates, so this is how a JSON reading gets the same estimate.
+        """
+        if self.state != "in_progress" or self.pass_start is None or self.pass_issued is None:
+            return
+        elapsed = max(1.0, now - self.pass_start - (self.pass_paused_seconds or 0.0))
+        self.issue_rate = self.pass_issued / elapsed
+        if self.pass_examined is not None:
+            self.examine_rate = self.pass_examined / elapsed
+        if self.to_issue is not None and self.issued is not None and self.to_issue >= self.issued:
+            if self.issue_rate >= ESTIMATE_MIN_RATE:
+                self.remaining = int((self.to_issue - self.issued) / self.issue_rate)
+
+
+ESTIMATE_MIN_RATE = 10 * 1024 * 1024  # zpool prints no estimate below 10 MiB/s
 
 
 @dataclass
