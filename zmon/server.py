@@ -109,8 +109,10 @@ def landing_page(snapshot: Snapshot, title: str) -> str:
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
 body {{ font-family: sans-serif; margin: 2em; }}
-table {{ border-collapse: collapse; margin-bottom: 1.5em; }} td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
-tr.ok td:nth-child(2) {{ color: #070; }} tr.bad td:nth-child(2) {{ color: #b00; font-weight: bold; }}
+table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
+td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
+tr.ok td:nth-child(2) {{ color: #070; }}
+tr.bad td:nth-child(2) {{ color: #b00; font-weight: bold; }}
 tr.idle td:nth-child(2),
 tr.pending td:nth-child(2) {{ color: #777; }}
 </style></head>

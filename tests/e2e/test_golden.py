@@ -36,7 +36,8 @@ VOLATILE = re.compile(
 
 def normalize(text: str) -> str:
     """Drop volatile samples, and the start time of scans in progress (replayed as if now)."""
-    running = set(re.findall(r'^zmon_pool_scan_in_progress\{[^}]*pool="([^"]+)"\} 1\.0$', text, re.M))
+    in_progress = r'^zmon_pool_scan_in_progress\{[^}]*pool="([^"]+)"\} 1\.0$'
+    running = set(re.findall(in_progress, text, re.M))
     starts = tuple(f'zmon_pool_scan_start_time_seconds{{pool="{p}"}}' for p in running)
     return "".join(
         line + "\n"
@@ -67,7 +68,9 @@ def _settled(zmon: ZmonProcess, timeout: float = 60) -> str:
         text = zmon.metrics()
         pending = [
             m.group(1)
-            for m in re.finditer(r'^zmon_collector_interval_seconds\{collector="([^"]+)"', text, re.M)
+            for m in re.finditer(
+                r'^zmon_collector_interval_seconds\{collector="([^"]+)"', text, re.M
+            )
             if f'zmon_collector_success{{collector="{m.group(1)}"}}' not in text
         ]
         current = normalize(text)

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from zmon import logs
-from zmon.devnames import whole_disk_name
 from zmon.collectors._follower import ProcessFollower
+from zmon.devnames import whole_disk_name
 from zmon.metrics import MetricSet
 from zmon.parsers.zpool_events import EventStreamParser, ZfsEvent, parse_zpool_events
 from zmon.registry import Collector, Context, NoDataError, Option, register, register_parse_kind
