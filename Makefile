@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 LISTEN ?= 127.0.0.1:10124
 
-.PHONY: demo test test-fast lint system-deps golden clean
+.PHONY: demo test test-fast lint system-deps golden rules clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,5 +35,31 @@ lint: $(VENV)/.installed
 golden: $(VENV)/.installed
 	$(PY) -m pytest --update-golden -q
 
+## Re-render alert_rules/zmon.rules.yml and the Grafana dashboards from their generators.
+rules: $(VENV)/.installed
+	$(PY) -m alert_rules.generate
+	$(PY) -m grafana.generate
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
+
+# ---------------------------------------------------------------------------------------------
+# Real OpenZFS lab (tests/lab/): OpenZFS 2.1.11 and 2.3.2 kernel modules in a qemu VM (TCG, no
+# KVM needed), zmon serving inside, scraped from the host. Needs root (apt, dkms) and network
+# on the first run; artifacts are cached in $(ZMON_LAB_CACHE), keyed by versions and scripts.
+ZMON_LAB_CACHE ?= /var/cache/zmon-lab
+export ZMON_LAB_CACHE
+.PHONY: lab lab-test lab-capture
+
+## Build (or reuse from the cache) the lab: kernel, OpenZFS modules, guest images, zmon layer.
+lab: $(VENV)/.installed
+	bash tests/lab/host-deps.sh fuse
+	ZMON_LAB_PYTHON=$(abspath $(PY)) bash tests/lab/build.sh
+
+## Build the lab (cached) and run its tests: both OpenZFS versions live, zfs-fuse, the table.
+lab-test: lab
+	ZMON_LAB=1 $(PY) -m pytest tests/lab -ra
+
+## Run the lab and write fresh real outputs into tests/fixtures/lab/<version>/<step>/.
+lab-capture: lab
+	ZMON_LAB=1 $(PY) -m tests.lab.capture

@@ -1,0 +1,1 @@
+"""Real OpenZFS lab: VM images, the live test against zmon, zfs-fuse."""

@@ -1,0 +1,58 @@
+"""`make lab-capture`: fresh real outputs into tests/fixtures/lab/<version>/<step>/.
+
+Runs the live lab with the guest saving, at every step, the outputs zmon's collectors read
+(tests/lab/guest/driver.sh, `capture`) plus zmon's own exposition (metrics.prom). The
+hermetic tests read these files, so they track what real OpenZFS prints.
+Usage: python -m tests.lab.capture [VERSION...]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tests.lab.checks import VERSIONS
+from tests.lab.session import run_lab
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
+
+
+def progress(msg: str) -> None:
+    print(f"[lab {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def capture(version: str) -> int:
+    with tempfile.TemporaryDirectory(prefix=f"zmon-lab-capture-{version}-") as tmp:
+        run = run_lab(version, Path(tmp), capture=True, progress=progress)
+        sys.stdout.write(run.report())
+        src = Path(tmp) / "ctl" / "captures"
+        if src.is_dir():  # what zmon made of it, row by row
+            (src / "report.txt").write_text(run.report())
+        if run.error or not src.is_dir():
+            print(run.logs)
+            print(f"lab-capture {version}: run failed ({run.error}); fixtures left unchanged")
+            return 1
+        dest = FIXTURES / version
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(src, dest)
+        size = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file())
+        print(f"lab-capture {version}: {len(list(dest.iterdir()))} steps, {size // 1024} KiB "
+              f"in {dest}")  # fmt: skip
+        if run.failures:
+            print(f"lab-capture {version}: note {len(run.failures)} failing live checks")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    versions = argv or list(VERSIONS)
+    with ThreadPoolExecutor(max_workers=int(os.environ.get("ZMON_LAB_PARALLEL", "2"))) as pool:
+        return max(pool.map(capture, versions))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,133 @@
+"""One lab run: boot the VM, follow the guest through every step, check and record zmon.
+
+Used by the live test (tests/lab/test_live.py) and by `make lab-capture`
+(tests/lab/capture.py), so both see exactly the same sequence.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.lab import checks
+from tests.lab.engine import Result, StepRunner, filter_exposition
+from tests.lab.labvm import GUEST_PORT, LabError, LabVM, Manifest
+
+# Collection in the VM. TCG runs tens of times slower than hardware, so the lab shortens the
+# intervals (a step is seen within seconds) but lengthens the hard timeouts.
+DEFAULT_INTERVAL = 5.0
+INTERVALS = {"smart": 60.0, "datasets": 15.0, "dedup": 30.0, "devices": 30.0}
+MIN_TIMEOUT = 30.0
+# Collector options for the VM, applied only when the collector declares the option.
+OPTIONS = {("smart", "jitter"): "0"}
+
+
+def zmon_args() -> list[str]:
+    """`zmon serve` flags for the guest, from the collectors this tree registers."""
+    from zmon.registry import collectors
+
+    args = ["--web.listen-address", f":{GUEST_PORT}", "--log.format", "json",
+            "--path.state-dir", "/var/lib/zmon"]  # fmt: skip
+    for name, cls in sorted(collectors().items()):
+        args += [f"--collector.{name}.interval", str(INTERVALS.get(name, DEFAULT_INTERVAL)),
+                 f"--collector.{name}.timeout", str(max(MIN_TIMEOUT, cls.default_timeout))]
+        for opt in cls.options:
+            value = OPTIONS.get((name, opt.name))
+            if value is not None:
+                args += [f"--collector.{name}.{opt.name.replace('_', '-')}", value]
+    return args
+
+
+@dataclass
+class LabRun:
+    version: str
+    run_dir: Path
+    results: list[Result] = field(default_factory=list)
+    steps_seen: list[str] = field(default_factory=list)
+    error: str = ""
+    logs: str = ""
+    seconds: float = 0.0
+
+    @property
+    def failures(self) -> list[Result]:
+        return [r for r in self.results if not r.ok and not r.pending]
+
+    def report(self) -> str:
+        counts = {
+            "ok": sum(r.ok and not r.pending for r in self.results),
+            "FAIL": len(self.failures),
+            "PENDING": sum(r.pending and not r.ok for r in self.results),
+            "PENDING-PASSES": sum(r.pending and r.ok for r in self.results),
+        }
+        head = (f"OpenZFS {self.version} lab run: {len(self.steps_seen)}/{len(checks.STEPS)} "
+                f"steps in {self.seconds:.0f} s; "
+                + ", ".join(f"{k} {v}" for k, v in counts.items()))  # fmt: skip
+        lines = [head, *(r.line() for r in self.results)]
+        if self.error:
+            lines.append(f"ERROR: {self.error}")
+        return "\n".join(lines) + "\n"
+
+
+def run_lab(version: str, run_dir: Path, *, capture: bool = False,
+            steps: Sequence[str] = checks.STEPS,
+            progress: Callable[[str], None] = lambda _m: None,
+            manifest: Manifest | None = None) -> LabRun:  # fmt: skip
+    """Boot, walk the steps, evaluate the table; never raises for a failing guest."""
+    manifest = manifest or Manifest.load()
+    if manifest is None:
+        raise LabError("the lab is not built (no lab.env); run `make lab`")
+    run = LabRun(version, run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    metrics_dir = run_dir / "metrics"
+    metrics_dir.mkdir(exist_ok=True)
+    t0 = time.monotonic()
+    alerts = _prometheus(run_dir, progress)
+    vm = LabVM(manifest, version, run_dir, zmon_args(), capture=capture, progress=progress)
+    try:
+        vm.start()
+        if alerts is not None:
+            alerts.start(vm.port)
+        runner = StepRunner(vm.get, version)
+        for step in steps:
+            facts = vm.wait_ready(step)
+            results, scrape = runner.run(step, facts, checks.CHECKS, checks.COLLECTORS)
+            if alerts is not None:
+                results += alerts.check(step, version, runner.facts)
+            (metrics_dir / f"{step}.prom").write_text(scrape.text)
+            if capture:
+                cap = vm.ctl / "captures" / step
+                cap.mkdir(parents=True, exist_ok=True)
+                (cap / "metrics.prom").write_text(
+                    filter_exposition(scrape.text, checks.keep_in_capture))
+                (cap / "facts.txt").write_text("".join(f"{k}={v}\n" for k, v in facts.items()))
+            run.results += results
+            run.steps_seen.append(step)
+            bad = [r for r in results if not r.ok and not r.pending]
+            progress(f"{version} {step}: {len(results) - len(bad)}/{len(results)} checks ok"
+                     + (f", FAILED: {'; '.join(r.description for r in bad)}" if bad else ""))
+            if step == steps[-1] and run.failures:
+                (vm.steps / "dump-threads").touch()  # zmon's thread stacks into its log
+            vm.ack(step)
+        vm.wait_poweroff(timeout=180)
+    except (LabError, OSError) as exc:
+        run.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        vm.stop()
+        if alerts is not None:
+            alerts.stop()
+        run.seconds = time.monotonic() - t0
+        run.logs = vm.logs()
+        (run_dir / "report.txt").write_text(run.report())
+    return run
+
+
+def _prometheus(run_dir: Path, progress: Callable[[str], None]):  # type: ignore[no-untyped-def]
+    """The Prometheus sidecar when ZMON_LAB_PROMETHEUS=1 (alert rules evaluated live)."""
+    if os.environ.get("ZMON_LAB_PROMETHEUS", "") not in ("1", "true", "yes"):
+        return None
+    from tests.lab.prometheus import AlertWatcher
+
+    return AlertWatcher(run_dir / "prometheus", progress)
