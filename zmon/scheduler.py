@@ -35,6 +35,8 @@ class CollectorState:
     interval: float
     timeout: float
     families: list[Metric] = field(default_factory=list)
+    # each family with its text exposition, rendered once per run (see Snapshot.rerender)
+    rendered: list[tuple[Metric, bytes]] = field(default_factory=list)
     success: bool | None = None
     has_data: bool = False
     last_duration: float = 0.0
@@ -44,6 +46,12 @@ class CollectorState:
     runs: dict[str, int] = field(
         default_factory=lambda: {"success": 0, "failure": 0, "timeout": 0, "nodata": 0}
     )
+
+    def publish(self, families: list[Metric]) -> None:
+        """Keep a run's families, rendered now, in the collector's own thread."""
+        rendered = [(fam, render([fam])) for fam in families]
+        self.families = families
+        self.rendered = rendered
 
     def stale(self, now_wall: float) -> bool:
         """Data is stale after a failed run, or when no success came for two intervals."""
@@ -94,15 +102,30 @@ class Snapshot:
         return self._exposition
 
     def rerender(self) -> None:
-        """Render all families once; serving then only copies bytes."""
+        """Assemble the exposition once; serving then only copies bytes.
+
+        Each collector's families were rendered when its run finished, so this joins bytes;
+        only a family name that several collectors share is merged and rendered here.
+        """
         now = time.time()
         with self._lock:
             states = [self._states[k] for k in sorted(self._states)]
-            families = _merge(f for s in states for f in s.families)
-            families += self_metrics(states, now, self.start_time)
             self._stale_seen = {s.name: s.stale(now) for s in states}
-        text = render(families)
-        self._exposition = Exposition(text, gzip.compress(text, compresslevel=6), now)
+            sources: dict[str, list[tuple[Metric, bytes | None]]] = {}
+            for s in states:
+                for fam, text in s.rendered:
+                    sources.setdefault(fam.name, []).append((fam, text))
+        for fam in self_metrics(states, now, self.start_time):
+            sources.setdefault(fam.name, []).append((fam, None))
+        parts = []
+        for items in sources.values():
+            only = items[0][1]
+            if len(items) == 1 and only is not None:
+                parts.append(only)
+            else:
+                parts.append(render(_merge(fam for fam, _ in items)))
+        text = b"".join(parts)
+        self._exposition = Exposition(text, gzip.compress(text, compresslevel=1), now)
 
     def staleness_changed(self) -> bool:
         now = time.time()
@@ -245,7 +268,7 @@ class CollectorWorker:
             if isinstance(exc, NoDataError):
                 self.state.success = True
                 self.state.has_data = False
-                self.state.families = []
+                self.state.publish([])
                 self.state.last_success = wall_start + duration
                 self.state.runs["nodata"] += 1
                 self._changes.report(self.state.name, "no data on this host", "info",
@@ -255,7 +278,7 @@ class CollectorWorker:
         else:
             result = box.get("result")
             families = result.families() if isinstance(result, MetricSet) else list(result or [])  # type: ignore[call-overload]
-            self.state.families = families
+            self.state.publish(families)
             self.state.success = True
             self.state.has_data = True
             self.state.last_error = ""
@@ -282,13 +305,14 @@ class Scheduler:
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._render_lock = threading.Lock()
+        self._dirty = threading.Event()
         self.on_stop: list[Callable[[], None]] = []  # e.g. kill the runner's live commands
 
     def add(self, collector: Collector, interval: float, timeout: float, jitter: float = 0) -> None:
         previous = self.snapshot.state(collector.name)
         state = CollectorState(collector.name, interval, timeout)
         if previous is not None:  # keep data across a reload
-            state.families = previous.families
+            state.families, state.rendered = previous.families, previous.rendered
             state.success = previous.success
             state.has_data = previous.has_data
             state.last_success = previous.last_success
@@ -296,7 +320,11 @@ class Scheduler:
         self.snapshot.add(state)
         self.workers[collector.name] = CollectorWorker(collector, state, self._updated, jitter)
 
-    def _updated(self, _: CollectorState) -> None:
+    def _updated(self, _: CollectorState | None) -> None:
+        """A run finished: re-render now, or leave it to the render thread once started."""
+        if self._ticker is not None and self._ticker.is_alive():
+            self._dirty.set()
+            return
         with self._render_lock:
             self.snapshot.rerender()
 
@@ -304,16 +332,20 @@ class Scheduler:
         for w in self.workers.values():
             w.collector.start()
         self.snapshot.rerender()
+        self._ticker = threading.Thread(target=self._render_loop, name="zmon-render", daemon=True)
+        self._ticker.start()
         for w in self.workers.values():
             w.start()
-        self._ticker = threading.Thread(target=self._tick, name="zmon-ticker", daemon=True)
-        self._ticker.start()
 
-    def _tick(self) -> None:
-        """Re-render when a collector turns stale without finishing a run (a hung source)."""
-        while not self._stop.wait(1.0):
-            if self.snapshot.staleness_changed():
-                self._updated(None)  # type: ignore[arg-type]
+    def _render_loop(self) -> None:
+        """Re-render after runs finish and when a collector turns stale without finishing
+        a run (a hung source). Runs that finish during a render share the next one, so a
+        slow render never holds a collector up (each one used to wait its turn)."""
+        while not self._stop.is_set():
+            if self._dirty.wait(1.0) or self.snapshot.staleness_changed():
+                self._dirty.clear()
+                with self._render_lock:
+                    self.snapshot.rerender()
 
     def run_all_once(self) -> None:
         """Run every collector once, in parallel, and wait (``zmon collect --once``)."""

@@ -137,3 +137,31 @@ def test_same_family_from_two_collectors_is_merged() -> None:
         w.run_once()
     text = s.snapshot.exposition.text.decode()
     assert text.count("# TYPE zmon_test_value gauge") == 1
+
+
+def test_a_slow_render_never_holds_collectors_up(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Runs that finish while the exposition is being joined share the next join."""
+    from zmon.scheduler import Snapshot
+
+    renders = []
+    original = Snapshot.rerender
+
+    def slow(self: Snapshot) -> None:
+        time.sleep(0.4)  # a large host on a slow CPU
+        original(self)
+        renders.append(time.monotonic())
+
+    monkeypatch.setattr(Snapshot, "rerender", slow)
+    c = Scripted(_ctx())
+    s = Scheduler()
+    s.add(c, interval=0.05, timeout=1)
+    s.start()
+    try:
+        time.sleep(1.5)
+        runs = s.snapshot.state("scripted").runs["success"]  # type: ignore[union-attr]
+        text = s.snapshot.exposition.text
+    finally:
+        s.stop()
+    assert runs >= 10, f"the collector waited for renders: {runs} runs in 1.5 s"
+    assert len(renders) <= 6, "renders were not coalesced"
+    assert b"zmon_test_value 1.0" in text

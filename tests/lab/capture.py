@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.lab.checks import VERSIONS
+from tests.lab.labvm import install_reaper
 from tests.lab.session import run_lab
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
@@ -49,6 +50,7 @@ def capture(version: str) -> int:
 
 
 def main(argv: list[str]) -> int:
+    install_reaper()
     versions = argv or list(VERSIONS)
     with ThreadPoolExecutor(max_workers=int(os.environ.get("ZMON_LAB_PARALLEL", "2"))) as pool:
         return max(pool.map(capture, versions))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab.labvm import Manifest
+from tests.lab.labvm import Manifest, install_reaper
 from tests.lab.session import LabRun, run_lab
 
 
@@ -82,5 +82,6 @@ def lab_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     selected = [item.callspec.params["version"] for item in request.session.items
                 if item.originalname == "test_live" and hasattr(item, "callspec")]  # fmt: skip
     base = os.environ.get("ZMON_LAB_RUN_DIR")
+    install_reaper()
     yield LabRuns(list(dict.fromkeys(selected)),
                   Path(base) if base else tmp_path_factory.mktemp("lab"))  # fmt: skip

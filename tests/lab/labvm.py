@@ -9,6 +9,7 @@ forwarded port in between.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -31,6 +32,38 @@ DISKS = (("sata", 4, "1G"), ("virt", 6, "512M"), ("nvme", 2, "1G"))
 
 class LabError(RuntimeError):
     """The VM or the guest driver did not do what the run needs."""
+
+
+# Every process a lab run starts (qemu, Prometheus, upsd, drivers) leads its own process
+# group; if the run is stopped (SIGTERM, SIGHUP, exit) those groups are killed too.
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def track(proc: subprocess.Popen[bytes] | None) -> None:
+    if proc is not None:
+        _CHILDREN[proc.pid] = proc
+
+
+def reap_children() -> None:
+    for pid, proc in list(_CHILDREN.items()):
+        if proc.poll() is None:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _CHILDREN.pop(pid, None)
+
+
+def install_reaper() -> None:
+    """Kill the lab's processes when this one is told to stop (call from the main thread)."""
+    atexit.register(reap_children)
+
+    def stop(signum: int, _frame: object) -> None:
+        reap_children()
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
 
 
 @dataclass(frozen=True)
@@ -161,6 +194,7 @@ class LabVM:
         with self.console.open("wb") as out:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
                                          stderr=subprocess.STDOUT, start_new_session=True)
+        track(self.proc)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -1,8 +1,9 @@
-"""Hook: a real Prometheus on the host scrapes the guest's zmon and evaluates alert_rules/.
+"""A real Prometheus on the host scrapes the guest's zmon and evaluates alert_rules/.
 
-Enabled with ZMON_LAB_PROMETHEUS=1. At each step the rows of checks.ALERTS for that step are
-checked against Prometheus' ALERTS series (an alert counts when it is pending or firing, so
-`for:` durations do not stretch the run).
+The rules are rendered with every duration scaled by checks.ALERT_SCALE (the rules' own
+test rendering), so windows of minutes fit the lab's timeline. At each step the rows of
+checks.ALERTS are checked against Prometheus' ALERTS series: an alert counts when it is
+pending or firing, so `for:` durations do not stretch the run.
 """
 
 from __future__ import annotations
@@ -16,12 +17,10 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+from alert_rules import generate
 from tests.lab import checks
 from tests.lab.engine import Result, Scrape, evaluate
-from tests.lab.labvm import LabError, free_port
-
-REPO = Path(__file__).resolve().parents[2]
-RULES = sorted((REPO / "alert_rules").glob("*.rules.yml"))
+from tests.lab.labvm import LabError, free_port, track
 
 
 class AlertWatcher:
@@ -35,14 +34,15 @@ class AlertWatcher:
     def start(self, zmon_port: int) -> None:
         binary = shutil.which("prometheus")
         if binary is None:
-            raise LabError("ZMON_LAB_PROMETHEUS=1 but no prometheus binary (apt-get install "
-                           "prometheus)")  # fmt: skip
+            raise LabError("no prometheus binary for the lab's alert checks "
+                           "(apt-get install prometheus)")  # fmt: skip
         self.dir.mkdir(parents=True, exist_ok=True)
         self.targets = [f"127.0.0.1:{zmon_port}"]
-        rules = "\n".join(f"  - {p}" for p in RULES)
+        rules = self.dir / "zmon.rules.yml"
+        rules.write_text(generate.render(scale=checks.ALERT_SCALE))
         (self.dir / "prometheus.yml").write_text(
-            "global:\n  scrape_interval: 2s\n  evaluation_interval: 2s\n"
-            f"rule_files:\n{rules}\n"
+            "global:\n  scrape_interval: 5s\n  evaluation_interval: 2s\n"
+            f"rule_files:\n  - {rules}\n"
             "scrape_configs:\n  - job_name: zmon\n    static_configs:\n"
             f"      - targets: ['{self.targets[0]}']\n")  # fmt: skip
         self.port = free_port()
@@ -52,7 +52,9 @@ class AlertWatcher:
              f"--storage.tsdb.path={self.dir / 'data'}",
              f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-        self.progress(f"prometheus on 127.0.0.1:{self.port} evaluating {len(RULES)} rule file(s)")
+        track(self.proc)
+        self.progress(f"prometheus on 127.0.0.1:{self.port} evaluating zmon's alert rules "
+                      f"(durations scaled by {checks.ALERT_SCALE:g})")  # fmt: skip
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -63,9 +65,11 @@ class AlertWatcher:
                 self.proc.kill()
                 self.proc.wait()
 
-    def alerts(self) -> Scrape:
-        """Prometheus' ALERTS series, as a scrape (name ALERTS, value 1)."""
-        q = urllib.parse.urlencode({"query": "ALERTS"})
+    def alerts(self, lookback: float = 0.0) -> Scrape:
+        """Prometheus' ALERTS series as a scrape (name ALERTS, value 1): active now, or with
+        `lookback`, active at any time in that many seconds before now."""
+        query = "ALERTS" if lookback <= 0 else f"max_over_time(ALERTS[{int(lookback) + 1}s])"
+        q = urllib.parse.urlencode({"query": query})
         url = f"http://127.0.0.1:{self.port}/api/v1/query?{q}"
         with urllib.request.urlopen(url, timeout=10) as r:
             data = json.load(r)
@@ -76,17 +80,24 @@ class AlertWatcher:
             lines.append(f"ALERTS{{{body}}} 1")
         return Scrape("\n".join(lines) + "\n")
 
-    def check(self, step: str, version: str, facts: dict[str, str] | None = None) -> list[Result]:
+    def check(self, step: str, version: str, facts: dict[str, str] | None = None,
+              since: float = 0.0) -> list[Result]:  # fmt: skip
+        """The step's ALERTS rows. An alert that must fire counts if it was active at any
+        time since `since` (host Unix time: the guest started the step then), since a short
+        scaled window may have closed again by now; a resolved alert must be gone now."""
         rows = [c for c in checks.ALERTS if c.applies(step, version)]
         if not rows:
             return []
+        facts = facts or {}
         deadline = time.monotonic() + max(c.settle for c in rows)
         while True:
-            scrape = self.alerts()
+            now = self.alerts()
+            seen = self.alerts(lookback=time.time() - since) if since else now
             out = []
             for c in rows:
-                ok, seen = evaluate(c, scrape, facts or {}, {})
-                out.append(Result(step, c, c.describe(facts or {}), ok, seen))
+                scrape = now if c.expect.text == "absent" else seen
+                ok, observed = evaluate(c, scrape, facts, {})
+                out.append(Result(step, c, c.describe(facts), ok, observed))
             if all(r.ok for r in out) or time.monotonic() > deadline:
                 return out
             time.sleep(2)

@@ -12,25 +12,36 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.helpers import IN_CI
 from tests.lab import checks
 from tests.lab.engine import Result, StepRunner, filter_exposition
-from tests.lab.labvm import GUEST_PORT, LabError, LabVM, Manifest
+from tests.lab.labvm import GUEST_PORT, LabError, LabVM, Manifest, track
+from tests.ups.nutlab import NutLab
 
 # Collection in the VM. TCG runs tens of times slower than hardware, so the lab shortens the
 # intervals (a step is seen within seconds) but lengthens the hard timeouts.
-DEFAULT_INTERVAL = 5.0
-INTERVALS = {"smart": 60.0, "datasets": 15.0, "dedup": 30.0, "devices": 30.0}
+DEFAULT_INTERVAL = 10.0
+# Intervals keep zmon's own load on the slow guest moderate: the host waits for a fresh run of
+# every collector on DEFAULT_INTERVAL or less (engine.FRESH_MAX_INTERVAL) at each step.
+INTERVALS = {"zpool": 5.0, "zpool_events": 5.0, "kernel_log": 5.0, "smart": 120.0,
+             "datasets": 30.0, "dedup": 60.0, "devices": 60.0, "iostat": 30.0, "txg": 15.0,
+             "pool_kstats": 15.0, "zfs_kstats": 15.0}  # fmt: skip
 MIN_TIMEOUT = 30.0
+COMMAND_TIMEOUT = 25.0  # a `zpool status -D` behind a slowed resilver's txg sync takes >10 s
+HOST_FROM_GUEST = "10.0.2.2"
 # Collector options for the VM, applied only when the collector declares the option.
 OPTIONS = {("smart", "jitter"): "0"}
 
 
-def zmon_args() -> list[str]:
+def zmon_args(nut_port: int | None = None) -> list[str]:
     """`zmon serve` flags for the guest, from the collectors this tree registers."""
     from zmon.registry import collectors
 
     args = ["--web.listen-address", f":{GUEST_PORT}", "--log.format", "json",
-            "--path.state-dir", "/var/lib/zmon"]  # fmt: skip
+            "--path.state-dir", "/var/lib/zmon",
+            "--commands.timeout", str(COMMAND_TIMEOUT)]  # fmt: skip
+    if nut_port is not None:  # qemu's user network forwards 10.0.2.2 to the host's loopback
+        args += ["--ups.nut", f"{HOST_FROM_GUEST}:{nut_port}"]
     for name, cls in sorted(collectors().items()):
         args += [f"--collector.{name}.interval", str(INTERVALS.get(name, DEFAULT_INTERVAL)),
                  f"--collector.{name}.timeout", str(max(MIN_TIMEOUT, cls.default_timeout))]
@@ -85,17 +96,23 @@ def run_lab(version: str, run_dir: Path, *, capture: bool = False,
     metrics_dir.mkdir(exist_ok=True)
     t0 = time.monotonic()
     alerts = _prometheus(run_dir, progress)
-    vm = LabVM(manifest, version, run_dir, zmon_args(), capture=capture, progress=progress)
+    ups = NutLab(run_dir / "nut", {checks.UPS: checks.UPS_ONLINE})
+    vm = LabVM(manifest, version, run_dir, zmon_args(ups.port), capture=capture,
+               progress=progress)  # fmt: skip
     try:
+        ups.start()
+        for proc in (ups.upsd, *ups.drivers.values()):
+            track(proc)
         vm.start()
         if alerts is not None:
             alerts.start(vm.port)
         runner = StepRunner(vm.get, version)
+        step_began = time.time()  # host clock: when the guest went on to the next step
         for step in steps:
             facts = vm.wait_ready(step)
             results, scrape = runner.run(step, facts, checks.CHECKS, checks.COLLECTORS)
             if alerts is not None:
-                results += alerts.check(step, version, runner.facts)
+                results += alerts.check(step, version, runner.facts, since=step_began)
             (metrics_dir / f"{step}.prom").write_text(scrape.text)
             if capture:
                 cap = vm.ctl / "captures" / step
@@ -110,23 +127,29 @@ def run_lab(version: str, run_dir: Path, *, capture: bool = False,
                      + (f", FAILED: {'; '.join(r.description for r in bad)}" if bad else ""))
             if step == steps[-1] and run.failures:
                 (vm.steps / "dump-threads").touch()  # zmon's thread stacks into its log
+            if step in checks.HOST_ACTIONS:
+                ups.write_dev(checks.UPS, checks.HOST_ACTIONS[step])
+            step_began = time.time()
             vm.ack(step)
         vm.wait_poweroff(timeout=180)
     except (LabError, OSError) as exc:
         run.error = f"{type(exc).__name__}: {exc}"
     finally:
         vm.stop()
+        ups.close()
         if alerts is not None:
             alerts.stop()
         run.seconds = time.monotonic() - t0
-        run.logs = vm.logs()
+        run.logs = vm.logs() + "\n----- host NUT server -----\n" + ups.logs()
         (run_dir / "report.txt").write_text(run.report())
     return run
 
 
 def _prometheus(run_dir: Path, progress: Callable[[str], None]):  # type: ignore[no-untyped-def]
-    """The Prometheus sidecar when ZMON_LAB_PROMETHEUS=1 (alert rules evaluated live)."""
-    if os.environ.get("ZMON_LAB_PROMETHEUS", "") not in ("1", "true", "yes"):
+    """The Prometheus sidecar that evaluates the alert rules (ZMON_LAB_PROMETHEUS=0: none,
+    for a quicker run while working on the lab; never in CI)."""
+    if os.environ.get("ZMON_LAB_PROMETHEUS", "1") == "0" and not IN_CI:
+        progress("ZMON_LAB_PROMETHEUS=0: alert rules NOT evaluated in this run")
         return None
     from tests.lab.prometheus import AlertWatcher
 

@@ -43,6 +43,18 @@ def test_every_row_names_known_steps_and_versions(table: str) -> None:
                 checks.STEPS.index(s) for s in row.steps if s != ALL_STEPS), row
 
 
+def test_every_contract_metric_is_asserted_live() -> None:
+    asserted = {r.metric for row in checks.CHECKS for r in (row, *row.alternatives)
+                if not row.pending and r.expect.text != "absent"}  # fmt: skip
+    asserted.add("zmon_collector_success")  # checks.COLLECTORS: every collector, every step
+    missing = [m for m in checks.CONTRACT_METRICS if m not in asserted and m not in checks.NOT_LIVE]
+    assert not missing, f"contract metrics no live row asserts: {missing}"
+    assert not set(checks.NOT_LIVE) & asserted, "NOT_LIVE lists a metric that is asserted"
+    documented = (LAB.parents[1] / "docs" / "metrics.md").read_text()
+    for name in checks.CONTRACT_METRICS:
+        assert f"`{name}`" in documented, f"{name} is not in docs/metrics.md"
+
+
 EXPO = """\
 # TYPE zmon_collector_success gauge
 zmon_collector_success{collector="zpool"} 1
@@ -103,9 +115,9 @@ class FakeZmon:
         return self.texts.pop(0) if len(self.texts) > 1 else self.texts[0]
 
 
-def _runner(zmon, version: str = "2.3.2") -> StepRunner:  # type: ignore[no-untyped-def]
+def _runner(zmon, version: str = "2.3.2", fresh: bool = True) -> StepRunner:  # type: ignore[no-untyped-def]
     clock = FakeClock()
-    return StepRunner(zmon, version, sleep=clock.sleep, clock=clock)
+    return StepRunner(zmon, version, sleep=clock.sleep, clock=clock, wait_fresh=fresh)
 
 
 def test_step_waits_for_fresh_data_and_reports_pending() -> None:
@@ -159,7 +171,7 @@ def test_table_holds_on_the_captured_run(version: str) -> None:
     if not steps:
         pytest.skip(f"no lab captures for {version} yet (make lab-capture)")
     texts = {p.name: (p / "metrics.prom").read_text() for p in steps}
-    runner = _runner(lambda: "", version)
+    runner = _runner(lambda: "", version, fresh=False)  # recorded: nothing gets fresher
     failures = []
     for p in steps:
         runner.scrape_text = lambda t=texts[p.name]: t  # type: ignore[misc]
@@ -168,3 +180,16 @@ def test_table_holds_on_the_captured_run(version: str) -> None:
                                 rows)  # fmt: skip
         failures += [r.line() for r in results if not r.ok and not r.pending]
     assert not failures, "\n".join(failures)
+
+
+def test_stopping_a_run_kills_its_processes() -> None:
+    import subprocess
+
+    from tests.lab.labvm import reap_children, track
+
+    proc = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60"], start_new_session=True)
+    track(proc)
+    reap_children()
+    assert proc.wait(5) == -9
+    group = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True)
+    assert group.returncode == 1, f"left behind: {group.stdout!r}"
