@@ -28,7 +28,7 @@ if [ $need_build = 1 ]; then
     step "guest kernel linux-image-$KVER" "$CACHE/logs/kernel.log" \
         "$LAB_DIR/build-kernel.sh" "$KVER"
     for v in "${VERS[@]}"; do
-        [ -f "${KMOD[$v]}.ok" ] || step "OpenZFS $v kernel modules (dkms, ~2.5 min)" \
+        [ -f "${KMOD[$v]}.ok" ] || step "OpenZFS $v kernel modules (dkms, ~6 min on 2 cores)" \
             "$CACHE/logs/kmod-$v.log" "$LAB_DIR/build-kmod.sh" "$v" "$KVER" "${KMOD[$v]}"
         [ -f "${IMAGE[$v]}.ok" ] || step "OpenZFS $v guest image (mmdebstrap, ~1 min)" \
             "$CACHE/logs/rootfs-$v.log" "$LAB_DIR/build-rootfs.sh" "$v" "$KVER" "${KMOD[$v]}" \

@@ -39,7 +39,7 @@ def zmon_args(nut_port: int | None = None) -> list[str]:
 
     args = ["--web.listen-address", f":{GUEST_PORT}", "--log.format", "json",
             "--path.state-dir", "/var/lib/zmon",
-            "--commands.timeout", str(COMMAND_TIMEOUT)]  # fmt: skip
+            "--command.timeout", str(COMMAND_TIMEOUT)]  # fmt: skip
     if nut_port is not None:  # qemu's user network forwards 10.0.2.2 to the host's loopback
         args += ["--ups.nut", f"{HOST_FROM_GUEST}:{nut_port}"]
     for name, cls in sorted(collectors().items()):

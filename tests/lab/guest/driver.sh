@@ -136,6 +136,8 @@ ZARGS=()
 log "zmon serve ${ZARGS[*]}"
 PYTHONPATH=/opt/zmon python3 -X faulthandler -m zmon.cli serve "${ZARGS[@]}" > "$CTL/zmon.log" 2>&1 &
 ZMONPID=$!
+sleep 5   # a bad flag or import error ends it at once: say so now, not after the setup
+kill -0 "$ZMONPID" 2>/dev/null || { log "zmon did not start"; tail -20 "$CTL/zmon.log"; exit 1; }
 
 # mkpool NAME VDEVS...: zpool create, once more after udev settles if it failed (zpool
 # waits for udev's partition links, which can lag on a loaded TCG guest)
