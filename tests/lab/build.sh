@@ -37,6 +37,13 @@ if [ $need_build = 1 ]; then
 else
     log "kernel, modules and images for ${VERS[*]} are cached (KVER $KVER)"
 fi
+# only the current modules and image of each version stay in the cache
+for v in "${VERS[@]}"; do
+    for old in "$CACHE/kmod/$KVER/$v"-* "$CACHE/images/initrd-$v"-*; do
+        case "$old" in "${KMOD[$v]}"|"${KMOD[$v]}.ok"|"${IMAGE[$v]}"|"${IMAGE[$v]}.ok") ;;
+                       *) if [ -e "$old" ]; then rm -rf "$old"; fi ;; esac
+    done
+done
 # zmon: keyed by its sources, so every change rebuilds only this layer
 ZKEY=$(cd "$REPO_DIR" && find zmon pyproject.toml -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
        -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)

@@ -178,20 +178,19 @@ def check(steps: str | Iterable[str], metric: str, labels: Labels, expect: Expec
 class AllCollectorsSucceed:
     """zmon_collector_success == 1 for every collector zmon reports, at every step.
 
-    `exceptions` maps collector -> reason, optionally limited to steps/versions:
-    {"datasets": ("reason", ("14-pool-suspended",), ("2.3.2",))}.
+    `exceptions` maps collector -> one or more (reason, steps, versions); empty steps or
+    versions mean all: {"datasets": [("reason", ("14-pool-suspended",), ("2.3.2",))]}.
     """
 
-    exceptions: Mapping[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = field(
+    exceptions: Mapping[str, list[tuple[str, tuple[str, ...], tuple[str, ...]]]] = field(
         default_factory=dict)
 
     def expand(self, scrape: Scrape, step: str, version: str) -> list[Check]:
         out = []
         for name in scrape.label_values("zmon_collector_success", "collector"):
-            pending = ""
-            exc = self.exceptions.get(name)
-            if exc and (not exc[1] or step in exc[1]) and (not exc[2] or version in exc[2]):
-                pending = exc[0]
+            pending = "; ".join(
+                reason for reason, steps, versions in self.exceptions.get(name, [])
+                if (not steps or step in steps) and (not versions or version in versions))
             out.append(Check((step,), "zmon_collector_success", {"collector": name}, eq(1),
                              f"collector {name} succeeds", pending=pending, settle=20.0))
         return out

@@ -28,11 +28,12 @@ debver() {
 }
 upversions() { local pair; for pair in $ZMON_LAB_VERSIONS; do echo "${pair%%=*}"; done; }
 
-# key WORD... : short hash of the words and, for words naming files, their contents.
+# key WORD... : short hash of the words and, for words naming files, their contents
+# (contents only: the same scripts in another clone give the same key).
 key() {
     local w
     for w in "$@"; do
-        if [ -f "$w" ]; then sha256sum "$w"; else printf '%s\n' "$w"; fi
+        if [ -f "$w" ]; then sha256sum < "$w"; else printf '%s\n' "$w"; fi
     done | sha256sum | cut -c1-12
 }
 

@@ -130,7 +130,7 @@ def test_step_waits_for_fresh_data_and_reports_pending() -> None:
         check("s", "zmon_vdev_state", {"vdev": "ata-X", "state": "faulted"}, eq(1), "faulted",
               settle=0, pending="collector not there yet"),
     ]
-    collectors = AllCollectorsSucceed({"smart": ("no SMART in this VM", (), ())})
+    collectors = AllCollectorsSucceed({"smart": [("no SMART in this VM", (), ())]})
     results, _ = runner.run("s", {"guest_time": "100"}, rows, collectors)
     assert zmon.calls >= 3
     by_what = {r.check.what: r for r in results}
