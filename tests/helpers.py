@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,3 +28,20 @@ def require_tool(name: str, why: str = "") -> str:
 
 def fixture_path(*parts: str) -> Path:
     return FIXTURES.joinpath(*parts)
+
+
+def stop_process_group(proc: subprocess.Popen[bytes] | None, grace: float = 10.0,
+                       sig: int = signal.SIGTERM) -> None:  # fmt: skip
+    """Stop a process started with start_new_session=True, and everything in its group:
+    `sig` first, SIGKILL after `grace` seconds. Never leaves it behind."""
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

@@ -34,8 +34,7 @@ class CollectorState:
     name: str
     interval: float
     timeout: float
-    families: list[Metric] = field(default_factory=list)
-    # each family with its text exposition, rendered once per run (see Snapshot.rerender)
+    # each family of the last good run with its text exposition, rendered once per run
     rendered: list[tuple[Metric, bytes]] = field(default_factory=list)
     success: bool | None = None
     has_data: bool = False
@@ -47,11 +46,13 @@ class CollectorState:
         default_factory=lambda: {"success": 0, "failure": 0, "timeout": 0, "nodata": 0}
     )
 
+    @property
+    def families(self) -> list[Metric]:
+        return [fam for fam, _ in self.rendered]
+
     def publish(self, families: list[Metric]) -> None:
         """Keep a run's families, rendered now, in the collector's own thread."""
-        rendered = [(fam, render([fam])) for fam in families]
-        self.families = families
-        self.rendered = rendered
+        self.rendered = [(fam, render([fam])) for fam in families]
 
     def stale(self, now_wall: float) -> bool:
         """Data is stale after a failed run, or when no success came for two intervals."""
@@ -303,7 +304,7 @@ class Scheduler:
         self.snapshot = snapshot or Snapshot()
         self.workers: dict[str, CollectorWorker] = {}
         self._stop = threading.Event()
-        self._ticker: threading.Thread | None = None
+        self._renderer: threading.Thread | None = None
         self._render_lock = threading.Lock()
         self._dirty = threading.Event()
         self.on_stop: list[Callable[[], None]] = []  # e.g. kill the runner's live commands
@@ -312,7 +313,7 @@ class Scheduler:
         previous = self.snapshot.state(collector.name)
         state = CollectorState(collector.name, interval, timeout)
         if previous is not None:  # keep data across a reload
-            state.families, state.rendered = previous.families, previous.rendered
+            state.rendered = previous.rendered
             state.success = previous.success
             state.has_data = previous.has_data
             state.last_success = previous.last_success
@@ -322,7 +323,7 @@ class Scheduler:
 
     def _updated(self, _: CollectorState | None) -> None:
         """A run finished: re-render now, or leave it to the render thread once started."""
-        if self._ticker is not None and self._ticker.is_alive():
+        if self._renderer is not None and self._renderer.is_alive():
             self._dirty.set()
             return
         with self._render_lock:
@@ -332,8 +333,8 @@ class Scheduler:
         for w in self.workers.values():
             w.collector.start()
         self.snapshot.rerender()
-        self._ticker = threading.Thread(target=self._render_loop, name="zmon-render", daemon=True)
-        self._ticker.start()
+        self._renderer = threading.Thread(target=self._render_loop, name="zmon-render", daemon=True)
+        self._renderer.start()
         for w in self.workers.values():
             w.start()
 
@@ -377,8 +378,8 @@ class Scheduler:
         if not keep_states:
             for name in self.workers:
                 self.snapshot.remove(name)
-        if self._ticker is not None:
-            self._ticker.join(2.0)
+        if self._renderer is not None:
+            self._renderer.join(2.0)
 
     def healthy(self) -> bool:
         return all(w.alive for w in self.workers.values()) and not self._stop.is_set()

@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.helpers import stop_process_group
+
 LAB_DIR = Path(__file__).resolve().parent
 GUEST_DIR = LAB_DIR / "guest"
 CACHE = Path(os.environ.get("ZMON_LAB_CACHE", "/var/cache/zmon-lab"))
@@ -208,12 +210,7 @@ class LabVM:
             try:
                 self.proc.wait(grace)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                try:
-                    self.proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                    self.proc.wait()
+                stop_process_group(self.proc)
         shutil.rmtree(self.run_dir / "disks", ignore_errors=True)
 
     def wait_poweroff(self, timeout: float = 120.0) -> int:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from alert_rules import generate
+from tests.helpers import stop_process_group
 from tests.lab import checks
 from tests.lab.engine import Result, Scrape, evaluate
 from tests.lab.labvm import LabError, free_port, track
@@ -57,13 +58,7 @@ class AlertWatcher:
                       f"(durations scaled by {checks.ALERT_SCALE:g})")  # fmt: skip
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process_group(self.proc, grace=20)
 
     def alerts(self, lookback: float = 0.0) -> Scrape:
         """Prometheus' ALERTS series as a scrape (name ALERTS, value 1): active now, or with

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.helpers import require_tool
+from tests.helpers import require_tool, stop_process_group
 
 NUT_LIBEXEC = ("/lib/nut", "/usr/lib/nut", "/usr/libexec/nut", "/usr/local/libexec/nut")
 
@@ -155,14 +155,4 @@ def _wait_for(check, what: str, proc: subprocess.Popen[bytes], timeout: float = 
 
 def _stop(proc: subprocess.Popen[bytes] | None, sig: int = signal.SIGTERM) -> None:
     """Stop one process we started, by its own process group; never leave it behind."""
-    if proc is None or proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        return
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=5)
+    stop_process_group(proc, grace=5, sig=sig)
