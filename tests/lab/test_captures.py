@@ -18,6 +18,7 @@ import pytest
 from tests.lab import checks
 from tests.lab.engine import Check, Result, Scrape, StepRunner
 from tests.lab.labvm import read_facts
+from tests.zpool_status._util import recorded_result
 from zmon.collectors.zpool_status import JSON_ARGS, ZpoolCollector
 from zmon.exposition import render
 from zmon.registry import Context, Paths, parse_kinds
@@ -28,36 +29,26 @@ CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
 JSON = ("zpool", "status", *JSON_ARGS, "-v")
 TEXT = ("zpool", "status", "-p", "-s", "-v")
 GUIDS = ("zpool", "get", "-Hp", "guid")
-STDERR_FIRST = b"errors: List of errors unavailable"  # stderr, printed ahead of the merged stdout
 
 
 def step_dirs(version: str) -> list[Path]:
     return sorted(p for p in (CAPTURES / version).iterdir() if p.is_dir())
 
 
-def recorded(argv: tuple[str, ...], path: Path) -> CommandResult:
-    """A captured output (stdout and stderr were merged; leading stderr lines go back)."""
-    lines = path.read_bytes().splitlines(keepends=True)
-    err = b""
-    while lines and lines[0].startswith(STDERR_FIRST):
-        err += lines.pop(0)
-    return CommandResult(argv, 0, b"".join(lines), err, 0.1)
-
-
 def responses(step: Path) -> dict[tuple[str, ...], CommandResult | bytes]:
     """What the zpool collector asks for, answered from one step's captures."""
     out: dict[tuple[str, ...], CommandResult | bytes] = {}
     if (step / "zpool-status.json").exists():
-        out[JSON] = recorded(JSON, step / "zpool-status.json")
+        out[JSON] = recorded_result(JSON, step / "zpool-status.json")
     else:  # 2.1 has no -j: the collector falls back to text
         out[JSON] = CommandResult(JSON, 2, b"", b"invalid option 'j'\nusage:\n", 0.1)
-    out[TEXT] = recorded(TEXT, step / "zpool-status-p-v-s.txt")
+    out[TEXT] = recorded_result(TEXT, step / "zpool-status-p-v-s.txt")
     # the GUIDs come from `zpool list ... guid` (its last column), in `zpool get -Hp` form
     listing = (step / "zpool-list-Hp-o-cols.txt").read_text()
     rows = [line.split("\t") for line in listing.splitlines()]
     out[GUIDS] = "".join(f"{r[0]}\tguid\t{r[-1]}\t-\n" for r in rows if r).encode()
     # exact error counts are asked per pool without -v: `zpool status -D -p` has every pool
-    counted = recorded(("zpool", "status", "-p", "-s"), step / "zpool-status-D-p.txt")
+    counted = recorded_result(("zpool", "status", "-p", "-s"), step / "zpool-status-D-p.txt")
     for r in rows:
         if r:
             out[("zpool", "status", "-p", "-s", r[0])] = counted

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from zmon.exposition import render
 from zmon.metrics import MetricSet
 from zmon.parsers.zpool_status import parse_zpool_status
 from zmon.parsers.zpool_status_model import Pool, Vdev, ZpoolStatus
+from zmon.runner import CommandResult
 
 FIX = fixture_path("zpool_status")
 CORPUS = FIX / "corpus"
@@ -41,3 +43,12 @@ def vdev_named(pool: Pool, name: str, vdev_class: str | None = None, nth: int = 
 
 def text_of(ms: MetricSet) -> str:
     return render(ms.families()).decode()
+
+
+def recorded_result(argv: Sequence[str], path: Path, code: int = 0) -> CommandResult:
+    """A recorded output; leading stderr lines the capture merged in go back to stderr."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    err = b""
+    while lines and lines[0].startswith(b"errors: List of errors unavailable"):
+        err += lines.pop(0)
+    return CommandResult(tuple(argv), code, b"".join(lines), err, 0.1)

@@ -6,12 +6,12 @@ import json
 import os
 import stat
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.zpool_status._util import LAB, utc
+from tests.zpool_status._util import recorded_result as result
 from zmon.collectors.zpool_status import JSON_ARGS, ZpoolCollector, parse_guids
 from zmon.errors import ParseError
 from zmon.registry import Context, NoDataError, Paths, parse_kinds
@@ -25,15 +25,6 @@ GUIDS = ("zpool", "get", "-Hp", "guid")
 PL = ("zpool", "status", "-P", "-L")
 TANK_RESILVER = {"pool": "tank", "function": "resilver"}
 USAGE_J = CommandResult(JSON, 2, b"", b"invalid option 'j'\nusage:\n\tstatus [-vx] [pool] ...\n", 0)
-
-
-def result(argv: Sequence[str], path: Path, code: int = 0) -> CommandResult:
-    """A recorded output; leading stderr lines the capture merged in go back to stderr."""
-    lines = path.read_bytes().splitlines(keepends=True)
-    err = b""
-    while lines and lines[0].startswith(b"errors: List of errors unavailable"):
-        err += lines.pop(0)
-    return CommandResult(tuple(argv), code, b"".join(lines), err, 0.1)
 
 
 def lab(version: str, scenario: str, name: str) -> Path:
