@@ -314,14 +314,16 @@ CHECKS: list[Check] = [
 
 # Collectors allowed to fail, with the reason (and optionally the steps/versions).
 _HUNG_21 = ("2.1.11 retries the lost disk's writes forever, so commands that touch the pool "
-            "(zfs list, zpool status -D, zpool events) may block in the kernel: zmon times them "
+            "(zpool status, zfs list, zpool status -D, zpool events, zpool iostat) may block in "
+            "the kernel: zmon times them "
             "out, reports the collector failed and keeps serving", (SUSPENDED,), ("2.1.11",))
 _DEDUP_SLOW = ("`zpool status -D` reads the dedup tables from the disks that zinject slows to "
                "one I/O per 0.5-5 s, behind the resilver's I/Os: it may pass the command "
                "timeout, and zmon reports the collector failed", (RESILVER_RUNNING,
                RESILVER_STALLED), ())  # fmt: skip
 COLLECTORS = AllCollectorsSucceed(exceptions={
-    "datasets": [_HUNG_21], "zpool_events": [_HUNG_21], "zpool_list": [_HUNG_21],
+    "zpool": [_HUNG_21], "devices": [_HUNG_21], "iostat": [_HUNG_21], "datasets": [_HUNG_21],
+    "zpool_events": [_HUNG_21], "zpool_list": [_HUNG_21],
     "dedup": [_HUNG_21, _DEDUP_SLOW],
 })  # fmt: skip
 
