@@ -20,8 +20,9 @@ LINK_PATTERNS = ("crc_error", "link_reset", "link_down", "ata_timeout", "ahci_ti
 # Kernel-log patterns that point at the disk's media.
 MEDIA_PATTERNS = ("medium_error",)
 # Kernel-log patterns that say an I/O to the disk failed (a consequence, not a cause).
-FAILED_IO_PATTERNS = ("vdev_io_failure", "zio_error", "io_error", "ata_failure",
-                      "scsi_timeout", "nvme_timeout")  # fmt: skip
+# Lowest layer first: the words read in the order the failure climbs the stack.
+FAILED_IO_PATTERNS = ("ata_failure", "scsi_timeout", "nvme_timeout", "io_error", "zio_error",
+                      "vdev_io_failure")  # fmt: skip
 
 
 # Families the views read; others (datasets, histograms, SMART attribute tables) are skipped.
