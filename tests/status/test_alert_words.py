@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from alert_rules.thresholds import DEFAULTS, RUNBOOK_URL
-from zmon.status.diagnoses import ALERT_WORDS, RULES, RUNBOOK_URL as STATUS_RUNBOOK_URL, Limits
+from zmon.status.diagnoses import ALERT_WORDS, RULES, Limits
+from zmon.status.diagnoses import RUNBOOK_URL as STATUS_RUNBOOK_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE_FILE = (ROOT / "alert_rules" / "zmon.rules.yml").read_text()

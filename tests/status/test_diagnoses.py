@@ -46,8 +46,9 @@ SDB = pool_text()
 
 
 CASES: dict[str, Case] = {
-    "pool_unavailable": Case(pool_text(state="suspended") + 'zmon_pool_io_suspended{pool="tank"} 1\n',
-                             "pool tank", "state SUSPENDED and I/O suspended"),
+    "pool_unavailable": Case(pool_text(state="suspended")
+                             + 'zmon_pool_io_suspended{pool="tank"} 1\n', "pool tank",
+                             "state SUSPENDED and I/O suspended"),
     "data_errors": Case(pool_text() + 'zmon_pool_data_errors{pool="tank"} 7\n',
                         "pool tank", "7 permanent data errors"),
     "smart_failed": Case(SDB + 'zmon_disk_smart_passed{device="sdb"} 0\n',
@@ -156,7 +157,8 @@ def test_healthy_host_fires_nothing(rule: str) -> None:
                'zmon_ups_up{server="s",ups="u"} 1\n'
                'zmon_ups_status{flag="OL",server="s",ups="u"} 1\n'
                'zmon_collector_success{collector="zpool"} 1\n'
-               f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} {NOW - 3 * DAY}\n')  # fmt: skip
+               'zmon_pool_last_scrub_end_time_seconds{pool="tank"} '
+               f'{NOW - 3 * DAY}\n')  # fmt: skip
     assert [f for f in findings(healthy) if f.rule == rule] == []
 
 

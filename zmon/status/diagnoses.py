@@ -116,8 +116,9 @@ class Finding:
 def disk_subject(disk: Disk) -> str:
     """'sdb (ata2, mirror-0 of tank)'."""
     where = []
-    if disk.ata_port:
-        where.append(disk.ata_port if not disk.ata_port.isdigit() else f"ata{disk.ata_port}")
+    if disk.ata_port:  # "ata2" (sysfs may say ata2.00: port 2, device 0)
+        port = disk.ata_port.split(".")[0]
+        where.append(port if not port.isdigit() else f"ata{port}")
     for pool, vdev, parent in disk.vdevs:
         if parent and parent != pool:
             where.append(f"{parent} of {pool}")
@@ -362,31 +363,37 @@ def find_arc_too_small(ev: Evidence) -> Iterable[Hit]:
 # ---- disks
 
 
-def _cable_evidence(disk: Disk) -> str | None:
+def _cable_evidence(disk: Disk, pools: Iterable[Pool] = ()) -> str | None:
     """Why the link to ``disk`` is suspect (None when it is not, or its media is bad)."""
     if disk.media_defects > 0:
         return None
-    link = _pattern_counts(disk, LINK_PATTERNS)
-    crc_kernel = disk.kernel.get("crc_error", 0.0)
-    seen = []
-    if disk.crc_errors > 0:
-        seen.append(w.count(disk.crc_errors, "CRC error"))
-        link = [x for x in link if "CRC" not in x] if crc_kernel <= disk.crc_errors else link
-    seen.extend(link)
+    # the disk counts interface CRC errors (SMART 199) and the kernel logs them: the larger
+    crc = max(disk.crc_errors, disk.kernel.get("crc_error", 0.0))
+    seen = [w.count(crc, "CRC error")] if crc else []
+    seen.extend(_pattern_counts(disk, [p for p in LINK_PATTERNS if p != "crc_error"]))
     if not seen:
         return None
     if disk.speed and disk.max_speed and disk.speed < disk.max_speed:
         seen.append(f"link at {disk.speed * 8 / 1e9:g} of {disk.max_speed * 8 / 1e9:g} Gb/s")
     failed = _pattern_counts(disk, FAILED_IO_PATTERNS)
+    for pool in pools:
+        for v in pool.vdevs():
+            if v.device == disk.device and v.is_leaf and v.errors:
+                failed.append(f"{_vdev_errors(v)} in {pool.name}")
     text = w.join(seen)
     if failed:
         text += f", then {w.join(failed)}"
     return text + ", media clean"
 
 
+def _vdev_errors(v: Vdev) -> str:
+    return w.join([w.count(n, what) for n, what in ((v.read_errors, "read error"),
+                   (v.write_errors, "write error"), (v.checksum_errors, "checksum error")) if n])
+
+
 def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
-        seen = _cable_evidence(disk)
+        seen = _cable_evidence(disk, ev.model.pools)
         if seen is not None:
             yield Hit(disk_subject(disk), seen, _disk_labels(disk))
 

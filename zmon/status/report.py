@@ -205,6 +205,8 @@ def _disks(model: HostModel, findings: list[Finding]) -> list[dict[str, Any]]:
                 notes.append(f"{w.count(value, 'sector')} {what}")
         if d.speed and d.max_speed and d.speed < d.max_speed:
             notes.append(f"link {d.speed * 8 / 1e9:g}/{d.max_speed * 8 / 1e9:g} Gb/s")
+        if not notes:
+            notes.append("no SMART data")
         level = min((f.severity for f in mine), key=SEVERITIES.index, default="ok")
         out.append({"device": d.device, "model": d.model, "serial": d.serial,
                     "pools": sorted({pool for pool, _, _ in d.vdevs}),
