@@ -61,8 +61,12 @@ class ShiftingRunner(PhaseRunner):
 class PhaseCapture:
     name: str
     now: float
-    families: list[Any]
+    by_collector: dict[str, list[Any]]
     ups_address: str
+
+    @property
+    def families(self) -> list[Any]:
+        return [fam for fams in self.by_collector.values() for fam in fams]
 
 
 def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCapture]:
@@ -88,10 +92,10 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
             clock.t = host.time_of(index) + 30.0
             host.tick(clock.t)
             _settle(host, made, skipped)
-            families = []
+            by_collector = {}
             for name in ("zpool", *[n for n in made if n != "zpool"]):  # zpool names vdevs
-                families.extend(made[name].collect().families())
-            yield PhaseCapture(phase.name, clock.t, families, host.upsd.address)
+                by_collector[name] = made[name].collect().families()
+            yield PhaseCapture(phase.name, clock.t, by_collector, host.upsd.address)
     finally:
         for c in made.values():
             c.close()

@@ -255,11 +255,11 @@ class StatusPage:
     """
 
     def __init__(self, snapshot: Any, title: str = "zmon", history: History | None = None,
-                 clock: Callable[[], float] = time.time) -> None:  # fmt: skip
+                 clock: Callable[[], float] | None = None) -> None:  # fmt: skip
         self.snapshot = snapshot
         self.title = title
         self.history = history or History()
-        self.clock = clock
+        self.clock = clock or (lambda: time.time())
 
     def families(self, now: float) -> list[Any]:
         from zmon.scheduler import self_metrics
