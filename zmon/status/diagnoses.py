@@ -275,7 +275,7 @@ def _scan_progress(scan, now: float) -> str:  # type: ignore[no-untyped-def]
     if scan.paused:
         parts.append("paused")
     elif scan.remaining is not None:
-        parts.append(f"about {w.duration(scan.remaining)} to go")
+        parts.append(w.time_left(scan.remaining))
     else:
         parts.append("no estimate yet")
     if scan.start:

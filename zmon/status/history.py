@@ -7,6 +7,7 @@ sample is taken at most every ``step`` seconds however often the snapshot is re-
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterable
@@ -93,7 +94,8 @@ class History:
         with self._lock:
             if self._points and now - self._points[-1][0] < self.step:
                 return False
-            self._points.append((now, dict(values)))
+            # keys repeat in every sample: one string each, not one per sample
+            self._points.append((now, {sys.intern(k): v for k, v in values.items()}))
             while self._points and now - self._points[0][0] > self.window:
                 self._points.popleft()
             return True

@@ -98,7 +98,7 @@ def _scan(scan: Scan | None, now: float) -> dict[str, Any] | None:
         if scan.paused:
             parts.append("paused")
         elif scan.remaining is not None:
-            parts.append(f"about {w.duration(scan.remaining)} to go")
+            parts.append(w.time_left(scan.remaining))
         else:
             parts.append("no estimate yet")
         if scan.rate:

@@ -30,6 +30,11 @@ def duration(seconds: float | None) -> str:
     return f"{s / 86400:.0f} days"
 
 
+def time_left(seconds: float) -> str:
+    """'about 12 min to go', 'almost done'."""
+    return "almost done" if seconds < 30 else f"about {duration(seconds)} to go"
+
+
 def ago(when: float | None, now: float) -> str:
     """'41 days ago', 'just now'."""
     if when is None:
