@@ -1,4 +1,4 @@
-"""collectors/arc.md lists exactly the metrics the collector can export.
+"""zmon/collectors/arc/README.md lists exactly the metrics the collector can export.
 
 The metric table between the markers is generated from the curated table; run
 ``pytest tests/arc --update-golden`` to rewrite it after changing the table.
@@ -6,14 +6,13 @@ The metric table between the markers is generated from the curated table; run
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.helpers import collector_doc
 from zmon.parsers.arcstats import ARC_PARAMS
 from zmon.parsers.arcstats_table import ARC_TABLE, GENERIC_METRIC, ArcStat
 
-CATALOGUE = Path(__file__).parents[2] / "collectors" / "arc.md"
+CATALOGUE = collector_doc("arc")
 BEGIN, END = "<!-- metrics:begin -->\n", "<!-- metrics:end -->\n"
 
 
@@ -63,4 +62,4 @@ def test_catalogue_table_is_current(request: pytest.FixtureRequest) -> None:
     if request.config.getoption("--update-golden"):
         CATALOGUE.write_text(fresh)
         return
-    assert text == fresh, "collectors/arc.md is stale; rerun with --update-golden"
+    assert text == fresh, "zmon/collectors/arc/README.md is stale; rerun with --update-golden"

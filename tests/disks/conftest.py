@@ -51,5 +51,4 @@ def make_ctx(
         runner=StaticRunner(fixed),
         options={"jitter": 0.0, **(options or {})},
         platform=platform,
-        shared={},
     )

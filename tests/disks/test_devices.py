@@ -6,16 +6,9 @@ import pytest
 
 from tests.disks.conftest import LINUX_HOST, fixture_bytes, host_paths, make_ctx
 from zmon.collectors.devices import DevicesCollector, device_map_metrics
-from zmon.devices import (
-    SHARED_KEY,
-    BlockDevice,
-    DeviceMap,
-    invalidate_device_map,
-    preferred_link,
-    shared_device_map,
-)
 from zmon.errors import ParseError
 from zmon.exposition import render
+from zmon.host.devices import BlockDevice, DeviceMap, preferred_link
 from zmon.parsers.freebsd_disks import (
     parse_camcontrol_devlist,
     parse_geom_disk_list,
@@ -159,23 +152,23 @@ def test_device_info_is_bounded(dmap):
 
 def test_shared_map_is_built_once_and_dropped_on_invalidate():
     ctx = make_ctx({})
-    first = shared_device_map(ctx)
-    assert ctx.shared[SHARED_KEY] is first
-    assert shared_device_map(ctx) is first
-    invalidate_device_map(ctx)
-    assert SHARED_KEY not in ctx.shared
-    assert shared_device_map(ctx) is not first
+    first = ctx.device_map()
+    assert ctx.devices is not None and ctx.devices.peek() is first
+    assert ctx.device_map() is first
+    ctx.forget_device_map()
+    assert ctx.devices.peek() is None
+    assert ctx.device_map() is not first
     old = DeviceMap([BlockDevice("sda", hardware=True)])
     old.built_at -= 1000
-    ctx.shared[SHARED_KEY] = old
-    assert shared_device_map(ctx, max_age=300) is not old
+    ctx.devices.put(old)
+    assert ctx.device_map(max_age=300) is not old
 
 
 def test_devices_collector(tmp_path):
     ctx = make_ctx({})
     ms = DevicesCollector(ctx).collect()
     assert ms.sample_value("zmon_disk_devices") == 11
-    assert isinstance(ctx.shared[SHARED_KEY], DeviceMap)
+    assert ctx.devices is not None and isinstance(ctx.devices.peek(), DeviceMap)
     empty = make_ctx({}, paths=host_paths(tmp_path))
     with pytest.raises(NoDataError):
         DevicesCollector(empty).collect()
@@ -238,7 +231,7 @@ def test_freebsd_map_from_commands():
         ("camcontrol", "devlist", "-v"): fixture_bytes("freebsd", "camcontrol-devlist-v.txt"),
     }
     ctx = make_ctx(responses, platform="freebsd")
-    m = shared_device_map(ctx)
+    m = ctx.device_map()
     da0 = m.get("da0")
     assert (da0.transport, da0.scsi_host, da0.scsi_address) == ("sas", "mpr0", "2:14:0")
     assert (da0.model, da0.serial, da0.firmware) == (
@@ -256,7 +249,7 @@ def test_freebsd_map_from_commands():
 
 def test_freebsd_map_degrades_without_commands():
     ctx = make_ctx({}, platform="freebsd")
-    m = shared_device_map(ctx)
+    m = ctx.device_map()
     assert len(m) == 0
     assert m.resolve("ada0p3") == "ada0"
 

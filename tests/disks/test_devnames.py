@@ -1,11 +1,11 @@
-"""Whole-disk names from any partition or path name (zmon.devnames)."""
+"""Whole-disk names from any partition or path name (zmon.host.devnames)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.disks.conftest import host_paths
-from zmon.devnames import (
+from zmon.host.devnames import (
     is_nvme_controller,
     looks_like_kernel_disk,
     nvme_controller,

@@ -12,7 +12,6 @@ import pytest
 from tests.disks.conftest import make_ctx
 from tests.helpers import IN_CI
 from zmon.collectors.hotplug import HotplugCollector, HotplugCounter
-from zmon.devices import SHARED_KEY, shared_device_map
 from zmon.registry import NoDataError
 
 
@@ -91,7 +90,7 @@ def test_injected_events_are_counted_and_refresh_the_device_map():
         ms = col.collect()
         assert counts(ms)[("sdc", "add")] == 0  # known disks are seeded
         assert len({d for d, _ in counts(ms)}) == 11
-        old_map = shared_device_map(ctx)
+        old_map = ctx.device_map()
         monitor.events.put(FakeDevice("remove", "sdc"))
         monitor.events.put(FakeDevice("add", "sdc"))
         monitor.events.put(FakeDevice("add", "sdz"))
@@ -99,7 +98,7 @@ def test_injected_events_are_counted_and_refresh_the_device_map():
         got = counts(col.collect())
         assert got[("sdc", "remove")] == 1 and got[("sdc", "add")] == 1
         assert got[("sdz", "remove")] == 0
-        assert ctx.shared.get(SHARED_KEY) is not old_map  # dropped, rebuilt on next use
+        assert ctx.devices is not None and ctx.devices.peek() is not old_map  # dropped
     finally:
         col.close()
 

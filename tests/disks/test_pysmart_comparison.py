@@ -1,7 +1,7 @@
 """Why zmon reads smartctl itself: pySMART measured on the same saved outputs.
 
-These pin pySMART 1.4.x behaviour documented in collectors/smart.md. If pySMART changes, these
-fail and the document gets updated. Skipped when pySMART is not installed.
+These pin pySMART 1.4.x behaviour documented in zmon/collectors/smart/README.md. If pySMART
+changes, these fail and the document gets updated. Skipped when pySMART is not installed.
 """
 
 from __future__ import annotations

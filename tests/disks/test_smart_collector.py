@@ -18,8 +18,8 @@ from tests.disks.conftest import (
     smart_argv,
 )
 from zmon.collectors.smart import SmartCollector
-from zmon.devices import SHARED_KEY, BlockDevice, DeviceMap
 from zmon.exposition import render
+from zmon.host.devices import BlockDevice, DeviceMap
 from zmon.registry import Context, NoDataError
 from zmon.runner import CommandRunner, run_deadline
 
@@ -99,9 +99,8 @@ def test_scan_is_redone_when_disks_come_or_go():
     c = collector(ctx)
     c.collect()
     # A hotplug event replaced the shared map with one that has another disk set.
-    ctx.shared[SHARED_KEY] = DeviceMap(
-        [BlockDevice("sda", hardware=True, transport="sata")], host_paths()
-    )
+    assert ctx.devices is not None
+    ctx.devices.put(DeviceMap([BlockDevice("sda", hardware=True, transport="sata")], host_paths()))
     c.collect()
     assert ctx.runner.calls.count(SCAN) == 2
 
@@ -166,7 +165,6 @@ def test_a_hung_smartctl_is_killed_and_the_other_disks_are_reported(tmp_path):
         runner=CommandRunner(binaries={"smartctl": write_fake_smartctl(tmp_path, "/dev/sdb")}),
         options={"jitter": 0.0, "device_timeout": 1.0},
         platform="linux",
-        shared={},
     )
     c = SmartCollector(ctx)
     started = time.monotonic()

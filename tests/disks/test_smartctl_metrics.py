@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import fixture_path
+from zmon.collectors.smart.metrics import parse_smartctl_metrics
 from zmon.errors import ParseError
 from zmon.exposition import render
-from zmon.parsers.smartctl_metrics import parse_smartctl_metrics
 from zmon.registry import parse_kinds
 
 SAMPLES = sorted(

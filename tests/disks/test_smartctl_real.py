@@ -12,8 +12,8 @@ import pytest
 
 from tests.helpers import require_tool
 from zmon.collectors.smart import SmartCollector
+from zmon.collectors.smart.metrics import parse_smartctl_metrics
 from zmon.parsers.smartctl import check_status, parse_scan, parse_smartctl, parse_version
-from zmon.parsers.smartctl_metrics import parse_smartctl_metrics
 from zmon.registry import Context, NoDataError, Paths
 from zmon.runner import CommandRunner
 

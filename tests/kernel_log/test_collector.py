@@ -12,8 +12,8 @@ import pytest
 
 from tests.helpers import fixture_path
 from zmon.collectors.kernel_log import KernelLogCollector
-from zmon.devices import BlockDevice, DeviceMap
 from zmon.exposition import render
+from zmon.host.devices import BlockDevice, DeviceMap, DeviceMapCache
 from zmon.registry import Context, NoDataError, Paths
 from zmon.replay import StaticRunner
 
@@ -27,7 +27,7 @@ def make_ctx(tmp_path: Path, platform: str = "linux", **options: Any) -> Context
         rootfs=tmp_path / "root",
         state_dir=tmp_path / "state",
     )
-    return Context(paths, StaticRunner(), options, platform, shared={})
+    return Context(paths, StaticRunner(), options, platform)
 
 
 def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -131,8 +131,9 @@ def test_watchdog_wakes_the_follower_before_the_poll_interval(
 
 def test_device_map_attribution(kern_log: Path, tmp_path: Path) -> None:
     ctx = make_ctx(tmp_path, source="file", poll_interval=0.05)
-    ctx.shared["devicemap"] = DeviceMap(
-        [BlockDevice("sdc", hardware=True, ata_port="ata3", ata_device="ata3.00")]
+    ctx.devices = DeviceMapCache(ctx.paths)
+    ctx.devices.put(
+        DeviceMap([BlockDevice("sdc", hardware=True, ata_port="ata3", ata_device="ata3.00")])
     )
     c = KernelLogCollector(ctx)
     try:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from zmon.logfollow import FileFollower
-from zmon.statestore import StateStore
+from zmon.host.logfollow import FileFollower
+from zmon.host.statestore import StateStore
 
 
 class Clock:

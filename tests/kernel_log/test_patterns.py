@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 
 from tests.helpers import fixture_path
+from zmon.collectors.kernel_log.metrics import Tally
 from zmon.parsers.kernel_log import (
     PatternError,
     PatternSet,
@@ -16,7 +17,6 @@ from zmon.parsers.kernel_log import (
     rules_from_toml,
     scan_text,
 )
-from zmon.parsers.kernel_log_metrics import Tally
 
 PATTERNS = PatternSet(default_rules())
 

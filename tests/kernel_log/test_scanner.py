@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from tests.helpers import fixture_path
 from zmon.collectors.kernel_log import parse_kernel_log
-from zmon.devices import BlockDevice, DeviceMap
+from zmon.collectors.kernel_log.metrics import Tally, kernel_log_metrics
 from zmon.errors import ParseError
 from zmon.exposition import render
+from zmon.host.devices import BlockDevice, DeviceMap
 from zmon.parsers.kernel_log import KernelEvent, PatternSet, Scanner, default_rules, scan_text
-from zmon.parsers.kernel_log_metrics import Tally, kernel_log_metrics
 
 PATTERNS = PatternSet(default_rules())
 FIXTURES = sorted(p.name for p in fixture_path("kernel_log").glob("*.txt"))

@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from zmon.kernelsources import JournalFollower, KmsgFollower
-from zmon.statestore import StateStore
+from zmon.host.kernelsources import JournalFollower, KmsgFollower
+from zmon.host.statestore import StateStore
 
 
 def kmsg_record(seq: int, message: str) -> str:

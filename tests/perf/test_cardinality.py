@@ -1,5 +1,5 @@
 """Series counts of the iostat collector per option value, as benchmarks/iostat_cardinality.py
-prints them and collectors/iostat.md documents them for a 1,000-disk host."""
+prints them and zmon/collectors/iostat/README.md documents them for a 1,000-disk host."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import collector_doc
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location(
@@ -42,6 +44,6 @@ def test_series_counts_follow_the_formula() -> None:
                                                ("all", "coarse"), ("pool", "fine"),
                                                ("none", "fine")])  # fmt: skip
 def test_documented_1000_disk_figures(mode: str, buckets: str) -> None:
-    doc = (ROOT / "collectors" / "iostat.md").read_text()
+    doc = collector_doc("iostat").read_text()
     total, histogram = expected(mode, buckets, 1000)
     assert f"| `{mode}` | {buckets} | {total:,} | {histogram:,} |" in doc

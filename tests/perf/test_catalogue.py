@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import collector_doc
 from zmon.parsers.zfs_kstats_table import FAMILIES, GENERIC_METRIC, TABLE, KstatStat
 
-CATALOGUE = Path(__file__).parents[2] / "collectors"
 GOLDEN = Path(__file__).parents[1] / "golden" / "perf"
 BEGIN, END = "<!-- metrics:begin -->\n", "<!-- metrics:end -->\n"
 TYPE = re.compile(r"^# TYPE (\S+) (\S+)$", re.M)
@@ -44,7 +44,7 @@ def kstat_table() -> str:
 
 
 def test_zfs_kstats_table_is_current(request: pytest.FixtureRequest) -> None:
-    path = CATALOGUE / "zfs_kstats.md"
+    path = collector_doc("zfs_kstats")
     head, rest = path.read_text().split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     if request.config.getoption("--update-golden"):
@@ -60,7 +60,7 @@ def test_documented_metrics_are_exported(name: str) -> None:
     for golden in GOLDEN.glob(f"{name}-*.prom"):
         exported.update(TYPE.findall(golden.read_text()))
     assert exported, "golden files missing; run the collector tests first"
-    documented = dict(DOC_ROW.findall((CATALOGUE / f"{name}.md").read_text()))
+    documented = dict(DOC_ROW.findall(collector_doc(name).read_text()))
     for metric, typ in exported.items():
         assert documented.get(metric) == typ, metric
     if name != "zfs_kstats":  # the kstat table also lists fields the lab versions lack

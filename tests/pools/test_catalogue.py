@@ -7,19 +7,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import collector_doc, collector_source
+
 ROOT = Path(__file__).resolve().parents[2]
 BEGIN, END = "<!-- metrics:begin -->\n", "<!-- metrics:end -->\n"
 COLLECTORS = ("zpool_list", "zpool_events", "datasets", "dedup", "pool_kstats")
 
 
 def documented(name: str) -> set[str]:
-    text = (ROOT / "collectors" / f"{name}.md").read_text()
+    text = collector_doc(name).read_text()
     table = text[text.index(BEGIN) + len(BEGIN) : text.index(END)]
     return set(re.findall(r"^\| `(zmon_[a-z0-9_]+)`", table, re.M))
 
 
 def in_code(name: str) -> set[str]:
-    source = (ROOT / "zmon" / "collectors" / f"{name}.py").read_text()
+    source = collector_source(name)
     return set(re.findall(r'"(zmon_[a-z0-9_]+)"', source))
 
 

@@ -202,7 +202,7 @@ def test_down_then_back_with_backoff(servers):
 
 
 def test_backoff_doubles_and_is_capped():
-    from zmon.ups.net import Backoff
+    from zmon.host.ups.net import Backoff
 
     clock = FakeClock()
     backoff = Backoff(initial=1.0, maximum=5.0, clock=clock)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from zmon.ups.config import NutServer, apcupsd_servers, nut_servers
-from zmon.ups.net import Endpoint, parse_endpoint
+from zmon.collectors.ups.servers import NutServer, apcupsd_servers, nut_servers
+from zmon.host.ups.net import Endpoint, parse_endpoint
 
 
 @pytest.mark.parametrize(

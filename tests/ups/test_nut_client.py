@@ -7,10 +7,10 @@ import time
 import pytest
 
 from tests.ups.fakes import LoopbackServer, scripted_nut_handler, trickle_handler
+from zmon.host.ups.net import Deadline, Endpoint, UpsProtocolError
+from zmon.host.ups.nut import NutClient, NutError
 from zmon.registry import Context, Paths
 from zmon.replay import StaticRunner
-from zmon.ups.net import Deadline, Endpoint, UpsProtocolError
-from zmon.ups.nut import NutClient, NutError
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import fixture_path
+from zmon.collectors.ups.metrics import nut_vars_to_metrics
 from zmon.errors import ParseError
 from zmon.exposition import render
-from zmon.parsers.ups_metrics import nut_vars_to_metrics
 from zmon.registry import parse_kinds
 
 FIXTURES = sorted(p.name for p in fixture_path("ups").glob("*.txt"))

@@ -12,7 +12,7 @@ import pytest
 
 from tests.zpool_status._util import LAB, utc
 from tests.zpool_status._util import recorded_result as result
-from zmon.collectors.zpool_status import JSON_ARGS, ZpoolCollector, parse_guids
+from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector, parse_guids
 from zmon.errors import ParseError
 from zmon.registry import Context, NoDataError, Paths, parse_kinds
 from zmon.replay import StaticRunner

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.zpool_status._util import CORPUS, parse_file, utc, vdev_named
-from zmon.collectors.zpool_status import parse_kind, resolve_static
+from zmon.collectors.zpool import parse_kind, resolve_static
 from zmon.parsers.zpool_status_model import (
     note_kinds,
     parse_draid_name,

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from tests.zpool_status._util import LAB, pool_named, vdev_named
+from zmon.collectors.zpool.metrics import status_metrics
 from zmon.errors import ParseError
 from zmon.parsers.zpool_status import parse_zpool_status
 from zmon.parsers.zpool_status_json import parse_zpool_status_json
-from zmon.parsers.zpool_status_metrics import status_metrics
 from zmon.parsers.zpool_status_model import Pool, note_kinds
 
 S13 = LAB / "2.3.2" / "13-resilver-in-progress"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.zpool_status._util import LAB, parse_file, pool_named, text_of, utc, vdev_named
-from zmon.collectors.zpool_status import resolve_static
-from zmon.parsers.zpool_status_metrics import status_metrics
+from zmon.collectors.zpool import resolve_static
+from zmon.collectors.zpool.metrics import status_metrics
 from zmon.parsers.zpool_status_model import Pool, ZpoolStatus, note_kinds
 
 M = 1 << 20

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.helpers import collector_doc
 from tests.zpool_status._util import CORPUS, LAB, parse_file
-from zmon.parsers.zpool_status_metrics import CATALOGUE, status_metrics
+from zmon.collectors.zpool.metrics import CATALOGUE, status_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = {
@@ -62,7 +63,7 @@ def test_help_names_the_source() -> None:
 
 
 def test_every_metric_is_documented() -> None:
-    doc = (ROOT / "collectors" / "zpool.md").read_text()
+    doc = collector_doc("zpool").read_text()
     table = doc[doc.index("<!-- metrics:begin -->") : doc.index("<!-- metrics:end -->")]
     documented = set(re.findall(r"^\| `(zmon_[a-z_]+)`", table, re.MULTILINE))
     exported = {name for name, *_ in CATALOGUE} | {"zmon_zpool_status_source_info"}

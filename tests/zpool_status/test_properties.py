@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.zpool_status._util import CORPUS, LAB
+from zmon.collectors.zpool.metrics import status_metrics
 from zmon.errors import ParseError
 from zmon.parsers.units import parse_nice
 from zmon.parsers.zpool_status import parse_zpool_status
-from zmon.parsers.zpool_status_metrics import status_metrics
 from zmon.parsers.zpool_status_model import ZpoolStatus
 from zmon.registry import Context, NoDataError, Paths
 from zmon.replay import StaticRunner
@@ -265,7 +265,7 @@ def test_mangled_json_only_raises_parse_error(index: int, data: Any) -> None:
 @SETTINGS
 @given(st.binary(max_size=600), st.integers(0, 3), st.binary(max_size=80))
 def test_collector_raises_only_parse_or_command_errors(out: bytes, code: int, err: bytes) -> None:
-    from zmon.collectors.zpool_status import JSON_ARGS, ZpoolCollector
+    from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector
     from zmon.runner import CommandResult
 
     def answer(argv):

@@ -7,9 +7,9 @@ from datetime import UTC
 import pytest
 
 from tests.zpool_status._util import LAB, pool_named, vdev_named
+from zmon.collectors.zpool.metrics import status_metrics
 from zmon.errors import ParseError
 from zmon.parsers.zpool_status import parse_zpool_status
-from zmon.parsers.zpool_status_metrics import status_metrics
 from zmon.parsers.zpool_status_model import note_kinds
 
 HEALTHY = """\
