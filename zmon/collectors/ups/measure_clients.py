@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PyNUTClient.PyNUT import PyNUTClient  # noqa: E402
-
 from tests.ups.nutlab import NutLab  # noqa: E402
+
 from zmon.host.ups.net import Deadline, Endpoint  # noqa: E402
 from zmon.host.ups.nut import NutClient  # noqa: E402
 
