@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from zmon.metrics import MetricSet  # noqa: E402
-from zmon.scheduler import CollectorState, Snapshot  # noqa: E402
+from zmon.snapshot import CollectorState, Snapshot  # noqa: E402
 from zmon.status.history import History  # noqa: E402
 from zmon.status.model import read_model  # noqa: E402
 from zmon.status.page import StatusPage  # noqa: E402

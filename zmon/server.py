@@ -10,7 +10,7 @@ from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 from prometheus_client.exposition import ThreadingWSGIServer
 
-from zmon.scheduler import Snapshot
+from zmon.snapshot import Snapshot
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -76,22 +76,6 @@ def landing_page(snapshot: Snapshot, title: str) -> str:
     from zmon.status.page import StatusPage
 
     return StatusPage(snapshot, title).respond()[0].decode()
-
-
-def pool_states(snapshot: Snapshot) -> dict[str, str]:
-    """Each pool's state from the last ``zmon_pool_state`` series ("unknown" if none is set)."""
-    out: dict[str, str] = {}
-    for st in snapshot.states():
-        for fam in st.families:
-            if fam.name != "zmon_pool_state":
-                continue
-            for sample in fam.samples:
-                pool = sample.labels.get("pool", "")
-                if sample.value == 1.0:
-                    out[pool] = sample.labels.get("state", "unknown")
-                else:
-                    out.setdefault(pool, "unknown")
-    return dict(sorted(out.items()))
 
 
 class MetricsServer:

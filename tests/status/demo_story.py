@@ -20,7 +20,8 @@ from tests.demo.conftest import PhaseRunner, make_collector, wait_for
 from zmon.demo.fakebin import lookup, shift_json_times, time_anchor
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
-from zmon.registry import collectors
+from zmon.host.devices import DeviceMapCache
+from zmon.registry import Board, collectors
 from zmon.runner import CommandError, CommandResult
 
 START = 1_795_997_000.0  # the demo story starts here (the lab's captures were made then)
@@ -76,7 +77,7 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
     host = DemoHost(phase_seconds=60, root=tmp_path / "host", clock=clock, monotonic=clock)
     host.upsd.start()
     runner = ShiftingRunner(host, clock)
-    shared: dict[str, object] = {}
+    board, devices = Board(), DeviceMapCache(host.paths)
     made = {}
     try:
         for name in collectors():
@@ -84,7 +85,8 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
                 continue
             follower = name in FOLLOWERS
             made[name] = make_collector(host, name, runner=runner if not follower else None,
-                                        shared=shared, one_shot=not follower)  # fmt: skip
+                                        board=board, devices=devices,
+                                        one_shot=not follower)  # fmt: skip
         for name in FOLLOWERS:  # the kernel log is followed from its end, as by a daemon
             made[name].collect()
         skipped = _log_lines(host)

@@ -21,8 +21,8 @@ import pytest
 
 from tests.helpers import require_tool, stop_process_group
 from tests.status.demo_story import walk
-from zmon.scheduler import CollectorState, Snapshot
 from zmon.server import MetricsServer, make_app
+from zmon.snapshot import CollectorState, Snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 UP_TO = "resilvering-later"

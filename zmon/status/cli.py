@@ -81,7 +81,7 @@ def remote_report(args: argparse.Namespace) -> dict[str, Any]:
 def local_report(cfg: Any, demo: bool) -> dict[str, Any]:
     """Collect once from this host (as ``zmon collect --once``) and diagnose."""
     from zmon.daemon import build_scheduler
-    from zmon.scheduler import self_metrics
+    from zmon.snapshot import self_metrics
 
     host = None
     if demo:

@@ -242,9 +242,25 @@ def collectors_section(snapshot: Any, now: float) -> str:
             f"<td>{s.interval:g}s</td><td>{s.last_duration:.3f}s</td><td>{age}</td>"
             f"<td>{_E(s.last_error)}</td></tr>"
         )
+    summaries = "".join(_summary_table(s) for s in snapshot.states())
     return ("<h2>Collectors</h2><div class='wrap'><table id='collectors'><tr><th>collector</th>"
             "<th>state</th><th>interval</th><th>last run took</th><th>last success</th>"
-            "<th>last error</th></tr>" + "".join(rows) + "</table></div>")
+            "<th>last error</th></tr>" + "".join(rows) + "</table></div>" + summaries)
+
+
+def _summary_table(state: Any) -> str:
+    """The table a collector gives the landing page (pools and their states, ...), if any."""
+    if getattr(state, "summary", None) is None or not getattr(state, "summary_title", ""):
+        return ""
+    rows = "".join(
+        f"<tr class='state-{'ok' if row.healthy else 'warning'}'><td>{_E(row.thing)}</td>"
+        f"<td>{_E(row.state)}</td></tr>"
+        for row in state.summary(state.families)
+    )
+    if not rows:
+        return ""
+    return (f"<h3>{_E(state.summary_title)} ({_E(state.name)})</h3><table><tr><th>name</th>"
+            f"<th>state</th></tr>{rows}</table>")  # fmt: skip
 
 
 class StatusPage:
@@ -262,7 +278,7 @@ class StatusPage:
         self.clock = clock or (lambda: time.time())
 
     def families(self, now: float) -> list[Any]:
-        from zmon.scheduler import self_metrics
+        from zmon.snapshot import self_metrics
 
         states = self.snapshot.states()
         fams = [fam for st in states for fam in st.families]
