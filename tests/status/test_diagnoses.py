@@ -219,3 +219,13 @@ def test_findings_are_sorted_most_severe_first() -> None:
     text = CASES["fragmentation"].text + 'zmon_pool_data_errors{pool="tank"} 1\n'
     severities = [f.severity for f in findings(text)]
     assert severities == sorted(severities, key=("critical", "warning", "info").index)
+
+
+def test_cable_evidence_counts_what_is_new_in_the_recent_history() -> None:
+    case = CASES["cable_fault"]
+    h = History(step=1.0)
+    for before, crc in ((3000, 30), (1200, 33), (0, 37)):
+        h.observe(NOW - before, read_model(families(case.text.replace(" 37\n", f" {crc}\n"))))
+    (f,) = [f for f in findings(case.text, h) if f.rule == "cable_fault"]
+    assert f.evidence == ("37 CRC errors and 5 link resets, media clean "
+                          "(7 CRC errors new in the last 50 min)")  # fmt: skip

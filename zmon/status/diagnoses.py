@@ -394,8 +394,15 @@ def _vdev_errors(v: Vdev) -> str:
 def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         seen = _cable_evidence(disk, ev.model.pools)
-        if seen is not None:
-            yield Hit(disk_subject(disk), seen, _disk_labels(disk))
+        if seen is None:
+            continue
+        new = [(ev.history.change(f"disk_{kind}:{disk.device}"), what)
+               for kind, what in (("crc", "CRC error"), ("link", "link event"))]
+        recent = [w.count(change[0], what) for change, what in new if change and change[0] > 0]
+        span = max((change[1] for change, _ in new if change), default=0.0)
+        if recent:
+            seen += f" ({w.join(recent)} new in the last {w.duration(span)})"
+        yield Hit(disk_subject(disk), seen, _disk_labels(disk))
 
 
 def find_smart_failed(ev: Evidence) -> Iterable[Hit]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import socket
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -176,10 +177,10 @@ def render_html(report: dict[str, Any], title: str, extra_sections: str = "",
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="{REFRESH_SECONDS}">
-<title>{_E(title)}: {_E(state.upper())}</title>
+<title>{_E(report.get("host") or title)}: {_E(state.upper())}</title>
 <style>{CSS}</style></head>
 <body>
-<h1>{_E(title)}</h1>
+<h1>{_E(report.get("host") or title)} <span class="small">{_E(title)}</span></h1>
 {body}
 <p class="small">zmon {_E(__version__)} &middot; <a href="/metrics">metrics</a> &middot;
 <a href="/healthz">health</a> &middot; <a href="/?format=json">JSON</a> &middot;
@@ -271,9 +272,11 @@ class StatusPage:
     """
 
     def __init__(self, snapshot: Any, title: str = "zmon", history: History | None = None,
-                 clock: Callable[[], float] | None = None) -> None:  # fmt: skip
+                 clock: Callable[[], float] | None = None,
+                 host: str | None = None) -> None:  # fmt: skip
         self.snapshot = snapshot
         self.title = title
+        self.host = socket.gethostname() if host is None else host
         self.history = history or History()
         self.clock = clock or (lambda: time.time())
 
@@ -293,7 +296,7 @@ class StatusPage:
     def report(self) -> dict[str, Any]:
         now = self.clock()
         model = read_model(self.families(now))
-        return report_of(model, now, host=self.title, history=self.history.view())
+        return report_of(model, now, host=self.host, history=self.history.view())
 
     def respond(self, query: str = "") -> tuple[bytes, str]:
         """(body, content type) for ``GET /?<query>``."""
