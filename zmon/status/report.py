@@ -165,6 +165,7 @@ def _arc(model: HostModel, ev: Evidence) -> dict[str, Any] | None:
     ghost = arc_ghost_ratio(ev)
     hit_change = ev.history.change("arc_hits")
     miss_change = ev.history.change("arc_misses")
+    hit_ratio: float | None
     if hit_change and miss_change and hit_change[0] + miss_change[0] > 0:
         hit_ratio = hit_change[0] / (hit_change[0] + miss_change[0])
     else:
