@@ -15,12 +15,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from tests.helpers import require_tool
 from zmon.cli import main
 
 LAB = Path(__file__).resolve().parents[1] / "fixtures" / "lab" / "2.3.2"
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _keep_logging() -> Iterator[None]:
+    """``main()`` configures logging on this test's captured stderr; later tests must not
+    inherit a stream pytest has closed."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
 
 
 class Exporter:
@@ -111,6 +121,7 @@ def test_a_running_zmon_answers_with_its_own_report(capsys) -> None:  # type: ig
     from tests.status.test_page import _serve_degraded
 
     _, server = _serve_degraded()
+    capsys.readouterr()  # the collector's own log lines
     try:
         assert main(["status", "--url", f"http://127.0.0.1:{server.port}"]) == 1
     finally:
