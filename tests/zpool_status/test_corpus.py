@@ -8,13 +8,17 @@ UTC (the ``tz`` argument); ``test_units`` covers local-time handling.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 import pytest
 
-from tests.zpool_status._util import CORPUS, parse_file, utc, vdev_named
+from tests.zpool_status._util import CORPUS, FIX, parse_file, utc, vdev_named
 from zmon.collectors.zpool_status import parse_kind, resolve_static
+from zmon.errors import ParseError
+from zmon.parsers.zpool_status import parse_zpool_status
 from zmon.parsers.zpool_status_model import (
+    UNNAMED_POOL,
     note_kinds,
     parse_draid_name,
     parse_draid_spare,
@@ -249,6 +253,18 @@ CASES: dict[str, Case] = {
               *_mirror_rows(["ada2", "ada5", "ada3"])],
         data_errors=None, present=True,
     ),
+    "zpool_status_42_fragment_rows_only_no_header_2.4.1_PARTIAL.txt": Case(
+        UNNAMED_POOL, None, complete=False, data_errors=None, present=None,
+        rows=[*_mirror_rows(["wwn-0x5000cca2bb1d3224", "wwn-0x5000cca2b663287c",
+                             "wwn-0x5000cca2bb1d4b24", "wwn-0x5000cca2b6603740"], depth=1),
+              R("raidz2-4", "ONLINE", depth=1),
+              *_mirror_rows(["wwn-0x5000cca2ab4bf520", "wwn-0x5000cca2b9b97fe0",
+                             "wwn-0x5000cca2b668b1b0", "wwn-0x5000cca2bb1bdfcc"])],
+    ),
+    "zpool_status_44_s_slow_column_single_offline_leaf_758_2.4_PARTIAL.txt": Case(
+        UNNAMED_POOL, None, complete=False, data_errors=None, present=None,
+        rows=[R("7319fb47-d7d0-5642-b575-e9e8e5351adb", "OFFLINE", (0, 0, 2), depth=1)],
+    ),
     "zpool_status_json_02_suspended_mirror_removed_write_errors_2.4.json": Case(
         "testpool", "SUSPENDED", complete=True, msg_id="ZFS-8000-HC", status="io_failure",
         see="https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-HC",
@@ -464,3 +480,80 @@ def test_illumos_and_freebsd_device_names() -> None:
     status = parse_file(CORPUS / "zpool_status_06_unavail_was_dev_label_missing.txt")
     resolve_static(status)
     assert vdev_named(status.pools[0], "17682433485448789979").device is None
+
+
+def test_fragment_rows_keep_their_hierarchy() -> None:
+    """Rows pasted without header or pool row: read, nested by indentation, marked partial."""
+    pool = parse_file(CORPUS / "zpool_status_42_fragment_rows_only_no_header_2.4.1_PARTIAL.txt"
+                      ).pools[0]  # fmt: skip
+    assert pool.root is None and pool.name == UNNAMED_POOL
+    raidz = vdev_named(pool, "raidz2-4")
+    assert raidz.type == "raidz" and len(raidz.children) == 4
+    assert vdev_named(pool, "wwn-0x5000cca2bb1bdfcc").parent == "raidz2-4"
+    assert any("header" in r for r in pool.incomplete)
+
+
+def test_fragment_from_the_issue_report() -> None:
+    """Two rows as admins paste them: suffixed counters, spare and raidz3 groups."""
+    text = ("mirror-1   DEGRADED 0 0 0\n"
+            "sdc        FAULTED 12 0 0 too many errors\n"
+            "  spare-2  DEGRADED 2.60K 4.42K 35\n"
+            "    sdd    ONLINE 0 0 0\n"
+            "raidz3-0   ONLINE 0 0 0\n")  # fmt: skip
+    pool = parse_zpool_status(text, tz=UTC).pools[0]
+    assert pool.name == UNNAMED_POOL and not pool.complete
+    rows = [(v.name, v.state, v.read_errors, v.write_errors, v.checksum_errors, v.depth, v.note)
+            for v in pool.vdevs()]
+    assert rows == [("mirror-1", "DEGRADED", 0, 0, 0, 1, ""),
+                    ("sdc", "FAULTED", 12, 0, 0, 1, "too many errors"),
+                    ("spare-2", "DEGRADED", 2662, 4526, 35, 2, ""),
+                    ("sdd", "ONLINE", 0, 0, 0, 3, ""),
+                    ("raidz3-0", "ONLINE", 0, 0, 0, 1, "")]  # fmt: skip
+    assert vdev_named(pool, "spare-2").type == "spare"
+    assert vdev_named(pool, "raidz3-0").type == "raidz"
+    ms = parse_kind(text.encode())
+    assert ms.sample_value("zmon_pool_parse_complete", {"pool": UNNAMED_POOL}) == 0.0
+    labels = {"pool": UNNAMED_POOL, "vdev": "sdc", "class": "normal"}
+    assert ms.sample_value("zmon_vdev_read_errors_total", labels) == 12
+
+
+def test_fragment_with_its_pool_row_takes_the_pool_name() -> None:
+    text = "tank DEGRADED 0 0 0\n  mirror-0 DEGRADED 0 0 0\n    sda FAULTED 3 0 0\n"
+    pool = parse_zpool_status(text, tz=UTC).pools[0]
+    assert pool.name == "tank" and pool.root is not None and pool.root.type == "root"
+    assert [(v.name, v.depth) for v in pool.vdevs()] == [("tank", 0), ("mirror-0", 1),
+                                                         ("sda", 2)]  # fmt: skip
+    assert not pool.complete
+
+
+def test_numeric_slow_value_proves_a_leaf() -> None:
+    """zpool prints a SLOW count only for leaves: the only row is not the pool row."""
+    name = "zpool_status_44_s_slow_column_single_offline_leaf_758_2.4_PARTIAL.txt"
+    pool = parse_file(CORPUS / name).pools[0]
+    leaf = vdev_named(pool, "7319fb47-d7d0-5642-b575-e9e8e5351adb")
+    assert leaf.is_leaf and leaf.slow_ios == 758 and leaf.checksum_errors == 2
+    ms = parse_kind((CORPUS / name).read_bytes())
+    labels = {"pool": UNNAMED_POOL, "vdev": leaf.name, "class": "normal"}
+    assert ms.sample_value("zmon_vdev_slow_ios_total", labels) == 758
+
+
+@pytest.mark.parametrize("token", ["-1", "0x10", "1,234"])
+def test_counter_tokens_zpool_never_prints_make_the_pool_partial(token: str) -> None:
+    text = (CORPUS / "zpool_status_22_healthy_two_mirrors_nbd.txt").read_text()
+    text = text.replace("nbd3    ONLINE       0     0     0",
+                        f"nbd3    ONLINE       0     0 {token}")  # fmt: skip
+    assert token in text
+    pool = parse_zpool_status(text, tz=UTC).pools[0]
+    nbd3 = vdev_named(pool, "nbd3")
+    assert nbd3.checksum_errors is None and nbd3.note == ""
+    assert not pool.complete
+
+
+def test_a_ddt_histogram_alone_is_not_zpool_status() -> None:
+    text = (FIX.parent / "pools" / "corpus" / "dedup_04_zdb_S_empty_simulated_2.3.1.txt")
+    with pytest.raises(ParseError):
+        parse_kind(text.read_bytes())
+    ddt = (" dedup: DDT entries 3255693, size 311 on disk, 179 in core\n\n"
+           "bucket              allocated                       referenced\n")
+    with pytest.raises(ParseError):
+        parse_kind(ddt.encode())
