@@ -8,6 +8,11 @@ and a blank line ends the block. Nested nvlists (``detector = (embedded nvlist)`
 numbers (``0x6e``), hex numbers with a decoded note (``0x7000b0 [SCRUB ...]``) or
 space-separated arrays (``time = 0x5 0x6``).
 ``zpool events`` also prints ``dropped N events`` when the kernel queue overflowed.
+
+A pasted capture may start inside a record (indented ``name = value`` lines before the first
+header) or stop inside one (a ``-v`` record without its closing ``time``/``eid`` fields). The
+leading lines are skipped; a cut record still counts with what it names (its class, and its
+pool and vdev if those lines made it); either way the capture is marked incomplete.
 """
 
 from __future__ import annotations
@@ -156,10 +161,21 @@ class EventStreamParser:
 
 @dataclass
 class EventCapture:
-    """All events of a captured ``zpool events`` output."""
+    """All events of a captured ``zpool events`` output.
+
+    ``skipped_lines`` are record lines before the first header (the paste began mid-record);
+    ``cut_events`` are ``-v`` records that stop before their ``time`` field (the paste ended
+    mid-record; they are in ``events`` with what they name). Either makes it incomplete.
+    """
 
     events: list[ZfsEvent]
     dropped: int = 0
+    skipped_lines: int = 0
+    cut_events: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.skipped_lines and not self.cut_events
 
 
 def parse_zpool_events(data: bytes | str) -> EventCapture:
@@ -167,7 +183,15 @@ def parse_zpool_events(data: bytes | str) -> EventCapture:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     parser = EventStreamParser()
     events: list[ZfsEvent] = []
+    skipped = 0
+    started = False
     for no, line in enumerate(text.splitlines(), 1):
+        if not started:
+            if HEADER.match(line) or _DROPPED.match(line) or _COLUMN_HEADER.match(line):
+                started = True
+            elif line[:1] in (" ", "\t") and line.strip():
+                skipped += 1  # the paste began inside a record
+                continue
         before = parser.unknown_lines
         events.extend(parser.feed(line))
         if parser.unknown_lines != before:
@@ -178,7 +202,9 @@ def parse_zpool_events(data: bytes | str) -> EventCapture:
     if not events and text.strip() and parser.dropped == 0:
         if not any(_COLUMN_HEADER.match(ln) for ln in text.splitlines()):
             raise ParseError("no zpool events found", 1, text.splitlines()[0])
-    return EventCapture(events, parser.dropped)
+    verbose = any(ev.fields for ev in events)
+    cut = sum(1 for ev in events if verbose and "time" not in ev.fields)
+    return EventCapture(events, parser.dropped, skipped, cut)
 
 
 def iter_events(lines: Iterable[str]) -> Iterator[ZfsEvent]:
