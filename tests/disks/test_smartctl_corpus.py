@@ -338,3 +338,94 @@ def test_json_with_unexpected_shapes_never_crashes(doc):
     doc.setdefault("json_format_version", [1, 0])
     report = parse_smartctl(json.dumps(doc).encode())
     assert report.passed in (True, False, None)
+
+
+def _attrs(report):
+    return {a.id: (a.name, a.value, a.worst, a.threshold, a.raw) for a in report.attributes}
+
+
+def test_txt_16_headerless_rows_before_the_error_log():
+    """Attribute rows pasted without their ID# header are read; the error log still counts."""
+    r = load("corpus", "smartctl_txt_16_ata_headerless_attribute_rows_crc65_error_log_PARTIAL.txt")
+    assert _attrs(r) == {
+        194: ("Temperature_Celsius", 187, 187, 0, 32),
+        196: ("Reallocated_Event_Count", 100, 100, 0, 0),
+        197: ("Current_Pending_Sector", 100, 100, 0, 0),
+        198: ("Offline_Uncorrectable", 100, 100, 0, 0),
+        199: ("UDMA_CRC_Error_Count", 200, 200, 0, 65),
+    }
+    assert r.attribute(198).prefailure is False
+    assert r.temperature_celsius == 32
+    assert r.ata_error_log_count == 65
+    assert r.protocol == "ATA" and r.passed is None
+    assert check_status(r) == "ok"
+
+
+def test_txt_18_headerless_rows_temperature_and_error_count():
+    r = load("corpus",
+             "smartctl_txt_18_ata_headerless_attribute_rows_temp31_error_count19_PARTIAL.txt")
+    assert _attrs(r) == {
+        192: ("Power-Off_Retract_Count", 100, 100, 0, 97),
+        193: ("Load_Cycle_Count", 100, 100, 0, 130),
+        194: ("Temperature_Celsius", 31, 40, 0, 31),
+        197: ("Current_Pending_Sector", 100, 100, 0, 0),
+        198: ("Offline_Uncorrectable", 100, 100, 0, 0),
+        199: ("UDMA_CRC_Error_Count", 200, 200, 0, 0),
+    }
+    assert r.temperature_celsius == 31
+    assert r.ata_error_log_count == 19
+
+
+def test_txt_20_headerless_brief_rows_of_smartctl_x():
+    r = load("corpus",
+             "smartctl_txt_20_ata_x_headerless_brief_attribute_rows_usb_bridge_PARTIAL.txt")
+    assert _attrs(r) == {
+        195: ("Hardware_ECC_Recovered", 100, 100, 0, 10580),
+        196: ("Reallocated_Event_Count", 100, 100, 0, 0),
+        197: ("Current_Pending_Sector", 100, 100, 0, 0),
+        198: ("Offline_Uncorrectable", 100, 100, 0, 0),
+        199: ("UDMA_CRC_Error_Count", 200, 253, 0, 7),
+        200: ("Multi_Zone_Error_Rate", 100, 100, 60, 691),
+        203: ("Run_Out_Cancel", 100, 100, 0, 1533286088915),
+        240: ("Head_Flying_Hours", 200, 200, 0, 0),
+    }
+    assert r.attribute(200).prefailure is True and r.attribute(199).prefailure is False
+    assert r.attribute(196).raw_string == "0 (0 14484)"
+
+
+def test_prose_with_numbers_is_not_an_attribute_row():
+    r = parse_smartctl(b"smartctl 7.3 2022-02-28 r5338\n"
+                       b"194 degrees is hot 0x0022 and more words\n"
+                       b"Error 65 occurred at disk power-on lifetime: 7 hours\n")
+    assert r.attributes == []
+
+
+def test_a_duplicated_attribute_row_gives_one_series():
+    text = fixture_path("disks", "corpus", TXT_14).read_bytes()
+    row = next(line for line in text.splitlines(keepends=True) if line.lstrip().startswith(b"5 "))
+    doubled = text.replace(row, row + row, 1)
+    r = parse_smartctl(doubled)
+    assert [a.id for a in r.attributes].count(5) == 1 and r.duplicate_attributes == 1
+    _assert_unique_series(doubled)
+
+
+def test_a_duplicated_json_attribute_gives_one_series():
+    doc = json.loads(fixture_path("disks", "qemu", "smartctl-a-j-sata0.json").read_text())
+    table = doc["ata_smart_attributes"]["table"]
+    table.append(dict(table[0], raw={"value": 999, "string": "999"}))
+    r = parse_smartctl(json.dumps(doc).encode())
+    first = r.attribute(table[0]["id"])
+    assert first is not None and first.raw != 999
+    assert len({a.id for a in r.attributes}) == len(r.attributes)
+    _assert_unique_series(json.dumps(doc).encode())
+
+
+def _assert_unique_series(data: bytes) -> None:
+    from zmon.registry import parse_kinds
+
+    seen = set()
+    for fam in parse_kinds()["smartctl"][0](data).families():
+        for s in fam.samples:
+            key = (s.name, tuple(sorted(s.labels.items())))
+            assert key not in seen, key
+            seen.add(key)
