@@ -104,6 +104,33 @@ def test_freebsd_cam_lost_device_and_removing_entry() -> None:
     assert got == {("device_lost", "ada0"): 5, ("device_removed", "ada0"): 4}
 
 
+def test_freebsd_ata_unknown_device_and_channel_timeouts() -> None:
+    """ata(4) after the channel lost its disk: `unknown:` commands and channel-level lines
+    are counted, and tied to the disk the neighbouring line names (ad40 on ata20)."""
+    got = fixture_counts("log_20_freebsd_ata_unknown_timeout_port_not_ready_hardware_reset_8.2.txt")
+    assert got == {("ata_timeout", "ad40"): 5}
+    events = scan_text(fixture_path(
+        "kernel_log", "log_20_freebsd_ata_unknown_timeout_port_not_ready_hardware_reset_8.2.txt"
+    ).read_text(), PATTERNS)  # fmt: skip
+    assert [e.controller for e in events] == [None, "ata20", "ata20", None, None]
+
+
+def test_freebsd_ata_channel_line_takes_the_disk_named_after_it() -> None:
+    text = ("ata20: port is not ready (timeout 15000ms) tfd = 00000080\n"
+            "ata20: hardware reset timeout\n"
+            "ad40: FAILURE - device detached\n")  # fmt: skip
+    assert counts(text) == {("ata_timeout", "ad40"): 2, ("ata_failure", "ad40"): 1}
+    alone = "unknown: TIMEOUT - READ_DMA48 retrying (1 retry left) LBA=3062893328\n"
+    assert counts(alone) == {("ata_timeout", ""): 1}
+
+
+def test_freebsd_cam_flush_failure_is_an_ata_failure() -> None:
+    got = fixture_counts("log_22_freebsd_cam_flushcache48_ata_status_error_abrt_PARTIAL.txt")
+    assert got == {("ata_failure", "ada0"): 1}
+    crc = "(ada1:ahcich2:0:0:0): ATA status: 51 (DRDY SERV ERR), error: 84 (ICRC ABRT )\n"
+    assert counts(crc) == {("crc_error", "ada1"): 1}
+
+
 def test_linux_libata_flush_cache_timeout_sequence() -> None:
     got = fixture_counts("synth_linux_libata_flush_timeout_short_iso.txt")
     assert got == {
