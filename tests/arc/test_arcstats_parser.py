@@ -215,3 +215,16 @@ def test_unparseable_arcstats(text: bytes, line_no: int | None) -> None:
     with pytest.raises(ParseError) as err:
         parse_arcstats(text)
     assert err.value.line_no == line_no
+
+
+def test_one_line_json_is_not_arcstats() -> None:
+    """A JSON rendering of arcstats (as exporters print it) is refused, not read as empty."""
+    import json
+
+    from zmon.parsers.arcstats import parse_arcstats
+
+    stats = parse_arcstats(corpus("arcstats_02_linux_zol_0.6.5_91rows.txt"))
+    doc = json.dumps({name: entry.value for name, entry in stats.fields.items()})
+    with pytest.raises(ParseError) as err:
+        parse_arcstats(doc.encode())
+    assert err.value.line_no == 1

@@ -370,3 +370,23 @@ def test_protocol_splitter_only_raises_value_error(line):
         nut.split_protocol_line(line)
     except ValueError:
         pass
+
+
+@pytest.mark.parametrize("name", ["upsc_02_ablerex_nutdrv_qx_2.7.4.1_OL_online_type.txt",
+                                  "apcaccess_02_bk650m2_openwrt_ONLINE.txt"])  # fmt: skip
+def test_a_byte_order_mark_does_not_hide_the_first_key(name: str) -> None:
+    text = fixture_path("ups", name).read_text()
+    if name.startswith("upsc"):
+        plain, marked = nut.parse_upsc(text), nut.parse_upsc("\ufeff" + text)
+        assert marked == plain
+    else:
+        first = text.index("APC ")
+        text = text[first:]  # the BOM is the first byte of the paste, before APC
+        assert apcupsd.parse_apcaccess("\ufeff" + text) == apcupsd.parse_apcaccess(text)
+
+
+def test_freebsd_sysctl_output_is_not_upsc() -> None:
+    text = fixture_path("arc", "corpus", "arcstats_08_freebsd_ZoF_2019_sysctl_PARTIAL.txt")
+    with pytest.raises(ParseError) as err:
+        nut.parse_upsc(text.read_text())
+    assert err.value.line_no == 1
