@@ -11,7 +11,6 @@ Forms accepted (detected from the first line):
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from typing import Literal
 

@@ -33,9 +33,10 @@ def parse_upsc(text: str) -> UpscOutput:
     """Parse ``upsc`` output: ``name: value`` lines.
 
     Lines that are not variables (shell prompts, ``Init SSL without certificate database``)
-    are skipped, and so is a leading byte-order mark; a line wrapped in markdown bold (``**ups.status: OL**``, as pasted in bug
-    reports) is read without the stars. ``Error: Data stale`` or ``Error: Driver not connected``
-    means the UPS is down; any other ``Error:`` line, or no variable at all, is a ParseError.
+    are skipped, and so is a leading byte-order mark; a line wrapped in markdown bold
+    (``**ups.status: OL**``, as pasted in bug reports) is read without the stars.
+    ``Error: Data stale`` or ``Error: Driver not connected`` means the UPS is down; any other
+    ``Error:`` line, or no NUT variable at all, is a ParseError.
     """
     variables: dict[str, str] = {}
     first_line: tuple[int, str] | None = None
