@@ -13,8 +13,9 @@ from zmon import logs
 from zmon.collectors import _zfs_commands as cmds
 from zmon.metrics import MetricSet
 from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
-from zmon.parsers.zfs_datasets import Dataset, count_snapshots, parse_zfs_list
+from zmon.parsers.zfs_datasets import Dataset, count_snapshots, parse_zfs_get, parse_zfs_list
 from zmon.registry import Collector, Context, Option, register
+from zmon.runner import CommandError
 
 _log = logs.get("datasets")
 
@@ -161,7 +162,8 @@ class DatasetsCollector(Collector):
     """Filesystems and volumes: space, compression, quotas, snapshots, per-dataset I/O."""
 
     name: ClassVar[str] = "datasets"
-    help: ClassVar[str] = "Per-dataset space and I/O (zfs list -Hp, objset kstats)."
+    help: ClassVar[str] = ("Per-dataset space and I/O (zfs list -Hp, or zfs get -Hp where list "
+                           "lacks -p; objset kstats).")
     default_interval: ClassVar[float] = 60.0
     default_timeout: ClassVar[float] = 30.0
     options: ClassVar[tuple[Option, ...]] = (
@@ -178,6 +180,7 @@ class DatasetsCollector(Collector):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self._columns = list(COLUMNS)
+        self._via_get = False  # zfs list has no -p (zfs-fuse 0.7): read zfs get -Hp instead
 
     def _opt(self, name: str) -> Any:
         default = next(o.default for o in self.options if o.name == name)
@@ -191,13 +194,31 @@ class DatasetsCollector(Collector):
             return None
         return count_snapshots(result.stdout)
 
-    def collect(self) -> MetricSet:
+    def _datasets(self) -> list[Dataset]:
+        if not self._via_get:
+            try:
+                out, cols = cmds.negotiate_columns(
+                    self.ctx,
+                    lambda c: ["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(c)],
+                    self._columns, required=("name", "type"))  # fmt: skip
+            except CommandError as exc:
+                if exc.result is None or not cmds.rejected_option(exc.result):
+                    raise
+                _log.info("datasets_via_zfs_get", reason="zfs list -p not supported")
+                self._via_get = True
+            else:
+                self._columns = cols
+                return parse_zfs_list(out, cols)
         out, cols = cmds.negotiate_columns(
             self.ctx,
-            lambda c: ["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(c)],
+            lambda c: ["zfs", "get", "-Hp", "-o", "name,property,value",
+                       ",".join(p for p in c if p != "name")],
             self._columns, required=("name", "type"))  # fmt: skip
         self._columns = cols
-        chosen = select(parse_zfs_list(out, cols), self._opt("include"), self._opt("exclude"))
+        return parse_zfs_get(out, cols)
+
+    def collect(self) -> MetricSet:
+        chosen = select(self._datasets(), self._opt("include"), self._opt("exclude"))
         snaps = self._snapshot_counts() if self._opt("count_snapshots") else None
         objsets = None
         if self._opt("io_kstats"):
