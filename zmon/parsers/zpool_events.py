@@ -10,7 +10,7 @@ space-separated arrays (``time = 0x5 0x6``).
 ``zpool events`` also prints ``dropped N events`` when the kernel queue overflowed.
 
 A pasted capture may start inside a record (indented ``name = value`` lines before the first
-header) or stop inside one (a ``-v`` record without its closing ``time``/``eid`` fields). The
+header) or stop inside one (a ``-v`` record without its closing ``time`` and ``eid``). The
 leading lines are skipped; a cut record still counts with what it names (its class, and its
 pool and vdev if those lines made it); either way the capture is marked incomplete.
 """
@@ -164,7 +164,7 @@ class EventCapture:
     """All events of a captured ``zpool events`` output.
 
     ``skipped_lines`` are record lines before the first header (the paste began mid-record);
-    ``cut_events`` are ``-v`` records that stop before their ``time`` field (the paste ended
+    ``cut_events`` are ``-v`` records that stop before their closing field (the paste ended
     mid-record; they are in ``events`` with what they name). Either makes it incomplete.
     """
 
@@ -203,7 +203,9 @@ def parse_zpool_events(data: bytes | str) -> EventCapture:
         if not any(_COLUMN_HEADER.match(ln) for ln in text.splitlines()):
             raise ParseError("no zpool events found", 1, text.splitlines()[0])
     verbose = any(ev.fields for ev in events)
-    cut = sum(1 for ev in events if verbose and "time" not in ev.fields)
+    # A -v record ends with time, then eid: without eid it was cut (or comes from a zfs without
+    # event ids, which is then merely reported as partial).
+    cut = sum(1 for ev in events if verbose and "eid" not in ev.fields)
     return EventCapture(events, parser.dropped, skipped, cut)
 
 
