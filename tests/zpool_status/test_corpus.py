@@ -265,6 +265,135 @@ CASES: dict[str, Case] = {
         UNNAMED_POOL, None, complete=False, data_errors=None, present=None,
         rows=[R("7319fb47-d7d0-5642-b575-e9e8e5351adb", "OFFLINE", (0, 0, 2), depth=1)],
     ),
+    "zpool_status_46_config_only_guid_faulted_was_dev_sdd1_cksum6_0.7.5_PARTIAL.txt": Case(
+        "zfs-san", None, complete=False, data_errors=None, present=None,
+        rows=[R("zfs-san", "DEGRADED", depth=0), R("raidz2-0", "DEGRADED", depth=1),
+              *_mirror_rows(["wwn-0x5000c5004d038886", "wwn-0x5000c500408ac603"]),
+              R("649844116982152511", "FAULTED", note="was /dev/sdd1", depth=2),
+              R("sdc", "ONLINE", (0, 0, 6), depth=2)],
+    ),
+    "zpool_status_48_raidz2_replacing_6_guid_unavail_resilvered_136K_0.6_PARTIAL.txt": Case(
+        "ZFS01", "DEGRADED", complete=False, data_errors=None, present=None,
+        scan=dict(function="resilver", state="finished", processed=136 * K, errors=0, duration=0,
+                  end_time=utc("2015-12-07 06:23:52")),
+        rows=[R("ZFS01", "DEGRADED", depth=0), R("raidz2-0", "DEGRADED", depth=1),
+              *_mirror_rows([f"ata-WDC_WD30E{s}" for s in (
+                  "FRX-68AX9N0_WD-WCC1T1103105", "FRX-68AX9N0_WD-WCC1T1172243",
+                  "ZRX-00SPEB0_WD-WCC4E0315648", "ZRX-00DC0B0_WD-WMC1T2084454",
+                  "ZRX-00D8PB0_WD-WCC4N0103047", "ZRX-00DC0B0_WD-WMC1T0438502")]),
+              R("replacing-6", "DEGRADED", depth=2),
+              R("ata-WDC_WD30EZRX-00MMMB0_WD-WCAWZ0412403", "ONLINE", depth=3),
+              R("127286639182292558", "UNAVAIL", depth=3,
+                note="was /dev/disk/by-id/ata-WDC_WD30EZRX-00DC0B0_WD-WMC1T0419233-part1"),
+              R("ata-WDC_WD30EZRX-00MMMB0_WD-WMAWZ0327093", "ONLINE", depth=2)],
+    ),
+    "zpool_status_50_mirror_leaf_degraded_too_many_errors_resilvered_days_fmt_0.7_PARTIAL.txt": Case(
+        "vz", "DEGRADED", complete=False, msg_id="ZFS-8000-9P", status="unrecoverable_error",
+        see="http://zfsonlinux.org/msg/ZFS-8000-9P", data_errors=None, present=None,
+        scan=dict(function="resilver", state="finished", processed=round(2.10 * T), errors=0,
+                  duration=17 * 3600 + 49 * 60 + 44, end_time=utc("2018-05-13 13:34:56")),
+        rows=[R("vz", "DEGRADED", depth=0), R("mirror-0", "DEGRADED", depth=1),
+              R("sdh", "ONLINE", depth=2),
+              R("ata-WDC_WD3001FFSX-68JNUN0_WD-WCC13HETXXKA", "DEGRADED", note="too many errors",
+                depth=2),
+              R("mirror-1", "ONLINE", depth=1),
+              *_mirror_rows(["ata-WDC_WD3001FFSX-68JNUN0_WD-WCC13L905UN2",
+                             "ata-WDC_WD3001FFSX-68JNUN0_WD-WCC13L905ZE6"]),
+              R("mirror-2", "ONLINE", depth=1),
+              R("ata-WDC_WD3001FFSX-68JNUN0_WD-WCC13LDN2ULC", "ONLINE", depth=2)],
+    ),
+    "zpool_status_52_raidz1_offline_members_html_pre_prompt_0.6_PARTIAL.txt": Case(
+        "data", "DEGRADED", complete=False, status="offline_device", data_errors=None,
+        present=None,
+        scan=dict(function="resilver", state="finished", processed=round(64.3 * M), errors=0,
+                  duration=8 * 60, end_time=utc("2013-07-18 12:56:58")),
+        rows=[R("data", "DEGRADED", depth=0), R("raidz1-0", "DEGRADED", depth=1),
+              *_mirror_rows(["A0", "A1", "A2", "A3", "B0", "B1"]), R("B2", "OFFLINE", depth=2),
+              R("B3", "ONLINE", depth=2), R("raidz1-1", "DEGRADED", depth=1),
+              *_mirror_rows(["A4", "A5", "A6", "A7", "B4", "B5"]), R("B6", "OFFLINE", depth=2),
+              R("B7", "ONLINE", depth=2)],
+    ),
+    "zpool_status_54_scrub_in_progress_issued_fmt_ram_cksum_162_54_0.8rc.txt": Case(
+        "rtest", "ONLINE", complete=True, msg_id="ZFS-8000-9P", status="unrecoverable_error",
+        scan=dict(function="scrub", state="in_progress", start_time=utc("2019-02-21 20:18:09"),
+                  examined=round(87.3 * M), issued=round(22.2 * M), to_examine=round(88.5 * M),
+                  examine_rate=round(87.3 * M), issue_rate=round(22.2 * M), processed=0,
+                  progress=0.2502, remaining=2, end_time=None),
+        rows=[R("rtest", "ONLINE", depth=0), R("mirror-0", "ONLINE", depth=1),
+              R("ram0", "ONLINE", (0, 0, 162), depth=2), R("ram1", "ONLINE", (0, 0, 54), depth=2)],
+    ),
+    "zpool_status_56_two_mirrors_cksum_33_9P_no_errors_line.txt": Case(
+        "rpool", "ONLINE", complete=False, msg_id="ZFS-8000-9P", status="unrecoverable_error",
+        data_errors=None, present=None,
+        rows=[R("rpool", "ONLINE", depth=0), R("mirror-0", "ONLINE", depth=1),
+              *_mirror_rows(["sda3", "sdb3"]), R("mirror-1", "ONLINE", depth=1),
+              R("sdc", "ONLINE", depth=2), R("sdd", "ONLINE", (0, 0, 33), depth=2)],
+    ),
+    "zpool_status_58_raidz1_wwn_cksum_on_pool_and_raidz_only_scrub_21_errors_8A_PARTIAL.txt": Case(
+        "dstore1", "ONLINE", complete=False, msg_id="ZFS-8000-8A", status="corrupt_data",
+        data_errors=None, present=None,
+        scan=dict(function="scrub", state="finished", processed=0, errors=21,
+                  duration=51 * 3600 + 50 * 60, end_time=utc("2019-03-06 16:01:48")),
+        rows=[R("dstore1", "ONLINE", (0, 0, 21), depth=0),
+              R("raidz1-0", "ONLINE", (0, 0, 4), depth=1),
+              *_mirror_rows([f"wwn-0x5000cca2{s}" for s in (
+                  "54df6d38", "54e12b37", "54e10426", "54e4b029", "54df5910", "54e48bd1",
+                  "54df6f34", "3bd9cd86")]),
+              R("raidz1-1", "ONLINE", (0, 0, 4), depth=1),
+              *_mirror_rows([f"wwn-0x5000cca2{s}" for s in (
+                  "3bda212a", "54e4e2fb", "54dfd8b8", "54e1e184")])],
+    ),
+    "zpool_status_60_config_only_raidz1_cksum_49_12_18_PARTIAL.txt": Case(
+        "dmirror1", None, complete=False, data_errors=None, present=None,
+        rows=[R("dmirror1", "ONLINE", (0, 0, 49), depth=0),
+              R("raidz1-0", "ONLINE", (0, 0, 12), depth=1),
+              *_mirror_rows([f"wwn-0x5000cca23bd{s}" for s in (
+                  "7b212", "89099", "899ce", "8f1ea", "93fe3", "9a29e", "9a389", "9bc04",
+                  "9c1a6", "9c27d", "9c7b3")]),
+              R("raidz1-1", "ONLINE", (0, 0, 18), depth=1),
+              *_mirror_rows([f"wwn-0x5000cca23bd{s}" for s in (
+                  "9cc99", "9cceb", "9cd63", "9cd81", "9d65e", "9dc1a")])],
+    ),
+    "zpool_status_62_c_script_columns_skipping_line_13.4M_old_resilver_fmt_PARTIAL.txt": Case(
+        "tank30", "DEGRADED", complete=False, status="resilvering", data_errors=None,
+        present=None,
+        scan=dict(function="resilver", state="in_progress", start_time=utc("2024-02-20 23:53:35"),
+                  examined=111 * T, to_examine=235 * T, examine_rate=329 * M,
+                  processed=round(9.29 * T), progress=0.4704, remaining=110 * 3600 + 18 * 60,
+                  end_time=None),
+        rows=[R("tank30", "DEGRADED", (0, 0, round(13.4 * M)), depth=0),
+              R("raidz2-3", "DEGRADED", (0, 0, round(26.7 * M)), depth=1),
+              R("scsi-35000c50094bacf9f", "DEGRADED", note="too many errors  (resilvering)",
+                depth=2),
+              R("scsi-35000c50094ba731b", "DEGRADED", note="too many errors  (resilvering)",
+                depth=2)],
+    ),
+    "zpool_status_64_header_root_raidz2_wide_name_column_2.4.1_PARTIAL.txt": Case(
+        "scratch", None, complete=False, data_errors=None, present=None,
+        rows=[R("scratch", "ONLINE", depth=0), R("raidz2-0", "ONLINE", depth=1),
+              *_mirror_rows([f"wwn-0x5000cca2{s}" for s in (
+                  "bb0e4ee0", "ab4c0224", "ab4adc68", "bb0ec380", "b6673968", "b6696458")])],
+    ),
+    "zpool_status_66_raidz2_resilvered_52h55m_prompt_hash_0.6.5_PARTIAL.txt": Case(
+        "tanka", "ONLINE", complete=False, data_errors=None, present=None,
+        scan=dict(function="resilver", state="finished", processed=498 * G, errors=0,
+                  duration=52 * 3600 + 55 * 60, end_time=utc("2016-07-09 02:13:26")),
+        rows=[R("tanka", "ONLINE", depth=0), R("raidz2-0", "ONLINE", depth=1),
+              *_mirror_rows(["ata-TOSHIBA_DT01ACA300_Z37G820GS",
+                             "ata-WDC_WD30EZRZ-00Z5HB0_WD-WCC4N2TFU67F",
+                             "ata-ST3000DM001-9YN166_Z1F0NBDP",
+                             "ata-ST3000DM001-9YN166_S1F0F544"])],
+    ),
+    "zpool_status_68_resilver_in_progress_2.1_cut_before_table_PARTIAL.txt": Case(
+        "dpool", "DEGRADED", complete=False, status="resilvering", data_errors=None,
+        present=None,
+        scan=dict(function="resilver", state="in_progress", start_time=utc("2021-11-25 13:27:01"),
+                  examined=round(39.2 * T), issued=round(35.6 * T), to_examine=42 * T,
+                  examine_rate=round(1.22 * G), issue_rate=round(1.11 * G),
+                  processed=465 * G, progress=0.8477, remaining=3600 + 38 * 60 + 20,
+                  end_time=None),
+        rows=[],
+    ),
     "zpool_status_json_02_suspended_mirror_removed_write_errors_2.4.json": Case(
         "testpool", "SUSPENDED", complete=True, msg_id="ZFS-8000-HC", status="io_failure",
         see="https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-HC",
@@ -361,12 +490,13 @@ def test_prompt_lines_are_not_warnings() -> None:
 
 
 def test_partial_samples_are_never_healthy() -> None:
-    """PARTIAL files: unknown pool state (all state series 0) and parse_complete 0."""
+    """PARTIAL files: parse_complete 0; without a state: line, all pool state series 0."""
     for path in sorted(CORPUS.glob("*_PARTIAL*")):
         ms = parse_kind(path.read_bytes())
         pool = parse_file(path).pools[0].name
         states = [s for f in ms.families() if f.name == "zmon_pool_state" for s in f.samples]
-        assert states and all(s.value == 0 for s in states), path.name
+        stated = parse_file(path).pools[0].state is not None
+        assert states and (stated or all(s.value == 0 for s in states)), path.name
         assert ms.sample_value("zmon_pool_parse_complete", {"pool": pool}) == 0.0
 
 
@@ -557,3 +687,15 @@ def test_a_ddt_histogram_alone_is_not_zpool_status() -> None:
            "bucket              allocated                       referenced\n")
     with pytest.raises(ParseError):
         parse_kind(ddt.encode())
+
+
+def test_c_script_columns_follow_the_notes() -> None:
+    """zpool status -c: the script values come after the notes, one token per column."""
+    name = "zpool_status_62_c_script_columns_skipping_line_13.4M_old_resilver_fmt_PARTIAL.txt"
+    pool = parse_file(CORPUS / name).pools[0]
+    leaf = vdev_named(pool, "scsi-35000c50094bacf9f")
+    assert {k: leaf.printed[k] for k in ("upath", "defect", "nonmed", "health")} == {
+        "upath": "/dev/sdy", "defect": "825", "nonmed": "2862", "health": "OK"}
+    assert note_kinds(leaf.note) == ["too_many_errors", "resilvering"]
+    assert vdev_named(pool, "scsi-35000c50094ba731b").printed["defect"] == "250"
+    assert any("elided" in r for r in pool.incomplete)  # <skipping unrelated vdevs here>

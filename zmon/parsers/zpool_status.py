@@ -44,13 +44,21 @@ _HEADER = re.compile(r"^(?P<indent>\s*)NAME\s+STATE\s+READ\s+WRITE\s+CKSUM(?P<ex
 _PROMPT = re.compile(
     r"^(?:\S*[@:]\S*|\[[^\]]*\]|\S+ ~|)\s*[#$%>]\s*(?:sudo\s+)?\S|^(?:sudo\s+)?zpool\s+[a-z]+\b"
 )
-_ELISION = re.compile(r"^\s*(?:\.{1,}|…|\[\.\.\.\]|\(\.\.\.\))\s*$")
+_ELISION = re.compile(r"^\s*(?:\.{1,}|…|\[\.\.\.\]|\(\.\.\.\)|<[^<>]*>)\s*$")
 _STATE_WORD = re.compile(r"^[A-Z][A-Z_]+$")
 _CLASS_HEADERS = {
     "logs": "log", "log": "log", "cache": "cache", "l2cache": "cache", "spares": "spare",
     "spare": "spare", "special": "special", "dedup": "dedup",
 }  # fmt: skip
 _NUMERIC_COLUMNS = frozenset({"READ", "WRITE", "CKSUM", "SLOW", "DIO"})
+_BUILTIN_COLUMNS = _NUMERIC_COLUMNS | {"POWER"}
+# The notes zpool prints after a row's counters; with ``-c`` the script columns follow them.
+_NOTE = re.compile(
+    r"(?:too many errors|too many slow I/Os|was \S+|insufficient replicas|corrupted data"
+    r"|external device fault|currently in use|in use by pool \S+|cannot open|missing device"
+    r"|experienced I/O failures|\S+ (?:repaired|resilvered)|\((?:[^()]|\([^()]*\))*\))"
+    r"(?=\s|$)"
+)
 # A config row without its table header: name, a vdev state and the three error counters
 # exactly as zpool prints them (plain or zfs_nicenum), then an optional note.
 _COUNT = r"(?:\d+(?:\.\d+)?[KMGTPEZ]?|-)"
@@ -384,7 +392,11 @@ class _TextParser:
         else:
             self._warn(f"line {line_no}: vdev row without a state: {line.strip()[:80]!r}", True)
         rest = self._counters(vdev, table.columns, rest)
-        vdev.note = line[rest[0].start() :].strip() if rest else ""
+        scripts = [c for c in table.columns if c not in _BUILTIN_COLUMNS]
+        if scripts and rest:
+            vdev.note = self._script_columns(vdev, scripts, line, rest)
+        else:
+            vdev.note = line[rest[0].start() :].strip() if rest else ""
         vdev.was_path = was_path(vdev.note)
         vdev.trim_progress = note_progress(vdev.note, "trimmed")
         vdev.initialize_progress = note_progress(vdev.note, "initialized")
@@ -392,6 +404,28 @@ class _TextParser:
         if name.startswith("/"):
             vdev.path = name
         self._place(vdev, indent, line_no)
+
+    def _script_columns(
+        self, vdev: Vdev, scripts: list[str], line: str, rest: list[re.Match[str]]
+    ) -> str:
+        """``zpool status -c`` values: after the row's notes, one token per script column.
+
+        Returns the note: the notes before the values, then anything past the columns.
+        """
+        pos = rest[0].start()
+        while True:
+            m = _NOTE.match(line, pos)
+            if m is None:
+                break
+            pos = m.end()
+            while pos < len(line) and line[pos] in " \t":
+                pos += 1
+        values = [t for t in rest if t.start() >= pos]
+        for column, token in zip(scripts, values, strict=False):
+            vdev.printed[column] = token.group()
+        extra = values[len(scripts) :]
+        tail = line[extra[0].start() :].strip() if extra else ""
+        return " ".join(x for x in (line[rest[0].start() : pos].strip(), tail) if x)
 
     def _counters(
         self, vdev: Vdev, columns: list[str], rest: list[re.Match[str]]
@@ -412,6 +446,8 @@ class _TextParser:
                     break
             elif column == "POWER" and token not in ("on", "off", "-"):
                 break
+            elif column not in _BUILTIN_COLUMNS:
+                break  # a -c script column: its values follow the notes
             vdev.printed[column] = token
             if column in values:
                 setattr(vdev, values[column], try_nice(token))
