@@ -429,3 +429,61 @@ def _assert_unique_series(data: bytes) -> None:
             key = (s.name, tuple(sorted(s.labels.items())))
             assert key not in seen, key
             seen.add(key)
+
+
+SAS_FACTS = {
+    "smartctl_txt_22_sas_seagate_x_grown_defects_7_6.6_PARTIAL.txt": dict(
+        model="SEAGATE ST4000NM0043", serial="Z1Z5DWJK0000C5065P1U", firmware="MS03",
+        wwn="0x5000c5006249b613", capacity_bytes=4000787030016, passed=True,
+        temperature_celsius=27, grown_defects=7, trip_temperature=68, power_on_seconds=None),
+    "smartctl_txt_24_sas_hgst_power_on_hours_minutes_7.2_PARTIAL.txt": dict(
+        model="HGST HUH728080AL5201", serial="2EHBB78X", firmware="B7J0",
+        wwn="0x5000cca23b4d0708", capacity_bytes=8001563222016, passed=True,
+        temperature_celsius=39, grown_defects=None, trip_temperature=85,
+        power_on_seconds=29755 * 3600 + 16 * 60),
+    "smartctl_txt_26_sas_hgst_dotted_capacity_empty_serial_not_available_7.2_PARTIAL.txt": dict(
+        model="HGST HUH721010AL5200", serial=None, firmware="LS17", wwn="0x5000cca266ab0874",
+        capacity_bytes=9796820402176, passed=True, temperature_celsius=32, grown_defects=None,
+        trip_temperature=50, power_on_seconds=None),
+    "smartctl_txt_32_sas_A_only_seagate_grown_defects_0_6.6.txt": dict(
+        model=None, serial=None, firmware=None, wwn=None, capacity_bytes=None, passed=None,
+        temperature_celsius=34, grown_defects=0, trip_temperature=60, power_on_seconds=None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAS_FACTS))
+def test_sas_samples(name):
+    r = load("corpus", name)
+    facts = SAS_FACTS[name]
+    assert r.protocol == "SCSI"
+    for attr in ("model", "serial", "firmware", "wwn", "capacity_bytes", "passed",
+                 "temperature_celsius", "power_on_seconds"):
+        assert getattr(r, attr) == facts[attr], attr
+    assert (r.scsi.grown_defects, r.scsi.trip_temperature) == (
+        facts["grown_defects"], facts["trip_temperature"])
+    assert r.attributes == [] and r.nvme is None
+
+
+def test_txt_28_nvme_single_space_fields_and_error_log_entries():
+    r = load("corpus", "smartctl_txt_28_nvme_samsung_error_log_499_single_space_7.2_PARTIAL.txt")
+    assert (r.protocol, r.model, r.firmware) == ("NVMe", "SAMSUNG MZVLB1T0HBLR-000H1", "HPS0NEXF")
+    assert r.serial == "--"  # masked by the page that published it
+    assert r.capacity_bytes == 1024209543168
+    assert r.passed is True and r.temperature_celsius == 44
+    n = r.nvme
+    assert (n.critical_warning, n.available_spare, n.available_spare_threshold,
+            n.percentage_used) == (0, 100, 5, 0)
+    assert (n.data_units_read, n.data_units_written) == (1699027, 17586666)
+    assert (n.host_reads, n.host_writes, n.controller_busy_time) == (16394111, 136342875, 402)
+    assert (r.power_cycles, r.power_on_seconds) == (381, 145 * 3600)
+    assert (n.unsafe_shutdowns, n.media_errors, n.error_log_entries) == (79, 0, 499)
+    assert check_status(r) == "ok"
+
+
+def test_txt_30_nvme_information_section_only():
+    r = load("corpus", "smartctl_txt_30_nvme_ucs_information_section_only_7.0_PARTIAL.txt")
+    assert (r.protocol, r.model, r.serial, r.firmware) == (
+        "NVMe", "UCS-SDHPCIE 800GB", "STM0001BAE33", "KMCCP108")
+    assert r.capacity_bytes == 800166076416
+    assert r.wwn == "eui.000cca00602ba300"
+    assert r.passed is None and r.nvme is None and r.temperature_celsius is None

@@ -289,7 +289,7 @@ class _TextParser:
 
     def finish(self) -> SmartReport:
         r = self.r
-        if r.model is None and (self.vendor or self.product):
+        if r.model is None and self.product:  # a SCSI vendor alone is no model
             r.model = " ".join(x for x in (self.vendor, self.product) if x)
         r.protocol = r.protocol or self.protocol_hint
         if r.temperature_celsius is None:
