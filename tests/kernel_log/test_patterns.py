@@ -131,6 +131,33 @@ def test_freebsd_cam_flush_failure_is_an_ata_failure() -> None:
     assert counts(crc) == {("crc_error", "ada1"): 1}
 
 
+@pytest.mark.parametrize(("name", "expected"), [
+    ("log_24_linux_mpt2sas_sd_task_abort_during_import_2012.txt",
+     {("scsi_task_abort", "4:0:1:0"): 1}),
+    ("log_26_linux_mpt3sas_log_info_iop_then_task_aborts_dmesg_T.txt",
+     {**{("sas_log_info", f"mpt3sas_cm{n}"): 1 for n in (1, 2, 3, 4, 5)},
+      ("scsi_task_abort", "14:0:152:0"): 1, ("scsi_task_abort", "14:0:71:0"): 1}),
+    ("log_28_linux_zio_error5_between_task_aborts_ssd_pool.txt",
+     {("zio_error", "sdam"): 2, ("scsi_task_abort", "12:0:0:0"): 2}),
+    ("log_30_linux_mpt3sas_task_aborts_scsi_io_completion_suppressed.txt",
+     {("scsi_task_abort", "0:0:16:0"): 1, ("scsi_task_abort", "0:0:4:0"): 1}),
+    # old mptsas: the aborted command's target is on the next "sd H:C:T:L:" line
+    ("log_32_linux_mptsas_mptscsih_task_aborts_loginfo_2014.txt",
+     {("scsi_task_abort", "6:0:7:0"): 5, ("sas_log_info", "ioc1"): 1}),
+    # pm80xx names no disk for its failed aborts; DRM notices and Illegal Request are no faults
+    ("log_34_linux_pm80xx_task_abort_failed_ata_reset_illegal_request_PARTIAL.txt",
+     {("scsi_task_abort", "pm80xx"): 3, ("link_reset", "ata2"): 1}),
+])  # fmt: skip
+def test_sas_hba_samples(name: str, expected: dict[tuple[str, str], int]) -> None:
+    assert fixture_counts(name) == expected
+
+
+def test_zio_error_pool_and_vdev() -> None:
+    text = fixture_path("kernel_log", "log_28_linux_zio_error5_between_task_aborts_ssd_pool.txt")
+    zio = [e for e in scan_text(text.read_text(), PATTERNS) if e.pattern == "zio_error"]
+    assert [(e.pool, e.path) for e in zio] == [("ssd_backups", "/dev/sdam1")] * 2
+
+
 def test_linux_libata_flush_cache_timeout_sequence() -> None:
     got = fixture_counts("synth_linux_libata_flush_timeout_short_iso.txt")
     assert got == {
