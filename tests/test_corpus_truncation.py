@@ -256,10 +256,12 @@ def _complete_by_format(lost: frozenset[Fact], facts: frozenset[Fact]) -> bool:
 
 
 def _whole_records_lost(path: Path, facts: frozenset[Fact]) -> bool:
-    """zpool events has no end marker: a head that ends between records is a shorter list."""
-    if _reader(path) is not _zpool_events:
-        return False
+    """Neither format marks its end: a head that ends between pools (zpool status) or between
+    events (zpool events) is a shorter output."""
     full_facts, _ = _full(path)
+    if _reader(path) is _zpool_status:
+        kept = {f[0] for f in facts}
+        return all(f[0] not in kept for f in full_facts - facts)
     kept = {f[0] for f in facts if isinstance(f[0], int)}
     return all(f in facts for f in full_facts if isinstance(f[0], int) and f[0] in kept)
 
