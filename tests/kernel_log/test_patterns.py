@@ -158,6 +158,23 @@ def test_zio_error_pool_and_vdev() -> None:
     assert [(e.pool, e.path) for e in zio] == [("ssd_backups", "/dev/sdam1")] * 2
 
 
+@pytest.mark.parametrize(("name", "expected"), [
+    # ATAPI qc timeout: one timeout (the res line, disk from the cmd line across blank lines)
+    ("log_36_linux_libata_atapi_qc_timeout_soft_reset_syslog_blank_lines.txt",
+     {("ata_exception", "ata5.00"): 1, ("ata_timeout", "ata5.00"): 1, ("link_reset", "ata5"): 1}),
+    # four complete failed-command blocks; the fifth lost its res line to the cut
+    ("log_38_linux_libata_ncq_write_timeouts_loongson_PARTIAL.txt",
+     {("ata_timeout", "ata3.00"): 4}),
+    # res lines wrapped onto their own line without a timestamp
+    ("log_40_linux_libata_write_fpdma_timeouts_wrapped_res_lines_PARTIAL.txt",
+     {("ata_timeout", "ata2.00"): 5}),
+    ("log_42_linux_sunxi_comreset_failed_link_down_exception_boot.txt",
+     {("link_reset", "ata1"): 3, ("link_down", "ata1"): 1, ("ata_exception", "ata1"): 1}),
+])  # fmt: skip
+def test_libata_samples(name: str, expected: dict[tuple[str, str], int]) -> None:
+    assert fixture_counts(name) == expected
+
+
 def test_linux_libata_flush_cache_timeout_sequence() -> None:
     got = fixture_counts("synth_linux_libata_flush_timeout_short_iso.txt")
     assert got == {
