@@ -245,3 +245,28 @@ def test_whole_captures_are_complete() -> None:
 def test_leading_record_lines_before_a_foreign_line_are_still_an_error() -> None:
     with pytest.raises(ParseError):
         parse_zpool_events(b"        pool = \"tank\"\nnot events at all\n")
+
+
+def test_a_refused_listing_then_the_sudo_listing() -> None:
+    """`cannot get event: permission denied` and sudo's password prompt come before the
+    events of the second command; both are skipped, the dropped count is kept."""
+    capture = parse_zpool_events(
+        (CORPUS / "zpool_events_12_short_list_permission_denied_then_sudo_dropped_285_0.8rc.txt"
+         ).read_bytes())  # fmt: skip
+    assert capture.dropped == 285 and capture.complete
+    assert [(e.time_text, e.short_class) for e in capture.events] == [
+        ("Feb 21 2019 20:18:22.900000000", "history_event"),
+        ("Feb 21 2019 20:18:22.900000000", "scrub_finish"),
+        ("Feb 21 2019 20:18:22.924000000", "scrub_start")]
+    assert all(e.pool == "" for e in capture.events)
+
+
+def test_io_ereport_of_a_raidz_member() -> None:
+    capture = parse_zpool_events(
+        (CORPUS / "zpool_events_14_v_io_ereport_zio_err_5_raidz_member_2.1.txt").read_bytes())
+    [ev] = capture.events
+    assert capture.complete
+    assert (ev.short_class, ev.pool, ev.vdev, ev.eid) == (
+        "io", "zroot", "ata-ST10000NM0568-2H5110_ZHZ54DBW-part1", 0x10)
+    assert ev.fields["zio_err"] == "0x5" and ev.fields["parent_type"] == '"raidz"'
+    assert ev.time_ns == 0x6162C2F7 * 10**9 + 0x2A460D59

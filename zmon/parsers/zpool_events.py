@@ -30,6 +30,8 @@ _TOP_PAIR = re.compile(r"^(?: {8}|\t)(?P<name>[A-Za-z_][\w@.:\-]*) = ?(?P<value>
 _DROPPED = re.compile(r"^dropped (?P<n>\d+) events?\s*$")
 _COLUMN_HEADER = re.compile(r"^TIME\s+CLASS\s*$")
 _PROMPT = re.compile(r"^\S*[$#] |zpool events")
+# What zpool or sudo print instead of events when the caller lacks the rights; not an event.
+_REFUSAL = re.compile(r"^cannot get event: |^\[sudo\] password for ")
 CLASS_MARKER = "fs.zfs."
 
 
@@ -195,8 +197,10 @@ def parse_zpool_events(data: bytes | str) -> EventCapture:
         before = parser.unknown_lines
         events.extend(parser.feed(line))
         if parser.unknown_lines != before:
-            if not events and parser._current is None and _PROMPT.search(line):
-                continue  # a shell prompt or the command line above the output
+            if not events and parser._current is None and (
+                _PROMPT.search(line) or _REFUSAL.match(line)
+            ):
+                continue  # a shell prompt, the command line, or a refusal above the output
             raise ParseError("not a zpool events line", no, line)
     events.extend(parser.flush())
     if not events and text.strip() and parser.dropped == 0:
