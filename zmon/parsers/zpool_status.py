@@ -358,7 +358,7 @@ class _TextParser:
         if _ELISION.match(line):
             self._warn(f"line {line_no}: elided output", incomplete=True)
             return True
-        if self.table.fragment and not (
+        if self.table is not None and self.table.fragment and not (
             _FRAGMENT_ROW.match(line) or _FRAGMENT_SPARE.match(line)
             or line.strip() in _CLASS_HEADERS
         ):

@@ -288,7 +288,8 @@ CASES: dict[str, Case] = {
                 note="was /dev/disk/by-id/ata-WDC_WD30EZRX-00DC0B0_WD-WMC1T0419233-part1"),
               R("ata-WDC_WD30EZRX-00MMMB0_WD-WMAWZ0327093", "ONLINE", depth=2)],
     ),
-    "zpool_status_50_mirror_leaf_degraded_too_many_errors_resilvered_days_fmt_0.7_PARTIAL.txt": Case(
+    ("zpool_status_50_mirror_leaf_degraded_too_many_errors_resilvered"
+     "_days_fmt_0.7_PARTIAL.txt"): Case(
         "vz", "DEGRADED", complete=False, msg_id="ZFS-8000-9P", status="unrecoverable_error",
         see="http://zfsonlinux.org/msg/ZFS-8000-9P", data_errors=None, present=None,
         scan=dict(function="resilver", state="finished", processed=round(2.10 * T), errors=0,
