@@ -461,6 +461,20 @@ CASES: dict[str, Case] = {
               *_mirror_rows(["ata-HGST_HDN724040ALE640_PK1334PCJY7ZGS",
                              "ata-HGST_HUS726T4TALE6L4_V6GXG9NR"])],
     ),
+    "zpool_status_80_freebsd_zof_hostid_mismatch_EY_whole_disk_ada1.txt": Case(
+        "tank", "ONLINE", complete=False, msg_id="ZFS-8000-EY", status="hostid_mismatch",
+        see="http://zfsonlinux.org/msg/ZFS-8000-EY", data_errors=None, present=None,
+        scan=dict(function="scrub", state="finished", processed=0, errors=0,
+                  duration=43 * 60 + 14, end_time=utc("2019-03-08 22:48:19")),
+        rows=[R("tank", "ONLINE", depth=0), R("ada1", "ONLINE", depth=1)],
+    ),
+    "zpool_status_82_unindented_keys_elided_rows_raidz2.txt": Case(
+        "zfileserver", "ONLINE", complete=False,  # the poster's "..." row
+        scan=dict(function="scrub", state="finished", processed=0, errors=0,
+                  duration=11 * 60 + 38, end_time=utc("2021-07-11 00:35:39")),
+        rows=[R("zfileserver", "ONLINE", depth=0), R("raidz2-0", "ONLINE", depth=1),
+              *_mirror_rows(["sda", "sdb"])],
+    ),
     "zpool_status_json_02_suspended_mirror_removed_write_errors_2.4.json": Case(
         "testpool", "SUSPENDED", complete=True, msg_id="ZFS-8000-HC", status="io_failure",
         see="https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-HC",
