@@ -266,7 +266,7 @@ def _whole_records_lost(path: Path, facts: frozenset[Fact]) -> bool:
     return all(f in facts for f in full_facts if isinstance(f[0], int) and f[0] in kept)
 
 
-@settings(max_examples=1000, deadline=None, derandomize=True,
+@settings(max_examples=500, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(st.data())
 def test_a_truncated_sample_gives_a_subset_of_its_facts(data: st.DataObject) -> None:
