@@ -85,8 +85,10 @@ def _parse(kind: str, file: str) -> int:
 
 
 def _check_config(file: str) -> int:
+    from zmon.daemon import web_config
+
     try:
-        load(collectors(), file, None)
+        web_config(load(collectors(), file, None))
     except ConfigError as exc:
         print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
         return 1
@@ -133,10 +135,11 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     daemon.install_signal_handlers()
     try:
         daemon.start()
+    except ConfigError as exc:
+        print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
-        print(f"zmon: cannot listen on {cfg.listen_address}: {exc.strerror or exc}",
-              file=sys.stderr)  # fmt: skip
-        daemon.scheduler.stop()
+        print(f"zmon: {exc.strerror or exc}", file=sys.stderr)
         return 1
     try:
         daemon.run_forever()
