@@ -50,7 +50,7 @@ def bind(address: str, backlog: int = BACKLOG) -> socket.socket:
 def _bind_any(port: int) -> socket.socket:
     if socket.has_ipv6:
         try:
-            sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         except OSError:
             pass  # no IPv6 in this kernel or jail
         else:
@@ -66,7 +66,9 @@ def _bind_any(port: int) -> socket.socket:
 
 
 def _bind_one(family: int, addr: tuple) -> socket.socket:  # type: ignore[type-arg]
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
+    # without it a response's headers and body wait 40 ms for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         if family == socket.AF_INET6:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
