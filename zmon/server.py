@@ -249,7 +249,8 @@ class _Generation:
         config = uvicorn.Config(
             app, http=protocol, loop="asyncio", lifespan="off", log_config=None, access_log=False,
             server_header=False, backlog=BACKLOG, interface="asgi3",
-            limit_concurrency=int(limits["max_connections"]),
+            # uvicorn counts the connection asking, so N+1 lets N connections in
+            limit_concurrency=int(limits["max_connections"]) + 1,
             timeout_keep_alive=int(limits["idle_timeout"]), timeout_graceful_shutdown=5,
         )  # fmt: skip
         config.load()
