@@ -132,16 +132,16 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     daemon = Daemon(cfg, config_loader(args.config, args))
     if host is not None:
         daemon.on_reload = host.apply
-    daemon.install_signal_handlers()
     try:
-        daemon.start()
-    except ConfigError as exc:
-        print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"zmon: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    try:
+        try:
+            daemon.start()  # listens first: nothing runs if an address or the web config fails
+        except ConfigError as exc:
+            print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"zmon: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        daemon.install_signal_handlers()
         daemon.run_forever()
     finally:
         if host is not None:

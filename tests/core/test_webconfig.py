@@ -99,3 +99,28 @@ def test_basic_auth_checks_and_remembers_only_successes() -> None:
                    _basic("prometheus", "x" * 100), None):  # fmt: skip
         assert not auth.check(header)
         assert not auth.cached(header)
+
+
+def test_check_config_checks_the_web_config_file_too(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from zmon.cli import main
+
+    web = _write(tmp_path, "tls_server_config:\n  cert_file: c.pem\n")
+    cfg = tmp_path / "zmon.toml"
+    cfg.write_text(f'[web]\nconfig_file = "{web}"\n')
+    assert main(["check-config", str(cfg)]) == 1
+    assert "tls_server_config.key_file" in capsys.readouterr().err
+    web.write_text("")
+    assert main(["check-config", str(cfg)]) == 0
+
+
+def test_serve_refuses_a_bad_web_config_naming_the_key(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    web = _write(tmp_path, "basic_auth_users:\n  alice: hunter2\n")
+    r = subprocess.run([sys.executable, "-m", "zmon.cli", "serve", "--web.listen-address",
+                        "127.0.0.1:0", "--web.config.file", str(web),
+                        "--path.state-dir", str(tmp_path / "state")],
+                       capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert r.returncode == 2
+    assert "basic_auth_users.alice" in r.stderr
