@@ -72,7 +72,8 @@ import uvicorn
 body = open(sys.argv[1], "rb").read()
 async def app(scope, receive, send):
     await send({"type": "http.response.start", "status": 200, "headers": [
-        (b"content-type", b"text/plain; version=0.0.4"), (b"content-length", str(len(body)).encode())]})
+        (b"content-type", b"text/plain; version=0.0.4"),
+        (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), http="h11", loop="asyncio",
             backlog=4096, log_level="warning", access_log=False, limit_concurrency=1024)

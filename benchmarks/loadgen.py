@@ -13,8 +13,8 @@ import shutil
 import socket
 import ssl
 import statistics
-import sys
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 

@@ -111,7 +111,8 @@ def _ratio(a: float, b: float) -> str:
 def main(seconds: float = 10.0) -> int:
     exe = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
     if not exe:
-        raise SystemExit("node_exporter is not installed (apt-get install prometheus-node-exporter)")
+        raise SystemExit("node_exporter is not installed "
+                         "(apt-get install prometheus-node-exporter)")
     version = subprocess.run([exe, "--version"], capture_output=True, text=True)
     print((version.stdout or version.stderr).splitlines()[0])
     with tempfile.TemporaryDirectory(prefix="zmon-bench-") as d:

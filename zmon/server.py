@@ -28,7 +28,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from zmon import __version__
 from zmon.listen import BACKLOG, Listeners
-from zmon.scheduler import Snapshot
+from zmon.snapshot import CollectorState, Snapshot
 from zmon.webconfig import BasicAuth, WebConfig
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -145,15 +145,7 @@ def landing_page(snapshot: Snapshot, title: str) -> str:
             f"<td>{html.escape(s.last_error)}</td></tr>"
         )
     expo = snapshot.exposition
-    pools = "".join(
-        f"<tr class='{'ok' if state == 'online' else 'bad'}'><td>{html.escape(pool)}</td>"
-        f"<td>{html.escape(state.upper())}</td></tr>"
-        for pool, state in pool_states(snapshot).items()
-    )
-    pool_table = (
-        f"<h2>Pools</h2><table><tr><th>pool</th><th>state</th></tr>{pools}</table>"
-        if pools else ""
-    )
+    summaries = "".join(_summary_table(s) for s in snapshot.states())
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
@@ -174,26 +166,24 @@ tr.pending td:nth-child(2) {{ color: #777; }}
 <th>last success</th><th>last error</th></tr>
 {''.join(rows)}
 </table>
-{pool_table}
+{summaries}
 </body></html>
 """
 
 
-def pool_states(snapshot: Snapshot) -> dict[str, str]:
-    """Each pool's state from the last ``zmon_pool_state`` series ("unknown" if none is set)."""
-    out: dict[str, str] = {}
-    for st in snapshot.states():
-        for fam in st.families:
-            if fam.name != "zmon_pool_state":
-                continue
-            for sample in fam.samples:
-                pool = sample.labels.get("pool", "")
-                if sample.value == 1.0:
-                    out[pool] = sample.labels.get("state", "unknown")
-                else:
-                    out.setdefault(pool, "unknown")
-    return dict(sorted(out.items()))
-
+def _summary_table(state: CollectorState) -> str:
+    """The table a collector gives the landing page (pools and their states, ...), if any."""
+    if state.summary is None or not state.summary_title:
+        return ""
+    rows = "".join(
+        f"<tr class='{'ok' if row.healthy else 'bad'}'><td>{html.escape(row.thing)}</td>"
+        f"<td>{html.escape(row.state)}</td></tr>"
+        for row in state.summary(state.families)
+    )
+    if not rows:
+        return ""
+    return (f"<h2>{html.escape(state.summary_title)}</h2><table><tr><th>name</th>"
+            f"<th>state</th></tr>{rows}</table>")  # fmt: skip
 
 
 class _DeadlineProtocol(HttpToolsProtocol):
