@@ -5,8 +5,8 @@ Layers, from the bottom (a module imports its own layer or lower ones only):
     base        zmon, errors, logs, metrics, exposition, runner, replay
     parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
     host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
-    core        registry, products, snapshot, scheduler, config, server, listen, webconfig (and the empty
-                zmon.collectors namespace the registry discovers plugins in)
+    core        registry, products, snapshot, scheduler, config, server, listen, webconfig
+                (and the empty zmon.collectors namespace the registry discovers plugins in)
     collectors  zmon.collectors.NAME.*: each imports no other collector's package
     entry       daemon, cli, demo
 
