@@ -132,6 +132,8 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     daemon = Daemon(cfg, config_loader(args.config, args))
     if host is not None:
         daemon.on_reload = host.apply
+    # before start: a SIGTERM as soon as /metrics answers must already stop zmon cleanly
+    daemon.install_signal_handlers()
     try:
         try:
             daemon.start()  # listens first: nothing runs if an address or the web config fails
@@ -141,7 +143,6 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
         except OSError as exc:
             print(f"zmon: {exc.strerror or exc}", file=sys.stderr)
             return 1
-        daemon.install_signal_handlers()
         daemon.run_forever()
     finally:
         if host is not None:

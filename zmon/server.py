@@ -304,7 +304,9 @@ class HTTPFrontend:
                                         daemon=True)  # fmt: skip
         self._current: _Generation | None = None
         self._lock = threading.Lock()
-        logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
+        # uvicorn logs through the stdlib: keep its errors (an exception in the app), drop its
+        # notes on each start and stop and its warnings about malformed client requests
+        logging.getLogger("uvicorn.error").setLevel(logging.ERROR)
 
     def serve(self, addresses: list[str], web: WebConfig | None = None) -> None:
         web = web or WebConfig()
@@ -312,11 +314,14 @@ class HTTPFrontend:
             if not self._thread.is_alive():
                 self._thread.start()
             sockets = self._listeners.prepare(addresses)  # ListenError: nothing changed
+            gen: _Generation | None = None
             try:
                 gen = _Generation(self._loop, self._app_for(web), list(sockets.values()), web,
                                   self._limits)  # fmt: skip
                 gen.start()
             except BaseException:
+                if gen is not None:
+                    gen.stop()
                 self._listeners.discard(sockets)
                 raise
             old, self._current = self._current, gen
@@ -342,3 +347,5 @@ class HTTPFrontend:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(5.0)
+        if not self._thread.is_alive():
+            self._loop.close()
