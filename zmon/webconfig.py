@@ -17,10 +17,11 @@ admin can point zmon at the file they already have. What zmon reads:
     basic_auth_users                user: bcrypt hash
 
 Keys the toolkit has but zmon cannot honour (``cipher_suites``, ``curve_preferences``,
-``client_allowed_sans``, the inline ``cert``/``key``, and the two client-auth types that accept a
-certificate without verifying it) are refused with a message naming the key, rather than ignored:
-a security setting that silently does nothing is worse than an error. Relative paths are taken
-from the file's directory, as the toolkit does.
+``client_allowed_sans``, the inline ``cert``/``key``/``client_ca``, ``rate_limit``, and the two
+client-auth types that accept a certificate without verifying it) are refused with a message
+naming the key, rather than ignored: a security setting that silently does nothing is worse
+than an error. Relative paths are taken from the file's directory, as the toolkit does.
+The toolkit re-reads the file on every request; zmon reads it at start and on SIGHUP.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ ALLOWED_HEADERS = (
 _TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version",
              "max_version", "prefer_server_cipher_suites"}  # fmt: skip
 _TLS_UNSUPPORTED = {"cert": "inline certificates", "key": "inline keys",
+                    "client_ca": "inline client CAs",
                     "cipher_suites": "choosing cipher suites (OpenSSL's secure defaults apply)",
                     "curve_preferences": "choosing curves",
                     "client_allowed_sans": "restricting client certificate SANs"}  # fmt: skip
@@ -122,6 +124,9 @@ def load_web_config(path: str | Path) -> WebConfig:
         data = {}
     _mapping(data, "(top level)", path)
     for key in data:
+        if key == "rate_limit":
+            raise ConfigError(f"{_KEY}: {key}", "not supported by zmon (web.max_connections "
+                              "bounds concurrent scrapes instead)")  # fmt: skip
         if key not in ("tls_server_config", "http_server_config", "basic_auth_users"):
             raise ConfigError(f"{_KEY}: {key}", f"unknown key in {path}")
     base = path.parent
@@ -208,7 +213,7 @@ def _users(raw: Any, path: Path) -> dict[str, bytes]:
             raise ConfigError(key, "a user name must be a non-empty string without ':'")
         if not isinstance(hashed, str) or not hashed.startswith(("$2a$", "$2b$", "$2y$")):
             raise ConfigError(key, "expected a bcrypt hash ($2a$, $2b$ or $2y$), e.g. from "
-                              "'htpasswd -nBC 10 USER'")  # fmt: skip
+                              "htpasswd -nBC 10 \"\" | tr -d ':\\n'")  # fmt: skip
         try:
             bcrypt.checkpw(b"", hashed.encode())
         except ValueError:

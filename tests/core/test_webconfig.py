@@ -124,3 +124,15 @@ def test_serve_refuses_a_bad_web_config_naming_the_key(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=60)  # fmt: skip
     assert r.returncode == 2
     assert "basic_auth_users.alice" in r.stderr
+
+
+@pytest.mark.parametrize("text, key", [
+    ("rate_limit:\n  interval: 1s\n  burst: 5\n", "rate_limit"),
+    ("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  client_ca: abc\n",
+     "tls_server_config.client_ca"),
+])  # fmt: skip
+def test_toolkit_keys_zmon_does_not_implement_are_refused(tmp_path: Path, text: str,
+                                                          key: str) -> None:  # fmt: skip
+    with pytest.raises(ConfigError, match="not supported by zmon") as err:
+        load_web_config(_write(tmp_path, text))
+    assert err.value.key.endswith(key)
