@@ -101,8 +101,10 @@ def _parse(kind: str, file: str) -> int:
 
 
 def _check_config(file: str) -> int:
+    from zmon.daemon import web_config
+
     try:
-        load(collectors(), file, None)
+        web_config(load(collectors(), file, None))
     except ConfigError as exc:
         print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
         return 1
@@ -146,15 +148,17 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     daemon = Daemon(cfg, config_loader(args.config, args))
     if host is not None:
         daemon.on_reload = host.apply
+    # before start: a SIGTERM as soon as /metrics answers must already stop zmon cleanly
     daemon.install_signal_handlers()
     try:
-        daemon.start()
-    except OSError as exc:
-        print(f"zmon: cannot listen on {cfg.listen_address}: {exc.strerror or exc}",
-              file=sys.stderr)  # fmt: skip
-        daemon.scheduler.stop()
-        return 1
-    try:
+        try:
+            daemon.start()  # listens first: nothing runs if an address or the web config fails
+        except ConfigError as exc:
+            print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"zmon: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         daemon.run_forever()
     finally:
         if host is not None:
