@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from zmon.collectors.zfs_module.metrics import ModuleReading, PoolFeatures, module_metrics
+from zmon.collectors.zfs_module.tunables import TUNABLES
 from zmon.errors import ParseError
 from zmon.host import zfs_commands as cmds
 from zmon.logs import get
@@ -74,17 +75,14 @@ class ZfsModuleCollector(Collector):
         return ModuleReading(version, self._parameters(), self._features())
 
     def _parameters(self) -> dict[str, str]:
+        """The curated tunables' files (the others are not compared, so not read)."""
         out: dict[str, str] = {}
         base = self.ctx.paths.sys("module", "zfs", "parameters")
-        try:
-            files = sorted(base.iterdir())
-        except OSError:
-            return out
-        for path in files:
+        for tunable in TUNABLES:
             try:
-                out[path.name] = path.read_text(errors="replace").strip()
+                out[tunable.name] = (base / tunable.name).read_text(errors="replace").strip()
             except OSError:
-                continue  # write-only or vanished: not a parameter we can compare
+                continue  # not in this release, or not readable: not compared
         return out
 
     def _features(self) -> set[str] | None:
@@ -139,9 +137,10 @@ class ZfsModuleCollector(Collector):
         return allowed
 
     def _compatibility_file(self, name: str) -> frozenset[str] | None:
-        for directory in COMPATIBILITY_DIRS:
+        candidates = [name] if name.startswith("/") else [f"{d}/{name}" for d in COMPATIBILITY_DIRS]
+        for path in candidates:
             try:
-                return parse_compatibility(self.ctx.paths.root(directory, name).read_bytes())
+                return parse_compatibility(self.ctx.paths.root(path).read_bytes())
             except OSError:
                 continue
         log.warning("zfs_module_compatibility_unreadable", file=name)

@@ -46,8 +46,11 @@ TUNABLES: tuple[Tunable, ...] = (
     Tunable("zfs_dedup_prefetch", _all(0), "prefetch dedup table entries"),
     # L2ARC
     Tunable("l2arc_write_max", {"2.1": 8 * MIB, "2.3": 32 * MIB}, "L2ARC bytes written per feed"),
-    Tunable("l2arc_write_boost", {"2.1": 8 * MIB, "2.3": 32 * MIB},
-            "extra L2ARC bytes per feed while the ARC warms up"),
+    Tunable(
+        "l2arc_write_boost",
+        {"2.1": 8 * MIB, "2.3": 32 * MIB},
+        "extra L2ARC bytes per feed while the ARC warms up",
+    ),
     Tunable("l2arc_headroom", {"2.1": 2, "2.3": 8}, "how far past the write size the feed scans"),
     Tunable("l2arc_noprefetch", _all(1), "1 keeps prefetched buffers out of the L2ARC"),
     Tunable("l2arc_rebuild_enabled", _all(1), "rebuild a persistent L2ARC at import"),
@@ -56,8 +59,11 @@ TUNABLES: tuple[Tunable, ...] = (
     Tunable("zfs_dirty_data_max_percent", _all(10), "dirty data limit, percent of RAM"),
     Tunable("zfs_dirty_data_max_max_percent", _all(25), "ceiling of that limit, percent of RAM"),
     Tunable("zfs_delay_min_dirty_percent", _all(60), "dirty share where write delays start"),
-    Tunable("zfs_vdev_async_write_active_max_dirty_percent", _all(60),
-            "dirty share at which async writes reach their max active"),
+    Tunable(
+        "zfs_vdev_async_write_active_max_dirty_percent",
+        _all(60),
+        "dirty share at which async writes reach their max active",
+    ),
     # I/O scheduler
     Tunable("zfs_vdev_max_active", _all(1000), "I/Os in flight per vdev"),
     Tunable("zfs_vdev_sync_read_max_active", _all(10), "sync reads in flight per vdev"),
@@ -79,15 +85,24 @@ TUNABLES: tuple[Tunable, ...] = (
     Tunable("zfs_deadman_ziotime_ms", _all(300000), "I/O time counted as hung, ms"),
     Tunable("zio_slow_io_ms", _all(30000), "I/O time counted as slow (zpool status -s), ms"),
     # ZIL, records, space
-    Tunable("zil_slog_bulk", {"2.1": 786432, "2.3": 64 * MIB},
-            "ZIL bytes per commit before log writes lose priority"),
+    Tunable(
+        "zil_slog_bulk",
+        {"2.1": 786432, "2.3": 64 * MIB},
+        "ZIL bytes per commit before log writes lose priority",
+    ),
     Tunable("zfs_immediate_write_sz", _all(32768), "largest sync write logged in the ZIL"),
     Tunable("zfs_max_recordsize", {"2.1": 1 * MIB, "2.3": 16 * MIB}, "largest recordsize allowed"),
     Tunable("spa_slop_shift", _all(5), "pool space held back: 1/2^shift"),
-    Tunable("zfs_special_class_metadata_reserve_pct", _all(25),
-            "special vdev space kept for metadata, percent"),
-    Tunable("zfs_metaslab_fragmentation_threshold", {"2.1": 70, "2.3": 77},
-            "fragmentation above which a metaslab is avoided, percent"),
+    Tunable(
+        "zfs_special_class_metadata_reserve_pct",
+        _all(25),
+        "special vdev space kept for metadata, percent",
+    ),
+    Tunable(
+        "zfs_metaslab_fragmentation_threshold",
+        {"2.1": 70, "2.3": 77},
+        "fragmentation above which a metaslab is avoided, percent",
+    ),
     Tunable("zfs_trim_extent_bytes_min", _all(32768), "smallest extent TRIM sends, bytes"),
     Tunable("zfs_dmu_offset_next_sync", _all(1), "hole detection waits for dirty data"),
     Tunable("zfs_bclone_enabled", {"2.3": 1}, "block cloning (2.2+)"),
@@ -98,7 +113,7 @@ TUNABLES: tuple[Tunable, ...] = (
     Tunable("zfs_send_corrupt_data", _all(0), "1 lets zfs send read damaged blocks"),
     Tunable("zfs_flags", _all(0), "debug flags"),
     Tunable("zfs_autoimport_disable", _all(1), "0 imports pools from the cache file at load"),
-)  # fmt: skip
+)
 
 BY_NAME: Mapping[str, Tunable] = {t.name: t for t in TUNABLES}
 
