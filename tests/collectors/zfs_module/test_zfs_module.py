@@ -191,11 +191,13 @@ def test_a_stock_module_shows_every_curated_tunable_at_its_default(version: str)
     assert not any(name == "zmon_zfs_module_parameter_value" for name, _ in got)
 
 
-def test_a_changed_tunable_gets_its_value_and_default() -> None:
+def test_a_changed_tunable_gets_its_value_and_default(golden) -> None:  # type: ignore[no-untyped-def]
     """As the lab's step 02 does: zio_slow_io_ms lowered to 100 ms."""
     params = (MODULE / "2.3.2" / "module-parameters.txt").read_text()
     params = params.replace("/zio_slow_io_ms:30000\n", "/zio_slow_io_ms:100\n")
-    got = values(parse_kinds()["zfs-module"][0](dump("2.3.2", params).encode()))
+    ms = parse_kinds()["zfs-module"][0](dump("2.3.2", params).encode())
+    golden("zfs_module/parse-2.3.2-slow-io-lowered.prom", render(ms.families()))
+    got = values(ms)
     sel = (("parameter", "zio_slow_io_ms"),)
     assert got[("zmon_zfs_module_parameters_changed", ())] == 1
     assert got[("zmon_zfs_module_parameter_value", sel)] == 100

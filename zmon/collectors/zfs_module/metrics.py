@@ -92,7 +92,8 @@ def module_metrics(module: ModuleReading, pools: list[PoolFeatures] | None = Non
             )
             ms.gauge(
                 "zmon_zfs_module_parameter_default",
-                "Default of that tunable in the module's release series (zmon's table).",
+                "Default, in the module's release series, of a curated tunable that differs "
+                "from it (zmon's table of defaults); only changed tunables have a series.",
                 default,
                 {"parameter": name},
             )
