@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.helpers import fixture_path
+from tests.helpers import collector_doc, fixture_path
 from tests.support.pool_lab import context
 from zmon.collectors.zfs_module import ZfsModuleCollector
 from zmon.collectors.zfs_module.metrics import ModuleReading, module_metrics
@@ -306,3 +306,23 @@ def test_parse_kind_needs_the_version() -> None:
     params = (MODULE / "2.3.2" / "module-parameters.txt").read_bytes()
     with pytest.raises(ParseError, match="version"):
         func(params)
+
+
+# ---- the doc page
+
+
+def test_doc_page_lists_the_curated_tunables() -> None:
+    text = collector_doc("zfs_module").read_text()
+    begin, end = "<!-- tunables:begin -->\n", "<!-- tunables:end -->\n"
+    table = text[text.index(begin) + len(begin) : text.index(end)]
+    rows = [
+        f"| `{t.name}` | "
+        + " | ".join(str(t.defaults.get(s, "-")) for s in SERIES)
+        + f" | {t.help} |"
+        for t in TUNABLES
+    ]
+    header = [
+        "| tunable | " + " | ".join(SERIES) + " | what it controls |",
+        "|---|" + "---|" * (len(SERIES) + 1),
+    ]
+    assert table == "".join(line + "\n" for line in header + rows)
