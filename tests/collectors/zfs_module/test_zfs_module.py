@@ -279,6 +279,18 @@ def test_a_failing_zpool_fails_the_run(tmp_path: Path) -> None:
         collector(tmp_path, dump("2.3.2"), failed).collect()
 
 
+def test_a_zpool_without_hp_gets_the_table(tmp_path: Path) -> None:
+    """An old zpool that refuses -H/-p: the human table of ``zpool get all`` is read."""
+    usage = CommandResult(GET_ALL, 2, b"", b"invalid option 'H'\nusage:\n", 0.01)
+    rows = [line.split("\t") for line in zpool_get("2.3.2").splitlines()]
+    table = "NAME  PROPERTY  VALUE  SOURCE\n" + "".join(
+        f"{p}  {k}  {v}  {src}\n" for p, k, v, src in rows
+    )
+    runner: dict[tuple[str, ...], str | CommandResult] = {("zpool", "get", "all"): table}
+    ms = collector(tmp_path, dump("2.3.2"), usage, runner=runner).collect()
+    assert upgradable(ms) == {"rz": 0, "single": 0, "tank": 0}
+
+
 def test_freebsd_reads_the_version_sysctl(tmp_path: Path) -> None:
     argv = ("sysctl", "-n", "vfs.zfs.version.module")
     c = collector(tmp_path, "", zpool_get("2.3.2"), "freebsd", {argv: "2.1.4-FreeBSD_g52bad4f23\n"})

@@ -111,8 +111,11 @@ class ZfsModuleCollector(Collector):
     # ---- the pools
 
     def _pools(self) -> list[PoolFeatures] | None:
+        """``zpool get -Hp all``; ``zpool get all`` where this zpool lacks -H/-p (ZoL 0.6)."""
         try:
             result = cmds.run(self.ctx, ["zpool", "get", "-Hp", "all"])
+            if cmds.rejected_option(result):
+                result = cmds.run(self.ctx, ["zpool", "get", "all"])
         except NoDataError as exc:
             log.debug("zfs_module_no_pools", reason=str(exc))
             return None  # the module is loaded but zpool is not usable here
