@@ -7,9 +7,11 @@ at load time, as ``zfs_dirty_data_max`` is). A parameter that shows a sentinel f
 
 Defaults are listed for the release series zmon has verified against a stock module, read
 from ``/sys/module/zfs/parameters`` right after ``modprobe zfs`` (the lab captures in
-``tests/fixtures/zfs_module/lab/``): 2.1 (2.1.11) and 2.3 (2.3.2). A series missing from a
-row means the tunable does not exist in that series. A module of another series is not
-compared (``zmon_zfs_module_parameters_compared`` is 0). To add a series: capture a stock
+``tests/fixtures/zfs_module/lab/``): 2.1 (2.1.11) and 2.3 (2.3.2), and against the upstream
+source of the series' first and latest releases. A series missing from a row means the
+tunable does not exist in that series, or that its default changed within the series (so the
+series alone does not tell it). A module of another series is not compared
+(``zmon_zfs_module_parameters_compared`` is 0). To add a series: capture a stock
 module's parameters into ``tests/fixtures/zfs_module/lab/<version>/``, add its column here;
 ``tests/collectors/zfs_module`` checks that the stock capture shows no change.
 """
@@ -75,7 +77,8 @@ TUNABLES: tuple[Tunable, ...] = (
     Tunable("zfs_vdev_aggregation_limit", _all(1 * MIB), "largest aggregated I/O in bytes"),
     Tunable("zfs_vdev_min_auto_ashift", _all(9), "smallest ashift chosen automatically"),
     # scrub and resilver
-    Tunable("zfs_scan_vdev_limit", _all(16 * MIB), "scan bytes in flight per vdev"),
+    # 4 MiB until 2.1.11 upstream, 16 MiB from 2.1.12 (and in Debian's 2.1.11): 2.3 only
+    Tunable("zfs_scan_vdev_limit", {"2.3": 16 * MIB}, "scan bytes in flight per vdev"),
     Tunable("zfs_scrub_min_time_ms", _all(1000), "scrub time per txg, milliseconds"),
     Tunable("zfs_resilver_min_time_ms", _all(3000), "resilver time per txg, milliseconds"),
     Tunable("zfs_scan_suspend_progress", _all(0), "1 pauses every scrub and resilver"),
@@ -99,12 +102,13 @@ TUNABLES: tuple[Tunable, ...] = (
         "special vdev space kept for metadata, percent",
     ),
     Tunable(
-        "zfs_metaslab_fragmentation_threshold",
-        {"2.1": 70, "2.3": 77},
+        "zfs_metaslab_fragmentation_threshold",  # 70 in 2.3.0, 77 from 2.3.1: 2.1 only
+        {"2.1": 70},
         "fragmentation above which a metaslab is avoided, percent",
     ),
     Tunable("zfs_trim_extent_bytes_min", _all(32768), "smallest extent TRIM sends, bytes"),
-    Tunable("zfs_dmu_offset_next_sync", _all(1), "hole detection waits for dirty data"),
+    # 0 in 2.1.0, 1 from 2.1.5 on: 2.3 only
+    Tunable("zfs_dmu_offset_next_sync", {"2.3": 1}, "hole detection waits for dirty data"),
     Tunable("zfs_bclone_enabled", {"2.3": 1}, "block cloning (2.2+)"),
     # safety switches: anything but the default deserves a look
     Tunable("zfs_nocacheflush", _all(0), "1 skips disk cache flushes (unsafe on power loss)"),
