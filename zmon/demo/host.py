@@ -18,6 +18,7 @@ from pathlib import Path
 from zmon.config import CollectorSettings, Config, declared_binaries
 from zmon.demo.disks import BlockTree
 from zmon.demo.kernlog import syslog_lines
+from zmon.demo.module import write_module_tree
 from zmon.demo.timeline import PHASES, Phase
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
@@ -176,6 +177,7 @@ class DemoHost:
         values = _module_parameters(src.read_text()) if src.exists() else {}
         for name, value in values.items():
             (params / name).write_text(value + "\n")
+        write_module_tree(params.parent, src.with_name("zfs-version.txt"))
 
     def _write_disks(self) -> None:
         """sysfs block devices and /dev/disk links as the lab VM had them."""
