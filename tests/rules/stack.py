@@ -48,7 +48,7 @@ class Process:
         self.proc = subprocess.Popen(self.argv, stdout=self._out, stderr=subprocess.STDOUT,
                                      cwd=cwd, start_new_session=True)  # fmt: skip
 
-    def wait_http(self, url: str, timeout: float = 30) -> None:
+    def wait_http(self, url: str, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -191,7 +191,7 @@ class Prometheus:
     def rule_health(self) -> list[dict[str, Any]]:
         return [r for g in self.api("rules")["groups"] for r in g["rules"]]
 
-    def wait_for(self, expr: str, timeout: float = 30) -> None:
+    def wait_for(self, expr: str, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.query(expr):
@@ -219,8 +219,38 @@ class Prometheus:
         raise AssertionError(f"Prometheus never scraped the demo's current phase:\n"
                              f"{self.proc.tail()}")  # fmt: skip
 
+    def wait_alerts_settled(self, after: float, max_for: float, delivered: Webhook,
+                            timeout: float = 300) -> None:  # fmt: skip
+        """Wait until the rules have run on data scraped by ``after`` (Unix time) and reached
+        their verdict: no alert whose ``for`` is at most ``max_for`` is still pending, and
+        every firing alert has reached ``delivered`` through Alertmanager."""
+        deadline = time.monotonic() + timeout
+        state = ""
+        while time.monotonic() < deadline:
+            groups = self.api("rules", type="alert")["groups"]
+            evaluated = all(_unix(g["lastEvaluation"]) > after for g in groups)
+            pending = sorted({r["name"] for g in groups for r in g["rules"]
+                              if r["duration"] <= max_for
+                              and any(a["state"] == "pending" for a in r["alerts"])})  # fmt: skip
+            firing = [a["labels"] for a in self.api("alerts")["alerts"] if a["state"] == "firing"]
+            got = [a["labels"] for a in delivered.alerts() if a.get("status") == "firing"]
+            undelivered = sorted({f["alertname"] for f in firing if f not in got})
+            if evaluated and not pending and not undelivered:
+                return
+            state = f"evaluated={evaluated} pending={pending} undelivered={undelivered}"
+            time.sleep(0.2)
+        raise AssertionError(f"alerts never settled: {state}\n{self.proc.tail()}")
+
     def stop(self) -> None:
         self.proc.stop()
+
+
+def _unix(rfc3339: str) -> float:
+    """Prometheus API time (RFC 3339, nanoseconds, Z) as Unix time."""
+    from datetime import datetime
+
+    stamp = re.sub(r"(\.\d{6})\d*", r"\1", rfc3339.replace("Z", "+00:00"))
+    return datetime.fromisoformat(stamp).timestamp()
 
 
 class PromQLError(AssertionError):
