@@ -6,9 +6,11 @@ A collector that publishes one lists it in ``provides``; one that reads it lists
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from zmon.registry import Product
 
-VDEV_NAMES: Product[dict[str, frozenset[str]]] = Product(
+VDEV_NAMES: Product[Mapping[str, frozenset[str]]] = Product(
     "vdev_names",
     "Per pool, the vdev names as zpool status prints them (published by the zpool collector; "
     "the zpool_events collector labels events with them)",

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client.exposition import ThreadingWSGIServer
 
@@ -144,7 +144,7 @@ class MetricsServer:
         server_class = type(
             "ZmonHTTPServer", (ThreadingWSGIServer,), {"address_family": _family_for(host)}
         )
-        self._httpd = make_server(host or "", port, app, server_class,
+        self._httpd: WSGIServer = make_server(host or "", port, app, server_class,
                                   handler_class=_QuietHandler)  # fmt: skip
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="zmon-http",
                                         daemon=True)  # fmt: skip

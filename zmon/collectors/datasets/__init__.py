@@ -13,17 +13,11 @@ from zmon import logs
 from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
 from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
-from zmon.parsers.zfs_datasets import Dataset, count_snapshots, parse_zfs_list
+from zmon.parsers.zfs_datasets import COLUMNS, Dataset, count_snapshots, parse_zfs_list
 from zmon.registry import Collector, Context, Option, register
 
 _log = logs.get("datasets")
 
-COLUMNS = (
-    "name", "type", "used", "available", "referenced", "compressratio", "refcompressratio",
-    "quota", "refquota", "reservation", "refreservation", "logicalused", "logicalreferenced",
-    "written", "usedbysnapshots", "usedbydataset", "usedbychildren", "usedbyrefreservation",
-    "volsize",
-)  # fmt: skip
 _L = "zfs list"
 # property -> (metric, help, only exported when > 0)
 PROPERTY_METRICS: dict[str, tuple[str, str, bool]] = {

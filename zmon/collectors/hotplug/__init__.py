@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from zmon.host.devnames import whole_disk_name
 from zmon.logs import get
@@ -81,7 +81,7 @@ def udev_monitor(source: str) -> Monitor:
     monitor = pyudev.Monitor.from_netlink(context, source=source)
     monitor.filter_by(subsystem="block", device_type="disk")
     monitor.start()
-    return monitor
+    return cast(Monitor, monitor)
 
 
 @register

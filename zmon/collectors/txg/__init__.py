@@ -140,18 +140,24 @@ def txg_metrics(history: dict[str, PoolTxgs], assign: dict[str, TxAssign]) -> Me
 
 @register_parse_kind(
     "txgs",
-    "per-pool txgs kstat (one file, or `tail -n +1 .../zfs/*/txgs` for pool names)",
+    "per-pool txgs kstat (one file, or `tail -n +1 .../zfs/*/txgs` for pool names); "
+    "dmu_tx_assign sections of such a dump too",
 )
 def parse_txgs_kind(data: bytes) -> MetricSet:
     history: dict[str, PoolTxgs] = {}
+    assign: dict[str, TxAssign] = {}
     for path, text in split_sections(data):
+        if path is not None and path.endswith("dmu_tx_assign"):
+            parsed = parse_dmu_tx_assign(text)
+            assign[pool_of(path, "dmu_tx_assign") or parsed.pool or ""] = parsed
+            continue
         if path is not None and not path.endswith("txgs"):
             continue
         pool = pool_of(path, "txgs") or ""
         history.setdefault(pool, PoolTxgs()).add(parse_txgs(text))
-    if not history:
+    if not history and not assign:
         raise ParseError("no txgs kstat in the input")
-    return txg_metrics(history, {})
+    return txg_metrics(history, assign)
 
 
 @register

@@ -32,11 +32,11 @@ def reading_metrics(reading: UpsReading, *, server: str = "") -> MetricSet:
                 value = 1.0 if flag in reading.flags else 0.0
                 ms.gauge("zmon_ups_status", STATUS_HELP, value, {**labels, "flag": flag})
     for quantity in QUANTITIES:
-        value = reading.values.get(quantity.metric)
+        reading_value = reading.values.get(quantity.metric)
         if quantity.counter:
-            ms.counter(quantity.metric, quantity.help, value, labels)
+            ms.counter(quantity.metric, quantity.help, reading_value, labels)
         else:
-            ms.gauge(quantity.metric, quantity.help, value, labels)
+            ms.gauge(quantity.metric, quantity.help, reading_value, labels)
     info = reading.info
     if not reading.up and info == UpsInfo():
         return ms  # nothing is known about a UPS that never answered

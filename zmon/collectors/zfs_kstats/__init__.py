@@ -12,13 +12,10 @@ import re
 from collections.abc import Mapping
 from typing import ClassVar
 
-from zmon.collectors.arc import arc_metrics
-from zmon.collectors.txg import PoolTxgs, txg_metrics
 from zmon.errors import ParseError
 from zmon.metrics import MetricSet
-from zmon.parsers.arcstats import parse_arcstats
 from zmon.parsers.kstat import KstatEntry, parse_int, parse_keyvals, parse_kstat
-from zmon.parsers.txgs import TxAssign, parse_dmu_tx_assign, parse_txgs, split_sections
+from zmon.parsers.txgs import parse_dmu_tx_assign, parse_txgs, split_sections
 from zmon.parsers.zfs_kstats_table import (
     BY_FIELD,
     FAMILIES,
@@ -27,7 +24,7 @@ from zmon.parsers.zfs_kstats_table import (
     KSTATS,
     SIGNATURES,
 )
-from zmon.registry import Collector, NoDataError, register, register_parse_kind
+from zmon.registry import Collector, NoDataError, parse_kinds, register, register_parse_kind
 
 SYSCTL_ROOT = "kstat.zfs.misc."
 FREEBSD_ARGV = ("sysctl", "-i", *(SYSCTL_ROOT + k for k in KSTATS))
@@ -97,12 +94,13 @@ def _kstat_name(path: str | None) -> str | None:
     "or a `tail -n +1` dump of many",
 )
 def parse_kstat_kind(data: bytes) -> MetricSet:
+    """Each section goes to the kind that reads it: arcstats to ``arcstats``, txgs and
+    dmu_tx_assign to ``txgs`` (through the registry), the others to this collector's table."""
     sections = split_sections(data)
     many = len(sections) > 1
     ms = MetricSet()
     named: dict[str, Fields] = {}
-    txgs: dict[str, PoolTxgs] = {}
-    assign: dict[str, TxAssign] = {}
+    txg_sections: list[tuple[str, str]] = []  # (pool/kstat, text) for the txgs kind
     for path, text in sections:
         name = _kstat_name(path)
         base = name.rsplit("/", 1)[-1] if name else None
@@ -111,19 +109,22 @@ def parse_kstat_kind(data: bytes) -> MetricSet:
             continue
         try:
             if base == "txgs" or (base is None and text.lstrip().startswith("txg ")):
-                txgs.setdefault(pool, PoolTxgs()).add(parse_txgs(text))
+                parse_txgs(text)  # a bad section is skipped here, as any other
+                txg_sections.append((f"{pool}/txgs", text))
             elif base == "dmu_tx_assign":
-                assign[pool] = parse_dmu_tx_assign(text)
+                parse_dmu_tx_assign(text)
+                txg_sections.append((f"{pool}/dmu_tx_assign", text))
             elif text.lstrip().startswith("kstat."):
-                _sysctl_section(text, ms, named, assign)
+                _sysctl_section(text, ms, named, txg_sections)
             elif base == "arcstats":
-                ms.extend(arc_metrics(parse_arcstats(text)))
+                ms.extend(_kind("arcstats", text))
             else:
-                _named_section(name, pool, text, ms, named, assign)
+                _named_section(name, pool, text, ms, named, txg_sections)
         except ParseError:
             if not many:
                 raise
-    ms.extend(txg_metrics(txgs, assign))
+    if txg_sections:
+        ms.extend(_kind("txgs", "".join(f"==> {p} <==\n{t.rstrip()}\n" for p, t in txg_sections)))
     kstat_metrics(named, ms)
     if not ms.families():
         raise ParseError("no kstat with numeric fields in the input")
@@ -136,20 +137,26 @@ def _named_section(
     text: str,
     ms: MetricSet,
     named: dict[str, Fields],
-    assign: dict[str, TxAssign],
+    txg_sections: list[tuple[str, str]],
 ) -> None:
     fields = parse_kstat(text).entries
     kind = name or identify(fields) or ""
     if fields and all(_BUCKET.match(f) for f in fields):
-        assign[pool] = parse_dmu_tx_assign(text)
+        parse_dmu_tx_assign(text)
+        txg_sections.append((f"{pool}/dmu_tx_assign", text))
     elif kind == "arcstats":
-        ms.extend(arc_metrics(parse_arcstats(text)))
+        ms.extend(_kind("arcstats", text))
     else:
         named[kind] = fields
 
 
+def _kind(kind: str, text: str) -> MetricSet:
+    """Another collector's ``zmon parse`` kind, found through the registry."""
+    return parse_kinds()[kind][0](text.encode())
+
+
 def _sysctl_section(
-    text: str, ms: MetricSet, named: dict[str, Fields], assign: dict[str, TxAssign]
+    text: str, ms: MetricSet, named: dict[str, Fields], txg_sections: list[tuple[str, str]]
 ) -> None:
     lines = text.splitlines()
     misc = [ln for ln in lines if ln.strip().startswith(SYSCTL_ROOT)]
@@ -160,12 +167,12 @@ def _sysctl_section(
         if kstat == "arcstats":
             prefix = SYSCTL_ROOT + "arcstats."
             sysctl = "\n".join(ln for ln in misc if ln.strip().startswith(prefix))
-            ms.extend(arc_metrics(parse_arcstats(sysctl)))
+            ms.extend(_kind("arcstats", sysctl))
         else:
             named[kstat] = fields
     if tx:
         parsed = parse_dmu_tx_assign("\n".join(tx))
-        assign[parsed.pool or ""] = parsed
+        txg_sections.append((f"{parsed.pool or ''}/dmu_tx_assign", "\n".join(tx)))
 
 
 @register
