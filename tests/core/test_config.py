@@ -114,8 +114,7 @@ def test_split_listen_address() -> None:
 def test_table_valued_option_takes_nested_tables(tmp_path: Path) -> None:
     cfg = _load(
         tmp_path,
-        "[collectors.kernel_log.patterns.raid_error]\n"
-        'regex = "md/raid.*(?P<device>sd[a-z]+)"\n',
+        '[collectors.kernel_log.patterns.raid_error]\nregex = "md/raid.*(?P<device>sd[a-z]+)"\n',
     )
     assert "raid_error" in cfg.collectors["kernel_log"].options["patterns"]
 

@@ -100,8 +100,9 @@ class SteppedDemo:
         return self._settle(self.control.request("step"))
 
     def _settle(self, reply: dict[str, Any], first: bool = False) -> str:
-        assert not reply["stale"], f"collectors never finished a run: {reply['stale']}\n" + \
-            self.proc.tail()
+        assert not reply["stale"], (
+            f"collectors never finished a run: {reply['stale']}\n" + self.proc.tail()
+        )
         self.runs.update(reply["runs"])
         deadline = time.monotonic() + FOLLOWER_TIMEOUT
         while True:

@@ -22,6 +22,7 @@ from zmon.parsers.smartctl import parse_smartctl
 def test_pysmart_is_installed() -> None:
     assert importlib.util.find_spec("pySMART") is not None, "pip install -e '.[test]'"
 
+
 FILES = {
     "txt_04": ("corpus/smartctl_txt_04_ssd_sandforce_odd_raw_values_7.1.txt", "sat"),
     "txt_06": ("corpus/smartctl_txt_06_standby_nocheck_7.3.txt", "sat"),
