@@ -83,7 +83,6 @@ class SteppedDemo:
         self.socket = tmp / "demo.sock"
         self.proc = Process([sys.executable, "-m", "zmon.cli", "serve", "--demo",
                              "--demo.control-socket", str(self.socket),
-                             "--path.state-dir", str(tmp / "state"),
                              "--web.listen-address", self.address, "--log.format", "json"],
                             tmp / "zmon.log", cwd=REPO)  # fmt: skip
         self.proc.wait_http(f"http://{self.address}/healthz")
