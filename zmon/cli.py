@@ -23,6 +23,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", metavar="FILE", help="TOML config file")
     serve.add_argument("--demo", action="store_true",
                        help="serve a simulated host replayed from real captures")  # fmt: skip
+    serve.add_argument("--demo.control-socket", dest="demo_control_socket", metavar="PATH",
+                       help="with --demo: the story moves on only when asked through this "
+                       "Unix socket (for tests; see zmon/demo/control.py)")  # fmt: skip
     add_flags(serve, settings)
 
     collect = sub.add_parser("collect", help="run every enabled collector once and print")
@@ -120,7 +123,7 @@ def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
     if demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds)
+        host = DemoHost(cfg.demo_phase_seconds, stepped=True)  # one run sees the first phase
         cfg = host.apply(cfg)
         host.start()
     try:
@@ -138,11 +141,15 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     from zmon.daemon import Daemon, config_loader
 
     logs.setup(cfg.log_level, cfg.log_format)
-    host = None
+    control_socket = getattr(args, "demo_control_socket", None)
+    if control_socket and not args.demo:
+        print("zmon: --demo.control-socket needs --demo", file=sys.stderr)
+        return 2
+    host = control = None
     if args.demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds)
+        host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket))
         cfg = host.apply(cfg)
         host.start()
     daemon = Daemon(cfg, config_loader(args.config, args))
@@ -150,6 +157,11 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
         daemon.on_reload = host.apply
     # before start: a SIGTERM as soon as /metrics answers must already stop zmon cleanly
     daemon.install_signal_handlers()
+    if host is not None and control_socket:  # listening before /healthz answers
+        from zmon.demo.control import DemoControl
+
+        control = DemoControl(host, control_socket, lambda: daemon.scheduler.workers)
+        control.start()
     try:
         try:
             daemon.start()  # listens first: nothing runs if an address or the web config fails
@@ -161,6 +173,8 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
             return 1
         daemon.run_forever()
     finally:
+        if control is not None:
+            control.stop()
         if host is not None:
             host.stop()
     return 0

@@ -36,7 +36,7 @@ class ZmonProcess:
         self.base = f"http://127.0.0.1:{self.port}"
         self._wait_up()
 
-    def _wait_up(self, timeout: float = 20) -> None:
+    def _wait_up(self, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -55,7 +55,7 @@ class ZmonProcess:
     def metrics(self) -> str:
         return self.get("/metrics").decode()
 
-    def wait_for(self, needle: str, timeout: float = 30) -> str:
+    def wait_for(self, needle: str, timeout: float = 120) -> str:
         deadline = time.monotonic() + timeout
         text = ""
         while time.monotonic() < deadline:

@@ -74,7 +74,7 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
     """Yield each phase of the story, in order, with what every collector returned."""
     clock = SteppedClock(START)
     monkeypatch.setattr(time, "time", clock)  # collectors stamp and estimate with time.time()
-    host = DemoHost(phase_seconds=60, root=tmp_path / "host", clock=clock, monotonic=clock)
+    host = DemoHost(phase_seconds=60, root=tmp_path / "host", clock=clock)
     host.upsd.start()
     runner = ShiftingRunner(host, clock)
     board, devices = Board(), DeviceMapCache(host.paths)
