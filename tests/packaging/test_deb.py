@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.serve import free_port
-from tests.helpers import IN_CI, require_tool
+from tests.helpers import not_run, require_tool
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -31,10 +31,7 @@ APT = ["apt-get", "-y", "-q", "-o", "DPkg::Lock::Timeout=600"]
 def _require_root() -> None:
     if os.geteuid() == 0:
         return
-    msg = "REAL-TIER TEST NOT RUN: installing a .deb needs root"
-    if IN_CI:
-        pytest.fail(msg)
-    pytest.skip(msg)
+    not_run("installing a .deb needs root", "run as root")
 
 
 def _zmon_paths() -> set[str]:
