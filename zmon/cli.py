@@ -7,7 +7,17 @@ import sys
 from collections.abc import Sequence
 
 from zmon import __version__, logs
-from zmon.config import ConfigError, add_flags, all_settings, example_toml, load
+from zmon.config import (
+    Config,
+    ConfigError,
+    add_flags,
+    all_settings,
+    check_environment,
+    example_toml,
+    file_values,
+    load,
+    load_all,
+)
 from zmon.errors import ParseError
 from zmon.registry import collectors, parse_kinds
 
@@ -59,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cfg = load(collectors(), args.config, args)
     except ConfigError as exc:
-        print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"zmon: invalid configuration: {line}", file=sys.stderr)
         return 2
     if args.command == "collect":
         return _collect_once(cfg, args.demo)
@@ -85,13 +96,26 @@ def _parse(kind: str, file: str) -> int:
 
 
 def _check_config(file: str) -> int:
-    try:
-        load(collectors(), file, None)
-    except ConfigError as exc:
+    """Validate everything and report every problem, one line each (not just the first)."""
+    cfg, problems = load_all(collectors(), file, None)
+    if cfg is not None:
+        problems += check_environment(cfg)
+    elif not any(e.key == "web.listen_address" for e in problems):
+        try:  # the options failed: still look at the listen address alone
+            problems += check_environment(Config(listen_address=_listen_of(file), source=file))
+        except (ConfigError, ValueError):
+            pass
+    for exc in problems:
         print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+    if problems:
         return 1
     print(f"{file}: ok")
     return 0
+
+
+def _listen_of(file: str) -> str:
+    values = file_values(file, collectors())
+    return str(values.get("web.listen_address", Config().listen_address))
 
 
 def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]

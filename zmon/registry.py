@@ -27,6 +27,14 @@ class OptionError(ValueError):
         self.reason = reason
 
 
+class OptionErrors(OptionError):
+    """Several bad options of one collector, reported together."""
+
+    def __init__(self, errors: list[OptionError]) -> None:
+        super().__init__(errors[0].option, errors[0].reason)
+        self.errors = errors
+
+
 class NoDataError(Exception):
     """This host has nothing for the collector (no ZFS module, no UPS configured): not a failure."""
 

@@ -8,8 +8,11 @@ waits for a stuck run to end before starting the next one, so a collector never 
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import os
 import random
+import resource
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.core import Metric
 
-from zmon import __version__
+from zmon import __version__, children, failures
 from zmon.exposition import render
 from zmon.logs import StateChangeLog, get
 from zmon.metrics import MetricSet
@@ -45,6 +48,8 @@ class CollectorState:
     runs: dict[str, int] = field(
         default_factory=lambda: {"success": 0, "failure": 0, "timeout": 0, "nodata": 0}
     )
+    last_error_reason: str = ""  # one of zmon.failures.REASONS while the last run failed
+    fd_exhausted: int = 0  # failed runs that ran out of file descriptors
 
     @property
     def families(self) -> list[Metric]:
@@ -170,6 +175,18 @@ def self_metrics(states: list[CollectorState], now: float, start_time: float) ->
         for result, count in s.runs.items():
             m.counter("zmon_collector_runs_total", "Collector runs since start, by result.",
                       count, {**lab, "result": result})  # fmt: skip
+        if s.success is False and s.last_error_reason:
+            m.gauge("zmon_collector_last_error_info",
+                    "1 while the collector's last run failed; reason is one of timeout, "
+                    "permission_denied, fd_exhausted, cannot_execute, output_invalid, "
+                    "command_failed, io_error, error (the message is in the log).",
+                    1.0, {**lab, "reason": s.last_error_reason})  # fmt: skip
+        m.counter("zmon_collector_fd_exhausted_total",
+                  "Collector runs that failed because zmon ran out of file descriptors "
+                  "(EMFILE/ENFILE).", s.fd_exhausted, lab)  # fmt: skip
+        m.counter("zmon_child_processes_leaked_total",
+                  "Processes a run started that outlived it (escaped their process group) "
+                  "and were killed and reaped.", children.leaked(s.name), lab)  # fmt: skip
     m.info("zmon_build_info", "zmon's version; always 1.", {"version": __version__})
     m.gauge("zmon_start_time_seconds", "Unix time zmon started.", start_time)
     return m.families()
@@ -225,12 +242,15 @@ class CollectorWorker:
             self._wait(random.uniform(0, self._jitter))
         while not self._stop.is_set():
             started = time.monotonic()
-            self.run_once()
+            try:
+                self.run_once()
+            except Exception as exc:  # noqa: BLE001 - this thread must never end early
+                log.error("collector loop error", collector=self.state.name, error=repr(exc))
             elapsed = time.monotonic() - started
-            self._wait(max(0.0, self.state.interval - elapsed))
+            self._wait(_seconds(self.state.interval, 15.0) - elapsed)
 
     def _wait(self, seconds: float) -> None:
-        self._wake.wait(seconds)
+        self._wake.wait(min(max(0.0, seconds), threading.TIMEOUT_MAX))
         self._wake.clear()
 
     def run_once(self) -> None:
@@ -242,10 +262,12 @@ class CollectorWorker:
             if self._stop.is_set():
                 return
         box: dict[str, object] = {}
-        deadline = time.monotonic() + self.state.timeout
+        timeout = _seconds(self.state.timeout, 10.0)
+        deadline = time.monotonic() + timeout
 
         def target() -> None:
             run_deadline.set(deadline)
+            children.current_collector.set(self.state.name)
             try:
                 box["result"] = self.collector.collect()
             except BaseException as exc:  # noqa: BLE001 - reported, never propagated
@@ -256,14 +278,22 @@ class CollectorWorker:
         self.state.running_since = mono_start
         thread = threading.Thread(target=target, name=f"zmon-{self.state.name}-run", daemon=True)
         self._current = thread
-        thread.start()
-        thread.join(self.state.timeout)
+        try:
+            thread.start()
+        except RuntimeError as exc:  # "can't start new thread": out of threads or memory
+            self._current = None
+            self.state.running_since = None
+            self._record_failure("failure", f"cannot start a run: {exc}", failures.ERROR)
+            self._on_update(self.state)
+            return
+        thread.join(timeout)
         duration = time.monotonic() - mono_start
         self.state.last_duration = duration
         if not thread.is_alive():
             self.state.running_since = None
         if thread.is_alive():
-            self._record_failure("timeout", f"run exceeded its {self.state.timeout:g}s timeout")
+            self._record_failure("timeout", f"run exceeded its {timeout:g}s timeout",
+                                 failures.TIMEOUT)  # fmt: skip
         elif "error" in box:
             exc = box["error"]
             if isinstance(exc, NoDataError):
@@ -275,7 +305,9 @@ class CollectorWorker:
                 self._changes.report(self.state.name, "no data on this host", "info",
                                      collector=self.state.name, reason=str(exc))  # fmt: skip
             else:
-                self._record_failure("failure", f"{type(exc).__name__}: {exc}")
+                reason = failures.classify(exc)  # type: ignore[arg-type]
+                kind = "timeout" if reason == failures.TIMEOUT else "failure"
+                self._record_failure(kind, f"{type(exc).__name__}: {exc}", reason)
         else:
             result = box.get("result")
             families = result.families() if isinstance(result, MetricSet) else list(result or [])  # type: ignore[call-overload]
@@ -283,18 +315,42 @@ class CollectorWorker:
             self.state.success = True
             self.state.has_data = True
             self.state.last_error = ""
+            self.state.last_error_reason = ""
             self.state.last_success = wall_start + duration
             self.state.runs["success"] += 1
             self._changes.report(self.state.name, "collector ok", "info",
                                  collector=self.state.name)  # fmt: skip
         self._on_update(self.state)
 
-    def _record_failure(self, kind: str, message: str) -> None:
+    def _record_failure(self, kind: str, message: str, reason: str) -> None:
         self.state.success = False
         self.state.last_error = message
+        self.state.last_error_reason = reason
         self.state.runs[kind] += 1
+        if reason == failures.FD_EXHAUSTED:
+            self.state.fd_exhausted += 1
+            log.error("out of file descriptors", collector=self.state.name, error=message,
+                      **fd_usage())  # fmt: skip
         self._changes.report(self.state.name, "collector failing", "warning",
-                             collector=self.state.name, error=message)  # fmt: skip
+                             collector=self.state.name, reason=reason,
+                             error=message)  # fmt: skip
+
+
+def _seconds(value: float, fallback: float) -> float:
+    """A usable wait: config validation keeps values finite and sane; this is the last guard."""
+    if not isinstance(value, int | float) or not 0 < value <= threading.TIMEOUT_MAX:
+        return fallback
+    return float(value)
+
+
+def fd_usage() -> dict[str, int]:
+    """Open file descriptors and the soft limit, for the fd-exhaustion log line."""
+    out: dict[str, int] = {}
+    with contextlib.suppress(OSError):
+        out["open_fds"] = len(os.listdir("/proc/self/fd"))
+    with contextlib.suppress(OSError, ValueError):
+        out["fd_limit"] = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return out
 
 
 class Scheduler:
@@ -318,6 +374,9 @@ class Scheduler:
             state.has_data = previous.has_data
             state.last_success = previous.last_success
             state.runs = previous.runs
+            state.last_error = previous.last_error
+            state.last_error_reason = previous.last_error_reason
+            state.fd_exhausted = previous.fd_exhausted
         self.snapshot.add(state)
         self.workers[collector.name] = CollectorWorker(collector, state, self._updated, jitter)
 

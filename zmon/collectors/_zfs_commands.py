@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from zmon.failures import is_missing_program
 from zmon.registry import Context, NoDataError
 from zmon.runner import CommandError, CommandResult
 
@@ -21,11 +22,15 @@ _BAD_OPTION = re.compile(r"invalid option|unrecognized option|illegal option|usa
 
 
 def run(ctx: Context, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
-    """Run a command; a missing program or an absent ZFS module raises NoDataError."""
+    """Run a command; a missing program or an absent ZFS module raises NoDataError.
+
+    Any other start failure (EACCES on a non-executable binary, EMFILE) is a failure, never
+    "no data": a host that has ZFS but that zmon cannot read must show as failing.
+    """
     try:
         result = ctx.runner.run(list(argv), timeout=timeout)
     except CommandError as exc:
-        if exc.result is None:
+        if is_missing_program(exc):
             raise NoDataError(str(exc)) from exc
         raise
     if result.returncode != 0 and not result.timed_out:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from zmon import logs
+from zmon import logs, regexcheck
 from zmon.devices import shared_device_map
 from zmon.errors import ParseError
 from zmon.kernelsources import JournalFollower, KmsgFollower
@@ -147,11 +147,16 @@ class KernelLogCollector(Collector):
         """Compile the site patterns now, so ``check-config`` names a bad rule."""
         merged = {o.name: options.get(o.name, o.default) for o in cls.options}
         try:
-            load_rules(merged)
+            rules = load_rules(merged)
         except PatternError as exc:
             key = "patterns_file" if merged.get("patterns_file") and "patterns_file" in str(exc) \
                 else "patterns"
             raise OptionError(key, str(exc)) from None
+        for rule in rules:  # the built-in library is checked by its tests; these are the site's
+            why = regexcheck.problem(rule.regex.pattern)
+            if why is not None:
+                key = "patterns_file" if merged.get("patterns_file") else "patterns"
+                raise OptionError(key, f"pattern {rule.pattern!r}: {why}")
 
     def _options(self) -> dict[str, Any]:
         return {o.name: self.ctx.options.get(o.name, o.default) for o in self.options}
