@@ -16,8 +16,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import ctypes
-import ctypes.util
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -46,17 +46,24 @@ _subreaper = False
 
 def become_subreaper() -> bool:
     """Make this process the subreaper of its descendants (Linux 3.4+). True if it is."""
+    ok = set_subreaper(True)
+    if not ok:
+        _log.warning("cannot become child subreaper; escaped processes go to init")
+    return ok
+
+
+def set_subreaper(on: bool) -> bool:
+    """Turn the subreaper role on or off; True when the call worked."""
     global _subreaper
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        ok = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        ok = libc.prctl(PR_SET_CHILD_SUBREAPER, 1 if on else 0, 0, 0, 0) == 0
     except (OSError, AttributeError):
         ok = False
-    if not ok:
-        _log.warning("cannot become child subreaper; escaped processes go to init")
-    _subreaper = ok
+    if ok:
+        _subreaper = on
     return ok
 
 
@@ -105,18 +112,39 @@ def sweep(owner: str | None = None) -> int:
 
 
 def _reap(wait: float = 0.5) -> None:
+    """Reap the killed processes, waiting up to ``wait`` for them to die (a pidfd where there
+    is one); one stuck in the kernel is retried by the next sweep."""
     deadline = time.monotonic() + wait
-    while _unreaped:
-        for pid in list(_unreaped):
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid
-            if done:
-                del _unreaped[pid]
-        if not _unreaped or time.monotonic() >= deadline:
-            return
-        time.sleep(0.005)
+    for pid in list(_unreaped):
+        _wait_exit(pid, deadline)
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            del _unreaped[pid]
+
+
+def _wait_exit(pid: int, deadline: float) -> None:
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        while time.monotonic() < deadline and _running(pid):
+            time.sleep(0.001)
+        return
+    try:
+        select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+    finally:
+        os.close(fd)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
 
 
 def _stray_children() -> Iterator[int]:

@@ -148,8 +148,10 @@ class CommandRunner:
             except OutputTooLarge as exc:
                 _kill_group(proc)
                 _drain_after_kill(proc)
+                result = CommandResult(tuple(args), proc.returncode, b"", b"",
+                                       time.monotonic() - start)  # fmt: skip
                 raise CommandError(f"{args[0]} printed more than {self.max_output} bytes; "
-                                   "killed") from exc  # fmt: skip
+                                   "killed", result) from exc  # fmt: skip
         finally:
             with self._lock:
                 self._live.discard(proc)
