@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -101,12 +102,21 @@ def read_json(path: Path | str) -> dict[str, Any] | None:
     Bounded in size and depth: a hostile file (deeply nested, huge, binary) is just unusable.
     """
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_STATE_BYTES + 1)
+        # O_NONBLOCK: a FIFO put in its place must not hang start-up
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise UnusableState(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnusableState("not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(MAX_STATE_BYTES + 1)
+    except OSError as exc:
+        raise UnusableState(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     if len(raw) > MAX_STATE_BYTES:
         raise UnusableState(f"larger than {MAX_STATE_BYTES} bytes")
     try:
