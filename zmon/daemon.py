@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from zmon import logs
+from zmon import children, logs
 from zmon.config import Config, ConfigError, load
 from zmon.registry import Context, collectors
 from zmon.runner import CommandRunner
@@ -59,6 +59,7 @@ class Daemon:
         self.on_reload: Callable[[Config], Config] | None = None
 
     def start(self) -> None:
+        children.become_subreaper()  # orphans of our tools come back to us, to be reaped
         self.scheduler.start()
         host, port = self.cfg.host_port
         app = make_app(self.snapshot, self.scheduler_healthy)
@@ -80,13 +81,19 @@ class Daemon:
             if self._reload.wait(0.5):
                 self._reload.clear()
                 self.reload()
+            children.sweep("zmon")  # escapes of long-lived followers, between runs
         self.shutdown()
 
     def request_stop(self) -> None:
         self._stop.set()
 
     def reload(self) -> None:
-        """Re-read the config; on error keep running with the old one."""
+        """Re-read the config and apply it; whatever fails, keep running with the old one.
+
+        The new listen address is bound before anything is stopped, so a busy port rejects
+        the reload instead of killing zmon. Collectors that a failed reload started are
+        stopped again (their followers and commands with them).
+        """
         if self._reload_config is None:
             return
         try:
@@ -96,21 +103,50 @@ class Daemon:
         except ConfigError as exc:
             log.error("reload rejected, keeping the running config", error=str(exc))
             return
+        new_server: MetricsServer | None = None
+        if new.listen_address != self.cfg.listen_address and self.server is not None:
+            host, port = new.host_port
+            try:
+                new_server = MetricsServer(host, port, make_app(self.snapshot,
+                                                                self.scheduler_healthy))
+            except OSError as exc:
+                log.error("reload rejected, keeping the running config",
+                          error=f"cannot listen on {new.listen_address}: {exc.strerror or exc}")
+                return
+        try:
+            self._swap_scheduler(new)
+        except Exception as exc:  # noqa: BLE001 - a collector that cannot start: keep the old
+            log.error("reload rejected, keeping the running config", error=repr(exc))
+            if new_server is not None:
+                new_server.close()
+            try:
+                self._swap_scheduler(self.cfg)
+            except Exception as again:  # noqa: BLE001 - /healthz will show it
+                log.error("cannot restart the running collectors", error=repr(again))
+            return
         logs.setup(new.log_level, new.log_format)
-        old_listen = self.cfg.listen_address
+        if new_server is not None:
+            old_server, self.server = self.server, new_server
+            new_server.start()
+            if old_server is not None:
+                old_server.stop()
+        self.cfg = new
+        log.info("config reloaded", collectors=sorted(self.scheduler.workers))
+
+    def _swap_scheduler(self, new: Config) -> None:
+        """Stop the running collectors and start those of ``new``; a new set that fails to
+        start is stopped again before the error propagates."""
         self.scheduler.stop(keep_states=True)
         for name in list(self.scheduler.workers):
             if not new.collectors.get(name) or not new.collectors[name].enabled:
                 self.snapshot.remove(name)
-        self.scheduler = build_scheduler(new, self.snapshot)
-        self.scheduler.start()
-        self.cfg = new
-        if new.listen_address != old_listen and self.server is not None:
-            self.server.stop()
-            host, port = new.host_port
-            self.server = MetricsServer(host, port, make_app(self.snapshot, self.scheduler_healthy))
-            self.server.start()
-        log.info("config reloaded", collectors=sorted(self.scheduler.workers))
+        scheduler = build_scheduler(new, self.snapshot)
+        try:
+            scheduler.start()
+        except BaseException:
+            scheduler.stop(keep_states=True)
+            raise
+        self.scheduler = scheduler
 
     def shutdown(self) -> None:
         log.info("shutting down")

@@ -402,7 +402,9 @@ class Scheduler:
         a run (a hung source). Runs that finish during a render share the next one, so a
         slow render never holds a collector up (each one used to wait its turn)."""
         while not self._stop.is_set():
-            if self._dirty.wait(1.0) or self.snapshot.staleness_changed():
+            if self._dirty.wait(1.0) and self._stop.is_set():
+                return
+            if self._dirty.is_set() or self.snapshot.staleness_changed():
                 self._dirty.clear()
                 with self._render_lock:
                     self.snapshot.rerender()
@@ -423,6 +425,7 @@ class Scheduler:
 
     def stop(self, keep_states: bool = False) -> None:
         self._stop.set()
+        self._dirty.set()  # wake the render thread so that it ends now, not within a second
         for w in self.workers.values():
             w.request_stop()  # all loops first, then wait for each
         for hook in self.on_stop:

@@ -170,6 +170,10 @@ class MetricsServer:
         self._httpd.server_close()
         self._thread.join(2.0)
 
+    def close(self) -> None:
+        """Release the socket of a server that was never started."""
+        self._httpd.server_close()
+
 
 def _family_for(host: str) -> int:
     return socket.AF_INET6 if ":" in host else socket.AF_INET
