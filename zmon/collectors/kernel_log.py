@@ -74,6 +74,7 @@ class _Source:
     scanner: Scanner
     follower: _Follower | None = None
     errors_seen: int = 0
+    lost_seen: int = 0
     last_data: float = field(default_factory=time.monotonic)
 
 
@@ -291,6 +292,10 @@ class KernelLogCollector(Collector):
                 src.errors_seen = follower.read_errors
                 log.warning("kernel log read error", source=src.label,
                             error=getattr(follower, "last_error", None))  # fmt: skip
+            lost = getattr(follower, "lines_lost", 0)
+            if lost > src.lost_seen:
+                self.tally.add_lost(src.label, lost - src.lost_seen)
+                src.lost_seen = lost
             self.tally.set_following(src.label, follower.is_open)
 
     def _loop_error(self, exc: Exception) -> None:
