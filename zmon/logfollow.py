@@ -389,6 +389,7 @@ class Rotated:
     ino: int
     size: int
     packed: bool
+    mtime: float
 
     def open(self) -> BinaryIO:
         return _open_binary(self.path, self.packed)
@@ -427,9 +428,16 @@ class RotationChain:
             if not stat.S_ISREG(st.st_mode) or st.st_ino == exclude_ino:
                 continue
             numbered = _NUMBERED.match(suffix)
-            # sort key, oldest first: numbered copies by descending number, others by mtime
-            key = (0, -int(numbered.group(1)), "") if numbered else (1, st.st_mtime, name)
-            found.append((key, Rotated(cand, st.st_ino, st.st_size, name.endswith(".gz"))))
+            # sort key, oldest first: numbered copies by descending number, dated ones by
+            # name (compressing changes the mtime, not the date in the name), others by mtime
+            if numbered:
+                key: tuple[int, float, str] = (0, -int(numbered.group(1)), "")
+            elif any(c.isdigit() for c in suffix):
+                key = (1, 0.0, name.removesuffix(".gz"))
+            else:
+                key = (1, st.st_mtime, name)
+            found.append((key, Rotated(cand, st.st_ino, st.st_size, name.endswith(".gz"),
+                                       st.st_mtime)))
         numbered_ones = sorted((k, r) for k, r in found if k[0] == 0)
         others = sorted((k, r) for k, r in found if k[0] == 1)
         # numbered copies are older than the dated/other ones only when both exist (rare)
