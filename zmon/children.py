@@ -59,7 +59,7 @@ def set_subreaper(on: bool) -> bool:
         return False
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        ok = libc.prctl(PR_SET_CHILD_SUBREAPER, 1 if on else 0, 0, 0, 0) == 0
+        ok = bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1 if on else 0, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         ok = False
     if ok:

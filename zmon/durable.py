@@ -26,7 +26,7 @@ class FileOps:
     def open(self, path: str, flags: int, mode: int = 0o600) -> int:
         return os.open(path, flags, mode)
 
-    def write(self, fd: int, data: bytes) -> int:
+    def write(self, fd: int, data: bytes | memoryview) -> int:
         return os.write(fd, data)
 
     def fsync(self, fd: int) -> None:

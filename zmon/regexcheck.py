@@ -9,13 +9,9 @@ config time; such a pattern can always be written without the nesting.
 from __future__ import annotations
 
 import re
-
-try:  # Python 3.11+: the parser lives in re._parser (sre_parse is its deprecated alias)
-    from re import _constants as _sre_constants  # type: ignore[attr-defined]
-    from re import _parser as _sre_parser  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - older layouts
-    import sre_constants as _sre_constants  # type: ignore[no-redef]
-    import sre_parse as _sre_parser  # type: ignore[no-redef]
+from re import _constants as _sre_constants  # type: ignore[attr-defined]  # the parser's own
+from re import _parser as _sre_parser  # type: ignore[attr-defined]
+from typing import Any
 
 _REPEATS = {_sre_constants.MAX_REPEAT, _sre_constants.MIN_REPEAT}
 _POSSESSIVE = getattr(_sre_constants, "POSSESSIVE_REPEAT", None)
@@ -41,7 +37,7 @@ def problem(pattern: str) -> str | None:
     return None
 
 
-def _nested_repeat(items: object, inside: bool) -> bool:
+def _nested_repeat(items: Any, inside: bool) -> bool:
     for op, av in _items(items):
         if op in _REPEATS:
             low, high, body = av
@@ -64,8 +60,8 @@ def _nested_repeat(items: object, inside: bool) -> bool:
     return False
 
 
-def _items(node: object) -> list[tuple[object, object]]:
+def _items(node: Any) -> list[tuple[Any, Any]]:
     try:
-        return list(node)  # type: ignore[call-overload]
+        return list(node)
     except TypeError:
         return []

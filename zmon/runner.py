@@ -207,7 +207,7 @@ def _communicate_bounded(
                         pending = memoryview(b"")
                     if not pending:
                         sel.unregister(key.fileobj)
-                        proc.stdin.close()  # type: ignore[union-attr]
+                        proc.stdin.close()
                     continue
                 chunk = os.read(key.fd, 1 << 16)
                 if not chunk:

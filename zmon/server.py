@@ -8,12 +8,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client.exposition import ThreadingWSGIServer
 
 from zmon import __version__
-from zmon.scheduler import Snapshot
+from zmon.snapshot import CollectorState, Snapshot
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -96,15 +96,7 @@ def landing_page(snapshot: Snapshot, title: str) -> str:
             f"<td>{html.escape(s.last_error)}</td></tr>"
         )
     expo = snapshot.exposition
-    pools = "".join(
-        f"<tr class='{'ok' if state == 'online' else 'bad'}'><td>{html.escape(pool)}</td>"
-        f"<td>{html.escape(state.upper())}</td></tr>"
-        for pool, state in pool_states(snapshot).items()
-    )
-    pool_table = (
-        f"<h2>Pools</h2><table><tr><th>pool</th><th>state</th></tr>{pools}</table>"
-        if pools else ""
-    )
+    summaries = "".join(_summary_table(s) for s in snapshot.states())
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
@@ -125,25 +117,24 @@ tr.pending td:nth-child(2) {{ color: #777; }}
 <th>last success</th><th>last error</th></tr>
 {''.join(rows)}
 </table>
-{pool_table}
+{summaries}
 </body></html>
 """
 
 
-def pool_states(snapshot: Snapshot) -> dict[str, str]:
-    """Each pool's state from the last ``zmon_pool_state`` series ("unknown" if none is set)."""
-    out: dict[str, str] = {}
-    for st in snapshot.states():
-        for fam in st.families:
-            if fam.name != "zmon_pool_state":
-                continue
-            for sample in fam.samples:
-                pool = sample.labels.get("pool", "")
-                if sample.value == 1.0:
-                    out[pool] = sample.labels.get("state", "unknown")
-                else:
-                    out.setdefault(pool, "unknown")
-    return dict(sorted(out.items()))
+def _summary_table(state: CollectorState) -> str:
+    """The table a collector gives the landing page (pools and their states, ...), if any."""
+    if state.summary is None or not state.summary_title:
+        return ""
+    rows = "".join(
+        f"<tr class='{'ok' if row.healthy else 'bad'}'><td>{html.escape(row.thing)}</td>"
+        f"<td>{html.escape(row.state)}</td></tr>"
+        for row in state.summary(state.families)
+    )
+    if not rows:
+        return ""
+    return (f"<h2>{html.escape(state.summary_title)}</h2><table><tr><th>name</th>"
+            f"<th>state</th></tr>{rows}</table>")  # fmt: skip
 
 
 class MetricsServer:
@@ -153,7 +144,7 @@ class MetricsServer:
         server_class = type(
             "ZmonHTTPServer", (ThreadingWSGIServer,), {"address_family": _family_for(host)}
         )
-        self._httpd = make_server(host or "", port, app, server_class,
+        self._httpd: WSGIServer = make_server(host or "", port, app, server_class,
                                   handler_class=_QuietHandler)  # fmt: skip
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="zmon-http",
                                         daemon=True)  # fmt: skip

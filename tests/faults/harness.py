@@ -20,8 +20,9 @@ from io import BytesIO
 from prometheus_client.parser import text_string_to_metric_families
 
 from zmon.registry import Collector
-from zmon.scheduler import CollectorState, CollectorWorker, Snapshot
+from zmon.scheduler import CollectorWorker
 from zmon.server import make_app
+from zmon.snapshot import CollectorState, Snapshot
 
 CYCLES = 1000
 

@@ -15,7 +15,8 @@ from zmon.cli import main
 from zmon.config import ConfigError, ConfigErrors, add_flags, all_settings, load
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, collectors
-from zmon.scheduler import CollectorState, CollectorWorker
+from zmon.scheduler import CollectorWorker
+from zmon.snapshot import CollectorState
 
 
 @pytest.mark.parametrize("key", ["interval", "timeout"])

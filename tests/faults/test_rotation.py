@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.faults.harness import CYCLES, no_leaks
-from zmon.logfollow import FileFollower
-from zmon.statestore import StateStore
+from zmon.host.logfollow import FileFollower
+from zmon.host.statestore import StateStore
 
 
 class Clock:

@@ -20,16 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.collectors.zpool.test_collector import json_runner
 from tests.faults.harness import CYCLES, Rig, no_leaks
-from tests.zpool_status.test_collector import json_runner
 from zmon import durable
-from zmon.collectors._scrub_history import ScrubHistory
+from zmon.collectors.zpool import ZpoolCollector
+from zmon.collectors.zpool.scrub_history import ScrubHistory
 from zmon.collectors.zpool_events import CursorStore
-from zmon.collectors.zpool_status import ZpoolCollector
-from zmon.logfollow import FileFollower
+from zmon.host.logfollow import FileFollower
+from zmon.host.statestore import StateStore
 from zmon.registry import Context, Paths
 from zmon.replay import StaticRunner
-from zmon.statestore import StateStore
 
 HOSTILE: dict[str, bytes | None] = {
     "nested-arrays": b"[" * 200_000,
@@ -169,7 +169,7 @@ class SimDisk(durable.FileOps):
         self._record()
         return fd
 
-    def write(self, fd: int, data: bytes) -> int:
+    def write(self, fd: int, data: bytes | memoryview) -> int:
         ino = self.fds[fd]
         half = max(1, len(data) // 2)  # short writes: the caller must loop
         self.inodes[ino][0] += bytes(data[:half])

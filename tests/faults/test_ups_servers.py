@@ -14,9 +14,9 @@ import threading
 
 import pytest
 
+from tests.collectors.ups.fakes import nis_status_handler, silent_handler, trickle_handler
 from tests.faults.harness import CYCLES, Rig, no_leaks
 from tests.helpers import fixture_path
-from tests.ups.fakes import nis_status_handler, silent_handler, trickle_handler
 from zmon.collectors.ups import UpsCollector
 from zmon.registry import Context, Paths
 from zmon.replay import StaticRunner

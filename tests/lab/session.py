@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.collectors.ups.nutlab import NutLab
 from tests.helpers import IN_CI
 from tests.lab import checks
 from tests.lab.engine import Result, StepRunner, filter_exposition
 from tests.lab.labvm import GUEST_PORT, LabError, LabVM, Manifest, track
-from tests.ups.nutlab import NutLab
 
 # Collection in the VM. TCG runs tens of times slower than hardware, so the lab shortens the
 # intervals (a step is seen within seconds) but lengthens the hard timeouts.

@@ -14,13 +14,14 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from zmon.config import KNOWN_BINARIES, CollectorSettings, Config
+from zmon.config import CollectorSettings, Config, declared_binaries
 from zmon.demo.disks import BlockTree
 from zmon.demo.kernlog import syslog_lines
 from zmon.demo.timeline import PHASES, Phase
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
 from zmon.registry import Paths
+from zmon.registry import collectors as registered_collectors
 
 DATA = Path(__file__).parent / "data"
 log = get("demo")
@@ -87,7 +88,8 @@ class DemoHost:
 
     def apply(self, cfg: Config) -> Config:
         """The same config, pointed at this host."""
-        binaries = {name: str(self.root / "bin" / name) for name in KNOWN_BINARIES}
+        programs = declared_binaries(registered_collectors())
+        binaries = {name: str(self.root / "bin" / name) for name in programs}
         collectors = dict(cfg.collectors)
 
         def tune(name: str, interval: float | None = None, **options: object) -> None:
@@ -151,7 +153,7 @@ class DemoHost:
 
     def _write_binaries(self) -> None:
         package_parent = Path(__file__).resolve().parents[2]
-        for name in KNOWN_BINARIES:
+        for name in declared_binaries(registered_collectors()):
             script = self.root / "bin" / name
             script.write_text(
                 f"#!{sys.executable}\n"

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from zmon.errors import ParseError
-from zmon.parsers.smartctl import (
+from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
     NvmeHealth,

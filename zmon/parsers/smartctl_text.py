@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from zmon.errors import ParseError
-from zmon.parsers.smartctl import (
+from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
     NvmeHealth,

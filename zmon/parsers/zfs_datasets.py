@@ -24,6 +24,13 @@ SIZE_PROPS = frozenset({
 RATIO_PROPS = frozenset({"compressratio", "refcompressratio"})
 COUNT_PROPS = frozenset({"snapshot_count", "filesystem_count"})
 UINT64_MAX = (1 << 64) - 1  # "not tracked" for snapshot_count/filesystem_count
+# The columns zmon asks ``zfs list -o`` for, in that order (older zfs may refuse some).
+COLUMNS = (
+    "name", "type", "used", "available", "referenced", "compressratio", "refcompressratio",
+    "quota", "refquota", "reservation", "refreservation", "logicalused", "logicalreferenced",
+    "written", "usedbysnapshots", "usedbydataset", "usedbychildren", "usedbyrefreservation",
+    "volsize",
+)  # fmt: skip
 
 
 @dataclass
