@@ -104,7 +104,7 @@ def read_json(path: Path | str) -> dict[str, Any] | None:
     try:
         # O_NONBLOCK: a FIFO put in its place must not hang start-up
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no such file (or no such directory)
         return None
     except OSError as exc:
         raise UnusableState(f"cannot read: {exc.strerror or exc}") from None
