@@ -60,10 +60,12 @@ class Daemon:
         self.server: MetricsServer | None = None
         self._stop = threading.Event()
         self._reload = threading.Event()
+        self._subreaper = False
         self.on_reload: Callable[[Config], Config] | None = None
 
     def start(self) -> None:
-        children.become_subreaper()  # orphans of our tools come back to us, to be reaped
+        # orphans of our tools come back to us, to be reaped (and the role ends with us)
+        self._subreaper = children.become_subreaper()
         self.scheduler.start()
         host, port = self.cfg.host_port
         app = make_app(self.snapshot, self.scheduler_healthy)
@@ -157,6 +159,10 @@ class Daemon:
         if self.server is not None:
             self.server.stop()
         self.scheduler.stop()
+        if self._subreaper:
+            children.sweep("zmon")
+            children.set_subreaper(False)
+            self._subreaper = False
 
 
 def config_loader(path: str | None, ns: argparse.Namespace) -> Callable[[], Config]:
