@@ -191,6 +191,10 @@ class KernelLogCollector(Collector):
                     log.info("kernel_log falls back to polling", files=[str(f) for f in watched])
             interval = max(0.05, float(self.option("poll_interval")))
             self._loop = PollLoop(self._step, interval, "zmon-kernel-log", wake, self._loop_error)
+            try:  # the first read now, so the first collection knows what is being followed
+                self._step()
+            except Exception as exc:  # noqa: BLE001 - the loop retries
+                self._loop_error(exc)
             self._loop.start()
 
     def close(self) -> None:
