@@ -1,4 +1,4 @@
-"""Command line: ``zmon serve|collect|parse|check-config``."""
+"""Command line: ``zmon serve|collect|status|parse|check-config``."""
 
 from __future__ import annotations
 
@@ -42,6 +42,16 @@ def _parser() -> argparse.ArgumentParser:
     collect.add_argument("--demo", action="store_true", help="collect from the demo host")
     add_flags(collect, settings)
 
+    status = sub.add_parser("status", help="explain this host's health (or a remote zmon's)",
+                            description="A one-screen health report with diagnoses. Exit "
+                            "code 0 healthy, 1 warning, 2 critical, 3 unknown.")  # fmt: skip
+    status.add_argument("--config", metavar="FILE", help="TOML config file")
+    status.add_argument("--demo", action="store_true", help="report on the demo host")
+    from zmon.status.cli import add_arguments
+
+    add_arguments(status)
+    add_flags(status, settings)
+
     kinds = parse_kinds()
     parse = sub.add_parser("parse", help="parse one captured output and print its metrics",
                            formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -74,6 +84,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command == "collect":
         return _collect_once(cfg, args.demo)
+    if args.command == "status":
+        from zmon.status.cli import run
+
+        # a report, not a daemon: only warnings and errors go to stderr unless asked
+        logs.setup("warning" if cfg.log_level == "info" else cfg.log_level, cfg.log_format)
+        return run(args, cfg)
     return _serve(cfg, args)
 
 
@@ -97,25 +113,32 @@ def _parse(kind: str, file: str) -> int:
 
 def _check_config(file: str) -> int:
     """Validate everything and report every problem, one line each (not just the first)."""
+    from zmon.daemon import web_config
+
     cfg, problems = load_all(collectors(), file, None)
     if cfg is not None:
         problems += check_environment(cfg)
+        try:
+            web_config(cfg)
+        except ConfigError as exc:
+            problems.append(exc)
     elif not any(e.key == "web.listen_address" for e in problems):
         try:  # the options failed: still look at the listen address alone
-            problems += check_environment(Config(listen_address=_listen_of(file), source=file))
+            problems += check_environment(Config(listen_addresses=_listen_of(file), source=file))
         except (ConfigError, ValueError):
             pass
-    for exc in problems:
-        print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+    for problem in problems:
+        print(f"zmon: invalid configuration: {problem}", file=sys.stderr)
     if problems:
         return 1
     print(f"{file}: ok")
     return 0
 
 
-def _listen_of(file: str) -> str:
+def _listen_of(file: str) -> list[str]:
     values = file_values(file, collectors())
-    return str(values.get("web.listen_address", Config().listen_address))
+    found = values.get("web.listen_address", Config().listen_addresses)
+    return [str(a) for a in (found if isinstance(found, list) else [found])]
 
 
 def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
@@ -154,15 +177,17 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     daemon = Daemon(cfg, config_loader(args.config, args))
     if host is not None:
         daemon.on_reload = host.apply
+    # before start: a SIGTERM as soon as /metrics answers must already stop zmon cleanly
     daemon.install_signal_handlers()
     try:
-        daemon.start()
-    except OSError as exc:
-        print(f"zmon: cannot listen on {cfg.listen_address}: {exc.strerror or exc}",
-              file=sys.stderr)  # fmt: skip
-        daemon.scheduler.stop()
-        return 1
-    try:
+        try:
+            daemon.start()  # listens first: nothing runs if an address or the web config fails
+        except ConfigError as exc:
+            print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"zmon: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         daemon.run_forever()
     finally:
         if host is not None:

@@ -17,7 +17,10 @@ from prometheus_client.core import Metric
 
 from zmon import __version__, children
 from zmon.exposition import render
+from zmon.logs import get
 from zmon.metrics import MetricSet
+
+log = get("snapshot")
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class Snapshot:
         self._exposition = Exposition(b"", gzip.compress(b""), 0.0)
         self._stale_seen: dict[str, bool] = {}
         self.start_time = time.time()
+        # called after each rerender (the status page samples its history there)
+        self.on_render: list[Callable[[], None]] = []
 
     def add(self, state: CollectorState) -> None:
         with self._lock:
@@ -136,6 +141,11 @@ class Snapshot:
                 parts.append(render(_merge(fam for fam, _ in items)))
         text = b"".join(parts)
         self._exposition = Exposition(text, gzip.compress(text, compresslevel=1), now)
+        for listener in list(self.on_render):
+            try:
+                listener()
+            except Exception:  # noqa: BLE001 - a view must never stop the exposition
+                log.exception("render listener failed")
 
     def staleness_changed(self) -> bool:
         now = time.time()

@@ -6,10 +6,11 @@ Layers, from the bottom (a module imports its own layer or lower ones only):
                 failures, regexcheck
     parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
     host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
-    core        registry, products, snapshot, scheduler, config, server (and the empty
-                zmon.collectors namespace the registry discovers plugins in)
+    core        registry, products, snapshot, scheduler, config, server, listen, webconfig
+                (and the empty zmon.collectors namespace the registry discovers plugins in),
+                and the status views zmon.status.* the server's page is made of
     collectors  zmon.collectors.NAME.*: each imports no other collector's package
-    entry       daemon, cli, demo
+    entry       daemon, cli, demo, zmon.status.cli (``zmon status`` collecting once)
 
 Every import counts, at module level or inside a function. The README's architecture picture
 draws the same layers.
@@ -30,8 +31,8 @@ BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "
         "zmon.regexcheck"}  # fmt: skip
 # zmon.collectors itself is only the namespace the registry discovers plugins in
 CORE = {"zmon.registry", "zmon.products", "zmon.snapshot", "zmon.scheduler", "zmon.config",
-        "zmon.server", "zmon.collectors"}  # fmt: skip
-ENTRY = {"zmon.daemon", "zmon.cli"}
+        "zmon.server", "zmon.listen", "zmon.webconfig", "zmon.collectors"}  # fmt: skip
+ENTRY = {"zmon.daemon", "zmon.cli", "zmon.status.cli"}
 LAYERS = ("base", "parsers", "host", "core", "collectors", "entry")
 
 
@@ -51,7 +52,7 @@ def layer(module: str) -> str:
         return "parsers"
     if module.startswith("zmon.host"):
         return "host"
-    if module in CORE:
+    if module in CORE or (module.startswith("zmon.status") and module not in ENTRY):
         return "core"
     if module.startswith("zmon.collectors"):
         return "collectors"

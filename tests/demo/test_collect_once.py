@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from zmon.registry import collectors
 
 WITH_DATA = ("arc", "zpool", "zpool_list", "zpool_events", "datasets", "dedup", "pool_kstats",
-             "devices", "smart", "kernel_log", "ups")  # fmt: skip
+             "devices", "smart", "kernel_log", "ups", "zfs_module")  # fmt: skip
 WITH_DATA_IF_REGISTERED = ("iostat", "txg", "zfs_kstats")
 
 

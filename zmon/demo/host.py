@@ -11,12 +11,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from zmon.config import CollectorSettings, Config, declared_binaries
 from zmon.demo.disks import BlockTree
 from zmon.demo.kernlog import syslog_lines
+from zmon.demo.module import write_module_tree
 from zmon.demo.timeline import PHASES, Phase
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
@@ -52,23 +54,27 @@ class DemoHost:
     """Builds the demo tree, then advances it on a background thread.
 
     ``apply(cfg)`` points a config's paths and binaries at the tree, so the ordinary
-    collectors run unchanged against it.
+    collectors run unchanged against it. ``clock`` (wall time) and ``monotonic`` (what the
+    ARC counters advance by) are injectable, so a test can step the story explicitly.
     """
 
     def __init__(
-        self, phase_seconds: float = 60.0, root: Path | None = None, first_phase: int = 0
-    ) -> None:
+        self, phase_seconds: float = 60.0, root: Path | None = None, first_phase: int = 0,
+        clock: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:  # fmt: skip
+        self._clock = clock
+        self._monotonic = monotonic
         self.phase_seconds = max(1.0, float(phase_seconds))
         self._own_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="zmon-demo-")) if root is None else root
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._t0 = time.time()
+        self._t0 = clock()
         self._phase_index = -1
         self._eid = 0
         self._arc_base = (DATA / "arcstats.txt").read_text()
         self._arc_acc: dict[str, float] = {}
-        self._last_tick = time.monotonic()
+        self._last_tick = monotonic()
         self._ups_vars = base_variables()
         self._ups_charge = 100.0
         self._ups_lock = threading.Lock()
@@ -171,6 +177,7 @@ class DemoHost:
         values = _module_parameters(src.read_text()) if src.exists() else {}
         for name, value in values.items():
             (params / name).write_text(value + "\n")
+        write_module_tree(params.parent, src.with_name("zfs-version.txt"))
 
     def _write_disks(self) -> None:
         """sysfs block devices and /dev/disk links as the lab VM had them."""
@@ -203,11 +210,11 @@ class DemoHost:
 
     def tick(self, now: float | None = None) -> None:
         """Advance the host to ``now``: switch phase when due and move the ARC counters."""
-        now = time.time() if now is None else now
+        now = self._clock() if now is None else now
         index = int((now - self._t0) // self.phase_seconds) % len(PHASES)
         while self._phase_index != index:  # through every phase due, none skipped
             self._enter_phase((self._phase_index + 1) % len(PHASES), now=now)
-        mono = time.monotonic()
+        mono = self._monotonic()
         dt, self._last_tick = mono - self._last_tick, mono
         self._write_arcstats(dt, elapsed=now - self._t0)
         self._advance_ups(dt)
@@ -226,7 +233,7 @@ class DemoHost:
         _symlink(str(scen), self.root / "current")
         self._copy_kstats(scen)
         self._append_events(scen / "events-new.txt")
-        self._append_kernel_log(scen / "kernel-new.txt", time.time() if now is None else now)
+        self._append_kernel_log(scen / "kernel-new.txt", self._clock() if now is None else now)
         self._phase_index = index
         log.info("demo phase", phase=phase.name, scenario=phase.scenario)
 

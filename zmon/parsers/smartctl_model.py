@@ -118,6 +118,7 @@ class SmartReport:
     interface_speed_max_bits: float | None = None
     interface_speed_current_bits: float | None = None
     attributes: list[AtaAttribute] = field(default_factory=list)
+    duplicate_attributes: int = 0
     ata_error_log_count: int | None = None
     self_test_in_progress: bool | None = None
     self_tests: list[SelfTest] = field(default_factory=list)
@@ -142,6 +143,14 @@ class SmartReport:
 
     def attribute(self, attr_id: int) -> AtaAttribute | None:
         return next((a for a in self.attributes if a.id == attr_id), None)
+
+    def add_attribute(self, attr: AtaAttribute) -> None:
+        """Keep the first row of each attribute ID: a repeated row (pasted twice, or a
+        duplicated JSON entry) would otherwise give two series with the same labels."""
+        if self.attribute(attr.id) is None:
+            self.attributes.append(attr)
+        else:
+            self.duplicate_attributes += 1
 
     @property
     def self_test_failed_count(self) -> int:

@@ -215,3 +215,37 @@ def test_unparseable_arcstats(text: bytes, line_no: int | None) -> None:
     with pytest.raises(ParseError) as err:
         parse_arcstats(text)
     assert err.value.line_no == line_no
+
+
+def test_one_line_json_is_not_arcstats() -> None:
+    """A JSON rendering of arcstats (as exporters print it) is refused, not read as empty."""
+    import json
+
+    from zmon.parsers.arcstats import parse_arcstats
+
+    stats = parse_arcstats(corpus("arcstats_02_linux_zol_0.6.5_91rows.txt"))
+    doc = json.dumps({name: entry.value for name, entry in stats.fields.items()})
+    with pytest.raises(ParseError) as err:
+        parse_arcstats(doc.encode())
+    assert err.value.line_no == 1
+
+
+@pytest.mark.parametrize(("name", "ndata", "rows", "facts"), [
+    ("arcstats_10_linux_zol_0.6.5_laptop_prompt_line_PARTIAL.txt", 91, 25,
+     {"hits": 28054449, "misses": 19374201, "mfu_hits": 23447995,
+      "evict_l2_eligible": 4762168320, "hash_collisions": 12874}),
+    ("arcstats_12_linux_openzfs_2.2_147rows_backtick_prompt_PARTIAL.txt", 147, 27,
+     {"hits": 178707397, "iohits": 259225, "misses": 51963445, "uncached_hits": 0,
+      "evict_l2_eligible": 6747209900032}),
+    ("arcstats_14_linux_openzfs_2.0_98rows_PARTIAL.txt", 98, 27,
+     {"hits": 2346728964, "misses": 10292572, "access_skip": 724, "hash_chains": 4413}),
+    ("arcstats_16_linux_zol_2011_53rows_recycle_miss_pre_tag_PARTIAL.txt", 53, 23,
+     {"hits": 8529754, "misses": 1148387, "recycle_miss": 423229, "hash_elements_max": 655124}),
+])  # fmt: skip
+def test_pasted_kstat_files_with_a_command_line_above(name, ndata, rows, facts) -> None:
+    """A prompt, `cat` command or <pre> tag above the header is skipped; rows stop early."""
+    stats = parse_arcstats(corpus(name))
+    assert stats.header is not None and stats.header.ndata == ndata
+    assert len(stats.fields) == rows < ndata
+    assert {k: stats.value(k) for k in facts} == facts
+    assert stats.value("size") is None and stats.value("c_max") is None

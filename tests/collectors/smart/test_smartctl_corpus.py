@@ -338,3 +338,152 @@ def test_json_with_unexpected_shapes_never_crashes(doc):
     doc.setdefault("json_format_version", [1, 0])
     report = parse_smartctl(json.dumps(doc).encode())
     assert report.passed in (True, False, None)
+
+
+def _attrs(report):
+    return {a.id: (a.name, a.value, a.worst, a.threshold, a.raw) for a in report.attributes}
+
+
+def test_txt_16_headerless_rows_before_the_error_log():
+    """Attribute rows pasted without their ID# header are read; the error log still counts."""
+    r = load("corpus", "smartctl_txt_16_ata_headerless_attribute_rows_crc65_error_log_PARTIAL.txt")
+    assert _attrs(r) == {
+        194: ("Temperature_Celsius", 187, 187, 0, 32),
+        196: ("Reallocated_Event_Count", 100, 100, 0, 0),
+        197: ("Current_Pending_Sector", 100, 100, 0, 0),
+        198: ("Offline_Uncorrectable", 100, 100, 0, 0),
+        199: ("UDMA_CRC_Error_Count", 200, 200, 0, 65),
+    }
+    assert r.attribute(198).prefailure is False
+    assert r.temperature_celsius == 32
+    assert r.ata_error_log_count == 65
+    assert r.protocol == "ATA" and r.passed is None
+    assert check_status(r) == "ok"
+
+
+def test_txt_18_headerless_rows_temperature_and_error_count():
+    r = load("corpus",
+             "smartctl_txt_18_ata_headerless_attribute_rows_temp31_error_count19_PARTIAL.txt")
+    assert _attrs(r) == {
+        192: ("Power-Off_Retract_Count", 100, 100, 0, 97),
+        193: ("Load_Cycle_Count", 100, 100, 0, 130),
+        194: ("Temperature_Celsius", 31, 40, 0, 31),
+        197: ("Current_Pending_Sector", 100, 100, 0, 0),
+        198: ("Offline_Uncorrectable", 100, 100, 0, 0),
+        199: ("UDMA_CRC_Error_Count", 200, 200, 0, 0),
+    }
+    assert r.temperature_celsius == 31
+    assert r.ata_error_log_count == 19
+
+
+def test_txt_20_headerless_brief_rows_of_smartctl_x():
+    r = load("corpus",
+             "smartctl_txt_20_ata_x_headerless_brief_attribute_rows_usb_bridge_PARTIAL.txt")
+    assert _attrs(r) == {
+        195: ("Hardware_ECC_Recovered", 100, 100, 0, 10580),
+        196: ("Reallocated_Event_Count", 100, 100, 0, 0),
+        197: ("Current_Pending_Sector", 100, 100, 0, 0),
+        198: ("Offline_Uncorrectable", 100, 100, 0, 0),
+        199: ("UDMA_CRC_Error_Count", 200, 253, 0, 7),
+        200: ("Multi_Zone_Error_Rate", 100, 100, 60, 691),
+        203: ("Run_Out_Cancel", 100, 100, 0, 1533286088915),
+        240: ("Head_Flying_Hours", 200, 200, 0, 0),
+    }
+    assert r.attribute(200).prefailure is True and r.attribute(199).prefailure is False
+    assert r.attribute(196).raw_string == "0 (0 14484)"
+
+
+def test_prose_with_numbers_is_not_an_attribute_row():
+    r = parse_smartctl(b"smartctl 7.3 2022-02-28 r5338\n"
+                       b"194 degrees is hot 0x0022 and more words\n"
+                       b"Error 65 occurred at disk power-on lifetime: 7 hours\n")
+    assert r.attributes == []
+
+
+def test_a_duplicated_attribute_row_gives_one_series():
+    text = fixture_path("disks", "corpus", TXT_14).read_bytes()
+    row = next(line for line in text.splitlines(keepends=True) if line.lstrip().startswith(b"5 "))
+    doubled = text.replace(row, row + row, 1)
+    r = parse_smartctl(doubled)
+    assert [a.id for a in r.attributes].count(5) == 1 and r.duplicate_attributes == 1
+    _assert_unique_series(doubled)
+
+
+def test_a_duplicated_json_attribute_gives_one_series():
+    doc = json.loads(fixture_path("disks", "qemu", "smartctl-a-j-sata0.json").read_text())
+    table = doc["ata_smart_attributes"]["table"]
+    table.append(dict(table[0], raw={"value": 999, "string": "999"}))
+    r = parse_smartctl(json.dumps(doc).encode())
+    first = r.attribute(table[0]["id"])
+    assert first is not None and first.raw != 999
+    assert len({a.id for a in r.attributes}) == len(r.attributes)
+    _assert_unique_series(json.dumps(doc).encode())
+
+
+def _assert_unique_series(data: bytes) -> None:
+    from zmon.registry import parse_kinds
+
+    seen = set()
+    for fam in parse_kinds()["smartctl"][0](data).families():
+        for s in fam.samples:
+            key = (s.name, tuple(sorted(s.labels.items())))
+            assert key not in seen, key
+            seen.add(key)
+
+
+SAS_FACTS = {
+    "smartctl_txt_22_sas_seagate_x_grown_defects_7_6.6_PARTIAL.txt": dict(
+        model="SEAGATE ST4000NM0043", serial="Z1Z5DWJK0000C5065P1U", firmware="MS03",
+        wwn="0x5000c5006249b613", capacity_bytes=4000787030016, passed=True,
+        temperature_celsius=27, grown_defects=7, trip_temperature=68, power_on_seconds=None),
+    "smartctl_txt_24_sas_hgst_power_on_hours_minutes_7.2_PARTIAL.txt": dict(
+        model="HGST HUH728080AL5201", serial="2EHBB78X", firmware="B7J0",
+        wwn="0x5000cca23b4d0708", capacity_bytes=8001563222016, passed=True,
+        temperature_celsius=39, grown_defects=None, trip_temperature=85,
+        power_on_seconds=29755 * 3600 + 16 * 60),
+    "smartctl_txt_26_sas_hgst_dotted_capacity_empty_serial_not_available_7.2_PARTIAL.txt": dict(
+        model="HGST HUH721010AL5200", serial=None, firmware="LS17", wwn="0x5000cca266ab0874",
+        capacity_bytes=9796820402176, passed=True, temperature_celsius=32, grown_defects=None,
+        trip_temperature=50, power_on_seconds=None),
+    "smartctl_txt_32_sas_A_only_seagate_grown_defects_0_6.6.txt": dict(
+        model=None, serial=None, firmware=None, wwn=None, capacity_bytes=None, passed=None,
+        temperature_celsius=34, grown_defects=0, trip_temperature=60, power_on_seconds=None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAS_FACTS))
+def test_sas_samples(name):
+    r = load("corpus", name)
+    facts = SAS_FACTS[name]
+    assert r.protocol == "SCSI"
+    for attr in ("model", "serial", "firmware", "wwn", "capacity_bytes", "passed",
+                 "temperature_celsius", "power_on_seconds"):
+        assert getattr(r, attr) == facts[attr], attr
+    assert (r.scsi.grown_defects, r.scsi.trip_temperature) == (
+        facts["grown_defects"], facts["trip_temperature"])
+    assert r.attributes == [] and r.nvme is None
+
+
+def test_txt_28_nvme_single_space_fields_and_error_log_entries():
+    r = load("corpus", "smartctl_txt_28_nvme_samsung_error_log_499_single_space_7.2_PARTIAL.txt")
+    assert (r.protocol, r.model, r.firmware) == ("NVMe", "SAMSUNG MZVLB1T0HBLR-000H1", "HPS0NEXF")
+    assert r.serial == "--"  # masked by the page that published it
+    assert r.capacity_bytes == 1024209543168
+    assert r.passed is True and r.temperature_celsius == 44
+    n = r.nvme
+    assert (n.critical_warning, n.available_spare, n.available_spare_threshold,
+            n.percentage_used) == (0, 100, 5, 0)
+    assert (n.data_units_read, n.data_units_written) == (1699027, 17586666)
+    assert (n.host_reads, n.host_writes, n.controller_busy_time) == (16394111, 136342875, 402)
+    assert (r.power_cycles, r.power_on_seconds) == (381, 145 * 3600)
+    assert (n.unsafe_shutdowns, n.media_errors, n.error_log_entries) == (79, 0, 499)
+    assert check_status(r) == "ok"
+
+
+def test_txt_30_nvme_information_section_only():
+    r = load("corpus", "smartctl_txt_30_nvme_ucs_information_section_only_7.0_PARTIAL.txt")
+    assert (r.protocol, r.model, r.serial, r.firmware) == (
+        "NVMe", "UCS-SDHPCIE 800GB", "STM0001BAE33", "KMCCP108")
+    assert r.capacity_bytes == 800166076416
+    assert r.wwn == "eui.000cca00602ba300"
+    assert r.passed is None and r.nvme is None and r.temperature_celsius is None

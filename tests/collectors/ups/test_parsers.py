@@ -370,3 +370,87 @@ def test_protocol_splitter_only_raises_value_error(line):
         nut.split_protocol_line(line)
     except ValueError:
         pass
+
+
+@pytest.mark.parametrize("name", ["upsc_02_ablerex_nutdrv_qx_2.7.4.1_OL_online_type.txt",
+                                  "apcaccess_02_bk650m2_openwrt_ONLINE.txt"])  # fmt: skip
+def test_a_byte_order_mark_does_not_hide_the_first_key(name: str) -> None:
+    text = fixture_path("ups", name).read_text()
+    if name.startswith("upsc"):
+        plain, marked = nut.parse_upsc(text), nut.parse_upsc("\ufeff" + text)
+        assert marked == plain
+    else:
+        first = text.index("APC ")
+        text = text[first:]  # the BOM is the first byte of the paste, before APC
+        assert apcupsd.parse_apcaccess("\ufeff" + text) == apcupsd.parse_apcaccess(text)
+
+
+def test_freebsd_sysctl_output_is_not_upsc() -> None:
+    text = fixture_path("arc", "corpus", "arcstats_08_freebsd_ZoF_2019_sysctl_PARTIAL.txt")
+    with pytest.raises(ParseError) as err:
+        nut.parse_upsc(text.read_text())
+    assert err.value.line_no == 1
+
+
+# ---- later public samples: several brands and drivers (tests/fixtures/ups/README.md)
+
+UPSC_FACTS = {
+    # name: (flags, charge, runtime s, load, input V, output V, model, manufacturer, serial)
+    "upsc_08_cyberpower_cpj500_usbhid_2.7.4_OL_100v_japan.txt":
+        ({"OL"}, 1.0, 2250, 0.24, 101.0, 101.0, "CPJ500", "CPS", ""),
+    "upsc_10_cyberpower_ec350g_freenas_2.7.3_OL_CHRG_charge68.txt":
+        ({"OL", "CHRG"}, 0.68, 697, 0.26, 121.0, 122.0, "EC350G", "CPS", ""),
+    "upsc_12_cyberpower_ut650eg_2.8_empty_serial_battery_status_PARTIAL.txt":
+        ({"OL"}, 1.0, 10734, 0.0, 238.0, 240.0, "UT650EG", "CPS", ""),
+    "upsc_14_cyberpower_cp850avrlcd_2.7.4_OL_CHRG_test_warning_charge48.txt":
+        ({"OL", "CHRG"}, 0.48, 1092, 0.17, 123.0, 124.0, "UPS CP850AVRLCD", "CPS", ""),
+    "upsc_16_cyberpower_bl1250u_2.7.4_OL_redacted_serial.txt":
+        ({"OL"}, 1.0, 5670, 0.07, 121.0, 137.0, "BL1250U", "CPS", "<redacted>"),
+    "upsc_18_cyberpower_sl900uc_2.8.0_OL_no_model.txt":
+        ({"OL"}, 1.0, 14100, 0.0, 116.0, 116.0, "", "CPS", ""),
+    "upsc_20_cyberpower_br1000elcd_2.7.4_no_status_PARTIAL.txt":
+        (None, 1.0, 7200, 0.0, 238.0, 239.0, "BR1000ELCD", "CPS", ""),
+    "upsc_22_apc_smart_ups_750_synology_dsm_OL_serial_trailing_space.txt":
+        ({"OL"}, 1.0, 5580, None, None, None, "Smart-UPS 750", "American Power Conversion",
+         "AS1244114679"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(UPSC_FACTS))
+def test_upsc_brand_samples(name: str) -> None:
+    flags, charge, runtime, load, vin, vout, model, mfr, serial = UPSC_FACTS[name]
+    reading = nut_reading(name)
+    assert reading.up
+    assert reading.flags == (None if flags is None else frozenset(flags))
+    v = reading.values
+    assert v.get("zmon_ups_battery_charge_ratio") == charge
+    assert v.get("zmon_ups_battery_runtime_seconds") == runtime
+    assert v.get("zmon_ups_load_ratio") == load
+    assert v.get("zmon_ups_input_voltage_volts") == vin
+    assert v.get("zmon_ups_output_voltage_volts") == vout
+    assert (reading.info.model, reading.info.manufacturer, reading.info.serial) == (
+        model, mfr, serial)
+    assert reading.info.driver == "usbhid-ups"
+
+
+def test_upsc_test_result_and_command_lines_are_not_variables() -> None:
+    output = upsc("upsc_14_cyberpower_cp850avrlcd_2.7.4_OL_CHRG_test_warning_charge48.txt")
+    assert output.variables["ups.test.result"] == "Done and warning"
+    for name in ("upsc_10_cyberpower_ec350g_freenas_2.7.3_OL_CHRG_charge68.txt",
+                 "upsc_18_cyberpower_sl900uc_2.8.0_OL_no_model.txt"):  # fmt: skip
+        assert all("." in key for key in upsc(name).variables)
+
+
+def test_apcaccess_back_ups_rs_24v() -> None:
+    reading = apc_reading("apcaccess_06_back_ups_rs_1500ms2_debian_ONLINE_24v.txt")
+    assert reading.up and reading.flags == {"OL"}
+    v = reading.values
+    assert v["zmon_ups_battery_charge_ratio"] == 1.0
+    assert v["zmon_ups_battery_runtime_seconds"] == 180 * 60
+    assert v["zmon_ups_load_ratio"] == 0.03
+    assert v["zmon_ups_input_voltage_volts"] == 123.0
+    assert v["zmon_ups_battery_voltage_volts"] == 27.3
+    assert v["zmon_ups_battery_nominal_voltage_volts"] == 24.0
+    assert v["zmon_ups_realpower_nominal_watts"] == 900.0
+    assert v["zmon_ups_transfers_total"] == 0
+    assert (reading.info.model, reading.info.serial) == ("Back-UPS RS 1500MS2", "0B2432L4XXXX")

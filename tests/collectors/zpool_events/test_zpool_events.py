@@ -212,3 +212,61 @@ def test_a_tab_indented_field_is_read_like_eight_spaces() -> None:
             '        pool = "tank"\n\teid = 0x9f\n\n')  # fmt: skip
     (ev,) = parse_zpool_events(text).events
     assert ev.eid == 0x9F and ev.pool == "tank"
+
+
+@pytest.mark.parametrize(("name", "skipped", "pool", "vdev", "when"), [
+    ("zpool_events_08_v_starts_and_ends_mid_record_checksum_0.7_PARTIAL.txt", 5, "tank",
+     "wwn-0x5002538c402d54bf-part1", "Apr 20 2019 20:07:48.106081492"),
+    ("zpool_events_10_v_gang_header_starts_mid_record_2.3_PARTIAL.txt", 17, "sz",
+     "nvme-SAMSUNG_MZVL21T0HCLR-00B00_S676NXMT800285-part6", "Apr 22 2025 21:52:31.518493170"),
+])  # fmt: skip
+def test_a_capture_starting_mid_record_skips_to_the_first_header(
+    name: str, skipped: int, pool: str, vdev: str, when: str
+) -> None:
+    capture = parse_zpool_events((CORPUS / name).read_bytes())
+    assert (capture.skipped_lines, capture.cut_events, capture.complete) == (skipped, 1, False)
+    [event] = capture.events
+    assert (event.time_text, event.event_class, event.pool, event.vdev) == (
+        when, "ereport.fs.zfs.checksum", pool, vdev)
+    ms = parse_kinds()["zpool-events"][0]((CORPUS / name).read_bytes())
+    labels = {"pool": pool, "vdev": vdev, "class": "checksum"}
+    assert ms.sample_value("zmon_zfs_events_total", labels) == 1
+    assert ms.sample_value("zmon_zfs_events_parse_complete", {}) == 0
+
+
+def test_whole_captures_are_complete() -> None:
+    for name in ("zpool_events_02_config_sync_resilver_start_0.7.txt",
+                 "zpool_events_06_short_list_statechange_resilver.txt"):  # fmt: skip
+        assert parse_zpool_events((CORPUS / name).read_bytes()).complete
+        ms = parse_kinds()["zpool-events"][0]((CORPUS / name).read_bytes())
+        assert ms.sample_value("zmon_zfs_events_parse_complete", {}) == 1
+
+
+def test_leading_record_lines_before_a_foreign_line_are_still_an_error() -> None:
+    with pytest.raises(ParseError):
+        parse_zpool_events(b"        pool = \"tank\"\nnot events at all\n")
+
+
+def test_a_refused_listing_then_the_sudo_listing() -> None:
+    """`cannot get event: permission denied` and sudo's password prompt come before the
+    events of the second command; both are skipped, the dropped count is kept."""
+    capture = parse_zpool_events(
+        (CORPUS / "zpool_events_12_short_list_permission_denied_then_sudo_dropped_285_0.8rc.txt"
+         ).read_bytes())  # fmt: skip
+    assert capture.dropped == 285 and capture.complete
+    assert [(e.time_text, e.short_class) for e in capture.events] == [
+        ("Feb 21 2019 20:18:22.900000000", "history_event"),
+        ("Feb 21 2019 20:18:22.900000000", "scrub_finish"),
+        ("Feb 21 2019 20:18:22.924000000", "scrub_start")]
+    assert all(e.pool == "" for e in capture.events)
+
+
+def test_io_ereport_of_a_raidz_member() -> None:
+    capture = parse_zpool_events(
+        (CORPUS / "zpool_events_14_v_io_ereport_zio_err_5_raidz_member_2.1.txt").read_bytes())
+    [ev] = capture.events
+    assert capture.complete
+    assert (ev.short_class, ev.pool, ev.vdev, ev.eid) == (
+        "io", "zroot", "ata-ST10000NM0568-2H5110_ZHZ54DBW-part1", 0x10)
+    assert ev.fields["zio_err"] == "0x5" and ev.fields["parent_type"] == '"raidz"'
+    assert ev.time_ns == 0x6162C2F7 * 10**9 + 0x2A460D59

@@ -13,8 +13,15 @@ from zmon import logs
 from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
 from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
-from zmon.parsers.zfs_datasets import COLUMNS, Dataset, count_snapshots, parse_zfs_list
+from zmon.parsers.zfs_datasets import (
+    COLUMNS,
+    Dataset,
+    count_snapshots,
+    parse_zfs_get,
+    parse_zfs_list,
+)
 from zmon.registry import Collector, Context, Option, register
+from zmon.runner import CommandError
 
 _log = logs.get("datasets")
 
@@ -156,7 +163,8 @@ class DatasetsCollector(Collector):
 
     name: ClassVar[str] = "datasets"
     binaries: ClassVar[tuple[str, ...]] = ("zfs",)
-    help: ClassVar[str] = "Per-dataset space and I/O (zfs list -Hp, objset kstats)."
+    help: ClassVar[str] = ("Per-dataset space and I/O (zfs list -Hp, or zfs get -Hp where list "
+                           "lacks -p; objset kstats).")
     default_interval: ClassVar[float] = 60.0
     default_timeout: ClassVar[float] = 30.0
     options: ClassVar[tuple[Option, ...]] = (
@@ -173,6 +181,7 @@ class DatasetsCollector(Collector):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self._columns = list(COLUMNS)
+        self._via_get = False  # zfs list has no -p (zfs-fuse 0.7): read zfs get -Hp instead
 
     def _snapshot_counts(self) -> Counter[str] | None:
         result = cmds.run(self.ctx, ["zfs", "list", "-H", "-t", "snapshot", "-o", "name"])
@@ -182,13 +191,31 @@ class DatasetsCollector(Collector):
             return None
         return count_snapshots(result.stdout)
 
-    def collect(self) -> MetricSet:
+    def _datasets(self) -> list[Dataset]:
+        if not self._via_get:
+            try:
+                out, cols = cmds.negotiate_columns(
+                    self.ctx,
+                    lambda c: ["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(c)],
+                    self._columns, required=("name", "type"))  # fmt: skip
+            except CommandError as exc:
+                if exc.result is None or not cmds.rejected_option(exc.result):
+                    raise
+                _log.info("datasets_via_zfs_get", reason="zfs list -p not supported")
+                self._via_get = True
+            else:
+                self._columns = cols
+                return parse_zfs_list(out, cols)
         out, cols = cmds.negotiate_columns(
             self.ctx,
-            lambda c: ["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(c)],
+            lambda c: ["zfs", "get", "-Hp", "-o", "name,property,value",
+                       ",".join(p for p in c if p != "name")],
             self._columns, required=("name", "type"))  # fmt: skip
         self._columns = cols
-        chosen = select(parse_zfs_list(out, cols), self.option("include"), self.option("exclude"))
+        return parse_zfs_get(out, cols)
+
+    def collect(self) -> MetricSet:
+        chosen = select(self._datasets(), self.option("include"), self.option("exclude"))
         snaps = self._snapshot_counts() if self.option("count_snapshots") else None
         objsets = None
         if self.option("io_kstats"):

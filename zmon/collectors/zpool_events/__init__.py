@@ -166,7 +166,12 @@ def count_events(events: Iterable[ZfsEvent], counter: EventCounter | None = None
 def parse_zpool_events_kind(data: bytes) -> MetricSet:
     capture = parse_zpool_events(data)
     counts, last, _ = count_events(capture.events).snapshot()
-    return event_metrics(counts, last, capture.dropped)
+    ms = event_metrics(counts, last, capture.dropped)
+    ms.gauge("zmon_zfs_events_parse_complete",
+             "1 when the capture holds whole records only; 0 when it starts or ends inside a "
+             "record (zmon parse zpool-events).",
+             1 if capture.complete else 0)  # fmt: skip
+    return ms
 
 
 class CursorStore:
