@@ -42,6 +42,8 @@ KIND_SEEDS = {
     "zpool-iostat": ["perf/corpus/*.txt"],
     "zpool-list": ["pools/lab/2.3.2-01-healthy/zpool-list*.txt"],
     "zpool-status": ["zpool_status/corpus/*"],
+    "zfs-module": ["zfs_module/lab/*/module-parameters.txt",
+                   "zfs_module/lab/*/derived-features-pool.txt"],
 }  # fmt: skip
 
 # parsers that no parse kind reaches, called directly
