@@ -8,6 +8,7 @@ with tiny timeouts instead of waiting on intervals, so nothing depends on machin
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import threading
@@ -15,7 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from io import BytesIO
+from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -80,6 +81,7 @@ class Rig:
         # The scheduler re-renders after runs (coalesced by its render thread); here the
         # render happens at each scrape, so 1,000 runs cost only the runs.
         self.worker = CollectorWorker(collector, self.state, lambda _s: None)
+        self._app: Any = None
 
     def cycle(self, n: int = 1) -> None:
         for _ in range(n):
@@ -92,13 +94,12 @@ class Rig:
             current.join(10.0)
 
     def scrape(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-        """GET /metrics through the server's own WSGI app; samples by (name, labels)."""
-        status: list[str] = []
+        """GET /metrics through the server's own ASGI app; samples by (name, labels)."""
         self.snapshot.rerender()
-        app = make_app(self.snapshot, lambda: True)
-        environ = {"PATH_INFO": "/metrics", "REQUEST_METHOD": "GET", "wsgi.input": BytesIO()}
-        body = b"".join(app(environ, lambda s, h, *a: status.append(s)))
-        assert status and status[0].startswith("200"), status
+        if self._app is None:
+            self._app = make_app(self.snapshot, lambda: True)
+        status, body = asyncio.run(_get(self._app, "/metrics"))
+        assert status == 200, status
         out = {}
         for fam in text_string_to_metric_families(body.decode()):
             for s in fam.samples:
@@ -125,6 +126,25 @@ class Rig:
     def close(self) -> None:
         self.finish()
         self.collector.close()
+
+
+async def _get(app: Any, path: str) -> tuple[int, bytes]:
+    """One GET through an ASGI app, as the HTTP server would make it."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "headers": [], "http_version": "1.1", "scheme": "http",
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 0)}  # fmt: skip
+    await app(scope, receive, send)
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return int(status), body
 
 
 @contextmanager
