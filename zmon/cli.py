@@ -7,7 +7,17 @@ import sys
 from collections.abc import Sequence
 
 from zmon import __version__, logs
-from zmon.config import ConfigError, add_flags, all_settings, example_toml, load
+from zmon.config import (
+    Config,
+    ConfigError,
+    add_flags,
+    all_settings,
+    check_environment,
+    example_toml,
+    file_values,
+    load,
+    load_all,
+)
 from zmon.errors import ParseError
 from zmon.registry import collectors, parse_kinds
 
@@ -72,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cfg = load(collectors(), args.config, args)
     except ConfigError as exc:
-        print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"zmon: invalid configuration: {line}", file=sys.stderr)
         return 2
     if args.command == "collect":
         return _collect_once(cfg, args.demo)
@@ -104,15 +115,33 @@ def _parse(kind: str, file: str) -> int:
 
 
 def _check_config(file: str) -> int:
+    """Validate everything and report every problem, one line each (not just the first)."""
     from zmon.daemon import web_config
 
-    try:
-        web_config(load(collectors(), file, None))
-    except ConfigError as exc:
-        print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+    cfg, problems = load_all(collectors(), file, None)
+    if cfg is not None:
+        problems += check_environment(cfg)
+        try:
+            web_config(cfg)
+        except ConfigError as exc:
+            problems.append(exc)
+    elif not any(e.key == "web.listen_address" for e in problems):
+        try:  # the options failed: still look at the listen address alone
+            problems += check_environment(Config(listen_addresses=_listen_of(file), source=file))
+        except (ConfigError, ValueError):
+            pass
+    for problem in problems:
+        print(f"zmon: invalid configuration: {problem}", file=sys.stderr)
+    if problems:
         return 1
     print(f"{file}: ok")
     return 0
+
+
+def _listen_of(file: str) -> list[str]:
+    values = file_values(file, collectors())
+    found = values.get("web.listen_address", Config().listen_addresses)
+    return [str(a) for a in (found if isinstance(found, list) else [found])]
 
 
 def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]

@@ -8,6 +8,8 @@ Validation errors name the key and the reason.
 from __future__ import annotations
 
 import argparse
+import math
+import socket
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -29,6 +31,39 @@ class ConfigError(ValueError):
         self.reason = reason
         where = f"{source}: " if source else ""
         super().__init__(f"{where}{key}: {reason}")
+
+
+class ConfigErrors(ConfigError):
+    """Several unusable values at once: ``errors`` lists each, in the order found."""
+
+    def __init__(self, errors: list[ConfigError]) -> None:
+        self.errors = errors
+        first = errors[0]
+        ValueError.__init__(self, "\n".join(str(e) for e in errors))
+        self.key, self.reason = first.key, first.reason
+
+
+class _Collect:
+    """Gathers ConfigErrors so that one pass reports all of them."""
+
+    def __init__(self) -> None:
+        self.errors: list[ConfigError] = []
+
+    def add(self, exc: ConfigError) -> None:
+        self.errors.extend(exc.errors if isinstance(exc, ConfigErrors) else [exc])
+
+    def raise_any(self) -> None:
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise ConfigErrors(self.errors)
+
+
+# Longest interval or timeout accepted, in seconds (one day): beyond it a value is a mistake,
+# and `inf` or 1e308 would overflow the thread waits that use it.
+MAX_SECONDS = 86400.0
+# Any other number: finite and below this.
+MAX_NUMBER = 1e15
 
 
 @dataclass(frozen=True)
@@ -185,12 +220,20 @@ def coerce(setting: Setting, value: Any, source: str | None = None) -> Any:
             raise ConfigError(key, f"expected a number, got {value!r}", source)
         try:
             out = t(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise ConfigError(key, f"expected a number, got {value!r}", source) from None
+        if not math.isfinite(out):
+            raise ConfigError(key, f"must be a finite number, got {value!r}", source)
         if out < 0:
             raise ConfigError(key, f"must not be negative, got {value!r}", source)
         if key.endswith((".interval", ".timeout")) and out <= 0:
             raise ConfigError(key, f"must be greater than 0, got {value!r}", source)
+        if _is_duration(key):
+            if out > MAX_SECONDS:
+                raise ConfigError(key, f"must be at most {MAX_SECONDS:g} seconds, got {value!r}",
+                                  source)  # fmt: skip
+        elif out > MAX_NUMBER:
+            raise ConfigError(key, f"must be at most {MAX_NUMBER:g}, got {value!r}", source)
     elif t is list:
         if isinstance(value, str):
             value = [value]
@@ -221,6 +264,12 @@ def coerce(setting: Setting, value: Any, source: str | None = None) -> Any:
     return out
 
 
+def _is_duration(key: str) -> bool:
+    return key.endswith((".interval", ".timeout", "_timeout", "_seconds")) or key in (
+        "commands.timeout",
+    )
+
+
 def split_listen_address(addr: str) -> tuple[str, int]:
     """``HOST:PORT``, ``:PORT`` or ``[v6]:PORT`` -> (host, port); '' host means all interfaces."""
     host, sep, port = addr.rpartition(":")
@@ -245,35 +294,53 @@ def flatten_toml(data: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[st
 
 def load_file(path: str | Path, settings: Mapping[str, Setting]) -> dict[str, Any]:
     """Read and validate a TOML file; returns dotted key -> value. Raises ConfigError."""
+    errors = _Collect()
+    values = _load_file(path, settings, errors)
+    errors.raise_any()
+    return values
+
+
+def _load_file(
+    path: str | Path, settings: Mapping[str, Setting], errors: _Collect
+) -> dict[str, Any]:
+    """The usable values of a TOML file; what is unusable goes to ``errors``."""
     source = str(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise ConfigError("(file)", f"cannot read: {exc.strerror or exc}", source) from None
+        errors.add(ConfigError("(file)", f"cannot read: {exc.strerror or exc}", source))
+        return {}
     try:
         data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError("(file)", f"not valid TOML: {exc}", source) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        errors.add(ConfigError("(file)", f"not valid TOML: {exc}", source))
+        return {}
     values: dict[str, Any] = {}
     tables = _table_prefixes(settings)
     table_settings = tuple(k + "." for k, s in settings.items() if s.type is dict)
     short = _aliases_of(settings)
+    bad_sections: list[str] = []
     for key, value in flatten_toml(data):
         key = short.get(key, key)
-        if key.startswith(table_settings):
-            continue  # inside a table-valued setting, which validates its own content
+        if key.startswith(table_settings) or key.startswith(tuple(bad_sections)):
+            continue  # inside a table-valued setting (validated by its owner) or a bad section
         setting = settings.get(key)
-        if setting is not None:
-            values[key] = coerce(setting, value, source)
-        elif isinstance(value, dict) and key in tables:
-            continue
-        elif isinstance(value, dict) and key.startswith("collectors."):
-            raise ConfigError(key, "no such collector (see 'zmon serve --help')", source)
-        elif isinstance(value, dict) and key not in tables:
-            if not any(s.startswith(key + ".") for s in settings):
-                raise ConfigError(key, "unknown section", source)
-        else:
-            raise ConfigError(key, "unknown key", source)
+        try:
+            if setting is not None:
+                values[key] = coerce(setting, value, source)
+            elif isinstance(value, dict) and key in tables:
+                continue
+            elif isinstance(value, dict) and key.startswith("collectors."):
+                bad_sections.append(key + ".")
+                raise ConfigError(key, "no such collector (see 'zmon serve --help')", source)
+            elif isinstance(value, dict) and key not in tables:
+                if not any(s.startswith(key + ".") for s in settings):
+                    bad_sections.append(key + ".")
+                    raise ConfigError(key, "unknown section", source)
+            else:
+                raise ConfigError(key, "unknown key", source)
+        except ConfigError as exc:
+            errors.add(exc)
     return values
 
 
@@ -323,10 +390,15 @@ def add_flags(parser: argparse.ArgumentParser, settings: Mapping[str, Setting]) 
 
 def flag_values(ns: argparse.Namespace, settings: Mapping[str, Setting]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    errors = _Collect()
     for key, value in vars(ns).items():
         if key.startswith("set:") and value is not None:
             setting = settings[key[4:]]
-            out[setting.key] = coerce(setting, value, "command line")
+            try:
+                out[setting.key] = coerce(setting, value, "command line")
+            except ConfigError as exc:
+                errors.add(exc)
+    errors.raise_any()
     return out
 
 
@@ -351,19 +423,24 @@ def build_config(
         state_dir=Path(v["paths.state_dir"]),
     )
     colls: dict[str, CollectorSettings] = {}
+    errors = _Collect()
     for name, cls in registry.items():
         pre = f"collectors.{name}."
         options = {o.name: v[pre + o.name] for o in cls.options}
         try:
             cls.validate_options(options)
         except OptionError as exc:
-            raise ConfigError(pre + exc.option, exc.reason, source) from None
+            for one in getattr(exc, "errors", [exc]):
+                errors.add(ConfigError(pre + one.option, one.reason, source))
+        except ValueError as exc:  # a validator that did not name its option
+            errors.add(ConfigError(pre.rstrip("."), str(exc), source))
         colls[name] = CollectorSettings(
             enabled=v[pre + "enabled"],
             interval=v[pre + "interval"],
             timeout=v[pre + "timeout"],
             options=options,
         )
+    errors.raise_any()
     return Config(
         listen_addresses=list(v["web.listen_address"]),
         web_config_file=v["web.config_file"],
@@ -388,10 +465,58 @@ def load(
     ns: argparse.Namespace | None = None,
 ) -> Config:
     """Load the config file (if any) and apply flags from ``ns``."""
+    cfg, errors = load_all(registry, path, ns)
+    if errors or cfg is None:
+        raise errors[0] if len(errors) == 1 else ConfigErrors(errors)
+    return cfg
+
+
+def file_values(path: str, registry: Mapping[str, type[Collector]]) -> dict[str, Any]:
+    """The usable values of a config file, ignoring the unusable ones."""
+    return _load_file(path, all_settings(registry), _Collect())
+
+
+def load_all(
+    registry: Mapping[str, type[Collector]],
+    path: str | None,
+    ns: argparse.Namespace | None = None,
+) -> tuple[Config | None, list[ConfigError]]:
+    """Every problem of the file and flags, and the config (None if the usable values do
+    not make one). ``check-config`` reports all of them, not just the first."""
     settings = all_settings(registry)
-    file_values = load_file(path, settings) if path else {}
-    flags = flag_values(ns, settings) if ns is not None else {}
-    return build_config(registry, file_values, flags, source=path)
+    errors = _Collect()
+    file_values = _load_file(path, settings, errors) if path else {}
+    flags: dict[str, Any] = {}
+    try:
+        flags = flag_values(ns, settings) if ns is not None else {}
+    except ConfigError as exc:
+        errors.add(exc)
+    try:
+        cfg: Config | None = build_config(registry, file_values, flags, source=path)
+    except ConfigError as exc:
+        errors.add(exc)
+        cfg = None
+    return cfg, errors.errors
+
+
+def check_environment(cfg: Config) -> list[ConfigError]:
+    """What a valid config would still fail on at start-up, as far as it can be seen now
+    (``zmon check-config``): a listen host that does not resolve."""
+    problems: list[ConfigError] = []
+    for address in cfg.listen_addresses:
+        try:
+            host, port = split_listen_address(address)
+        except ValueError:
+            continue  # reported by the validation itself
+        if not host:
+            continue
+        try:
+            socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        except (OSError, UnicodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.append(ConfigError("web.listen_address",
+                                        f"cannot resolve host {host!r}: {reason}", cfg.source))
+    return problems
 
 
 def example_toml(registry: Mapping[str, type[Collector]]) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from zmon import logs
+from zmon import children, logs
 from zmon.config import Config, ConfigError, load
 from zmon.host.devices import DeviceMapCache
 from zmon.registry import Board, Context, collectors
@@ -61,6 +61,7 @@ class Daemon:
         self.server: HTTPFrontend | None = None
         self._stop = threading.Event()
         self._reload = threading.Event()
+        self._subreaper = False
         self.on_reload: Callable[[Config], Config] | None = None
 
     def start(self) -> None:
@@ -77,6 +78,8 @@ class Daemon:
         except BaseException:
             self.server.stop()
             raise
+        # orphans of our tools come back to us, to be reaped (and the role ends with us)
+        self._subreaper = children.become_subreaper()
         self.scheduler.start()
         log.info("serving", addresses=self.server.ports(), tls=web.tls is not None,
                  basic_auth=bool(web.users), collectors=sorted(self.scheduler.workers))  # fmt: skip
@@ -94,6 +97,7 @@ class Daemon:
             if self._reload.wait(0.5):
                 self._reload.clear()
                 self.reload()
+            children.sweep("zmon")  # escapes of long-lived followers, between runs
         self.shutdown()
 
     def request_stop(self) -> None:
@@ -116,22 +120,47 @@ class Daemon:
         except (ConfigError, OSError) as exc:
             log.error("reload rejected, keeping the running config", error=str(exc))
             return
+        try:
+            self._swap_scheduler(new)
+        except Exception as exc:  # noqa: BLE001 - a collector that cannot start: keep the old
+            log.error("reload rejected, keeping the running config", error=repr(exc))
+            try:
+                if self.server is not None:
+                    self.server.serve(self.cfg.listen_addresses, web_config(self.cfg))
+                self._swap_scheduler(self.cfg)
+            except Exception as again:  # noqa: BLE001 - /healthz will show it
+                log.error("cannot restore the running config", error=repr(again))
+            return
         logs.setup(new.log_level, new.log_format)
+        self.cfg = new
+        log.info("config reloaded", collectors=sorted(self.scheduler.workers),
+                 addresses=self.server.ports() if self.server else {})  # fmt: skip
+
+    def _swap_scheduler(self, new: Config) -> None:
+        """Stop the running collectors and start those of ``new``; a new set that fails to
+        start is stopped again (its followers and commands with it) before the error
+        propagates."""
         self.scheduler.stop(keep_states=True)
         for name in list(self.scheduler.workers):
             if not new.collectors.get(name) or not new.collectors[name].enabled:
                 self.snapshot.remove(name)
-        self.scheduler = build_scheduler(new, self.snapshot)
-        self.scheduler.start()
-        self.cfg = new
-        log.info("config reloaded", collectors=sorted(self.scheduler.workers),
-                 addresses=self.server.ports() if self.server else {})  # fmt: skip
+        scheduler = build_scheduler(new, self.snapshot)
+        try:
+            scheduler.start()
+        except BaseException:
+            scheduler.stop(keep_states=True)
+            raise
+        self.scheduler = scheduler
 
     def shutdown(self) -> None:
         log.info("shutting down")
         if self.server is not None:
             self.server.stop()
         self.scheduler.stop()
+        if self._subreaper:
+            children.sweep("zmon")
+            children.set_subreaper(False)
+            self._subreaper = False
 
 
 def web_config(cfg: Config) -> WebConfig:

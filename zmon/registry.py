@@ -35,6 +35,14 @@ class OptionError(ValueError):
         self.reason = reason
 
 
+class OptionErrors(OptionError):
+    """Several bad options of one collector, reported together."""
+
+    def __init__(self, errors: list[OptionError]) -> None:
+        super().__init__(errors[0].option, errors[0].reason)
+        self.errors = errors
+
+
 @dataclass(frozen=True)
 class Option:
     """One collector-specific setting, available as config key and as flag."""

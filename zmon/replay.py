@@ -5,6 +5,7 @@ Used by tests and by the demo host, so collectors and parsers run unchanged on c
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,8 @@ class StaticRunner:
         self.calls.append(key)
         start = time.monotonic()
         if key not in self.responses:
-            raise CommandError(f"cannot run {argv[0]}: no recorded output for {' '.join(key)}")
+            raise CommandError(f"cannot run {argv[0]}: no recorded output for {' '.join(key)}",
+                               errno=errno.ENOENT)  # fmt: skip
         resp = self.responses[key]
         if callable(resp) and not isinstance(resp, CommandResult):
             return resp(argv)

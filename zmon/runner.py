@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import selectors
 import signal
 import subprocess
 import threading
@@ -12,7 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from zmon import children
+
 DEFAULT_TIMEOUT = 10.0
+# Output beyond this (stdout + stderr) is a runaway tool, not data: it is killed, not buffered.
+# `zpool status` of a thousand-disk host is a few MB.
+MAX_OUTPUT = 64 << 20
 
 # A run deadline set by the scheduler: no command started inside a collector run may outlive it.
 run_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
@@ -23,13 +29,20 @@ run_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
 class CommandError(Exception):
     """A command could not be run, exited non-zero where that is an error, or timed out."""
 
-    def __init__(self, message: str, result: CommandResult | None = None) -> None:
+    def __init__(
+        self, message: str, result: CommandResult | None = None, errno: int | None = None
+    ) -> None:
         super().__init__(message)
         self.result = result
+        self.errno = errno  # why the program could not be started (ENOENT, EACCES, EMFILE ...)
 
 
 class CommandTimeout(CommandError):
     """A command ran past its timeout; its process group was killed."""
+
+
+class OutputTooLarge(Exception):
+    """A command printed more than the runner accepts."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +87,7 @@ class CommandRunner:
     binaries: Mapping[str, str] = field(default_factory=dict)
     default_timeout: float = DEFAULT_TIMEOUT
     env: Mapping[str, str] | None = None
+    max_output: int = MAX_OUTPUT
     _live: set[subprocess.Popen[bytes]] = field(default_factory=set, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -107,31 +121,43 @@ class CommandRunner:
         args = [self.binary(argv[0]), *argv[1:]]
         limit = self._effective_timeout(timeout)
         start = time.monotonic()
+        env = self._environment()
         try:
-            proc = subprocess.Popen(
+            proc = children.spawn(lambda: subprocess.Popen(
                 args,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=self._environment(),
+                env=env,
                 start_new_session=True,
                 close_fds=True,
-            )
+            ))  # fmt: skip
         except OSError as exc:
-            raise CommandError(f"cannot run {args[0]}: {exc.strerror or exc}") from exc
+            raise CommandError(f"cannot run {args[0]}: {exc.strerror or exc}",
+                               errno=exc.errno) from exc  # fmt: skip
         with self._lock:
             self._live.add(proc)
         try:
             try:
-                out, err = proc.communicate(input=stdin, timeout=limit)
+                out, err = _communicate_bounded(proc, stdin, start + limit, self.max_output)
                 timed_out = False
             except subprocess.TimeoutExpired:
                 _kill_group(proc)
                 out, err = _drain_after_kill(proc)
                 timed_out = True
+            except OutputTooLarge as exc:
+                _kill_group(proc)
+                _drain_after_kill(proc)
+                result = CommandResult(tuple(args), proc.returncode, b"", b"",
+                                       time.monotonic() - start)  # fmt: skip
+                raise CommandError(f"{args[0]} printed more than {self.max_output} bytes; "
+                                   "killed", result) from exc  # fmt: skip
         finally:
             with self._lock:
                 self._live.discard(proc)
+            if proc.returncode is not None:
+                children.forget(proc)
+            children.sweep()  # anything it left behind (setsid escapes) is killed and counted
         return CommandResult(
             argv=tuple(args),
             returncode=proc.returncode,
@@ -147,6 +173,60 @@ class CommandRunner:
             live = list(self._live)
         for proc in live:
             _kill_group(proc)
+
+
+def _communicate_bounded(
+    proc: subprocess.Popen[bytes], stdin: bytes | None, deadline: float, limit: int
+) -> tuple[bytes, bytes]:
+    """``communicate`` that gives up at ``deadline`` (TimeoutExpired) and after ``limit`` bytes
+    of output (OutputTooLarge), instead of buffering whatever a runaway tool prints."""
+    bufs: dict[int, list[bytes]] = {}
+    out_fd = proc.stdout.fileno() if proc.stdout is not None else -1
+    err_fd = proc.stderr.fileno() if proc.stderr is not None else -1
+    total = 0
+    with selectors.DefaultSelector() as sel:
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                sel.register(pipe, selectors.EVENT_READ)
+                bufs[pipe.fileno()] = []
+        pending = memoryview(stdin or b"")
+        if proc.stdin is not None:
+            if stdin:
+                sel.register(proc.stdin, selectors.EVENT_WRITE)
+            else:
+                proc.stdin.close()
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, 0)
+            for key, _ in sel.select(left):
+                if key.fileobj is proc.stdin:
+                    try:
+                        pending = pending[os.write(key.fd, pending[:65536]):]
+                    except BrokenPipeError:
+                        pending = memoryview(b"")
+                    if not pending:
+                        sel.unregister(key.fileobj)
+                        proc.stdin.close()
+                    continue
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                bufs[key.fd].append(chunk)
+                total += len(chunk)
+                if total > limit:
+                    raise OutputTooLarge()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
+    left = deadline - time.monotonic()
+    if left <= 0:
+        if proc.poll() is None:
+            raise subprocess.TimeoutExpired(proc.args, 0)
+    else:
+        proc.wait(left)  # raises TimeoutExpired itself
+    return b"".join(bufs.get(out_fd, ())), b"".join(bufs.get(err_fd, ()))
 
 
 def _drain_after_kill(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:

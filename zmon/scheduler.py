@@ -8,11 +8,15 @@ waits for a stuck run to end before starting the next one, so a collector never 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
+import resource
 import threading
 import time
 from collections.abc import Callable
 
+from zmon import children, failures
 from zmon.logs import StateChangeLog, get
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, NoDataError
@@ -79,12 +83,15 @@ class CollectorWorker:
                     break
         while not self._stop.is_set():
             started = time.monotonic()
-            self.run_once()
+            try:
+                self.run_once()
+            except Exception as exc:  # noqa: BLE001 - this thread must never end early
+                log.error("collector loop error", collector=self.state.name, error=repr(exc))
             elapsed = time.monotonic() - started
-            self._wait(max(0.0, self.state.interval - elapsed))
+            self._wait(_seconds(self.state.interval, 15.0) - elapsed)
 
     def _wait(self, seconds: float) -> None:
-        self._wake.wait(seconds)
+        self._wake.wait(min(max(0.0, seconds), threading.TIMEOUT_MAX))
         self._wake.clear()
 
     def run_once(self) -> None:
@@ -97,10 +104,12 @@ class CollectorWorker:
                 return
         results: list[MetricSet] = []
         errors: list[BaseException] = []
-        deadline = time.monotonic() + self.state.timeout
+        timeout = _seconds(self.state.timeout, 10.0)
+        deadline = time.monotonic() + timeout
 
         def target() -> None:
             run_deadline.set(deadline)
+            children.current_collector.set(self.state.name)
             try:
                 results.append(self.collector.collect())
             except BaseException as exc:  # noqa: BLE001 - reported, never propagated
@@ -111,14 +120,22 @@ class CollectorWorker:
         self.state.running_since = mono_start
         thread = threading.Thread(target=target, name=f"zmon-{self.state.name}-run", daemon=True)
         self._current = thread
-        thread.start()
-        thread.join(self.state.timeout)
+        try:
+            thread.start()
+        except RuntimeError as err:  # "can't start new thread": out of threads or memory
+            self._current = None
+            self.state.running_since = None
+            self._record_failure("failure", f"cannot start a run: {err}", failures.ERROR)
+            self._on_update(self.state)
+            return
+        thread.join(timeout)
         duration = time.monotonic() - mono_start
         self.state.last_duration = duration
         if not thread.is_alive():
             self.state.running_since = None
         if thread.is_alive():
-            self._record_failure("timeout", f"run exceeded its {self.state.timeout:g}s timeout")
+            self._record_failure("timeout", f"run exceeded its {timeout:g}s timeout",
+                                 failures.TIMEOUT)  # fmt: skip
         elif errors:
             exc = errors[0]
             if isinstance(exc, NoDataError):
@@ -130,12 +147,15 @@ class CollectorWorker:
                 self._changes.report(self.state.name, "no data on this host", "info",
                                      collector=self.state.name, reason=str(exc))  # fmt: skip
             else:
-                self._record_failure("failure", f"{type(exc).__name__}: {exc}")
+                reason = failures.classify(exc)
+                kind = "timeout" if reason == failures.TIMEOUT else "failure"
+                self._record_failure(kind, f"{type(exc).__name__}: {exc}", reason)
         else:
             self.state.publish(results[0].families())
             self.state.success = True
             self.state.has_data = True
             self.state.last_error = ""
+            self.state.last_error_reason = ""
             self.state.last_success = wall_start + duration
             self.state.runs["success"] += 1
             self._changes.report(self.state.name, "collector ok", "info",
@@ -143,12 +163,35 @@ class CollectorWorker:
         self.first_run_done.set()
         self._on_update(self.state)
 
-    def _record_failure(self, kind: str, message: str) -> None:
+    def _record_failure(self, kind: str, message: str, reason: str) -> None:
         self.state.success = False
         self.state.last_error = message
+        self.state.last_error_reason = reason
         self.state.runs[kind] += 1
+        if reason == failures.FD_EXHAUSTED:
+            self.state.fd_exhausted += 1
+            log.error("out of file descriptors", collector=self.state.name, error=message,
+                      **fd_usage())  # fmt: skip
         self._changes.report(self.state.name, "collector failing", "warning",
-                             collector=self.state.name, error=message)  # fmt: skip
+                             collector=self.state.name, reason=reason,
+                             error=message)  # fmt: skip
+
+
+def _seconds(value: float, fallback: float) -> float:
+    """A usable wait: config validation keeps values finite and sane; this is the last guard."""
+    if not isinstance(value, int | float) or not 0 < value <= threading.TIMEOUT_MAX:
+        return fallback
+    return float(value)
+
+
+def fd_usage() -> dict[str, int]:
+    """Open file descriptors and the soft limit, for the fd-exhaustion log line."""
+    out: dict[str, int] = {}
+    with contextlib.suppress(OSError):
+        out["open_fds"] = len(os.listdir("/proc/self/fd"))
+    with contextlib.suppress(OSError, ValueError):
+        out["fd_limit"] = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return out
 
 
 class Scheduler:
@@ -174,6 +217,9 @@ class Scheduler:
             state.has_data = previous.has_data
             state.last_success = previous.last_success
             state.runs = previous.runs
+            state.last_error = previous.last_error
+            state.last_error_reason = previous.last_error_reason
+            state.fd_exhausted = previous.fd_exhausted
         self.snapshot.add(state)
         self.workers[collector.name] = CollectorWorker(collector, state, self._updated, jitter)
 
@@ -224,7 +270,9 @@ class Scheduler:
         a run (a hung source). Runs that finish during a render share the next one, so a
         slow render never holds a collector up (each one used to wait its turn)."""
         while not self._stop.is_set():
-            if self._dirty.wait(1.0) or self.snapshot.staleness_changed():
+            if self._dirty.wait(1.0) and self._stop.is_set():
+                return
+            if self._dirty.is_set() or self.snapshot.staleness_changed():
                 self._dirty.clear()
                 with self._render_lock:
                     self.snapshot.rerender()
@@ -247,6 +295,7 @@ class Scheduler:
 
     def stop(self, keep_states: bool = False) -> None:
         self._stop.set()
+        self._dirty.set()  # wake the render thread so that it ends now, not within a second
         for w in self.workers.values():
             w.request_stop()  # all loops first, then wait for each
         for hook in self.on_stop:

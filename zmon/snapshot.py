@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.core import Metric
 
-from zmon import __version__
+from zmon import __version__, children
 from zmon.exposition import render
 from zmon.logs import get
 from zmon.metrics import MetricSet
@@ -55,6 +55,8 @@ class CollectorState:
     runs: dict[str, int] = field(
         default_factory=lambda: {"success": 0, "failure": 0, "timeout": 0, "nodata": 0}
     )
+    last_error_reason: str = ""  # one of zmon.failures.REASONS while the last run failed
+    fd_exhausted: int = 0  # failed runs that ran out of file descriptors
 
     @property
     def families(self) -> list[Metric]:
@@ -187,6 +189,18 @@ def self_metrics(states: list[CollectorState], now: float, start_time: float) ->
         for result, count in s.runs.items():
             m.counter("zmon_collector_runs_total", "Collector runs since start, by result.",
                       count, {**lab, "result": result})  # fmt: skip
+        if s.success is False and s.last_error_reason:
+            m.gauge("zmon_collector_last_error_info",
+                    "1 while the collector's last run failed; reason is one of timeout, "
+                    "permission_denied, fd_exhausted, cannot_execute, output_invalid, "
+                    "command_failed, io_error, error (the message is in the log).",
+                    1.0, {**lab, "reason": s.last_error_reason})  # fmt: skip
+        m.counter("zmon_collector_fd_exhausted_total",
+                  "Collector runs that failed because zmon ran out of file descriptors "
+                  "(EMFILE/ENFILE).", s.fd_exhausted, lab)  # fmt: skip
+        m.counter("zmon_child_processes_leaked_total",
+                  "Processes a run started that outlived it (escaped their process group) "
+                  "and were killed and reaped.", children.leaked(s.name), lab)  # fmt: skip
     m.info("zmon_build_info", "zmon's version; always 1.", {"version": __version__})
     m.gauge("zmon_start_time_seconds", "Unix time zmon started.", start_time)
     return m.families()

@@ -2,7 +2,8 @@
 
 Layers, from the bottom (a module imports its own layer or lower ones only):
 
-    base        zmon, errors, logs, metrics, exposition, runner, replay
+    base        zmon, errors, logs, metrics, exposition, runner, replay, children, durable,
+                failures, regexcheck
     parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
     host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
     core        registry, products, snapshot, scheduler, config, server, listen, webconfig
@@ -26,7 +27,8 @@ import pytest
 ZMON = Path(__file__).resolve().parents[2] / "zmon"
 
 BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "zmon.runner",
-        "zmon.replay"}  # fmt: skip
+        "zmon.replay", "zmon.children", "zmon.durable", "zmon.failures",
+        "zmon.regexcheck"}  # fmt: skip
 # zmon.collectors itself is only the namespace the registry discovers plugins in
 CORE = {"zmon.registry", "zmon.products", "zmon.snapshot", "zmon.scheduler", "zmon.config",
         "zmon.server", "zmon.listen", "zmon.webconfig", "zmon.collectors"}  # fmt: skip

@@ -19,7 +19,7 @@ GOLDEN = ROOT / "tests" / "golden"
 REFERENCE = ROOT / "docs" / "metrics.md"
 
 AREAS = [
-    ("zmon itself", "e2e", r"^zmon_(collector|build|start)_"),
+    ("zmon itself", "e2e", r"^zmon_(collector|build|start|child_processes)_"),
     ("ARC", "arc", r"^zmon_arc_"),
     ("Pools and vdevs (`zpool status`)", "zpool_status", r"^zmon_(pool|vdev|zpool)_"),
     ("Pool capacity, datasets, dedup, events, per-pool kstats", "pools", r"^zmon_"),
@@ -45,8 +45,11 @@ def _families(area: str) -> dict[str, tuple[str, str, set[str]]]:
             out.setdefault(fam.name, (fam.type, fam.documentation, labels[fam.name]))
     if area == "e2e":  # the golden masks zmon's own volatile samples: take their labels from code
         state = CollectorState("x", 1.0, 1.0, success=True)
-        for fam in self_metrics([state], 0.0, 0.0):
+        # a failing collector's own series (no golden shows one)
+        failing = CollectorState("y", 1.0, 1.0, success=False, last_error_reason="timeout")
+        for fam in self_metrics([state, failing], 0.0, 0.0):
             labels[fam.name].update(k for s in fam.samples for k in s.labels)
+            out.setdefault(fam.name, (fam.type, fam.documentation, labels[fam.name]))
     return out
 
 

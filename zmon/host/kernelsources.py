@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from zmon import children
 from zmon.host.statestore import StateStore
 from zmon.parsers.kernel_log import journal_message
 
@@ -220,7 +221,7 @@ class JournalFollower:
     def _start(self) -> None:
         env = {**os.environ, "LC_ALL": "C", "LANG": "C", "SYSTEMD_PAGER": ""}
         try:
-            self._proc = subprocess.Popen(
+            self._proc = children.spawn(lambda: subprocess.Popen(
                 self.argv(),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -228,7 +229,7 @@ class JournalFollower:
                 env=env,
                 start_new_session=True,
                 close_fds=True,
-            )
+            ))  # fmt: skip
         except OSError as exc:
             self._error(f"cannot run {self.binary}: {exc.strerror or exc}")
             self._next_start = self.clock() + self.restart_delay
@@ -270,6 +271,7 @@ class JournalFollower:
                 with contextlib.suppress(OSError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        children.forget(proc)
         if proc.stdout is not None:
             proc.stdout.close()
 

@@ -22,14 +22,20 @@ import contextlib
 import gzip
 import hashlib
 import os
+import re
+import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, cast
 
+from zmon import logs
 from zmon.host.statestore import StateStore
+
+_log = logs.get("logfollow")
 
 HEAD_LEN = 256
 LineSink = Callable[[str], None]
@@ -70,6 +76,7 @@ class FileFollower:
         self.retire_after = retire_after
         self.clock = clock
         self.read_errors = 0
+        self.lines_lost = 0  # rotated away or truncated before they could be read
         self.last_error: str | None = None
         self._cur: _OpenFile | None = None
         self._retired: list[_OpenFile] = []
@@ -131,7 +138,15 @@ class FileFollower:
                 f.offset, f.head_len = int(saved["offset"]), int(saved["head_len"])
                 f.head_sha = str(saved["head_sha"])
                 f.seen = f.offset
-            else:  # rotated, truncated or replaced while zmon was not running
+            elif _same_content(fd, st, saved):
+                # a copy put in its place (restored, edited, moved between file systems):
+                # same first bytes, new inode. Resume at the offset, never read it twice.
+                _log.warning("kernel log replaced by a copy of itself; resuming at the saved "
+                             "offset", path=str(self.path), offset=saved["offset"])  # fmt: skip
+                f.offset = f.seen = _int(saved, "offset")
+            else:  # rotated, truncated or rewritten while zmon was not running
+                _log.info("kernel log changed while zmon was stopped; reading what was "
+                          "rotated or rewritten since", path=str(self.path))  # fmt: skip
                 done += self._recover(saved, exclude_ino=st.st_ino)
         elif self._initial:
             f.offset = f.seen = _end_of_last_line(fd, st.st_size)
@@ -146,7 +161,7 @@ class FileFollower:
         size = os.fstat(f.fd).st_size
         if size >= max(f.offset, f.seen) and _head_sha(f.fd, f.head_len) == f.head_sha:
             return 0
-        done = self._recover(self._state_of(f), exclude_ino=f.ino)
+        done = self._recover(self._state_of(f), exclude_ino=f.ino, live=True)
         f.offset = f.seen = f.head_len = 0
         f.head_sha = hashlib.sha256(b"").hexdigest()
         return done
@@ -169,7 +184,8 @@ class FileFollower:
         f.last_growth = self.clock()
         self._retired.append(f)
         self._cur = None
-        done = self._open_path()
+        done = self._drain(f) + self._recover_middle(f, st.st_ino)
+        done += self._open_path()
         if self._cur is not None:
             done += self._drain(self._cur)
         return done
@@ -186,13 +202,49 @@ class FileFollower:
                 os.close(f.fd)
         return done
 
-    def _recover(self, state: dict[str, object], exclude_ino: int) -> int:
-        """Deliver the unread tail of the file ``state`` describes, from its rotated copy."""
+    def _recover(self, state: dict[str, object], exclude_ino: int, live: bool = False) -> int:
+        """Deliver the unread tail of the file ``state`` describes, from its rotated copy,
+        then every file rotated after it (several rotations while zmon was not looking),
+        oldest first. A copy that cannot be found is logged and counted as a read error; a
+        line known to be lost (a held partial line) in ``lines_lost``."""
         offset = _int(state, "offset")
-        for fh in _rotated_copies(self.path, state, exclude_ino):
-            with fh:
-                return self._deliver_stream(fh, offset)
-        return 0
+        chain = RotationChain.scan(self.path, exclude_ino)
+        found = chain.find(state)
+        if found is None:
+            if _int(state, "seen") > offset:  # a partial line was held: it is lost for sure
+                self._lost(1, "the file was rotated or truncated before its last line ended")
+            if not live:  # while stopped: whatever came after the last read may be lost
+                _log.warning("kernel log rotated or truncated while zmon was stopped and no "
+                             "rotated copy of it was found; lines written after the last "
+                             "read may be lost", path=str(self.path))  # fmt: skip
+                self._error(OSError(f"no rotated copy of {self.path} found"))
+            return 0
+        done = 0
+        with found.open() as fh:
+            done += self._deliver_stream(fh, offset)
+        done += self._deliver_later(chain, found)
+        return done
+
+    def _deliver_later(self, chain: RotationChain, found: Rotated) -> int:
+        """Files rotated after ``found`` (never seen by zmon): deliver them whole."""
+        done = 0
+        for later in chain.after(found):
+            try:
+                with later.open() as fh:
+                    done += self._deliver_stream(fh, 0)
+            except OSError as exc:
+                self._error(exc)
+        return done
+
+    def _recover_middle(self, old: _OpenFile, new_ino: int) -> int:
+        """After a rotation seen live: files rotated between ``old`` and the current one."""
+        chain = RotationChain.scan(self.path, new_ino)
+        found = chain.find(self._state_of(old))
+        return self._deliver_later(chain, found) if found is not None else 0
+
+    def _lost(self, lines: int, why: str) -> None:
+        self.lines_lost += lines
+        _log.warning("kernel log lines lost", path=str(self.path), lines=lines, reason=why)
 
     def _deliver_stream(self, fh: BinaryIO, offset: int) -> int:
         """Deliver a finished file from ``offset`` to its end, in chunks of whole lines."""
@@ -265,6 +317,7 @@ class FileFollower:
             "offset": f.offset,
             "head_len": f.head_len,
             "head_sha": f.head_sha,
+            "seen": f.seen,
         }
 
     def _save(self) -> None:
@@ -315,55 +368,124 @@ def _end_of_last_line(fd: int, size: int) -> int:
     return 0
 
 
-_ROTATED_SUFFIXES = (".1", ".0", ".1.gz", ".0.gz")
-
-
 def _int(state: dict[str, object], key: str) -> int:
     value = state.get(key, 0)
     return value if isinstance(value, int) and value >= 0 else 0
 
 
-def _rotated_copies(path: Path, state: dict[str, object], exclude_ino: int) -> Iterator[BinaryIO]:
-    """An open rotated copy that is the file ``state`` describes (same inode or first block)."""
-    names = [path.with_name(path.name + s) for s in _ROTATED_SUFFIXES]
-    with contextlib.suppress(OSError):
-        dated = sorted(path.parent.glob(path.name + "-*"), key=_mtime, reverse=True)
-        names.extend(dated[:4])
-    head_len, offset = _int(state, "head_len"), _int(state, "offset")
-    for cand in names:
-        fh: BinaryIO | None = None
+def _same_content(fd: int, st: os.stat_result, saved: dict[str, object]) -> bool:
+    """A different inode that starts with the same bytes and is long enough: a copy."""
+    head_len, offset = _int(saved, "head_len"), _int(saved, "offset")
+    if not 0 < head_len <= HEAD_LEN or st.st_size < offset or saved.get("ino") == st.st_ino:
+        return False
+    return _head_sha(fd, head_len) == saved.get("head_sha")
+
+
+@dataclass(frozen=True)
+class Rotated:
+    """One rotated copy of the followed log (plain or gzipped)."""
+
+    path: Path
+    ino: int
+    size: int
+    packed: bool
+    mtime: float
+
+    def open(self) -> BinaryIO:
+        return _open_binary(self.path, self.packed)
+
+
+_NUMBERED = re.compile(r"^\.(\d+)(?:\.gz)?$")
+
+
+class RotationChain:
+    """Every rotated copy of a log, oldest first, whatever the names: ``.1``, ``.2.gz``,
+    ``-20261201``, ``-20261201.gz`` ... (numbered: higher is older; dated: the name sorts;
+    anything else by modification time). Files are matched to a saved position by inode
+    (plain copies) or by the SHA-256 of their first bytes (gzipped or copied ones)."""
+
+    def __init__(self, files: list[Rotated]) -> None:
+        self.files = files
+
+    @classmethod
+    def scan(cls, path: Path, exclude_ino: int) -> RotationChain:
+        found: list[tuple[tuple[int, float, str], Rotated]] = []
         try:
-            st = cand.stat()
-            if st.st_ino == exclude_ino:
+            entries = list(path.parent.iterdir())
+        except OSError:
+            return cls([])
+        for cand in entries:
+            name = cand.name
+            if not name.startswith(path.name) or name == path.name:
                 continue
-            packed = cand.name.endswith(".gz")
-            same_inode = st.st_ino == state.get("ino") and not packed
-            if not same_inode and head_len == 0:
+            suffix = name[len(path.name):]
+            if suffix[:1] not in (".", "-", "_"):
                 continue
-            fh = _open_binary(cand, packed)
-            head = fh.read(max(head_len, 1))
-            head_ok = head_len > 0 and hashlib.sha256(head[:head_len]).hexdigest() == state.get(
-                "head_sha"
-            )
-            long_enough = packed or st.st_size >= offset
-            if (same_inode or head_ok) and long_enough:
-                yield fh
-                return
-        except (OSError, EOFError, gzip.BadGzipFile):
-            pass
-        if fh is not None:
-            fh.close()
+            try:
+                st = cand.stat()
+            except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode) or st.st_ino == exclude_ino:
+                continue
+            numbered = _NUMBERED.match(suffix)
+            # sort key, oldest first: numbered copies by descending number, dated ones by
+            # name (compressing changes the mtime, not the date in the name), others by mtime
+            if numbered:
+                key: tuple[int, float, str] = (0, -int(numbered.group(1)), "")
+            elif any(c.isdigit() for c in suffix):
+                key = (1, 0.0, name.removesuffix(".gz"))
+            else:
+                key = (1, st.st_mtime, name)
+            found.append((key, Rotated(cand, st.st_ino, st.st_size, name.endswith(".gz"),
+                                       st.st_mtime)))
+        numbered_ones = sorted((k, r) for k, r in found if k[0] == 0)
+        others = sorted((k, r) for k, r in found if k[0] == 1)
+        # numbered copies are older than the dated/other ones only when both exist (rare)
+        return cls([r for _, r in others] + [r for _, r in numbered_ones]
+                   if _dated_newer(numbered_ones, others) else
+                   [r for _, r in numbered_ones] + [r for _, r in others])  # fmt: skip
+
+    def find(self, state: dict[str, object]) -> Rotated | None:
+        """The copy that is the file ``state`` describes, long enough to hold its offset."""
+        head_len, offset = _int(state, "head_len"), _int(state, "offset")
+        for rot in self.files:
+            same_inode = rot.ino == state.get("ino") and not rot.packed
+            if same_inode and rot.size >= offset:
+                return rot
+            if head_len and _file_head_sha(rot, head_len) == state.get("head_sha") and (
+                rot.packed or rot.size >= offset
+            ):
+                return rot
+        return None
+
+    def after(self, rot: Rotated) -> list[Rotated]:
+        """The copies rotated after ``rot``, oldest first."""
+        idx = self.files.index(rot)
+        return self.files[idx + 1:]
+
+
+def _dated_newer(numbered: list[tuple[tuple[int, float, str], Rotated]],
+                 others: list[tuple[tuple[int, float, str], Rotated]]) -> bool:  # fmt: skip
+    if not numbered or not others:
+        return False
+    try:
+        newest_numbered = max(r.path.stat().st_mtime for _, r in numbered)
+    except OSError:
+        return False
+    return others[-1][0][1] < newest_numbered
+
+
+def _file_head_sha(rot: Rotated, length: int) -> str | None:
+    try:
+        with rot.open() as fh:
+            head = fh.read(length)
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+        return None
+    return hashlib.sha256(head).hexdigest() if len(head) == length else None
 
 
 def _open_binary(path: Path, packed: bool) -> BinaryIO:
     return cast(BinaryIO, gzip.open(path, "rb")) if packed else open(path, "rb")  # noqa: SIM115
-
-
-def _mtime(p: Path) -> float:
-    try:
-        return p.stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 # ---------------------------------------------------------------- change notification

@@ -1,4 +1,4 @@
-"""Small JSON state files (follower positions) in ``Paths.state_dir``, written atomically.
+"""Small JSON state files (follower positions) in ``Paths.state_dir``, written durably.
 
 One zmon process owns a state directory at a time (an advisory ``flock``): a second process
 (``zmon collect --once`` beside the daemon) gets no store and so never moves the daemon's
@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from zmon import durable, logs
+
+_log = logs.get("state")
 
 
 class StateStore:
@@ -52,22 +54,15 @@ class StateStore:
         return self.directory / f"{slug}.json"
 
     def load(self, key: str) -> dict[str, Any] | None:
-        """The saved object, or None when there is none or it is unreadable."""
+        """The saved object, or None when there is none or it is unusable (then a warning:
+        the caller starts afresh, it never stops)."""
         try:
-            data = json.loads(self.path(key).read_text("utf-8"))
-        except (OSError, ValueError):
+            return durable.read_json(self.path(key))
+        except durable.UnusableState as exc:
+            _log.warning("ignoring an unusable state file", path=str(self.path(key)),
+                         reason=exc.reason)  # fmt: skip
             return None
-        return data if isinstance(data, dict) else None
 
     def save(self, key: str, value: dict[str, Any]) -> None:
-        """Write atomically: a temporary file in the same directory, then rename over."""
-        target = self.path(key)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(value, fh, sort_keys=True)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        """Write durably (temporary file, fsync, rename, fsync the directory)."""
+        durable.write_json(self.path(key), value)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from zmon.errors import NoDataError
+from zmon.failures import is_missing_program
 from zmon.runner import CommandError, CommandResult, Runner
 
 
@@ -30,11 +31,15 @@ _BAD_OPTION = re.compile(r"invalid option|unrecognized option|illegal option|usa
 
 
 def run(ctx: _HasRunner, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
-    """Run a command; a missing program or an absent ZFS module raises NoDataError."""
+    """Run a command; a missing program or an absent ZFS module raises NoDataError.
+
+    Any other start failure (EACCES on a non-executable binary, EMFILE) is a failure, never
+    "no data": a host that has ZFS but that zmon cannot read must show as failing.
+    """
     try:
         result = ctx.runner.run(list(argv), timeout=timeout)
     except CommandError as exc:
-        if exc.result is None:
+        if is_missing_program(exc):
             raise NoDataError(str(exc)) from exc
         raise
     if result.returncode != 0 and not result.timed_out:

@@ -173,10 +173,14 @@ class _TextParser:
         if m:
             gb = m.group("gb")
             gb = gb.replace(",", ".") if "." not in gb else gb.replace(",", "")
+            try:
+                processed: float | None = float(gb) * 1e9
+            except ValueError:  # "1.2.3": garbled; the error counts are still good
+                processed = None
             self.scsi_health().counters[m.group("op")] = ScsiErrorCounter(
                 corrected=int(m.group("corr")),
                 uncorrected=int(m.group("unc")),
-                processed_bytes=float(gb) * 1e9,
+                processed_bytes=processed,
             )
             return True
         return False

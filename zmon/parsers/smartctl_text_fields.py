@@ -31,7 +31,7 @@ def _capacity(value: str) -> int | None:
 
 
 def _speed_bits(text: str) -> float | None:
-    m = re.match(r"^\s*([\d.]+)\s*Gb/s", text)
+    m = re.match(r"^\s*(\d+(?:\.\d+)?)\s*Gb/s", text)
     return float(m.group(1)) * 1e9 if m else None
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from zmon import logs
+from zmon import logs, regexcheck
 from zmon.collectors.kernel_log.metrics import (
     Resolver,
     Tally,
@@ -73,6 +73,7 @@ class _Source:
     scanner: Scanner
     follower: _Follower | None = None
     errors_seen: int = 0
+    lost_seen: int = 0
     last_data: float = field(default_factory=time.monotonic)
 
 
@@ -147,11 +148,16 @@ class KernelLogCollector(Collector):
         """Compile the site patterns now, so ``check-config`` names a bad rule."""
         merged = {o.name: options.get(o.name, o.default) for o in cls.options}
         try:
-            load_rules(merged)
+            rules = load_rules(merged)
         except PatternError as exc:
             key = "patterns_file" if merged.get("patterns_file") and "patterns_file" in str(exc) \
                 else "patterns"
             raise OptionError(key, str(exc)) from None
+        for rule in rules:  # the built-in library is checked by its tests; these are the site's
+            why = regexcheck.problem(rule.regex.pattern)
+            if why is not None:
+                key = "patterns_file" if merged.get("patterns_file") else "patterns"
+                raise OptionError(key, f"pattern {rule.pattern!r}: {why}")
 
     def _options(self) -> dict[str, Any]:
         return {o.name: self.option(o.name) for o in self.options}
@@ -185,6 +191,10 @@ class KernelLogCollector(Collector):
                     log.info("kernel_log falls back to polling", files=[str(f) for f in watched])
             interval = max(0.05, float(self.option("poll_interval")))
             self._loop = PollLoop(self._step, interval, "zmon-kernel-log", wake, self._loop_error)
+            try:  # the first read now, so the first collection knows what is being followed
+                self._step()
+            except Exception as exc:  # noqa: BLE001 - the loop retries
+                self._loop_error(exc)
             self._loop.start()
 
     def close(self) -> None:
@@ -284,6 +294,10 @@ class KernelLogCollector(Collector):
                 src.errors_seen = follower.read_errors
                 log.warning("kernel log read error", source=src.label,
                             error=getattr(follower, "last_error", None))  # fmt: skip
+            lost = getattr(follower, "lines_lost", 0)
+            if lost > src.lost_seen:
+                self.tally.add_lost(src.label, lost - src.lost_seen)
+                src.lost_seen = lost
             self.tally.set_following(src.label, follower.is_open)
 
     def _loop_error(self, exc: Exception) -> None:

@@ -44,6 +44,7 @@ class TallySnapshot:
     lines: dict[str, int]
     read_errors: dict[str, int]
     following: dict[str, bool]
+    lost: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -61,6 +62,7 @@ class Tally:
     _pools: dict[tuple[str, str], int] = field(default_factory=dict)
     _lines: dict[str, int] = field(default_factory=dict)
     _errors: dict[str, int] = field(default_factory=dict)
+    _lost: dict[str, int] = field(default_factory=dict)
     _following: dict[str, bool] = field(default_factory=dict)
     _unresolved: set[str] = field(default_factory=set)
     _pool_names: set[str] = field(default_factory=set)
@@ -92,11 +94,17 @@ class Tally:
         with self._lock:
             self._errors[source] = self._errors.get(source, 0) + count
 
+    def add_lost(self, source: str, count: int) -> None:
+        """Lines that could not be read (rotated away or truncated before a read)."""
+        with self._lock:
+            self._lost[source] = self._lost.get(source, 0) + count
+
     def set_following(self, source: str, following: bool) -> None:
         with self._lock:
             self._following[source] = following
             self._lines.setdefault(source, 0)
             self._errors.setdefault(source, 0)
+            self._lost.setdefault(source, 0)
 
     def attribute(self, event: KernelEvent) -> str:
         """Whole-disk name for the event: device, then path, then controller; '' if none."""
@@ -133,6 +141,7 @@ class Tally:
                 dict(self._lines),
                 dict(self._errors),
                 dict(self._following),
+                dict(self._lost),
             )
 
 
@@ -147,6 +156,8 @@ _H_LAST = (
 _H_POOL = "Kernel log lines matching a fault pattern that name a ZFS pool, by pool"
 _H_LINES = "Kernel log lines read since zmon started"
 _H_ERRORS = "Errors reading the kernel log source (open/read failures, lost kmsg records)"
+_H_LOST = ("Kernel log lines that could not be read: a partial line whose file was rotated or "
+           "truncated; a rotated file that is gone counts as a read error (its size is unknown)")
 _H_FOLLOW = "1 while the kernel log source is open and followed, 0 while it is missing"
 
 
@@ -166,6 +177,8 @@ def kernel_log_metrics(snap: TallySnapshot) -> MetricSet:
         ms.counter("zmon_kernel_log_lines_read_total", _H_LINES, n, {"source": source})
     for source, n in sorted(snap.read_errors.items()):
         ms.counter("zmon_kernel_log_read_errors_total", _H_ERRORS, n, {"source": source})
+    for source, n in sorted(snap.lost.items()):
+        ms.counter("zmon_kernel_log_lines_lost_total", _H_LOST, n, {"source": source})
     for source, up in sorted(snap.following.items()):
         ms.gauge("zmon_kernel_log_following", _H_FOLLOW, 1.0 if up else 0.0, {"source": source})
     return ms

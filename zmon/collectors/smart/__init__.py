@@ -13,9 +13,11 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from zmon import regexcheck
 from zmon.collectors.smart.metrics import (
     check_metrics,
     exit_status_metrics,
@@ -23,6 +25,7 @@ from zmon.collectors.smart.metrics import (
     report_metrics,
 )
 from zmon.errors import ParseError
+from zmon.failures import is_missing_program
 from zmon.host.devices import DeviceMap, nvme_namespace_guess
 from zmon.host.devnames import is_nvme_controller
 from zmon.logs import get
@@ -40,6 +43,7 @@ from zmon.registry import (
     Context,
     NoDataError,
     Option,
+    OptionError,
     register,
     register_parse_kind,
 )
@@ -105,6 +109,13 @@ class SmartCollector(Collector):
                choices=("all", "xall")),
     )  # fmt: skip
 
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        exclude = options.get("exclude") or ""
+        why = regexcheck.problem(exclude) if exclude else None
+        if why is not None:
+            raise OptionError("exclude", why)
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self._states: dict[tuple[str, str], DiskState] = {}
@@ -121,6 +132,8 @@ class SmartCollector(Collector):
             try:
                 res = self.ctx.runner.run(["smartctl", "--version"], timeout=10.0)
             except CommandError as exc:
+                if not is_missing_program(exc):
+                    raise  # EACCES, EMFILE ...: a failure to see, not a host without smartctl
                 raise NoDataError(f"smartctl cannot run: {exc}") from exc
             version = parse_version(res.stdout)
             self._json = version is None or version >= (7, 0)

@@ -7,19 +7,29 @@ reading and metric functions as the network path.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import structlog
 
 from zmon.collectors.ups.metrics import apcupsd_fields_to_metrics, nut_vars_to_metrics
 from zmon.collectors.ups.poller import ApcupsdPoller, NutPoller
-from zmon.collectors.ups.servers import apcupsd_servers, nut_servers
+from zmon.collectors.ups.servers import apcupsd_servers, nut_servers, read_password_file
 from zmon.host.ups.net import Clock, Deadline
 from zmon.metrics import MetricSet
 from zmon.parsers import apcupsd as apc_parser
 from zmon.parsers import nut as nut_parser
-from zmon.registry import Collector, Context, NoDataError, Option, register, register_parse_kind
+from zmon.registry import (
+    Collector,
+    Context,
+    NoDataError,
+    Option,
+    OptionError,
+    OptionErrors,
+    register,
+    register_parse_kind,
+)
 
 MAX_WORKERS = 8
 
@@ -63,6 +73,27 @@ class UpsCollector(Collector):
             "is tried again (the wait doubles from 1 s after each failure).",
         ),
     )
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        """Parse the server lists and read the password file now, so ``check-config`` and a
+        reload name a bad ``HOST:PORT`` or a missing password file instead of failing later."""
+        merged = {o.name: options.get(o.name, o.default) for o in cls.options}
+        problems: list[OptionError] = []
+        checks = (
+            ("nut", lambda: nut_servers(merged["nut"], username=merged["nut_username"] or "",
+                                        password=merged["nut_password"] or "x")),
+            ("nut_password_file", lambda: merged["nut_password_file"]
+             and read_password_file(merged["nut_password_file"])),
+            ("apcupsd", lambda: apcupsd_servers(merged["apcupsd"])),
+        )  # fmt: skip
+        for key, check in checks:
+            try:
+                check()
+            except ValueError as exc:
+                problems.append(OptionError(key, str(exc)))
+        if problems:
+            raise OptionErrors(problems)
 
     def __init__(self, ctx: Context, *, clock: Clock = time.monotonic) -> None:
         super().__init__(ctx)

@@ -2,20 +2,17 @@
 
 ``zpool status`` shows only the latest scan, so a resilver hides when the pool was last
 scrubbed. The record lives in a small JSON file keyed by pool GUID (pool name when the GUID
-is unknown), written atomically (temporary file, then ``os.replace``). A missing or
+is unknown), written durably (``zmon.durable``: fsync, rename, fsync the directory). A missing or
 read-only state directory is logged once and the record is then kept in memory only.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
-from zmon import logs
+from zmon import durable, logs
 from zmon.collectors.zpool.metrics import ScrubRecord, last_scrub
 from zmon.parsers.zpool_status_model import ZpoolStatus
 
@@ -42,13 +39,12 @@ class ScrubHistory:
         if self.path is None:
             return
         try:
-            data = json.loads(self.path.read_text())
-        except FileNotFoundError:
+            data = durable.read_json(self.path)
+        except durable.UnusableState as exc:
+            log.warning("ignoring an unusable scrub state file; rebuilding it",
+                        path=str(self.path), reason=exc.reason)  # fmt: skip
             return
-        except (OSError, ValueError) as exc:
-            self._warn("cannot read the scrub state file", exc)
-            return
-        pools = data.get("pools") if isinstance(data, dict) else None
+        pools = data.get("pools") if data is not None else None
         if isinstance(pools, dict):
             for key, rec in pools.items():
                 if isinstance(rec, dict) and isinstance(rec.get("end_time"), int | float):
@@ -99,18 +95,8 @@ class ScrubHistory:
         with self._lock:
             items = sorted(self._records.items(), key=lambda kv: -float(kv[1]["end_time"]))
             doc = {"version": _VERSION, "pools": dict(items[:_MAX_POOLS])}
-        text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".zpool-scrub-", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w") as fh:
-                    fh.write(text)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            durable.write_json(self.path, doc)
         except OSError as exc:
             self._warn("cannot write the scrub state file", exc)

@@ -9,8 +9,6 @@ the events it missed while it was down. See ``EventCounter.offer`` for the rule.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import threading
 import time
@@ -19,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from zmon import logs
+from zmon import durable, logs
 from zmon.collectors.zpool_events.follower import ProcessFollower
 from zmon.host.devnames import whole_disk_name
 from zmon.metrics import MetricSet
@@ -34,6 +32,7 @@ from zmon.registry import (
     register,
     register_parse_kind,
 )
+from zmon.runner import CommandError
 
 _log = logs.get("zpool_events")
 STATE_FILE = "zpool_events.json"
@@ -186,12 +185,12 @@ class CursorStore:
 
     def load(self) -> Cursor | None:
         try:
-            data = json.loads(self.path.read_text())
+            data = durable.read_json(self.path)
+            if data is None:
+                return None
             cursor = Cursor(int(data["eid"]), None if data.get("time_ns") is None
                             else int(data["time_ns"]))  # fmt: skip
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (durable.UnusableState, ValueError, KeyError, TypeError, OverflowError) as exc:
             _log.warning("ignoring unreadable event cursor", path=str(self.path), error=str(exc))
             return None
         self._saved = cursor
@@ -202,11 +201,9 @@ class CursorStore:
         with self._lock:
             if cursor is None or cursor == self._saved:
                 return
-            tmp = self.path.with_name(self.path.name + ".tmp")
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                tmp.write_text(json.dumps({"eid": cursor.eid, "time_ns": cursor.time_ns}))
-                os.replace(tmp, self.path)
+                durable.write_json(self.path, {"eid": cursor.eid, "time_ns": cursor.time_ns})
                 self._saved = cursor
             except OSError as exc:
                 if not self._warned:
@@ -306,6 +303,10 @@ class ZpoolEventsCollector(Collector):
             follower.wait_idle(float(self.option("startup_wait")))
         if follower.binary_missing:
             raise NoDataError(f"cannot run {follower.argv[0]}")
+        if follower.start_error is not None and not follower.up:
+            raise CommandError(f"cannot run {follower.argv[0]}: "
+                               f"{follower.start_error.strerror or follower.start_error}",
+                               errno=follower.start_error.errno)  # fmt: skip
         self.pipeline.save()  # a quiet stream after a burst still gets its cursor written
         counts, last, dropped = self.counter.snapshot()
         counts = relabel_vdevs(counts, self.ctx.product(VDEV_NAMES) or {})

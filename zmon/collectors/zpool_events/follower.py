@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from zmon import logs
+from zmon import children, logs
 
 _log = logs.get("follower")
 
@@ -55,6 +55,7 @@ class ProcessFollower:
         self.binary_missing = False
         self.last_exit: int | None = None
         self.last_stderr = ""
+        self.start_error: OSError | None = None  # why the last start failed, if it did
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -125,14 +126,23 @@ class ProcessFollower:
 
     def _run_child(self) -> None:
         env = dict(os.environ, LC_ALL="C", LANG="C")
-        with tempfile.TemporaryFile() as err:
+        try:
+            err = tempfile.TemporaryFile()
+        except OSError as exc:
+            self.start_error, self.last_exit = exc, None
+            self._notify()
+            return
+        with err:
             try:
-                proc = subprocess.Popen(
+                proc = children.spawn(lambda: subprocess.Popen(
                     self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
                     env=env, start_new_session=True, close_fds=True,
-                )  # fmt: skip
+                ))  # fmt: skip
             except OSError as exc:
-                self.binary_missing = isinstance(exc, FileNotFoundError | PermissionError)
+                # Only a program that is not there means "no data"; EACCES or EMFILE is a
+                # failure (start_error), retried with backoff.
+                self.binary_missing = isinstance(exc, FileNotFoundError)
+                self.start_error = exc
                 self.last_stderr = str(exc)
                 self.last_exit = None
                 self._notify()
@@ -141,6 +151,7 @@ class ProcessFollower:
                 self._proc = proc
                 if self._stop.is_set():
                     _kill_group(proc, signal.SIGKILL)
+            self.start_error = None
             self.up = True
             self._last_line = time.monotonic()
             self.starts += 1
@@ -160,6 +171,7 @@ class ProcessFollower:
                 if proc.stdout is not None:
                     proc.stdout.close()
                 proc.wait()
+                children.forget(proc)
                 self.up = False
                 self.last_exit = proc.returncode
                 err.seek(0)

@@ -1,0 +1,136 @@
+"""Soak: the demo host with fast intervals and 50 concurrent scrapers, for an hour.
+
+Prints zmon's RSS, open fds and threads (and its child processes) over time, their least-squares
+slope per hour, and the scrape errors. A slope above zero that the sampling noise does not
+explain is a leak to fix. Not a test: run it by hand (it takes the whole hour by default).
+
+    .venv/bin/python benchmarks/soak.py                  # 1 hour, 50 scrapers
+    .venv/bin/python benchmarks/soak.py --seconds 300    # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = [f"--collector.{name}.interval" for name in (
+    "arc", "zpool", "zpool_list", "datasets", "iostat", "zfs_kstats", "pool_kstats", "txg",
+    "dedup", "devices", "smart", "ups", "zpool_events", "kernel_log")]  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def sample(pid: int) -> dict[str, float]:
+    status = Path(f"/proc/{pid}/status").read_text()
+    rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
+    threads = next(int(line.split()[1]) for line in status.splitlines()
+                   if line.startswith("Threads"))  # fmt: skip
+    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    kids = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            kids += len(Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+        except OSError:
+            pass
+    return {"rss_mib": rss / 1024, "fds": fds, "threads": threads, "children": kids}
+
+
+def slope_per_hour(times: list[float], values: list[float]) -> float:
+    if len(times) < 2 or statistics.pvariance(times) == 0:
+        return 0.0
+    return statistics.linear_regression(times, values).slope * 3600
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3600)
+    ap.add_argument("--scrapers", type=int, default=50)
+    ap.add_argument("--interval", type=float, default=1.0, help="collector interval")
+    ap.add_argument("--every", type=float, default=0, help="seconds between samples")
+    args = ap.parse_args()
+    every = args.every or max(5.0, args.seconds / 60)
+    port = free_port()
+    state = tempfile.mkdtemp(prefix="zmon-soak-")
+    flags = [x for f in FAST for x in (f, str(args.interval))]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zmon.cli", "serve", "--demo", "--web.listen-address",
+         f"127.0.0.1:{port}", "--path.state-dir", state, "--log.level", "warning",
+         "--demo.phase-seconds", "30", *flags],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/metrics"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                print("zmon did not come up", file=sys.stderr)
+                return 1
+            time.sleep(0.2)
+    stop = threading.Event()
+    counts = {"ok": 0, "error": 0}
+    lock = threading.Lock()
+
+    def scraper() -> None:
+        while not stop.is_set():
+            try:
+                ok = urllib.request.urlopen(url, timeout=10).status == 200
+            except OSError:
+                ok = False
+            with lock:
+                counts["ok" if ok else "error"] += 1
+
+    threads = [threading.Thread(target=scraper, daemon=True) for _ in range(args.scrapers)]
+    for t in threads:
+        t.start()
+    start = time.monotonic()
+    times: list[float] = []
+    series: dict[str, list[float]] = {}
+    print(f"{'t (s)':>8} {'RSS MiB':>9} {'fds':>6} {'threads':>8} {'children':>9} "
+          f"{'scrapes':>9} {'errors':>7}")  # fmt: skip
+    try:
+        while time.monotonic() - start < args.seconds and proc.poll() is None:
+            time.sleep(every)
+            now = time.monotonic() - start
+            s = sample(proc.pid)
+            times.append(now)
+            for k, v in s.items():
+                series.setdefault(k, []).append(v)
+            with lock:
+                ok, err = counts["ok"], counts["error"]
+            print(f"{now:8.0f} {s['rss_mib']:9.1f} {s['fds']:6.0f} {s['threads']:8.0f} "
+                  f"{s['children']:9.0f} {ok:9d} {err:7d}", flush=True)  # fmt: skip
+    finally:
+        stop.set()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
+    # the first tenth is warm-up (caches, the demo's phases); the slope is over the rest
+    skip = len(times) // 10
+    print("\nslope per hour after warm-up (a leak shows as a steady rise):")
+    for key, values in series.items():
+        print(f"  {key:9} {slope_per_hour(times[skip:], values[skip:]):+10.2f} /h   "
+              f"first {values[skip]:.1f}  last {values[-1]:.1f}")  # fmt: skip
+    print(f"  scrapes   {counts['ok']} ok, {counts['error']} failed")
+    return 0 if proc.returncode in (0, -signal.SIGTERM) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

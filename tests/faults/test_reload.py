@@ -1,0 +1,219 @@
+"""Every SIGHUP reload path: through the real daemon (a subprocess) and, 1,000 times over,
+through ``Daemon.reload`` in process with resources counted.
+
+Paths: a valid change, an invalid file, infinite values, a busy listen port, a free new
+listen port, a collector that cannot start. A rejected reload keeps the old config serving
+and leaves nothing it started running.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.serve import ZmonProcess, free_port, processes_running
+from tests.faults.harness import no_leaks
+from zmon.collectors.kernel_log import KernelLogCollector
+from zmon.config import Config, load
+from zmon.daemon import Daemon
+from zmon.registry import Paths, collectors
+
+
+def _toml(enabled: list[str], listen: str | None = None, extra: str = "") -> str:
+    lines = [f'[web]\nlisten_address = "{listen}"\n'] if listen else []
+    for name in collectors():
+        lines.append(f"[collectors.{name}]\nenabled = {'true' if name in enabled else 'false'}\n")
+    return "\n".join(lines) + extra
+
+
+def _arc_proc(tmp_path: Path) -> Path:
+    kstat = tmp_path / "proc" / "spl" / "kstat" / "zfs"
+    kstat.mkdir(parents=True)
+    (kstat / "arcstats").write_text(
+        "13 1 0x01 3 144 1 2\nname                            type data\n"
+        "hits                            4    100\nmisses                          4    5\n"
+        "size                            4    4096\n"
+    )
+    return tmp_path / "proc"
+
+
+@pytest.fixture
+def busy_port():  # type: ignore[no-untyped-def]
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1)
+    yield sock.getsockname()[1]
+    sock.close()
+
+
+def serve(cfg: Path, listen_port: int, enabled: list[str], args: list[str],
+          log: Path) -> ZmonProcess:  # fmt: skip
+    """``zmon serve`` listening where the config file says (no --web.listen-address flag,
+    which would override every reload)."""
+    cfg.write_text(_toml(enabled, listen=f"127.0.0.1:{listen_port}"))
+    zmon = ZmonProcess.__new__(ZmonProcess)
+    zmon.port, zmon.log_path = listen_port, log
+    zmon._log = log.open("wb")
+    zmon.proc = subprocess.Popen(
+        [sys.executable, "-m", "zmon.cli", "serve", "--config", str(cfg), "--log.format", "json",
+         *args], stdout=zmon._log, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+    zmon.base = f"http://127.0.0.1:{listen_port}"
+    zmon._wait_up()
+    return zmon
+
+
+def _fake_zpool(tmp_path: Path, marker: str) -> Path:
+    tool = tmp_path / f"zpool-{marker}"
+    tool.write_text(f"#!/bin/sh\n# {marker}\nexec sleep 1000 # {marker}\n")
+    tool.chmod(0o755)
+    return tool
+
+
+def test_sighup_to_a_busy_port_keeps_the_daemon_and_starts_nothing(tmp_path, busy_port) -> None:
+    """The original finding: the old server was stopped before the new one bound, the bind
+    failed, zmon died, and the `zpool events -f` the reload had started was orphaned."""
+    marker = "reload-busy-port-events"
+    cfg = tmp_path / "zmon.toml"
+    zmon = serve(cfg, free_port(), ["arc"],
+                 ["--path.procfs", str(_arc_proc(tmp_path)), "--path.state-dir",
+                  str(tmp_path / "state"), "--binary.zpool", str(_fake_zpool(tmp_path, marker))],
+                 tmp_path / "zmon.log")  # fmt: skip
+    try:
+        zmon.wait_for("zmon_arc_hits_total 100.0")
+        cfg.write_text(_toml(["arc", "zpool_events"], listen=f"127.0.0.1:{busy_port}"))
+        zmon.proc.send_signal(signal.SIGHUP)
+        _wait_log(zmon, "reload rejected")
+        assert zmon.proc.poll() is None, zmon.log_path.read_text()
+        assert "cannot listen on" in zmon.log_path.read_text()
+        assert 'zmon_collector_success{collector="arc"} 1.0' in zmon.metrics()
+        assert 'collector="zpool_events"' not in zmon.metrics()
+        time.sleep(0.5)
+        assert processes_running(marker) == []
+    finally:
+        assert zmon.stop() == 0
+    assert processes_running(marker) == []
+
+
+def test_sighup_to_a_free_port_moves_the_server(tmp_path) -> None:
+    cfg = tmp_path / "zmon.toml"
+    zmon = serve(cfg, free_port(), ["arc"], ["--path.procfs", str(_arc_proc(tmp_path)),
+                 "--path.state-dir", str(tmp_path / "state")], tmp_path / "zmon.log")  # fmt: skip
+    old_base = zmon.base
+    try:
+        zmon.wait_for("zmon_arc_hits_total 100.0")
+        new_port = free_port()
+        cfg.write_text(_toml(["arc"], listen=f"127.0.0.1:{new_port}"))
+        zmon.proc.send_signal(signal.SIGHUP)
+        _wait_log(zmon, "config reloaded")
+        zmon.base = f"http://127.0.0.1:{new_port}"
+        assert "zmon_arc_hits_total 100.0" in zmon.wait_for("zmon_arc_hits_total")
+        zmon.base = old_base
+        with pytest.raises(OSError):
+            zmon.get("/healthz", timeout=2)
+    finally:
+        assert zmon.stop() == 0
+
+
+def test_sighup_with_infinite_values_is_rejected(tmp_path) -> None:
+    cfg = tmp_path / "zmon.toml"
+    cfg.write_text(_toml(["arc"]))
+    zmon = ZmonProcess(["--config", str(cfg), "--path.procfs", str(_arc_proc(tmp_path)),
+                        "--path.state-dir", str(tmp_path / "state")],
+                       tmp_path / "zmon.log")  # fmt: skip
+    try:
+        zmon.wait_for("zmon_arc_hits_total 100.0")
+        cfg.write_text(_toml(["arc"], extra="[collectors.arc]\ninterval = inf\ntimeout = 1e308\n")
+                       .replace("[collectors.arc]\nenabled = true\n", ""))  # fmt: skip
+        zmon.proc.send_signal(signal.SIGHUP)
+        _wait_log(zmon, "reload rejected")
+        assert zmon.get("/healthz") == b"ok\n"
+    finally:
+        assert zmon.stop() == 0
+
+
+def _wait_log(zmon: ZmonProcess, needle: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while needle not in zmon.log_path.read_text():
+        assert time.monotonic() < deadline, f"{needle!r} not logged:\n{zmon.log_path.read_text()}"
+        assert zmon.proc.poll() is None, zmon.log_path.read_text()
+        time.sleep(0.05)
+
+
+# ---------------------------------------------------------------- many reloads in process
+
+# Each accepted reload stops and starts every collector thread: 310 reloads keep this test short.
+RELOADS = 310
+
+
+def test_hundreds_of_reloads_over_every_path_leak_nothing(tmp_path, busy_port) -> None:
+    procfs = _arc_proc(tmp_path)
+    files = {
+        "good-arc": _toml(["arc"], listen="127.0.0.1:0"),
+        "good-none": _toml([], listen="127.0.0.1:0"),
+        "invalid": "[collectors.arc]\ninterval = -3\n",
+        "infinite": "[collectors.arc]\ntimeout = inf\n",
+        "busy-port": _toml(["arc"], listen=f"127.0.0.1:{busy_port}"),
+        "new-port": _toml(["arc"], listen="127.0.0.2:0"),
+    }
+    cfg_path = tmp_path / "zmon.toml"
+
+    def loader() -> Config:
+        cfg = load(collectors(), str(cfg_path))
+        return replace(cfg, paths=Paths(procfs=procfs, sysfs=tmp_path / "sys", rootfs=tmp_path,
+                                        state_dir=tmp_path / "state"))  # fmt: skip
+
+    cfg_path.write_text(files["good-arc"])
+    daemon = Daemon(loader(), loader)
+    daemon.start()
+    # moving the server waits for the old one's poll loop (0.5 s): a few times, not hundreds
+    order = ["good-none", "invalid", "good-arc", "busy-port", "infinite", "good-arc"] * 10 + [
+        "new-port", "good-arc"]  # fmt: skip
+    outcomes: dict[str, int] = {}
+    try:
+        for name in dict.fromkeys(order):  # warm up each path once
+            cfg_path.write_text(files[name])
+            daemon.reload()
+        with no_leaks():
+            for i in range(RELOADS):
+                name = order[i % len(order)]
+                cfg_path.write_text(files[name])
+                before = daemon.cfg
+                daemon.reload()
+                kept = daemon.cfg is before
+                outcomes[name] = outcomes.get(name, 0) + (1 if kept else 0)
+                assert daemon.server is not None
+                assert daemon.scheduler_healthy()
+    finally:
+        daemon.shutdown()
+    assert outcomes["invalid"] == outcomes["infinite"] == 50
+    assert outcomes["busy-port"] == 50  # rejected every time
+    assert outcomes["new-port"] == 0  # accepted every time
+    assert outcomes.get("good-arc", 0) == 0 and outcomes.get("good-none", 0) == 0
+
+
+def test_a_collector_that_cannot_start_rejects_the_reload(tmp_path, monkeypatch) -> None:
+    cfg_path = tmp_path / "zmon.toml"
+    cfg_path.write_text(_toml(["arc"], listen="127.0.0.1:0"))
+    daemon = Daemon(load(collectors(), str(cfg_path)), lambda: load(collectors(), str(cfg_path)))
+    daemon.start()
+    try:
+        old = daemon.cfg
+
+        def broken(self) -> None:  # type: ignore[no-untyped-def]
+            raise RuntimeError("cannot start")
+
+        monkeypatch.setattr(KernelLogCollector, "start", broken)
+        cfg_path.write_text(_toml(["arc", "kernel_log"], listen="127.0.0.1:0"))
+        daemon.reload()
+        assert daemon.cfg is old
+        assert sorted(daemon.scheduler.workers) == ["arc"]
+        assert daemon.scheduler_healthy()
+    finally:
+        daemon.shutdown()
