@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from zmon import __version__, logs
 from zmon.config import ConfigError, add_flags, all_settings, example_toml, load
 from zmon.errors import ParseError
-from zmon.registry import collectors, parse_kinds
+from zmon.registry import collectors, parse_kinds, parse_streams
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,13 +68,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parse(kind: str, file: str) -> int:
     func, _ = parse_kinds()[kind]
+    stream = parse_streams().get(kind)
     try:
-        data = sys.stdin.buffer.read() if file == "-" else open(file, "rb").read()  # noqa: SIM115
+        if stream is not None:  # read as it goes, in bounded memory
+            fh = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
+        else:
+            data = sys.stdin.buffer.read() if file == "-" else open(file, "rb").read()  # noqa: SIM115
     except OSError as exc:
         print(f"zmon parse {kind}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        metrics = func(data)
+        if stream is not None:
+            with fh:
+                metrics = stream(fh)
+        else:
+            metrics = func(data)
+    except OSError as exc:
+        print(f"zmon parse {kind}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except ParseError as exc:
         print(f"zmon parse {kind}: {file}: {exc}".replace("\n", " "), file=sys.stderr)
         return 1

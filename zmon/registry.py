@@ -12,7 +12,7 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, BinaryIO, ClassVar, TypeVar
 
 from zmon.metrics import MetricSet
 from zmon.runner import Runner
@@ -159,3 +159,23 @@ def register_parse_kind(kind: str, help_text: str) -> Callable[[ParseFunc], Pars
 def parse_kinds() -> Mapping[str, tuple[ParseFunc, str]]:
     load_builtin_collectors()
     return dict(sorted(_PARSERS.items()))
+
+
+StreamParseFunc = Callable[[BinaryIO], MetricSet]
+_STREAM_PARSERS: dict[str, StreamParseFunc] = {}
+
+
+def register_parse_stream(kind: str) -> Callable[[StreamParseFunc], StreamParseFunc]:
+    """Decorator: ``zmon parse KIND`` reads the input as a stream with this function instead
+    of reading it whole (for inputs that can be gigabytes, like kernel logs)."""
+
+    def deco(func: StreamParseFunc) -> StreamParseFunc:
+        _STREAM_PARSERS[kind] = func
+        return func
+
+    return deco
+
+
+def parse_streams() -> Mapping[str, StreamParseFunc]:
+    load_builtin_collectors()
+    return dict(_STREAM_PARSERS)
