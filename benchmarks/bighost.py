@@ -303,6 +303,16 @@ class BigHost:
         return replace(cfg, paths=self.paths, binaries=binaries, platform="linux",
                        collectors=collectors)  # fmt: skip
 
+    def config_toml(self, listen: str = "127.0.0.1:0") -> str:
+        """A ``zmon serve`` configuration for this host: default intervals and options."""
+        lines = ["[web]", f'listen_address = "{listen}"', "[paths]"]
+        for key in ("procfs", "sysfs", "rootfs", "state_dir"):
+            lines.append(f'{key} = "{getattr(self.paths, key)}"')
+        lines.append("[binaries]")
+        lines += [f'{b} = "{self.root / "bin" / b}"' for b in KNOWN_BINARIES]
+        lines += ["[collectors.kernel_log]", 'source = "file"', f'files = ["/{KERN_LOG}"]']
+        return "\n".join(lines) + "\n"
+
     def runner(self) -> RecordedRunner:
         return RecordedRunner(self.root)
 
