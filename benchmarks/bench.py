@@ -268,7 +268,7 @@ def daemon_section(tmp: Path, vdevs: int, seconds: float) -> dict[str, Any]:
         result["series"] = sum(1 for ln in body.split(b"\n") if ln and not ln.startswith(b"#"))
         result["bytes"], result["gzip_bytes"] = plain_bytes, gzip_bytes
         result["scrapes"] = {}
-        for clients, requests in ((1, 50), (50, 4)):
+        for clients, requests in ((1, 20), (50, 2)):
             for gz in (False, True):
                 result["scrapes"][(clients, gz)] = scrape(port, clients, requests, gz)
         result["scrape_cpu"] = proc_cpu(proc.pid)[0] - cpu
@@ -394,12 +394,29 @@ def prom_counts(text: str, metric: str) -> Counter[str]:
     return counts
 
 
-def kernel_log_section(tmp: Path, size: int) -> dict[str, Any]:
+def kernel_log_section(tmp: Path, size: int, peer_size: int) -> list[dict[str, Any]]:
+    """zmon on the whole log; zmon and mtail side by side on its first ``peer_size`` bytes
+    (mtail reads tens of thousands of lines per second here: a gigabyte would take it half
+    an hour, and its rate per line does not depend on the length of the log)."""
     log = tmp / "kern-big.log"
     t0 = time.perf_counter()
     lines = write_kernel_log(log, size, seed=17)
     say(f"kernel log: {lines:,} lines, {log.stat().st_size / 2**20:.0f} MiB written in "
         f"{time.perf_counter() - t0:.0f}s")  # fmt: skip
+    results = [match_readers(tmp, log, lines, with_peers=False)]
+    if peer_size < log.stat().st_size:
+        head = tmp / "kern-head.log"
+        with open(log, "rb") as src, open(head, "wb") as dst:
+            data = src.read(peer_size)
+            dst.write(data[: data.rfind(b"\n") + 1])
+        head_lines = head.read_bytes().count(b"\n")
+        results.append(match_readers(tmp, head, head_lines, with_peers=True))
+    else:
+        results[0] = match_readers(tmp, log, lines, with_peers=True)
+    return results
+
+
+def match_readers(tmp: Path, log: Path, lines: int, with_peers: bool) -> dict[str, Any]:
     rows: dict[str, dict[str, Any]] = {}
     out = tmp / "follow.json"
     wall, _, _ = run_measured([sys.executable, __file__, "--follow-child", str(log),
@@ -415,7 +432,7 @@ def kernel_log_section(tmp: Path, size: int) -> dict[str, Any]:
                                        str(log)], stdout=fh)  # fmt: skip
     rows["zmon parse kernel-log"] = {"wall": wall, "cpu": cpu, "rss": rss}
     parse_counts = prom_counts(parsed.read_text(), "zmon_kernel_log_events_total")
-    mtail = shutil.which("mtail")
+    mtail = shutil.which("mtail") if with_peers else None
     peers: dict[str, Counter[str]] = {}
     if mtail:
         rules = default_rules()
@@ -424,7 +441,7 @@ def kernel_log_section(tmp: Path, size: int) -> dict[str, Any]:
                                ("mtail, admin-style program (one regex per fault)",
                                 admin_mtail_program(rules))):  # fmt: skip
             progs = tmp / f"progs-{len(peers)}"
-            progs.mkdir()
+            progs.mkdir(exist_ok=True)
             (progs / "kernel.mtail").write_text(program)
             say(f"kernel log: {label}")
             result = tmp / f"mtail-{len(peers)}.prom"
@@ -436,11 +453,13 @@ def kernel_log_section(tmp: Path, size: int) -> dict[str, Any]:
             metric = "zmon_kernel_log_events_total" if not peers else "kernel_faults_total"
             peers[label] = prom_counts(result.read_text(), metric)
     return {"lines": lines, "bytes": log.stat().st_size, "rows": rows, "zmon": zmon_counts,
-            "parse": parse_counts, "peers": peers, "mtail": bool(mtail)}  # fmt: skip
+            "parse": parse_counts, "peers": peers, "mtail": bool(mtail),
+            "peers_wanted": with_peers}  # fmt: skip
 
 
 def print_kernel_log(r: dict[str, Any]) -> None:
-    print(f"\n## 4. Kernel-log matching: {r['lines']:,} lines, {r['bytes'] / 2**20:,.0f} MiB\n")
+    what = "zmon and its peers" if r["peers_wanted"] else "zmon alone, bounded memory"
+    print(f"\n### {r['lines']:,} lines, {r['bytes'] / 2**20:,.0f} MiB: {what}\n")
     rows = r["rows"]
     zmon_rates = {k: r["lines"] / v["wall"] for k, v in rows.items() if k.startswith("zmon")}
     cpu_rates = {k: r["lines"] / v["cpu"] for k, v in rows.items() if k.startswith("zmon")}
@@ -453,11 +472,13 @@ def print_kernel_log(r: dict[str, Any]) -> None:
         rate, cpu_rate = r["lines"] / v["wall"], r["lines"] / v["cpu"]
         ratios = [f"{zmon_rates[z] / rate:.1f}x ({cpu_rates[z] / cpu_rate:.1f}x)"
                   for z in (follow, parse)]  # fmt: skip
+        if not r["peers_wanted"]:
+            ratios = ["", ""]
         print(f"| {name} | {v['wall']:.1f} | {v['cpu']:.1f} | {rate:,.0f} | {cpu_rate:,.0f} | "
               f"{v['rss']:.0f} | {' | '.join(ratios)} |")  # fmt: skip
     print("\n(ratios: zmon's lines/s over the reader's, by wall time (by CPU time); the "
           "follower's time is from the file appearing to the last line counted)")
-    if not r["mtail"]:
+    if r["peers_wanted"] and not r["mtail"]:
         print("\nmtail is not installed (apt-get install mtail): no peer figures.")
     total = sum(r["zmon"].values())
     agree = r["zmon"] == r["parse"]
@@ -478,6 +499,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--daemon-seconds", type=float, default=None)
     ap.add_argument("--kernel-log-bytes", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=None, help="cycles per collector and scale")
+    ap.add_argument("--peer-bytes", type=int, default=64 << 20,
+                    help="mtail and zmon side by side on this first part of the log")  # fmt: skip
     ap.add_argument("--sections", default="1,2,4", help="of 1 (with 5), 2 (with 3) and 4")
     ap.add_argument("--follow-child", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--lines", type=int, help=argparse.SUPPRESS)
@@ -494,24 +517,29 @@ def main(argv: list[str] | None = None) -> int:
     cpu_model = next((ln.split(":", 1)[1].strip() for ln in
                       Path("/proc/cpuinfo").read_text().splitlines()
                       if ln.startswith("model name")), platform.machine())  # fmt: skip
+    print("# zmon on a big storage host\n")
+    print(f"Machine: {os.cpu_count()} CPUs ({cpu_model}); Python {platform.python_version()}; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the start "
+          f"{os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="zmon-bench-") as name:
         tmp = Path(name)
-        coll = collectors_section(tmp, SCALES, repeat) if "1" in sections else None
-        daemon = daemon_section(tmp, SCALES[-1], seconds) if "2" in sections else None
-        klog = kernel_log_section(tmp, log_bytes) if "4" in sections else None
-    print("# zmon on a big storage host\n")
-    print(f"Machine: {os.cpu_count()} CPUs ({cpu_model}), load average at the end "
-          f"{os.getloadavg()[0]:.1f}; Python {platform.python_version()}; "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")  # fmt: skip
-    if coll:
-        print_collectors(coll, SCALES)
-    if daemon:
-        print_daemon(daemon)
-    if klog:
-        print_kernel_log(klog)
-    if coll:
-        print_sizes(coll, SCALES[-1])
-    print(f"\n(benchmark took {time.perf_counter() - start:.0f} s)")
+        coll = None
+        if "1" in sections:
+            coll = collectors_section(tmp, SCALES, repeat)
+            print_collectors(coll, SCALES)
+            sys.stdout.flush()
+        if "2" in sections:
+            print_daemon(daemon_section(tmp, SCALES[-1], seconds))
+            sys.stdout.flush()
+        if "4" in sections:
+            print("\n## 4. Kernel-log matching")
+            for result in kernel_log_section(tmp, log_bytes, args.peer_bytes):
+                print_kernel_log(result)
+            sys.stdout.flush()
+        if coll:
+            print_sizes(coll, SCALES[-1])
+    print(f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "
+          f"{os.getloadavg()[0]:.1f})")  # fmt: skip
     return 0
 
 
