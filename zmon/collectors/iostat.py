@@ -241,12 +241,7 @@ class IostatCollector(Collector):
         parsed = parse_zpool_iostat(self._table_output())
         histo_argv = None if self._legacy else histogram_argv(mode)
         if histo_argv is not None:
-            wanted = None
-            if mode == "toplevel" and parsed.pools:  # leaves' blocks would be read for nothing
-                wanted = {row.name for pool in parsed.pools for row in pool.rows
-                          if row.depth <= 1}  # fmt: skip
-            output = cmds.output(self.ctx, histo_argv)
-            parsed.histograms = parse_zpool_iostat(output, blocks=wanted).histograms
+            parsed.histograms = parse_zpool_iostat(cmds.output(self.ctx, histo_argv)).histograms
         return iostat_metrics(parsed, mode, self._option("latency_buckets", "fine"))
 
     def _table_output(self) -> bytes:

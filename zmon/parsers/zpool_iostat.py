@@ -19,7 +19,6 @@ histograms are refused. Column groups come from the header, never from positions
 from __future__ import annotations
 
 import re
-from collections.abc import Container
 from dataclasses import dataclass, field
 
 from zmon.errors import ParseError
@@ -108,19 +107,15 @@ class ZpoolIostat:
     has_tree: bool = True
 
 
-def parse_zpool_iostat(data: bytes | str, blocks: Container[str] | None = None) -> ZpoolIostat:
-    """Parse any ``zpool iostat`` table and/or ``-w`` output; raises ParseError naming a line.
-
-    ``blocks``: read only the ``-w`` histograms of these vdev names (aligned output); the other
-    blocks are skipped unread. On a big host most of ``-w -v`` is leaves nobody exports.
-    """
+def parse_zpool_iostat(data: bytes | str) -> ZpoolIostat:
+    """Parse any ``zpool iostat`` table and/or ``-w`` output; raises ParseError naming a line."""
     lines = _ANSI.sub("", decode(data)).splitlines()
     if "\ufffd" in "".join(lines):
         raise ParseError("input is not text")
     if any("\t" in line for line in lines):
         result = _parse_scripted(lines)
     else:
-        result = _parse_aligned(lines, blocks)
+        result = _parse_aligned(lines)
     if not result.pools and not result.histograms:
         raise ParseError("no zpool iostat table or -w histogram found")
     return result
@@ -151,7 +146,7 @@ def _cell(key: str, text: str) -> int | None:
 # ---- aligned (human) form ----
 
 
-def _parse_aligned(lines: list[str], wanted: Container[str] | None = None) -> ZpoolIostat:
+def _parse_aligned(lines: list[str]) -> ZpoolIostat:
     result = ZpoolIostat()
     seen_blocks: set[str] = set()
     blocks_done = False
@@ -165,15 +160,10 @@ def _parse_aligned(lines: list[str], wanted: Container[str] | None = None) -> Zp
         elif nxt[:1] == ["req_size"]:
             raise ParseError("request-size histograms (zpool iostat -r) are not read", i + 1, line)
         elif (m := _HISTO_HEADER.match(text)) and nxt[:1] == ["latency"]:
-            name = m.group("name")
-            if wanted is not None and name not in wanted:
-                i = _skip_block(lines, i)
-                block = None
-            else:
-                block, i = _aligned_block(lines, i, name)
-            blocks_done = blocks_done or name in seen_blocks
-            seen_blocks.add(name)
-            if block is not None and not blocks_done:
+            block, i = _aligned_block(lines, i, m.group("name"))
+            blocks_done = blocks_done or block.name in seen_blocks
+            seen_blocks.add(block.name)
+            if not blocks_done:
                 result.histograms.append(block)
         elif text.split()[:1] in (["capacity"], ["operations"]) or _is_table_header(text, nxt):
             pools, columns, i = _aligned_table(lines, i)
@@ -296,19 +286,6 @@ def _aligned_block(lines: list[str], i: int, name: str) -> tuple[HistogramBlock,
     if not rows:
         raise ParseError("latency histogram without rows", start, lines[start - 1])
     return HistogramBlock(name, _columns(keys, rows), start), i
-
-
-def _skip_block(lines: list[str], i: int) -> int:
-    """The index after a ``-w`` block that is not wanted (its rows are not checked)."""
-    i += 2
-    if i < len(lines) and _DASHES.match(lines[i].strip()):
-        i += 1
-    while i < len(lines):
-        text = lines[i].lstrip()
-        if not text or text[0] == "-":
-            break
-        i += 1
-    return i
 
 
 def _count(text: str) -> int:
