@@ -71,6 +71,9 @@ def test_the_host_has_its_shape(host: BigHost) -> None:
     leaves = {s.labels["vdev"] for f in iostat.families() for s in f.samples
               if s.labels.get("vdev", "").startswith("sd")}  # fmt: skip
     assert len(leaves) == 10
+    ops = {s.labels["vdev"] for f in iostat.families() for s in f.samples
+           if s.name == "zmon_vdev_operations_total"}  # fmt: skip
+    assert leaves <= ops, "every leaf has its operation counts (from its -w block)"
     smart = run_collector(host, "smart", runner, {})
     disks = {s.labels.get("device") for f in smart.families() for s in f.samples}
     assert len(disks - {None}) == Shape(10).smart_disks
