@@ -74,7 +74,7 @@ def one_cycle(host: BigHost, name: str, extra: dict[str, Any], repeat: int) -> d
     settings = cfg.collectors[name]
     options = {**settings.options, **QUICK_OPTIONS.get(name, {}), **extra}
     ctx = Context(paths=cfg.paths, runner=host.runner(), options=options, platform="linux",
-                  shared={}, interval=settings.interval, timeout=settings.timeout)  # fmt: skip
+                  interval=settings.interval, timeout=settings.timeout)  # fmt: skip
     collector = collectors()[name](ctx)
     cpu, wall = [], []
     try:
@@ -349,7 +349,7 @@ def run_measured(argv: list[str], stdout: Any = subprocess.DEVNULL) -> tuple[flo
 def follow_child(log: Path, out: Path, expect: int) -> None:
     """(In a child process) the kernel_log collector's file follower reading ``log`` whole."""
     from zmon.collectors.kernel_log import KernelLogCollector
-    from zmon.parsers.kernel_log_metrics import kernel_log_metrics
+    from zmon.collectors.kernel_log.metrics import kernel_log_metrics
     from zmon.runner import CommandRunner
 
     root = Path(tempfile.mkdtemp(prefix="zmon-follow-"))

@@ -41,10 +41,15 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from iostat_cardinality import histogram_text, table_text  # noqa: E402
 from kernel_log_bench import FAULTS, NOISE  # noqa: E402
 
-from zmon.config import KNOWN_BINARIES, CollectorSettings, Config  # noqa: E402
+from zmon.config import CollectorSettings, Config, declared_binaries  # noqa: E402
 from zmon.demo.disks import BlockTree  # noqa: E402
-from zmon.registry import Paths  # noqa: E402
+from zmon.registry import Paths, collectors  # noqa: E402
 from zmon.runner import CommandResult  # noqa: E402
+
+
+def programs() -> list[str]:
+    """The programs zmon's collectors declare (zpool, zfs, smartctl ...)."""
+    return declared_binaries(collectors())
 
 DEMO = REPO / "zmon" / "demo" / "data" / "scenarios" / "01-healthy"
 SYNTHETIC = REPO / "tests" / "fixtures" / "disks" / "synthetic"
@@ -291,7 +296,7 @@ class BigHost:
 
     def apply(self, cfg: Config) -> Config:
         """``cfg`` pointed at this host: paths, programs, the kernel log file."""
-        binaries = {name: str(self.root / "bin" / name) for name in KNOWN_BINARIES}
+        binaries = {name: str(self.root / "bin" / name) for name in programs()}
         collectors = dict(cfg.collectors)
 
         def tune(name: str, **options: object) -> None:
@@ -309,7 +314,7 @@ class BigHost:
         for key in ("procfs", "sysfs", "rootfs", "state_dir"):
             lines.append(f'{key} = "{getattr(self.paths, key)}"')
         lines.append("[binaries]")
-        lines += [f'{b} = "{self.root / "bin" / b}"' for b in KNOWN_BINARIES]
+        lines += [f'{b} = "{self.root / "bin" / b}"' for b in programs()]
         lines += ["[collectors.kernel_log]", 'source = "file"', f'files = ["/{KERN_LOG}"]']
         return "\n".join(lines) + "\n"
 
@@ -421,7 +426,7 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
 
 
 def _write_programs(root: Path) -> None:
-    for name in KNOWN_BINARIES:
+    for name in programs():
         script = root / "bin" / name
         script.write_text(
             f"#!{sys.executable} -S\n"
@@ -513,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
     host = build_host(args.root, args.vdevs, args.seed, args.kernel_log_bytes)
     flags = [f"--path.procfs={host.paths.procfs}", f"--path.sysfs={host.paths.sysfs}",
              f"--path.rootfs={host.paths.rootfs}"]  # fmt: skip
-    flags += [f"--binary.{b}={host.root / 'bin' / b}" for b in KNOWN_BINARIES]
+    flags += [f"--binary.{b}={host.root / 'bin' / b}" for b in programs()]
     print(" ".join(flags))
     return 0
 

@@ -41,7 +41,7 @@ class _Families:
 def render_with_client(families: Iterable[Metric]) -> bytes:
     """The same text through prometheus_client (the reference the direct path is held to)."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Families(families))  # type: ignore[arg-type]
+    registry.register(_Families(families))
     return generate_latest(registry)
 
 

@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from zmon.config import load
 from zmon.exposition import render
-from zmon.registry import Context, NoDataError, collectors
+from zmon.registry import Board, Context, NoDataError, collectors
 from zmon.runner import CommandRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -31,13 +31,13 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> BigHost:
     return build_host(tmp_path_factory.mktemp("bighost"), vdevs=10, kernel_log_bytes=200_000)
 
 
-def run_collector(host: BigHost, name: str, runner, shared: dict):  # type: ignore[no-untyped-def]
+def run_collector(host: BigHost, name: str, runner, board: Board):  # type: ignore[no-untyped-def]
     cfg = host.apply(load(collectors(), None))
     settings = cfg.collectors[name]
     # no pause between disks, no wait for a first event: the host answers at once
     options = {**settings.options, **QUICK.get(name, {})}
     ctx = Context(paths=cfg.paths, runner=runner, options=options,
-                  platform="linux", shared=shared, interval=settings.interval,
+                  platform="linux", board=board, interval=settings.interval,
                   timeout=settings.timeout, one_shot=True)  # fmt: skip
     collector = collectors()[name](ctx)
     try:
@@ -49,11 +49,11 @@ def run_collector(host: BigHost, name: str, runner, shared: dict):  # type: igno
 
 def test_every_collector_reads_the_big_host(host: BigHost) -> None:
     runner = host.runner()
-    shared: dict = {}  # type: ignore[type-arg]
+    board = Board()  # what collectors exchange (the device map, vdev names ...)
     series: dict[str, int] = {}
     for name in collectors():
         try:
-            ms = run_collector(host, name, runner, shared)
+            ms = run_collector(host, name, runner, board)
         except NoDataError:
             assert name in NO_DATA_EXPECTED, f"{name} found no data on the big host"
             continue
@@ -67,17 +67,17 @@ def test_every_collector_reads_the_big_host(host: BigHost) -> None:
 
 def test_the_host_has_its_shape(host: BigHost) -> None:
     runner = host.runner()
-    iostat = run_collector(host, "iostat", runner, {})
+    iostat = run_collector(host, "iostat", runner, Board())
     leaves = {s.labels["vdev"] for f in iostat.families() for s in f.samples
               if s.labels.get("vdev", "").startswith("sd")}  # fmt: skip
     assert len(leaves) == 10
     ops = {s.labels["vdev"] for f in iostat.families() for s in f.samples
            if s.name == "zmon_vdev_operations_total"}  # fmt: skip
     assert leaves <= ops, "every leaf has its operation counts (from its -w block)"
-    smart = run_collector(host, "smart", runner, {})
+    smart = run_collector(host, "smart", runner, Board())
     disks = {s.labels.get("device") for f in smart.families() for s in f.samples}
     assert len(disks - {None}) == Shape(10).smart_disks
-    datasets = run_collector(host, "datasets", runner, {})
+    datasets = run_collector(host, "datasets", runner, Board())
     names = {s.labels.get("dataset") for f in datasets.families() for s in f.samples}
     assert len(names - {None}) == Shape(10).datasets
 

@@ -98,7 +98,7 @@ def big_families(tmp_path_factory: pytest.TempPathFactory) -> list[Metric]:
             continue  # followers: covered by tests/bench
         options = {**cfg.collectors[name].options, "histograms": "all", "jitter": 0.0}
         ctx = Context(paths=cfg.paths, runner=runner, options=options, platform="linux",
-                      shared={}, one_shot=True)  # fmt: skip
+                      one_shot=True)  # fmt: skip
         try:
             families += cls(ctx).collect().families()
         except NoDataError:

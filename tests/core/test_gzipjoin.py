@@ -12,7 +12,7 @@ import pytest
 from tests.helpers import require_tool
 from zmon import gzipjoin
 from zmon.metrics import MetricSet
-from zmon.scheduler import CollectorState, Snapshot
+from zmon.snapshot import CollectorState, Snapshot
 
 TEXTS = [os.urandom(3000), b"", b"# HELP a b\n" * 5000, b"x", bytes(range(256)) * 300]
 
