@@ -11,12 +11,13 @@ character set) is rendered by ``generate_latest``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import cast
 
 from prometheus_client.core import CollectorRegistry, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.samples import Sample
-from prometheus_client.utils import floatToGoString
+from prometheus_client.utils import floatToGoString as _untyped_go
 
 from zmon.metrics import HistogramFamily
 
@@ -26,6 +27,8 @@ _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 _TYPES = {"counter": ("_total", "counter"), "info": ("_info", "gauge"),
           "stateset": ("", "gauge"), "unknown": ("", "untyped")}  # fmt: skip
 _OPENMETRICS_ONLY = ("_created", "_gsum", "_gcount")
+# A sample value as Go prints it (the client's own function, so the digits are the same).
+floatToGoString = cast(Callable[[float], str], _untyped_go)
 _valid_names: set[str] = set()
 _valid_labels: set[str] = set()
 

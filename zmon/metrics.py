@@ -28,7 +28,7 @@ class HistogramFamily(Metric):
         self._plain: list[Sample] = []
         super().__init__(name, documentation, "histogram")
 
-    @property  # type: ignore[override]
+    @property
     def samples(self) -> list[Sample]:
         if self._series:
             self._plain.extend(self._build(self._series))

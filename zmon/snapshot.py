@@ -131,11 +131,12 @@ class Snapshot:
             self._stale_seen = {s.name: s.stale(now) for s in states}
             sources: dict[str, list[tuple[Metric, bytes | None, bytes | None]]] = {}
             for s in states:
-                for fam, text, packed in s.rendered:
-                    sources.setdefault(fam.name, []).append((fam, text, packed))
+                for fam, text, compressed in s.rendered:
+                    sources.setdefault(fam.name, []).append((fam, text, compressed))
         for fam in self_metrics(states, now, self.start_time):
             sources.setdefault(fam.name, []).append((fam, None, None))
-        parts, pieces = [], []
+        parts: list[bytes] = []
+        pieces: list[bytes] = []
         for items in sources.values():
             _, only, packed = items[0]
             if len(items) == 1 and only is not None and packed is not None:
