@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 LISTEN ?= 127.0.0.1:10124
 
-.PHONY: demo test test-fast lint system-deps golden rules bench clean
+.PHONY: demo test test-fast lint system-deps golden rules bench clean deb
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,8 +46,12 @@ bench: $(VENV)/.installed
 	@command -v mtail >/dev/null || { echo "make bench compares with mtail: apt-get install mtail"; exit 1; }
 	$(PY) benchmarks/bench.py
 
+## Build the Debian package into dist/ (dpkg-buildpackage; README "Packaging").
+deb:
+	sh packaging/build-deb.sh dist
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
+	rm -rf dist $(VENV) .pytest_cache .ruff_cache build *.egg-info
 
 # ---------------------------------------------------------------------------------------------
 # Real OpenZFS lab (tests/lab/): OpenZFS 2.1.11 and 2.3.2 kernel modules in a qemu VM (TCG, no

@@ -1,4 +1,4 @@
-"""Shared test fixtures: golden files, real-component gating, fixture paths."""
+"""Shared test fixtures: golden files (never written without --update-golden), fixture paths."""
 
 from __future__ import annotations
 
@@ -7,15 +7,20 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures"
-GOLDEN = Path(__file__).parent / "golden"
+from tests.support.golden import GoldenFiles, WrittenFiles
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+GOLDEN = REPO / "tests" / "golden"
+# What tests compare and rewrite only under --update-golden: golden files, generated docs.
+WRITABLE_BY_TESTS = ("tests/golden/**/*", "docs/**/*", "zmon/collectors/*/README.md")
+_WRITTEN = pytest.StashKey[WrittenFiles]()
 
 # The live OpenZFS VM lab and the zfs-fuse test (tests/lab) need the lab built and run through
 # `make lab-test`, which sets ZMON_LAB=1; the lab's hermetic table tests run everywhere.
 collect_ignore = (
     [] if os.environ.get("ZMON_LAB") == "1" else ["lab/test_live.py", "lab/test_zfs_fuse.py"]
 )
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -28,23 +33,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture
-def golden(request: pytest.FixtureRequest):
-    """Compare text with tests/golden/<name>; with --update-golden, write it instead."""
-    update = request.config.getoption("--update-golden")
-
-    def check(name: str, text: str | bytes) -> None:
-        if isinstance(text, bytes):
-            text = text.decode()
-        path = GOLDEN / name
-        if update or not path.exists():
-            if not update and IN_CI:
-                pytest.fail(f"golden file {path} is missing; run pytest --update-golden")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-            return
-        expected = path.read_text()
-        assert text == expected, f"output differs from {path}; rerun with --update-golden"
-
-    return check
+def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """``golden(name, text)``: compare text with tests/golden/<name>, which must exist; with
+    --update-golden, write it instead."""
+    return GoldenFiles(GOLDEN, request.config.getoption("--update-golden")).check
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_WRITTEN] = WrittenFiles(REPO, WRITABLE_BY_TESTS)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run without --update-golden that wrote a golden file or a generated doc fails."""
+    written = session.config.stash.get(_WRITTEN, None)
+    if written is None or session.config.getoption("--update-golden"):
+        return
+    changed = written.changed()
+    if changed:
+        names = ", ".join(str(p.relative_to(REPO)) for p in changed)
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"FAILED: tests wrote {names} without --update-golden", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,7 +1,13 @@
 #!/bin/sh
 # Installs the Debian packages that the real-tier tests run. Idempotent; needs root to install.
 set -eu
-PACKAGES="prometheus prometheus-alertmanager nut-server nut-client smartmontools libudev1 chromium openssl"
+# openssl, curl, prometheus: TLS tests; dpkg-dev, debhelper, build-essential, python3.11-venv:
+# the .deb test; systemd: systemd-analyze; iproute2: ss; wrk, prometheus-node-exporter: the
+# scrape benchmark (benchmarks/scrape.py); chromium: the status page test; mtail: the
+# kernel-log benchmark program test
+PACKAGES="prometheus prometheus-alertmanager nut-server nut-client smartmontools libudev1
+openssl curl dpkg-dev debhelper build-essential python3.11-venv systemd iproute2 wrk
+prometheus-node-exporter chromium mtail"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

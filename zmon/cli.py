@@ -23,6 +23,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", metavar="FILE", help="TOML config file")
     serve.add_argument("--demo", action="store_true",
                        help="serve a simulated host replayed from real captures")  # fmt: skip
+    serve.add_argument("--demo.control-socket", dest="demo_control_socket", metavar="PATH",
+                       help="with --demo: the story moves on only when asked through this "
+                       "Unix socket (for tests; see zmon/demo/control.py)")  # fmt: skip
     add_flags(serve, settings)
 
     collect = sub.add_parser("collect", help="run every enabled collector once and print")
@@ -112,8 +115,10 @@ def _parse(kind: str, file: str) -> int:
 
 
 def _check_config(file: str) -> int:
+    from zmon.daemon import web_config
+
     try:
-        load(collectors(), file, None)
+        web_config(load(collectors(), file, None))
     except ConfigError as exc:
         print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
         return 1
@@ -129,7 +134,7 @@ def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
     if demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds)
+        host = DemoHost(cfg.demo_phase_seconds, stepped=True)  # one run sees the first phase
         cfg = host.apply(cfg)
         host.start()
     try:
@@ -147,27 +152,40 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     from zmon.daemon import Daemon, config_loader
 
     logs.setup(cfg.log_level, cfg.log_format)
-    host = None
+    control_socket = getattr(args, "demo_control_socket", None)
+    if control_socket and not args.demo:
+        print("zmon: --demo.control-socket needs --demo", file=sys.stderr)
+        return 2
+    host = control = None
     if args.demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds)
+        host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket))
         cfg = host.apply(cfg)
         host.start()
     daemon = Daemon(cfg, config_loader(args.config, args))
     if host is not None:
         daemon.on_reload = host.apply
+    # before start: a SIGTERM as soon as /metrics answers must already stop zmon cleanly
     daemon.install_signal_handlers()
+    if host is not None and control_socket:  # listening before /healthz answers
+        from zmon.demo.control import DemoControl
+
+        control = DemoControl(host, control_socket, lambda: daemon.scheduler.workers)
+        control.start()
     try:
-        daemon.start()
-    except OSError as exc:
-        print(f"zmon: cannot listen on {cfg.listen_address}: {exc.strerror or exc}",
-              file=sys.stderr)  # fmt: skip
-        daemon.scheduler.stop()
-        return 1
-    try:
+        try:
+            daemon.start()  # listens first: nothing runs if an address or the web config fails
+        except ConfigError as exc:
+            print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"zmon: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         daemon.run_forever()
     finally:
+        if control is not None:
+            control.stop()
         if host is not None:
             host.stop()
     return 0

@@ -56,7 +56,11 @@ class CollectorSettings:
 class Config:
     """The validated configuration the daemon runs with."""
 
-    listen_address: str = DEFAULT_LISTEN
+    listen_addresses: list[str] = field(default_factory=lambda: [DEFAULT_LISTEN])
+    web_config_file: str = ""
+    max_connections: int = 1024
+    read_timeout: float = 10.0
+    idle_timeout: float = 120.0
     paths: Paths = field(default_factory=Paths)
     binaries: dict[str, str] = field(default_factory=dict)
     command_timeout: float = 10.0
@@ -68,8 +72,9 @@ class Config:
     source: str | None = None
 
     @property
-    def host_port(self) -> tuple[str, int]:
-        return split_listen_address(self.listen_address)
+    def listen_address(self) -> str:
+        """The first listen address (the one messages name)."""
+        return self.listen_addresses[0]
 
 
 def _default_platform() -> str:
@@ -78,9 +83,19 @@ def _default_platform() -> str:
 
 def static_settings() -> list[Setting]:
     s = [
-        Setting("web.listen_address", str, DEFAULT_LISTEN,
-                "address and port to serve on (HOST:PORT; ':PORT' means all interfaces)",
-                "--web.listen-address"),
+        Setting("web.listen_address", list, [DEFAULT_LISTEN],
+                "address and port to serve on (HOST:PORT, [IPv6]:PORT; ':PORT' means every "
+                "IPv4 and IPv6 address)", "--web.listen-address", repeatable=True),
+        Setting("web.config_file", str, "",
+                "exporter-toolkit web config file (TLS, basic auth, headers); '' serves plain "
+                "HTTP without auth", "--web.config.file"),
+        Setting("web.max_connections", int, 1024,
+                "open connections served at once; past this a request gets 503 at once",
+                "--web.max-connections"),
+        Setting("web.read_timeout", float, 10.0,
+                "seconds a client has to send a request's headers", "--web.read-timeout"),
+        Setting("web.idle_timeout", float, 120.0,
+                "seconds an idle keep-alive connection stays open", "--web.idle-timeout"),
         Setting("paths.procfs", str, "/proc", "procfs mount point", "--path.procfs"),
         Setting("paths.sysfs", str, "/sys", "sysfs mount point", "--path.sysfs"),
         Setting("paths.rootfs", str, "/", "root of the host file system (/dev, /var/log)",
@@ -194,10 +209,15 @@ def coerce(setting: Setting, value: Any, source: str | None = None) -> Any:
         allowed = ", ".join(map(str, setting.choices))
         raise ConfigError(key, f"must be one of {allowed}, got {out!r}", source)
     if key == "web.listen_address":
-        try:
-            split_listen_address(out)
-        except ValueError as exc:
-            raise ConfigError(key, str(exc), source) from None
+        if not out:
+            raise ConfigError(key, "needs at least one address", source)
+        for addr in out:
+            try:
+                split_listen_address(addr)
+            except ValueError as exc:
+                raise ConfigError(key, str(exc), source) from None
+    if key in ("web.max_connections", "web.read_timeout", "web.idle_timeout") and out <= 0:
+        raise ConfigError(key, f"must be greater than 0, got {value!r}", source)
     return out
 
 
@@ -345,7 +365,11 @@ def build_config(
             options=options,
         )
     return Config(
-        listen_address=v["web.listen_address"],
+        listen_addresses=list(v["web.listen_address"]),
+        web_config_file=v["web.config_file"],
+        max_connections=v["web.max_connections"],
+        read_timeout=v["web.read_timeout"],
+        idle_timeout=v["web.idle_timeout"],
         paths=paths,
         binaries={b: v[f"binaries.{b}"] for b in declared_binaries(registry)},
         command_timeout=v["commands.timeout"],

@@ -15,8 +15,9 @@ from zmon.host.devices import DeviceMapCache
 from zmon.registry import Board, Context, collectors
 from zmon.runner import CommandRunner
 from zmon.scheduler import Scheduler
-from zmon.server import MetricsServer, make_app
+from zmon.server import HTTPFrontend, make_app
 from zmon.snapshot import Snapshot
+from zmon.webconfig import WebConfig, load_web_config
 
 log = logs.get("daemon")
 
@@ -57,19 +58,28 @@ class Daemon:
         self._reload_config = reload_config
         self.snapshot = Snapshot()
         self.scheduler = build_scheduler(cfg, self.snapshot)
-        self.server: MetricsServer | None = None
+        self.server: HTTPFrontend | None = None
         self._stop = threading.Event()
         self._reload = threading.Event()
         self.on_reload: Callable[[Config], Config] | None = None
 
     def start(self) -> None:
+        """Listen first (OSError, ConfigError if the web config does not load), then collect."""
+        web = web_config(self.cfg)
+        self.server = HTTPFrontend(
+            lambda w: make_app(self.snapshot, self.scheduler_healthy, web=w),
+            max_connections=self.cfg.max_connections,
+            read_timeout=self.cfg.read_timeout,
+            idle_timeout=self.cfg.idle_timeout,
+        )
+        try:
+            self.server.serve(self.cfg.listen_addresses, web)
+        except BaseException:
+            self.server.stop()
+            raise
         self.scheduler.start()
-        host, port = self.cfg.host_port
-        app = make_app(self.snapshot, self.scheduler_healthy)
-        self.server = MetricsServer(host, port, app)
-        self.server.start()
-        log.info("serving", address=f"{host or '*'}:{self.server.port}",
-                 collectors=sorted(self.scheduler.workers))  # fmt: skip
+        log.info("serving", addresses=self.server.ports(), tls=web.tls is not None,
+                 basic_auth=bool(web.users), collectors=sorted(self.scheduler.workers))  # fmt: skip
 
     def scheduler_healthy(self) -> bool:
         return self.scheduler.healthy()
@@ -90,18 +100,23 @@ class Daemon:
         self._stop.set()
 
     def reload(self) -> None:
-        """Re-read the config; on error keep running with the old one."""
+        """Re-read the config and the web config; on any error keep running with the old ones.
+
+        The HTTP side goes first: new addresses are bound and TLS files loaded before anything
+        changes, so a reload to a busy port or a broken certificate leaves zmon as it was."""
         if self._reload_config is None:
             return
         try:
             new = self._reload_config()
             if self.on_reload is not None:
                 new = self.on_reload(new)
-        except ConfigError as exc:
+            web = web_config(new)
+            if self.server is not None:
+                self.server.serve(new.listen_addresses, web)
+        except (ConfigError, OSError) as exc:
             log.error("reload rejected, keeping the running config", error=str(exc))
             return
         logs.setup(new.log_level, new.log_format)
-        old_listen = self.cfg.listen_address
         self.scheduler.stop(keep_states=True)
         for name in list(self.scheduler.workers):
             if not new.collectors.get(name) or not new.collectors[name].enabled:
@@ -109,18 +124,19 @@ class Daemon:
         self.scheduler = build_scheduler(new, self.snapshot)
         self.scheduler.start()
         self.cfg = new
-        if new.listen_address != old_listen and self.server is not None:
-            self.server.stop()
-            host, port = new.host_port
-            self.server = MetricsServer(host, port, make_app(self.snapshot, self.scheduler_healthy))
-            self.server.start()
-        log.info("config reloaded", collectors=sorted(self.scheduler.workers))
+        log.info("config reloaded", collectors=sorted(self.scheduler.workers),
+                 addresses=self.server.ports() if self.server else {})  # fmt: skip
 
     def shutdown(self) -> None:
         log.info("shutting down")
         if self.server is not None:
             self.server.stop()
         self.scheduler.stop()
+
+
+def web_config(cfg: Config) -> WebConfig:
+    """The web config file the config names, loaded and checked (ConfigError if it is bad)."""
+    return load_web_config(cfg.web_config_file) if cfg.web_config_file else WebConfig()
 
 
 def config_loader(path: str | None, ns: argparse.Namespace) -> Callable[[], Config]:

@@ -5,9 +5,9 @@ Layers, from the bottom (a module imports its own layer or lower ones only):
     base        zmon, errors, logs, metrics, exposition, gzipjoin, runner, replay
     parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
     host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
-    core        registry, products, snapshot, scheduler, config, server (and the empty
-                zmon.collectors namespace the registry discovers plugins in), and the status
-                views zmon.status.* the server's page is made of
+    core        registry, products, snapshot, scheduler, config, server, listen, webconfig
+                (and the empty zmon.collectors namespace the registry discovers plugins in),
+                and the status views zmon.status.* the server's page is made of
     collectors  zmon.collectors.NAME.*: each imports no other collector's package
     entry       daemon, cli, demo, zmon.status.cli (``zmon status`` collecting once)
 
@@ -29,7 +29,7 @@ BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "
         "zmon.runner", "zmon.replay"}  # fmt: skip
 # zmon.collectors itself is only the namespace the registry discovers plugins in
 CORE = {"zmon.registry", "zmon.products", "zmon.snapshot", "zmon.scheduler", "zmon.config",
-        "zmon.server", "zmon.collectors"}  # fmt: skip
+        "zmon.server", "zmon.listen", "zmon.webconfig", "zmon.collectors"}  # fmt: skip
 ENTRY = {"zmon.daemon", "zmon.cli", "zmon.status.cli"}
 LAYERS = ("base", "parsers", "host", "core", "collectors", "entry")
 

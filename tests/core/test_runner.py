@@ -68,7 +68,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     result = CommandRunner(binaries={"zpool": prog}).run(["zpool", "status"], timeout=1.0)
     elapsed = time.monotonic() - start
     assert result.timed_out
-    assert elapsed < 5
+    assert elapsed < 120, "killed at its timeout, long before the program's 600 s end"
     with pytest.raises(CommandTimeout):
         result.check()
     grandchild = int(pidfile.read_text())
@@ -79,10 +79,10 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
 
 
 def test_run_deadline_caps_the_timeout(tmp_path: Path) -> None:
-    prog = _script(tmp_path, "slow", "import time; time.sleep(60)")
+    prog = _script(tmp_path, "slow", "import time; time.sleep(600)")
     token = run_deadline.set(time.monotonic() + 0.5)
     try:
-        result = CommandRunner(binaries={"slow": prog}).run(["slow"], timeout=30)
+        result = CommandRunner(binaries={"slow": prog}).run(["slow"], timeout=300)
     finally:
         run_deadline.reset(token)
-    assert result.timed_out and result.duration < 3
+    assert result.timed_out and result.duration < 120, "the 0.5 s deadline, not the 300 s timeout"

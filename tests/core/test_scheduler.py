@@ -1,9 +1,15 @@
-"""The scheduler: background runs, hard timeouts, last good data kept and marked stale."""
+"""The scheduler: background runs, hard timeouts, last good data kept and marked stale.
+
+No test here sleeps and hopes: each waits for what it checks (a thread blocked where it
+should be, a run count reached), so a loaded machine only makes them slower.
+"""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+from collections.abc import Callable
 
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, NoDataError, Paths
@@ -48,6 +54,26 @@ class Scripted(Collector):
                 self.active -= 1
 
 
+def wait_for(check: Callable[[], object], timeout: float = 60.0) -> bool:
+    """Poll ``check()`` until it is true; whether it became true within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _waiting_in(thread: threading.Thread, function: str) -> bool:
+    """Whether ``thread`` is blocked joining another thread, called from ``function``."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    names = []
+    while frame is not None:
+        names.append(frame.f_code.co_name)
+        frame = frame.f_back
+    return "join" in names and function in names
+
+
 def _sample(text: bytes, line_start: str) -> str | None:
     for line in text.decode().splitlines():
         if line.startswith(line_start):
@@ -81,19 +107,18 @@ def test_hung_run_times_out_and_never_overlaps() -> None:
     s = Scheduler()
     s.add(c, interval=60, timeout=0.3)
     worker = s.workers["scripted"]
-    start = time.monotonic()
     worker.run_once()
-    assert time.monotonic() - start < 2
+    assert c.active == 1, "run_once returned at its deadline, while the collector still hangs"
     text = s.snapshot.exposition.text
     assert b'zmon_collector_success{collector="scripted"} 0.0' in text
     assert b'result="timeout"} 1.0' in text
     # The next run waits for the stuck one instead of starting a second copy.
     t = threading.Thread(target=worker.run_once)
     t.start()
-    time.sleep(0.3)
+    assert wait_for(lambda: _waiting_in(t, "run_once") or c.max_active > 1)
     assert c.max_active == 1
     c.release.set()
-    t.join(5)
+    t.join(60)
     assert c.max_active == 1
 
 
@@ -114,13 +139,16 @@ def test_background_loop_and_clean_stop() -> None:
     s.add(c, interval=0.1, timeout=1)
     before = {t.name for t in threading.enumerate()}
     s.start()
-    time.sleep(0.5)
-    runs = s.snapshot.state("scripted").runs["success"]  # type: ignore[union-attr]
-    assert runs >= 2
+    state = s.snapshot.state("scripted")
+    assert state is not None
+    assert wait_for(lambda: state.runs["success"] >= 2)
     s.stop()
-    time.sleep(0.2)
-    leftover = {t.name for t in threading.enumerate() if t.is_alive()} - before
-    assert not any(n.startswith("zmon-") for n in leftover), leftover
+
+    def leftover() -> set[str]:
+        alive = {t.name for t in threading.enumerate() if t.is_alive()} - before
+        return {n for n in alive if n.startswith("zmon-")}
+
+    assert wait_for(lambda: not leftover()), leftover()
 
 
 def test_same_family_from_two_collectors_is_merged() -> None:
@@ -143,25 +171,32 @@ def test_a_slow_render_never_holds_collectors_up(monkeypatch) -> None:  # type: 
     """Runs that finish while the exposition is being joined share the next join."""
     from zmon.snapshot import Snapshot
 
-    renders = []
+    rendering, release = threading.Event(), threading.Event()
+    renders: list[str] = []
     original = Snapshot.rerender
 
-    def slow(self: Snapshot) -> None:
-        time.sleep(0.4)  # a large host on a slow CPU
+    def slow(self: Snapshot) -> None:  # the render thread's renders last until released
+        if threading.current_thread().name == "zmon-render":
+            rendering.set()
+            release.wait(120)
         original(self)
-        renders.append(time.monotonic())
+        renders.append(threading.current_thread().name)
 
     monkeypatch.setattr(Snapshot, "rerender", slow)
     c = Scripted(_ctx())
     s = Scheduler()
-    s.add(c, interval=0.05, timeout=1)
+    s.add(c, interval=0.01, timeout=5)
     s.start()
+    state = s.snapshot.state("scripted")
+    assert state is not None
     try:
-        time.sleep(1.5)
-        runs = s.snapshot.state("scripted").runs["success"]  # type: ignore[union-attr]
-        text = s.snapshot.exposition.text
+        assert wait_for(rendering.is_set)  # a run finished and its render hangs
+        runs, done = state.runs["success"], len(renders)
+        assert wait_for(lambda: state.runs["success"] >= runs + 5), "runs waited for the render"
+        assert len(renders) == done, "runs rendered one by one instead of sharing the next render"
+        release.set()
+        assert wait_for(lambda: len(renders) > done)
+        assert b"zmon_test_value 1.0" in s.snapshot.exposition.text
     finally:
+        release.set()
         s.stop()
-    assert runs >= 10, f"the collector waited for renders: {runs} runs in 1.5 s"
-    assert len(renders) <= 6, "renders were not coalesced"
-    assert b"zmon_test_value 1.0" in text

@@ -10,7 +10,7 @@ from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, Paths
 from zmon.replay import StaticRunner
 from zmon.scheduler import Scheduler
-from zmon.server import MetricsServer, make_app
+from zmon.server import HTTPFrontend, make_app
 
 
 class One(Collector):
@@ -26,8 +26,8 @@ def _serve():  # type: ignore[no-untyped-def]
     s = Scheduler()
     s.add(One(Context(paths=Paths(), runner=StaticRunner())), 60, 1)
     s.workers["one"].run_once()
-    server = MetricsServer("127.0.0.1", 0, make_app(s.snapshot, lambda: True))
-    server.start()
+    server = HTTPFrontend(lambda web: make_app(s.snapshot, lambda: True, web=web))
+    server.serve(["127.0.0.1:0"])
     return s, server
 
 

@@ -80,7 +80,7 @@ def collect(
         collector.close()
 
 
-def wait_for(check, timeout: float = 15.0, step: float = 0.1):  # type: ignore[no-untyped-def]
+def wait_for(check, timeout: float = 120.0, step: float = 0.1):  # type: ignore[no-untyped-def]
     """Poll ``check()`` until it returns something truthy; that value, or the last one."""
     deadline = time.monotonic() + timeout
     value = check()
@@ -93,6 +93,6 @@ def wait_for(check, timeout: float = 15.0, step: float = 0.1):  # type: ignore[n
 @pytest.fixture
 def demo_host(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A demo host at its first phase (stopped and removed after the test)."""
-    host = DemoHost(phase_seconds=60, root=tmp_path / "host")
+    host = DemoHost(root=tmp_path / "host", stepped=True)
     yield host
     host.stop()

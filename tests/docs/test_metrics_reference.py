@@ -27,6 +27,7 @@ AREAS = [
     ("Disks: SMART, device map, hotplug", "disks", r"^zmon_(disk|devices)"),
     ("Kernel log", "kernel_log", r"^zmon_kernel_log_"),
     ("UPS", "ups", r"^zmon_ups_"),
+    ("ZFS module: version, tunables, pool upgrades", "zfs_module", r"^zmon_"),
     ("Collector state (seen in the end-to-end exposition)", "e2e", r"^zmon_"),
 ]
 CONTRACT_LABELS = ("pool", "vdev", "device", "ups", "collector")

@@ -11,7 +11,7 @@ from tests.helpers import collector_doc, collector_source
 
 ROOT = Path(__file__).resolve().parents[2]
 BEGIN, END = "<!-- metrics:begin -->\n", "<!-- metrics:end -->\n"
-COLLECTORS = ("zpool_list", "zpool_events", "datasets", "dedup", "pool_kstats")
+COLLECTORS = ("zpool_list", "zpool_events", "datasets", "dedup", "pool_kstats", "zfs_module")
 
 
 def documented(name: str) -> set[str]:

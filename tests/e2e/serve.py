@@ -22,19 +22,21 @@ def free_port() -> int:
 class ZmonProcess:
     """A ``zmon serve`` child; stop() sends SIGTERM and checks it exits."""
 
-    def __init__(self, args: Sequence[str], log_path: Path) -> None:
-        self.port = free_port()
+    def __init__(self, args: Sequence[str], log_path: Path, port: int | None = None) -> None:
+        """With ``port``, the config in ``args`` sets the listen address (so a reload can move
+        it); otherwise zmon listens on a free loopback port given as a flag."""
+        self.port = port or free_port()
         self.log_path = log_path
         self._log = log_path.open("wb")
+        listen = [] if port else ["--web.listen-address", f"127.0.0.1:{self.port}"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "zmon.cli", "serve",
-             "--web.listen-address", f"127.0.0.1:{self.port}", "--log.format", "json", *args],
+            [sys.executable, "-m", "zmon.cli", "serve", *listen, "--log.format", "json", *args],
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         self.base = f"http://127.0.0.1:{self.port}"
         self._wait_up()
 
-    def _wait_up(self, timeout: float = 20) -> None:
+    def _wait_up(self, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -53,7 +55,7 @@ class ZmonProcess:
     def metrics(self) -> str:
         return self.get("/metrics").decode()
 
-    def wait_for(self, needle: str, timeout: float = 30) -> str:
+    def wait_for(self, needle: str, timeout: float = 120) -> str:
         deadline = time.monotonic() + timeout
         text = ""
         while time.monotonic() < deadline:

@@ -1,7 +1,12 @@
-"""A hung external command never hangs a scrape, and leaves nothing behind."""
+"""A hung external command never hangs a scrape, and leaves nothing behind.
+
+No wall-clock bound on a scrape (that is the benchmarks' business): a scrape that completes
+while the collector's command provably hangs shows that scrapes do not wait for collectors.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -16,7 +21,22 @@ def _hanging_program(tmp_path: Path, name: str) -> Path:
     return prog
 
 
-def test_scrape_stays_fast_while_sysctl_hangs(tmp_path: Path) -> None:
+def _wait(check, timeout: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _runs(text: str, result: str) -> float:
+    m = re.search(rf'^zmon_collector_runs_total{{collector="arc",result="{result}"}} (\S+)$',
+                  text, re.M)  # fmt: skip
+    return float(m.group(1)) if m else 0.0
+
+
+def test_scrapes_answer_while_sysctl_hangs(tmp_path: Path) -> None:
     hang = _hanging_program(tmp_path, "hung-sysctl")
     zmon = ZmonProcess(
         [
@@ -29,23 +49,34 @@ def test_scrape_stays_fast_while_sysctl_hangs(tmp_path: Path) -> None:
         ],
         tmp_path / "zmon.log",
     )  # fmt: skip
+
+    def scrape_during_a_hang() -> bool:
+        """A whole scrape while one hung sysctl lives: it did not wait for the collector."""
+        before = set(processes_running(str(hang)))
+        if not before:
+            return False
+        zmon.metrics()
+        return bool(before & set(processes_running(str(hang))))
+
     try:
-        worst = 0.0
-        for _ in range(30):
-            start = time.monotonic()
-            zmon.metrics()
-            worst = max(worst, time.monotonic() - start)
-            time.sleep(0.1)
+        for _ in range(3):
+            assert _wait(scrape_during_a_hang), "no scrape answered while sysctl hung"
         text = zmon.wait_for('zmon_collector_success{collector="arc"} 0.0')
-        assert 'zmon_collector_runs_total{collector="arc",result="timeout"}' in text
-        assert worst < 0.5, f"a scrape took {worst:.3f}s while the collector hung"
-        # Each hung sysctl is killed at the run's deadline: at most the current one lives.
-        time.sleep(0.5)
-        assert len(processes_running(str(hang))) <= 1
+        # Each hung sysctl is killed at the run's deadline: never two at once.
+        timeouts = _runs(text, "timeout")
+        assert timeouts >= 1
+        most = 0
+
+        def three_more_timeouts() -> bool:
+            nonlocal most
+            most = max(most, len(processes_running(str(hang))))
+            return _runs(zmon.metrics(), "timeout") >= timeouts + 3
+
+        assert _wait(three_more_timeouts, 120)
+        assert most <= 1, f"{most} hung sysctl processes at once"
     finally:
         assert zmon.stop() == 0
-    time.sleep(0.5)
-    assert processes_running(str(hang)) == [], "a hung sysctl outlived zmon"
+    assert _wait(lambda: processes_running(str(hang)) == [], 30), "a hung sysctl outlived zmon"
 
 
 def _only(*names: str) -> list[str]:

@@ -116,6 +116,10 @@ def test_every_captured_output_parses(version: str) -> None:
         if "arcstats.txt" in ok:
             arc = parsed("arcstats", step / "arcstats.txt")
             assert (arc.value("zmon_arc_size_bytes", {}) or 0) > 0, step
+        if "zfs-module.txt" in ok:  # 01 stock, 02 with zio_slow_io_ms lowered (driver.sh)
+            module = parsed("zfs-module", step / "zfs-module.txt")
+            changed = 1 if step.name == checks.SCRUB_RUNNING else 0
+            assert module.value("zmon_zfs_module_parameters_changed", {}) == changed, step
     events = parsed("zpool-events", root / checks.CKSUM / "zpool-events-H.txt")
     assert (events.value("zmon_zfs_events_total", {"class": ("checksum",)}) or 0) >= 1
     removed = read_facts(root / checks.REMOVED / "facts.txt")["removed"]

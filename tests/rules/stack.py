@@ -7,6 +7,7 @@ stopped (SIGTERM, then SIGKILL) by ``stop()``. Nothing listens beyond 127.0.0.1.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers import stop_process_group
+from zmon.demo.control import DemoControlClient
 
 REPO = Path(__file__).resolve().parents[2]
+FOLLOWER_TIMEOUT = 300.0  # the event and kernel log followers read what the demo wrote
 
 
 def free_port() -> int:
@@ -45,7 +48,7 @@ class Process:
         self.proc = subprocess.Popen(self.argv, stdout=self._out, stderr=subprocess.STDOUT,
                                      cwd=cwd, start_new_session=True)  # fmt: skip
 
-    def wait_http(self, url: str, timeout: float = 30) -> None:
+    def wait_http(self, url: str, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -66,28 +69,79 @@ class Process:
         self._out.close()
 
 
-def fast_collectors_config(path: Path) -> Path:
-    """A zmon config running every collector each second (the demo's phases are seconds long)."""
-    from zmon.registry import collectors
+class SteppedDemo:
+    """``zmon serve --demo`` whose story moves on only when the test says so.
 
-    lines = []
-    for name, cls in sorted(collectors().items()):
-        timeout = min(float(cls.default_timeout), 5.0)
-        lines += [f"[collectors.{name}]", "interval = 1.0", f"timeout = {timeout}", ""]
-    path.write_text("\n".join(lines))
-    return path
+    Nothing here races a clock: ``step()`` enters the next phase and returns once every
+    collector has run on it and the event and kernel log followers have read everything the
+    host wrote; ``Prometheus.wait_scraped`` then waits until Prometheus has that data. The
+    collectors keep their default intervals: the control socket wakes them.
+    """
+
+    def __init__(self, tmp: Path) -> None:
+        self.address = f"127.0.0.1:{free_port()}"
+        self.socket = tmp / "demo.sock"
+        self.proc = Process([sys.executable, "-m", "zmon.cli", "serve", "--demo",
+                             "--demo.control-socket", str(self.socket),
+                             "--web.listen-address", self.address, "--log.format", "json"],
+                            tmp / "zmon.log", cwd=REPO)  # fmt: skip
+        self.proc.wait_http(f"http://{self.address}/healthz")
+        self.control = DemoControlClient(self.socket)
+        self.runs: dict[str, int] = {}
+        self.phases: list[str] = []
+        self._settle(self.control.request("collect"), first=True)
+
+    def metrics(self) -> str:
+        return http_get(f"http://{self.address}/metrics").decode()
+
+    def step(self) -> str:
+        """Enter the next phase; return its name once zmon serves all of it."""
+        return self._settle(self.control.request("step"))
+
+    def _settle(self, reply: dict[str, Any], first: bool = False) -> str:
+        assert not reply["stale"], (
+            f"collectors never finished a run: {reply['stale']}\n" + self.proc.tail()
+        )
+        self.runs.update(reply["runs"])
+        deadline = time.monotonic() + FOLLOWER_TIMEOUT
+        while True:
+            behind = self._followers_behind(reply, first)
+            if not behind:
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"followers never caught up: {behind}\n{self.proc.tail()}")
+            time.sleep(0.2)
+            again = self.control.request("collect zpool_events kernel_log")
+            assert not again["stale"], again
+            self.runs.update(again["runs"])
+        self.phases.append(reply["phase"])
+        return str(reply["phase"])
+
+    def _followers_behind(self, reply: dict[str, Any], first: bool) -> list[str]:
+        text = self.metrics()
+        behind = []
+        events = sum(_values(text, "zmon_zfs_events_total")) + sum(
+            _values(text, "zmon_zfs_events_dropped_total"))  # fmt: skip
+        if events < reply["events"]:
+            behind.append(f"zpool_events counted {events:g} of {reply['events']} events")
+        lines = sum(_values(text, "zmon_kernel_log_lines_read_total"))
+        if first:  # the follower starts at the end of kern.log: what is there now is history
+            if sum(_values(text, "zmon_kernel_log_following")) < 1:
+                behind.append("kernel_log does not follow kern.log yet")
+            self._kernel_lines_before = reply["kernel_log_lines"] - lines
+        elif lines < reply["kernel_log_lines"] - self._kernel_lines_before:
+            behind.append(f"kernel_log read {lines:g} of {reply['kernel_log_lines']} lines")
+        return behind
+
+    def stop(self) -> None:
+        self.control.close()
+        self.proc.stop()
 
 
-def start_zmon_demo(tmp: Path, phase_seconds: float) -> tuple[Process, str]:
-    """``zmon serve --demo`` on a free port; returns the process and its host:port."""
-    address = f"127.0.0.1:{free_port()}"
-    config = fast_collectors_config(tmp / "zmon.toml")
-    proc = Process([sys.executable, "-m", "zmon.cli", "serve", "--demo",
-                    "--demo.phase-seconds", str(phase_seconds), "--config", str(config),
-                    "--web.listen-address", address, "--log.format", "json"],
-                   tmp / "zmon.log", cwd=REPO)  # fmt: skip
-    proc.wait_http(f"http://{address}/healthz")
-    return proc, address
+def _values(text: str, name: str) -> list[float]:
+    """The values of every sample of ``name`` in an exposition."""
+    return [float(m.group(1)) for m in
+            re.finditer(rf"^{name}(?:{{[^}}]*}})? (\S+)$", text, re.M)]  # fmt: skip
 
 
 class Prometheus:
@@ -137,7 +191,7 @@ class Prometheus:
     def rule_health(self) -> list[dict[str, Any]]:
         return [r for g in self.api("rules")["groups"] for r in g["rules"]]
 
-    def wait_for(self, expr: str, timeout: float = 30) -> None:
+    def wait_for(self, expr: str, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.query(expr):
@@ -145,8 +199,58 @@ class Prometheus:
             time.sleep(0.5)
         raise AssertionError(f"{expr!r} returned nothing for {timeout}s:\n{self.proc.tail()}")
 
+    def wait_scraped(self, demo: SteppedDemo, scrapes: int = 3, timeout: float = 300) -> None:
+        """Wait until Prometheus holds what the demo serves now, in ``scrapes`` scrapes.
+
+        The collectors' run counters tell: once Prometheus has each at least at the demo's
+        last count, it has scraped the current phase; then ``scrapes`` scrapes of it are
+        counted, so rates and ranges have more than one sample of each phase.
+        """
+        deadline = time.monotonic() + timeout
+        seen: set[float] = set()
+        while time.monotonic() < deadline:
+            got = {r["metric"]["collector"]: float(r["value"][1]) for r in
+                   self.query("sum by (collector) (zmon_collector_runs_total)")}  # fmt: skip
+            if all(got.get(c, -1) >= n for c, n in demo.runs.items()):
+                seen |= {float(r["value"][0]) for r in self.query('timestamp(up{job="zmon"})')}
+                if len(seen) >= scrapes:
+                    return
+            time.sleep(0.2)
+        raise AssertionError(f"Prometheus never scraped the demo's current phase:\n"
+                             f"{self.proc.tail()}")  # fmt: skip
+
+    def wait_alerts_settled(self, after: float, max_for: float, delivered: Webhook,
+                            timeout: float = 300) -> None:  # fmt: skip
+        """Wait until the rules have run on data scraped by ``after`` (Unix time) and reached
+        their verdict: no alert whose ``for`` is at most ``max_for`` is still pending, and
+        every firing alert has reached ``delivered`` through Alertmanager."""
+        deadline = time.monotonic() + timeout
+        state = ""
+        while time.monotonic() < deadline:
+            groups = self.api("rules", type="alert")["groups"]
+            evaluated = all(_unix(g["lastEvaluation"]) > after for g in groups)
+            pending = sorted({r["name"] for g in groups for r in g["rules"]
+                              if r["duration"] <= max_for
+                              and any(a["state"] == "pending" for a in r["alerts"])})  # fmt: skip
+            firing = [a["labels"] for a in self.api("alerts")["alerts"] if a["state"] == "firing"]
+            got = [a["labels"] for a in delivered.alerts() if a.get("status") == "firing"]
+            undelivered = sorted({f["alertname"] for f in firing if f not in got})
+            if evaluated and not pending and not undelivered:
+                return
+            state = f"evaluated={evaluated} pending={pending} undelivered={undelivered}"
+            time.sleep(0.2)
+        raise AssertionError(f"alerts never settled: {state}\n{self.proc.tail()}")
+
     def stop(self) -> None:
         self.proc.stop()
+
+
+def _unix(rfc3339: str) -> float:
+    """Prometheus API time (RFC 3339, nanoseconds, Z) as Unix time."""
+    from datetime import datetime
+
+    stamp = re.sub(r"(\.\d{6})\d*", r"\1", rfc3339.replace("Z", "+00:00"))
+    return datetime.fromisoformat(stamp).timestamp()
 
 
 class PromQLError(AssertionError):

@@ -74,7 +74,7 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
     """Yield each phase of the story, in order, with what every collector returned."""
     clock = SteppedClock(START)
     monkeypatch.setattr(time, "time", clock)  # collectors stamp and estimate with time.time()
-    host = DemoHost(phase_seconds=60, root=tmp_path / "host", clock=clock, monotonic=clock)
+    host = DemoHost(phase_seconds=60, root=tmp_path / "host", clock=clock)
     host.upsd.start()
     runner = ShiftingRunner(host, clock)
     board, devices = Board(), DeviceMapCache(host.paths)
@@ -91,8 +91,9 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
             made[name].collect()
         skipped = _log_lines(host)
         for index, phase in enumerate(PHASES):
+            host.tick(host.time_of(index))  # enter the phase at its start ...
             clock.t = host.time_of(index) + 30.0
-            host.tick(clock.t)
+            host.tick(clock.t)  # ... and live half a minute of it (ARC, UPS battery)
             _settle(host, made, skipped)
             by_collector = {}
             for name in ("zpool", *[n for n in made if n != "zpool"]):  # zpool names vdevs

@@ -11,7 +11,7 @@ from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, Paths
 from zmon.replay import StaticRunner
 from zmon.scheduler import Scheduler
-from zmon.server import MetricsServer, make_app
+from zmon.server import HTTPFrontend, make_app
 from zmon.status.history import History
 from zmon.status.model import read_model
 from zmon.status.page import StatusPage, charts, render_html, sparkline
@@ -100,8 +100,8 @@ def _serve_degraded():  # type: ignore[no-untyped-def]
     app = make_app(s.snapshot, lambda: True, "nas1")
     s.workers["zpool"].run_once()
     s.snapshot.rerender()
-    server = MetricsServer("127.0.0.1", 0, app)
-    server.start()
+    server = HTTPFrontend(lambda web: app)
+    server.serve(["127.0.0.1:0"])
     return s, server
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from tests.helpers import require_tool, stop_process_group
 from tests.status.demo_story import walk
-from zmon.server import MetricsServer, make_app
+from zmon.server import HTTPFrontend, make_app
 from zmon.snapshot import CollectorState, Snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,8 +63,8 @@ def page_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 snapshot.add(state)
             snapshot.rerender()
             if cap.name == UP_TO:
-                server = MetricsServer("127.0.0.1", 0, app)
-                server.start()
+                server = HTTPFrontend(lambda web: app)
+                server.serve(["127.0.0.1:0"])
                 yield f"http://127.0.0.1:{server.port}/"
                 break
     finally:

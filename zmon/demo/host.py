@@ -18,6 +18,7 @@ from pathlib import Path
 from zmon.config import CollectorSettings, Config, declared_binaries
 from zmon.demo.disks import BlockTree
 from zmon.demo.kernlog import syslog_lines
+from zmon.demo.module import write_module_tree
 from zmon.demo.timeline import PHASES, Phase
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
@@ -50,35 +51,46 @@ UPTIME_AT_START = 300.0  # the demo host booted five minutes before the story st
 
 
 class DemoHost:
-    """Builds the demo tree, then advances it on a background thread.
+    """Builds the demo tree, then advances it through the story.
 
     ``apply(cfg)`` points a config's paths and binaries at the tree, so the ordinary
-    collectors run unchanged against it. ``clock`` (wall time) and ``monotonic`` (what the
-    ARC counters advance by) are injectable, so a test can step the story explicitly.
+    collectors run unchanged against it.
+
+    The host keeps its own clock (``now()``). By default it is the wall clock (``clock``,
+    injectable), and ``start()`` ticks the host forward every second. A ``stepped`` host's
+    clock stands still at the start of a phase until ``step()`` moves it to the start of the
+    next one: a test decides when the story moves on, so what it sees does not depend on how
+    fast the machine runs.
     """
 
     def __init__(
-        self, phase_seconds: float = 60.0, root: Path | None = None, first_phase: int = 0,
-        clock: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic,
-    ) -> None:  # fmt: skip
+        self,
+        phase_seconds: float = 60.0,
+        root: Path | None = None,
+        first_phase: int = 0,
+        stepped: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._clock = clock
-        self._monotonic = monotonic
         self.phase_seconds = max(1.0, float(phase_seconds))
+        self.stepped = stepped
         self._own_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="zmon-demo-")) if root is None else root
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # one tick or step at a time
         self._t0 = clock()
+        self._position = first_phase  # stepped: phases since the story began, loops included
         self._phase_index = -1
         self._eid = 0
         self._arc_base = (DATA / "arcstats.txt").read_text()
         self._arc_acc: dict[str, float] = {}
-        self._last_tick = monotonic()
         self._ups_vars = base_variables()
         self._ups_charge = 100.0
         self._ups_lock = threading.Lock()
         self.upsd = DemoUpsd(self.ups_variables)
         self._build(first_phase)
+        self._last_now = self.now()
 
     # ---- layout
 
@@ -176,6 +188,7 @@ class DemoHost:
         values = _module_parameters(src.read_text()) if src.exists() else {}
         for name, value in values.items():
             (params / name).write_text(value + "\n")
+        write_module_tree(params.parent, src.with_name("zfs-version.txt"))
 
     def _write_disks(self) -> None:
         """sysfs block devices and /dev/disk links as the lab VM had them."""
@@ -190,9 +203,11 @@ class DemoHost:
     # ---- time
 
     def start(self) -> None:
+        """Serve the demo UPS and, unless stepped, tick the host forward every second."""
         self.upsd.start()
-        self._thread = threading.Thread(target=self._run, name="zmon-demo", daemon=True)
-        self._thread.start()
+        if not self.stepped:
+            self._thread = threading.Thread(target=self._run, name="zmon-demo", daemon=True)
+            self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
@@ -206,20 +221,52 @@ class DemoHost:
         while not self._stop.wait(1.0):
             self.tick()
 
+    def now(self) -> float:
+        """The host's time: the wall clock, or a stepped host's current phase start."""
+        return self.time_of(self._position) if self.stepped else self._clock()
+
     def tick(self, now: float | None = None) -> None:
-        """Advance the host to ``now``: switch phase when due and move the ARC counters."""
-        now = self._clock() if now is None else now
-        index = int((now - self._t0) // self.phase_seconds) % len(PHASES)
-        while self._phase_index != index:  # through every phase due, none skipped
-            self._enter_phase((self._phase_index + 1) % len(PHASES), now=now)
-        mono = self._monotonic()
-        dt, self._last_tick = mono - self._last_tick, mono
-        self._write_arcstats(dt, elapsed=now - self._t0)
-        self._advance_ups(dt)
+        """Advance the host to ``now`` (default ``now()``): move the ARC counters and the UPS
+        battery over the time gone by, then switch phase when due."""
+        with self._lock:
+            now = self.now() if now is None else now
+            dt, self._last_now = max(0.0, now - self._last_now), now
+            self._write_arcstats(dt, elapsed=now - self._t0)  # the phase that was on
+            self._advance_ups(dt)
+            index = (self._position if self.stepped
+                     else int((now - self._t0) // self.phase_seconds)) % len(PHASES)  # fmt: skip
+            if self._phase_index != index:
+                while self._phase_index != index:  # through every phase due, none skipped
+                    self._enter_phase((self._phase_index + 1) % len(PHASES), now=now)
+                self._advance_ups(0.0)  # the new phase's mains power
+
+    def step(self) -> Phase:
+        """A stepped host: move the clock to the start of the next phase and enter it."""
+        if not self.stepped:
+            raise RuntimeError("step() needs a stepped demo host")
+        with self._lock:
+            self._position += 1
+        self.tick()
+        return self.phase
 
     @property
     def phase(self) -> Phase:
         return PHASES[self._phase_index]
+
+    @property
+    def loop(self) -> int:
+        """How many times a stepped host went through the whole story."""
+        return self._position // len(PHASES)
+
+    @property
+    def events_written(self) -> int:
+        """ZFS events in the host's event log so far."""
+        return self._eid
+
+    def kernel_log_lines(self) -> int:
+        """Lines in the host's kern.log so far."""
+        with self.paths.root(KERN_LOG).open("rb") as f:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 16), b""))
 
     def time_of(self, index: int, loop: int = 0) -> float:
         """Wall time at which phase ``index`` of the ``loop``-th pass through the story starts."""
@@ -231,7 +278,7 @@ class DemoHost:
         _symlink(str(scen), self.root / "current")
         self._copy_kstats(scen)
         self._append_events(scen / "events-new.txt")
-        self._append_kernel_log(scen / "kernel-new.txt", self._clock() if now is None else now)
+        self._append_kernel_log(scen / "kernel-new.txt", self.now() if now is None else now)
         self._phase_index = index
         log.info("demo phase", phase=phase.name, scenario=phase.scenario)
 

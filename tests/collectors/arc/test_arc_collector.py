@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import fixture_path, require_tool
+from tests.support.freebsd_sysctl import SYSCTL_LINE, named_kstat_as_sysctl
 from zmon.collectors.arc import ArcCollector
 from zmon.errors import ParseError
 from zmon.exposition import render
 from zmon.parsers.arcstats import FREEBSD_PARAM_SYSCTLS
-from zmon.parsers.kstat import parse_kstat
 from zmon.registry import Context, NoDataError, Paths, collectors
 from zmon.replay import StaticRunner
 from zmon.runner import CommandError, CommandResult, CommandRunner, CommandTimeout
@@ -31,10 +31,7 @@ def freebsd_ctx(runner) -> Context:  # type: ignore[no-untyped-def]
     return Context(paths=Paths(procfs=Path("/nonexistent")), runner=runner, platform="freebsd")
 
 
-def as_sysctl(kstat_text: bytes) -> bytes:
-    """The same fields as FreeBSD's ``sysctl kstat.zfs.misc.arcstats`` prints them."""
-    entries = parse_kstat(kstat_text).entries
-    return "".join(f"kstat.zfs.misc.arcstats.{k}: {v.value}\n" for k, v in entries.items()).encode()
+FREEBSD_CAPTURE = FIX / "corpus" / "arcstats_08_freebsd_ZoF_2019_sysctl_PARTIAL.txt"
 
 
 def test_registered() -> None:
@@ -79,10 +76,36 @@ def test_linux_malformed_arcstats_raises(tmp_path: Path) -> None:
     assert err.value.line_no == 4
 
 
+def test_freebsd_real_sysctl_capture(golden) -> None:  # type: ignore[no-untyped-def]
+    """What an OpenZFS-on-FreeBSD host printed for ``sysctl kstat.zfs.misc.arcstats``."""
+    runner = StaticRunner({
+        ARCSTATS_ARGV: FREEBSD_CAPTURE.read_bytes(),
+        PARAMS_ARGV: b"vfs.zfs.arc.max: 4294967296\nvfs.zfs.arc.min: 0\n",
+    })  # fmt: skip
+    ms = ArcCollector(freebsd_ctx(runner)).collect()
+    assert runner.calls == [ARCSTATS_ARGV, PARAMS_ARGV]
+    assert ms.sample_value("zmon_arc_meta_min_bytes") == 16777216
+    assert ms.sample_value("zmon_arc_dnode_limit_bytes") == 320786534
+    assert ms.sample_value("zmon_arc_meta_limit_bytes") == 3207865344
+    assert ms.sample_value("zmon_arc_memory_all_bytes") == 0
+    assert ms.sample_value("zmon_arc_param_max_bytes") == 4294967296
+    assert ms.sample_value("zmon_arc_stat") is None  # every field of the capture is curated
+    golden("arc/collector-freebsd-sysctl.prom", render(ms.families()))
+
+
+def test_derived_sysctl_has_the_real_captures_shape() -> None:
+    real = FREEBSD_CAPTURE.read_text().splitlines()
+    derived = named_kstat_as_sysctl(
+        (FIX / "proc" / "spl" / "kstat" / "zfs" / "arcstats").read_bytes(),
+        "kstat.zfs.misc.arcstats").splitlines()  # fmt: skip
+    assert len(real) == 18 and len(derived) > 100
+    assert [ln for ln in real + derived if not SYSCTL_LINE.match(ln)] == []
+
+
 def test_freebsd_matches_linux_for_the_same_fields() -> None:
     data = (FIX / "proc" / "spl" / "kstat" / "zfs" / "arcstats").read_bytes()
     runner = StaticRunner({
-        ARCSTATS_ARGV: as_sysctl(data),
+        ARCSTATS_ARGV: named_kstat_as_sysctl(data, "kstat.zfs.misc.arcstats").encode(),
         PARAMS_ARGV: b"vfs.zfs.arc.max: 4294967296\nvfs.zfs.arc.min: 0\n",
     })  # fmt: skip
     ms = ArcCollector(freebsd_ctx(runner)).collect()

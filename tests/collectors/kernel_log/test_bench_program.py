@@ -1,4 +1,4 @@
-"""The committed mtail program matches the pattern library; mtail runs it when installed."""
+"""The committed mtail program matches the pattern library, and mtail counts what zmon counts."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from types import ModuleType
 
 import pytest
 
+from tests.helpers import require_tool
 from zmon.parsers.kernel_log import default_rules
 
 BENCH = Path(__file__).resolve().parents[3] / "benchmarks"
@@ -27,13 +28,10 @@ def test_committed_mtail_program_is_current() -> None:
     assert (BENCH / "kernel_log.mtail").read_text() == expected, f"regenerate: {regenerate}"
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_mtail_counts_agree_with_zmon(tmp_path: Path) -> None:
-    import shutil
-
-    mtail = shutil.which("mtail")
-    if mtail is None:
-        pytest.skip("mtail is only needed for the benchmark (apt-get install mtail)")
+    mtail = require_tool("mtail", "the kernel_log benchmark's peer; Debian package mtail")
     bench = _bench()
     log = tmp_path / "kern.log"
     bench.generate(log, 3000, 0.2)

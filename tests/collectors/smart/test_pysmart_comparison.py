@@ -1,7 +1,8 @@
 """Why zmon reads smartctl itself: pySMART measured on the same saved outputs.
 
 These pin pySMART 1.4.x behaviour documented in zmon/collectors/smart/README.md. If pySMART
-changes, these fail and the document gets updated. Skipped when pySMART is not installed.
+changes, these fail and the document gets updated. pySMART is a test dependency
+(pyproject.toml), so a missing pySMART fails here rather than hiding the comparison.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import pytest
 from tests.helpers import fixture_path
 from zmon.parsers.smartctl import parse_smartctl
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("pySMART") is None, reason="pySMART not installed"
-)
+
+def test_pysmart_is_installed() -> None:
+    assert importlib.util.find_spec("pySMART") is not None, "pip install -e '.[test]'"
+
 
 FILES = {
     "txt_04": ("corpus/smartctl_txt_04_ssd_sandforce_odd_raw_values_7.1.txt", "sat"),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.freebsd_sysctl import named_kstat_as_sysctl
 from tests.support.perf_lab import VERSIONS, check_histograms, lab, proc_tree
 from zmon.collectors.txg import SYNC_BOUNDS, PoolTxgs, TxgCollector, parse_txgs_kind, txg_metrics
 from zmon.errors import ParseError
@@ -126,8 +127,8 @@ def test_dmu_tx_assign(version: str) -> None:
         len(parsed.buckets) == len(kstat.entries) and max(parsed.buckets) == len(kstat.entries) - 1
     )
     # FreeBSD prints the same rows through sysctl
-    sysctl = "".join(f"kstat.zfs.tank.misc.dmu_tx_assign.{name}: {e.value}\n"
-                     for name, e in kstat.entries.items())  # fmt: skip
+    sysctl = named_kstat_as_sysctl(lab(version, "01-healthy", "kstat-tank-dmu_tx_assign.txt"),
+                                   "kstat.zfs.tank.misc.dmu_tx_assign")  # fmt: skip
     freebsd = parse_dmu_tx_assign(sysctl)
     assert freebsd.buckets == parsed.buckets and freebsd.pool == "tank"
 
@@ -209,9 +210,8 @@ def test_collector_no_zfs(tmp_path: Path) -> None:
 
 
 def test_collector_freebsd() -> None:
-    kstat = parse_kstat(lab("2.3.2", "01-healthy", "kstat-tank-dmu_tx_assign.txt"))
-    sysctl = "".join(f"kstat.zfs.tank.misc.dmu_tx_assign.{name}: {e.value}\n"
-                     for name, e in kstat.entries.items())  # fmt: skip
+    sysctl = named_kstat_as_sysctl(lab("2.3.2", "01-healthy", "kstat-tank-dmu_tx_assign.txt"),
+                                   "kstat.zfs.tank.misc.dmu_tx_assign")  # fmt: skip
     run = StaticRunner({
         ("zpool", "list", "-H", "-o", "name"): b"tank\n",
         ("sysctl", "-n", "kstat.zfs.tank.txgs"): b"\n" + txgs("2.3.2", "01-healthy"),

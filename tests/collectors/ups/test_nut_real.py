@@ -15,6 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.collectors.ups.nutlab import NutLab
+from tests.helpers import not_run
 from zmon.collectors.ups import UpsCollector
 from zmon.metrics import MetricSet
 from zmon.registry import Context, Paths
@@ -67,7 +68,7 @@ STATES = [
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     if os.geteuid() != 0:
-        pytest.skip("REAL-TIER TEST NOT RUN: upsd and dummy-ups are run as root here")
+        not_run("upsd and dummy-ups are run as root here", "run the tests as root")
     root = tmp_path_factory.mktemp("nut")
     lab = NutLab(
         root,

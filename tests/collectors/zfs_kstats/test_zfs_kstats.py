@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import fixture_path
+from tests.support.freebsd_sysctl import named_kstat_as_sysctl
 from tests.support.perf_lab import VERSIONS, check_histograms, lab, proc_tree
 from zmon.collectors.zfs_kstats import (
     FREEBSD_ARGV,
+    SYSCTL_ROOT,
     ZfsKstatsCollector,
     group_sysctl,
     identify,
@@ -32,14 +35,11 @@ def kstat_dir(version: str) -> Path:
 
 
 def as_sysctl(version: str) -> bytes:
-    """The same kstats as FreeBSD's ``sysctl -i kstat.zfs.misc.<kstat> ...`` prints them."""
-    lines = []
-    for kstat in KSTATS:
-        path = kstat_dir(version) / kstat
-        if path.exists():
-            for name, entry in parse_kstat(path.read_bytes()).entries.items():
-                lines.append(f"kstat.zfs.misc.{kstat}.{name}: {entry.value}")
-    return ("\n".join(lines) + "\n").encode()
+    """The lab's module kstats as FreeBSD's ``sysctl -i kstat.zfs.misc.<kstat> ...`` prints them."""
+    return "".join(
+        named_kstat_as_sysctl((kstat_dir(version) / k).read_bytes(), SYSCTL_ROOT + k)
+        for k in KSTATS if (kstat_dir(version) / k).exists()
+    ).encode()  # fmt: skip
 
 
 def test_table_is_consistent() -> None:
@@ -87,6 +87,15 @@ def test_collector_freebsd_matches_linux(version: str) -> None:
                                        runner=StaticRunner())).collect()  # fmt: skip
     assert render(freebsd.families()) == render(linux.families())
     assert FREEBSD_ARGV[:2] == ("sysctl", "-i")
+
+
+def test_group_sysctl_reads_a_real_freebsd_capture() -> None:
+    """The real ``sysctl kstat.zfs.misc.arcstats`` of an OpenZFS-on-FreeBSD host."""
+    data = fixture_path("arc", "corpus", "arcstats_08_freebsd_ZoF_2019_sysctl_PARTIAL.txt")
+    groups = group_sysctl(data.read_bytes())
+    assert list(groups) == ["arcstats"] and len(groups["arcstats"]) == 18
+    assert groups["arcstats"]["arc_meta_limit"].value == 3207865344
+    assert groups["arcstats"]["arc_dnode_limit"].value == 320786534
 
 
 def test_freebsd_without_zfs_is_no_data() -> None:

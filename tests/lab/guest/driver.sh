@@ -110,6 +110,10 @@ capture() {
         c arcstats.txt         cat /proc/spl/kstat/zfs/arcstats
         c zpool-get-Hp-all.txt zpool get -Hp all ;;
     esac
+    case "$1" in 01-*|02-*)  # stock tunables, then zio_slow_io_ms lowered (zfs_module)
+        c zfs-module.txt       grep -H . /sys/module/zfs/version /sys/module/zfs/parameters/* \
+                               /sys/module/zfs/features.pool/*/uname ;;
+    esac
     if [ "$1" = 01-healthy ]; then
         c smartctl-a-j-sata0.json smartctl -a -j "$S0"
         c smartctl-a-j-nvme0.json smartctl -a -j /dev/nvme0
