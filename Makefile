@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 LISTEN ?= 127.0.0.1:10124
 
-.PHONY: demo test test-fast lint system-deps golden rules clean deb
+.PHONY: demo test test-fast lint system-deps golden rules bench clean deb
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ golden: $(VENV)/.installed
 rules: $(VENV)/.installed
 	$(PY) -m alert_rules.generate
 	$(PY) -m grafana.generate
+
+## zmon on a synthetic 1,000-disk host against its peers: one table (about 15 minutes, not
+## part of make test; benchmarks/README.md). Compares with Debian's mtail (apt-get install mtail).
+bench: $(VENV)/.installed
+	@command -v mtail >/dev/null || { echo "make bench compares with mtail: apt-get install mtail"; exit 1; }
+	$(PY) benchmarks/bench.py
 
 ## Build the Debian package into dist/ (dpkg-buildpackage; README "Packaging").
 deb:

@@ -19,7 +19,7 @@ from zmon.config import (
     load_all,
 )
 from zmon.errors import ParseError
-from zmon.registry import collectors, parse_kinds
+from zmon.registry import collectors, parse_kinds, parse_streams
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,13 +98,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parse(kind: str, file: str) -> int:
     func, _ = parse_kinds()[kind]
+    stream = parse_streams().get(kind)
     try:
-        data = sys.stdin.buffer.read() if file == "-" else open(file, "rb").read()  # noqa: SIM115
+        if stream is not None:  # read as it goes, in bounded memory
+            fh = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
+        else:
+            data = sys.stdin.buffer.read() if file == "-" else open(file, "rb").read()  # noqa: SIM115
     except OSError as exc:
         print(f"zmon parse {kind}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        metrics = func(data)
+        if stream is not None:
+            with fh:
+                metrics = stream(fh)
+        else:
+            metrics = func(data)
+    except OSError as exc:
+        print(f"zmon parse {kind}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except ParseError as exc:
         print(f"zmon parse {kind}: {file}: {exc}".replace("\n", " "), file=sys.stderr)
         return 1

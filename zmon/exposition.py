@@ -1,11 +1,36 @@
-"""Render metric families to the Prometheus text exposition format."""
+"""Render metric families to the Prometheus text exposition format (version 0.0.4).
+
+zmon writes the text itself, byte for byte what prometheus_client's ``generate_latest`` writes
+for the same families (tests/core/test_exposition.py compares the two; the golden files and
+``promtool check metrics`` check the result), because on a host with 1,000 disks going through
+``generate_latest`` cost seconds per run (benchmarks/README.md). A family this path does not
+cover (OpenMetrics-only ``_created``/``_gsum``/``_gcount`` samples, names outside the legacy
+character set) is rendered by ``generate_latest``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
+from typing import cast
 
 from prometheus_client.core import CollectorRegistry, Metric
 from prometheus_client.exposition import generate_latest
+from prometheus_client.samples import Sample
+from prometheus_client.utils import floatToGoString as _untyped_go
+
+from zmon.metrics import HistogramFamily
+
+_METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+# family type -> (suffix of the name in the text format, the TYPE printed)
+_TYPES = {"counter": ("_total", "counter"), "info": ("_info", "gauge"),
+          "stateset": ("", "gauge"), "unknown": ("", "untyped")}  # fmt: skip
+_OPENMETRICS_ONLY = ("_created", "_gsum", "_gcount")
+# A sample value as Go prints it (the client's own function, so the digits are the same).
+floatToGoString = cast(Callable[[float], str], _untyped_go)
+_valid_names: set[str] = set()
+_valid_labels: set[str] = set()
 
 
 class _Families:
@@ -16,8 +41,115 @@ class _Families:
         return iter(self._families)
 
 
-def render(families: Iterable[Metric]) -> bytes:
-    """Text exposition (format 0.0.4) of the given families, in their order."""
+def render_with_client(families: Iterable[Metric]) -> bytes:
+    """The same text through prometheus_client (the reference the direct path is held to)."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(_Families(families))
     return generate_latest(registry)
+
+
+def render(families: Iterable[Metric]) -> bytes:
+    """Text exposition (format 0.0.4) of the given families, in their order."""
+    out: list[str] = []
+    for fam in families:
+        if not _family_text(fam, out):
+            out.append(render_with_client([fam]).decode("utf-8"))
+    return "".join(out).encode("utf-8")
+
+
+def _escape_value(value: str) -> str:
+    if "\\" in value or "\n" in value or '"' in value:
+        return value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r"\"")
+    return value
+
+
+def _labels_ok(labels: Iterable[str]) -> bool:
+    for name in labels:
+        if name not in _valid_labels:
+            if not _LABEL_NAME.fullmatch(name):
+                return False
+            _valid_labels.add(name)
+    return True
+
+
+def _name_ok(name: str) -> bool:
+    if name not in _valid_names:
+        if not _METRIC_NAME.fullmatch(name):
+            return False
+        _valid_names.add(name)
+    return True
+
+
+def _family_text(fam: Metric, out: list[str]) -> bool:
+    """Append the family's text to ``out``; False (nothing appended) if it needs the client."""
+    suffix, typ = _TYPES.get(fam.type, ("", fam.type))
+    if fam.type == "gaugehistogram":
+        return False
+    name = fam.name + suffix
+    if not _name_ok(name):
+        return False
+    doc = fam.documentation.replace("\\", r"\\").replace("\n", r"\n")
+    lines = [f"# HELP {name} {doc}\n# TYPE {name} {typ}\n"]
+    if isinstance(fam, HistogramFamily):
+        plain, series = fam.series()
+    else:
+        plain, series = fam.samples, []
+    if not _sample_lines(fam.name, plain, lines):
+        return False
+    if series and not _histogram_lines(fam.name, series, lines):
+        return False
+    out.extend(lines)
+    return True
+
+
+def _sample_lines(family: str, samples: list[Sample], lines: list[str]) -> bool:
+    special = {family + s for s in _OPENMETRICS_ONLY}
+    go = floatToGoString
+    esc = _escape_value
+    for s in samples:
+        name, labels = s.name, s.labels
+        if name in special or not _name_ok(name):
+            return False
+        if labels:
+            if not _labels_ok(labels):
+                return False
+            text = ",".join([f'{k}="{esc(v)}"' for k, v in sorted(labels.items())])
+            head = f"{name}{{{text}}} "
+        else:
+            head = name + " "
+        if s.timestamp is not None:
+            lines.append(f"{head}{go(s.value)} {int(float(s.timestamp) * 1000):d}\n")
+        else:
+            lines.append(f"{head}{go(s.value)}\n")
+    return True
+
+
+def _histogram_lines(family: str, series: list, lines: list[str]) -> bool:  # type: ignore[type-arg]
+    """Compact histogram series: the label text is built once per series, not per bucket."""
+    go = floatToGoString
+    esc = _escape_value
+    # Bucket counts repeat (most are 0 or equal to the one before): format each value once.
+    # (Counts are never -0.0, the one float a value-keyed cache would confuse with 0.0.)
+    texts: dict[float, str] = {}
+    le_texts: dict[tuple[str, ...], list[str]] = {}
+    bucket, count_name, sum_name = family + "_bucket", family + "_count", family + "_sum"
+    if not (_name_ok(bucket) and _name_ok(count_name) and _name_ok(sum_name)):
+        return False
+    for base, les, cumulative, count, total in series:
+        if "le" in base or not _labels_ok(base):
+            return False
+        items = sorted(base.items())
+        before = "".join([f'{k}="{esc(v)}",' for k, v in items if k < "le"])
+        after = "".join([f',{k}="{esc(v)}"' for k, v in items if k > "le"])
+        le_parts = le_texts.get(les)
+        if le_parts is None:
+            le_parts = le_texts[les] = [f'le="{esc(le)}"' for le in les]
+        if len(le_parts) != len(cumulative):
+            return False
+        values = [texts.get(v) or texts.setdefault(v, go(v)) for v in cumulative]
+        head, tail = f"{bucket}{{{before}", f"{after}}} "
+        lines.extend([f"{head}{le}{tail}{v}\n" for le, v in zip(le_parts, values, strict=True)])
+        labels = ",".join([f'{k}="{esc(v)}"' for k, v in items])
+        labels = f"{{{labels}}}" if labels else ""
+        lines.append(f"{count_name}{labels} {go(count)}\n{sum_name}{labels} {go(total)}\n")
+    return True

@@ -14,7 +14,7 @@ import pkgutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, BinaryIO, ClassVar, Generic, TypeVar
 
 from prometheus_client.core import Metric
 
@@ -237,6 +237,26 @@ def parse_kinds() -> Mapping[str, tuple[ParseFunc, str]]:
     return dict(sorted(_PARSERS.items()))
 
 
+StreamParseFunc = Callable[[BinaryIO], MetricSet]
+_STREAM_PARSERS: dict[str, StreamParseFunc] = {}
+
+
+def register_parse_stream(kind: str) -> Callable[[StreamParseFunc], StreamParseFunc]:
+    """Decorator: ``zmon parse KIND`` reads the input as a stream with this function instead
+    of reading it whole (for inputs that can be gigabytes, like kernel logs)."""
+
+    def deco(func: StreamParseFunc) -> StreamParseFunc:
+        _STREAM_PARSERS[kind] = func
+        return func
+
+    return deco
+
+
+def parse_streams() -> Mapping[str, StreamParseFunc]:
+    load_builtin_collectors()
+    return dict(_STREAM_PARSERS)
+
+
 __all__ = [
     "Board",
     "Collector",
@@ -251,4 +271,6 @@ __all__ = [
     "parse_kinds",
     "register",
     "register_parse_kind",
+    "register_parse_stream",
+    "parse_streams",
 ]

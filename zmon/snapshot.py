@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.core import Metric
 
-from zmon import __version__, children
+from zmon import __version__, children, gzipjoin
 from zmon.exposition import render
 from zmon.logs import get
 from zmon.metrics import MetricSet
@@ -42,8 +42,9 @@ class CollectorState:
     name: str
     interval: float
     timeout: float
-    # each family of the last good run with its text exposition, rendered once per run
-    rendered: list[tuple[Metric, bytes]] = field(default_factory=list)
+    # each family of the last good run with its text exposition and that text compressed
+    # (a zmon.gzipjoin piece), both made once per run
+    rendered: list[tuple[Metric, bytes, bytes]] = field(default_factory=list)
     success: bool | None = None
     has_data: bool = False
     last_duration: float = 0.0
@@ -60,11 +61,15 @@ class CollectorState:
 
     @property
     def families(self) -> list[Metric]:
-        return [fam for fam, _ in self.rendered]
+        return [fam for fam, _, _ in self.rendered]
 
     def publish(self, families: list[Metric]) -> None:
-        """Keep a run's families, rendered now, in the collector's own thread."""
-        self.rendered = [(fam, render([fam])) for fam in families]
+        """Keep a run's families, rendered and compressed now, in the collector's own thread."""
+        out = []
+        for fam in families:
+            text = render([fam])
+            out.append((fam, text, gzipjoin.piece(text)))
+        self.rendered = out
 
     def stale(self, now_wall: float) -> bool:
         """Data is stale after a failed run, or when no success came for two intervals."""
@@ -126,21 +131,26 @@ class Snapshot:
         with self._lock:
             states = [self._states[k] for k in sorted(self._states)]
             self._stale_seen = {s.name: s.stale(now) for s in states}
-            sources: dict[str, list[tuple[Metric, bytes | None]]] = {}
+            sources: dict[str, list[tuple[Metric, bytes | None, bytes | None]]] = {}
             for s in states:
-                for fam, text in s.rendered:
-                    sources.setdefault(fam.name, []).append((fam, text))
+                for fam, text, compressed in s.rendered:
+                    sources.setdefault(fam.name, []).append((fam, text, compressed))
         for fam in self_metrics(states, now, self.start_time):
-            sources.setdefault(fam.name, []).append((fam, None))
-        parts = []
+            sources.setdefault(fam.name, []).append((fam, None, None))
+        parts: list[bytes] = []
+        pieces: list[bytes] = []
         for items in sources.values():
-            only = items[0][1]
-            if len(items) == 1 and only is not None:
+            _, only, packed = items[0]
+            if len(items) == 1 and only is not None and packed is not None:
                 parts.append(only)
+                pieces.append(packed)
             else:
-                parts.append(render(_merge(fam for fam, _ in items)))
-        text = b"".join(parts)
-        self._exposition = Exposition(text, gzip.compress(text, compresslevel=1), now)
+                merged = render(_merge(fam for fam, _, _ in items))
+                parts.append(merged)
+                pieces.append(gzipjoin.piece(merged))
+        # gzip from the pieces compressed at publish: compressing the whole text here after
+        # every run was most of the daemon's CPU on a big host (benchmarks/README.md)
+        self._exposition = Exposition(b"".join(parts), gzipjoin.join(parts, pieces), now)
         for listener in list(self.on_render):
             try:
                 listener()

@@ -95,7 +95,6 @@ class Kstat:
 # kid type flags ndata data_size crtime snaptime
 _N = r"([0-9]+)"
 _HEADER_RE = re.compile(rf"{_N} {_N} 0x([0-9a-fA-F]+) {_N} {_N} (-?[0-9]+) (-?[0-9]+)")
-_INT_RE = re.compile(r"-?[0-9]+")
 _UINT_RE = re.compile(r"[0-9]+")
 # A candidate type column: a single digit 0-7 standing alone between whitespace.
 _TYPE_COL_RE = re.compile(r"\s([0-7])(?:\s|$)")
@@ -111,7 +110,8 @@ def decode(data: bytes | str) -> str:
 
 def parse_int(token: str) -> int | None:
     """A strict ASCII decimal integer, or None (``int()`` would accept ``1_0`` and ``+1``)."""
-    return int(token) if _INT_RE.fullmatch(token) else None
+    digits = token[1:] if token.startswith("-") else token  # -?[0-9]+, without a regex
+    return int(token) if digits.isascii() and digits.isdigit() else None
 
 
 def parse_header(line: str) -> KstatHeader | None:
@@ -160,6 +160,37 @@ def parse_named_row(line: str) -> tuple[str, KstatEntry] | None:
         if value is not None:
             return text[: m.start()].rstrip(), KstatEntry(dtype, value)
     return None
+
+
+def quick_named_values(data: bytes | str) -> dict[str, int | str] | None:
+    """``parse_kstat(data).values()`` of a plain named kstat, or None if it is not plain.
+
+    Plain: the header, the ``name type data`` line, then one ``name type value`` row of
+    three tokens per field, no duplicates. That is every kstat the kernel writes, and reading
+    it this way is several times faster (a host with 10,000 datasets has 10,000 objset
+    kstats); anything else returns None, and ``parse_kstat`` gives the answer or the error.
+    """
+    lines = decode(data).splitlines()
+    if len(lines) < 2 or lines[1].split() != ["name", "type", "data"]:
+        return None
+    header = parse_header(lines[0])
+    if header is None or header.ks_type != KstatType.NAMED:
+        return None
+    out: dict[str, int | str] = {}
+    types = _TYPES
+    for line in lines[2:]:
+        parts = line.split()
+        if len(parts) != 3:
+            return None
+        name, code, raw = parts
+        dtype = types.get(code)
+        if dtype is None:
+            return None
+        value = _typed_value(dtype, raw)
+        if value is None or name in out:
+            return None
+        out[name] = value
+    return out
 
 
 def parse_kstat(data: bytes | str) -> Kstat:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from zmon.errors import ParseError
-from zmon.parsers.kstat import parse_kstat
+from zmon.parsers.kstat import parse_kstat, quick_named_values
 
 _HEADER = re.compile(r"^\d+ \d+ 0x[0-9a-fA-F]+ \d+ \d+ \d+ \d+\s*$")
 
@@ -38,7 +38,8 @@ def parse_named_kstat(data: bytes | str) -> dict[str, int | str]:
     Delegates to the shared kstat parser (names and strings may contain spaces; the header
     line is optional).
     """
-    return parse_kstat(data).values()
+    quick = quick_named_values(data)
+    return quick if quick is not None else parse_kstat(data).values()
 
 
 def parse_io_kstat(data: bytes | str) -> dict[str, int]:

@@ -273,8 +273,13 @@ def _aligned_block(lines: list[str], i: int, name: str) -> tuple[HistogramBlock,
             break  # the closing rule or the blank line before the next block
         if len(rows) >= HISTO_BUCKETS or len(toks) != width or not _NICETIME.match(toks[0]):
             raise ParseError("not a latency histogram row", i + 1, lines[i])
+        counts = toks[1:]
+        joined = "".join(counts)
         try:
-            rows.append([int(t) if t.isascii() and t.isdigit() else _count(t) for t in toks[1:]])
+            if joined.isascii() and joined.isdigit():  # -p: plain integers (the usual case)
+                rows.append(list(map(int, counts)))
+            else:
+                rows.append([int(t) if t.isascii() and t.isdigit() else _count(t) for t in counts])
         except ValueError as exc:
             raise ParseError(str(exc), i + 1, lines[i]) from None
         i += 1

@@ -15,7 +15,7 @@ import structlog
 
 from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
-from zmon.parsers.pow2_histogram import BUCKET_SETS, FINE_EXPONENTS, from_iostat_rows
+from zmon.parsers.pow2_histogram import BUCKET_SETS, FINE_EXPONENTS, iostat_buckets
 from zmon.parsers.zpool_iostat import (
     HistogramBlock,
     PoolIostat,
@@ -156,8 +156,8 @@ def _hist(
     labels: dict[str, str],
     exponents: tuple[int, ...],
 ) -> None:
-    h = from_iostat_rows(rows)
-    ms.histogram(name, help_text, h.buckets(exponents), h.count, h.sum_seconds, labels)
+    buckets, count, total = iostat_buckets(rows, exponents)
+    ms.histogram(name, help_text, buckets, count, total, labels)
 
 
 _OPS_HELP = (

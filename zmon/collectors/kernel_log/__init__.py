@@ -6,13 +6,14 @@ A background thread (started by ``start()``) follows the source and counts match
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from zmon import logs, regexcheck
 from zmon.collectors.kernel_log.metrics import (
@@ -35,7 +36,6 @@ from zmon.parsers.kernel_log import (
     merge_rules,
     rules_from_table,
     rules_from_toml,
-    scan_text,
 )
 from zmon.registry import (
     Collector,
@@ -45,6 +45,7 @@ from zmon.registry import (
     OptionError,
     register,
     register_parse_kind,
+    register_parse_stream,
 )
 
 log = logs.get("kernel_log")
@@ -318,13 +319,31 @@ def _readable(path: Path) -> bool:
 )
 def parse_kernel_log(data: bytes) -> MetricSet:
     """Count fault patterns per device in a captured kernel log (built-in patterns only)."""
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line_no = data.count(b"\n", 0, nul) + 1
-        raise ParseError("binary data (NUL byte): expected log text, e.g. journalctl -k -o "
-                         "short-iso", line_no)  # fmt: skip
-    text = data.decode("utf-8", "replace")
+    return parse_kernel_log_stream(io.BytesIO(data))
+
+
+@register_parse_stream("kernel-log")
+def parse_kernel_log_stream(stream: BinaryIO, chunk_size: int = 1 << 20) -> MetricSet:
+    """``parse_kernel_log`` reading ``stream`` in chunks of whole lines: memory stays bounded
+    by the chunk size (and the longest line), whatever the size of the log."""
     tally = Tally(resolver=name_only_resolver)
-    tally.add_all(scan_text(text, PatternSet(default_rules())))
-    tally.add_lines("input", text.count("\n") + (1 if text and not text.endswith("\n") else 0))
+    scanner = Scanner(PatternSet(default_rules()), line_timestamps=True)
+    rest = b""
+    lines = 0
+    while True:
+        chunk = stream.read(chunk_size)
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\n") + 1 if chunk else len(data)
+        whole, rest = data[:cut], data[cut:]
+        nul = whole.find(b"\x00")
+        if nul >= 0:
+            raise ParseError("binary data (NUL byte): expected log text, e.g. journalctl -k -o "
+                             "short-iso", lines + whole.count(b"\n", 0, nul) + 1)  # fmt: skip
+        if whole:
+            lines += whole.count(b"\n")
+            tally.add_all(scanner.feed(whole.decode("utf-8", "replace")))
+        if not chunk:
+            break
+    tally.add_all(scanner.flush())
+    tally.add_lines("input", lines + (1 if cut and not whole.endswith(b"\n") else 0))
     return kernel_log_metrics(tally.snapshot())

@@ -1,0 +1,547 @@
+#!/usr/bin/env python3
+"""zmon on a big storage host: one table of what it costs (``make bench``).
+
+On the synthetic host of ``benchmarks/bighost.py`` it measures, and prints side by side:
+
+1. each collector's CPU and wall time for one cycle (collect, then render its families as the
+   scheduler does) at 10, 100 and 1,000 vdevs, with the exponent of a power-law fit
+   (``cpu ~ vdevs^k``: linear shows as ~1.0);
+2. the whole daemon (``zmon serve``) on the 1,000-vdev host at default intervals: CPU % of one
+   core, RSS, threads and open fds, while a kernel log grows;
+3. scrapes of that daemon's full exposition: p50/p99 with 1 and 50 clients, plain and gzip;
+4. kernel-log matching on a large log (1 GiB by default): zmon's file follower and
+   ``zmon parse kernel-log`` against ``mtail --one_shot`` (Debian's mtail) with an equivalent
+   program (same rules, first match wins) and with a program an admin would write (one regex
+   per fault, no ``else`` chain): lines/s, peak RSS, and zmon's ratio to each;
+5. the exposition size of each collector on the 1,000-vdev host.
+
+The peers' and zmon's figures come from the same run on the same files. Run with
+``--quick`` for a shorter pass while developing (smaller log, one-minute daemon).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import http.client
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from bighost import BigHost, build_host, write_kernel_log  # noqa: E402
+from kernel_log_bench import FAULTS, mtail_program  # noqa: E402
+
+from zmon.config import load  # noqa: E402
+from zmon.exposition import render  # noqa: E402
+from zmon.parsers.kernel_log import Rule, default_rules  # noqa: E402
+from zmon.registry import Context, NoDataError, collectors  # noqa: E402
+
+SCALES = (10, 100, 1000)
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+# Options for the per-collector cycle: no pause between disks and no wait for a first event
+# (those are sleeps, not work; the daemon run keeps the defaults).
+QUICK_OPTIONS = {"smart": {"jitter": 0.0}, "zpool_events": {"startup_wait": 0.0}}
+VARIANTS = {"iostat (histograms=all)": ("iostat", {"histograms": "all"})}
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# ---- 1 and 5: collectors, one cycle at each scale
+
+
+def one_cycle(host: BigHost, name: str, extra: dict[str, Any], repeat: int) -> dict[str, Any]:
+    cfg = host.apply(load(collectors(), None))
+    settings = cfg.collectors[name]
+    options = {**settings.options, **QUICK_OPTIONS.get(name, {}), **extra}
+    ctx = Context(paths=cfg.paths, runner=host.runner(), options=options, platform="linux",
+                  interval=settings.interval, timeout=settings.timeout)  # fmt: skip
+    collector = collectors()[name](ctx)
+    cpu, wall = [], []
+    try:
+        collector.start()
+        collector.collect()  # the first run may read what later runs keep (scan, guids)
+        for _ in range(repeat):
+            c0, w0 = time.thread_time(), time.perf_counter()
+            families = collector.collect().families()
+            rendered = [render([fam]) for fam in families]
+            cpu.append(time.thread_time() - c0)
+            wall.append(time.perf_counter() - w0)
+    except NoDataError:
+        return {"nodata": True}
+    finally:
+        collector.close()
+    text = b"".join(rendered)
+    series = sum(1 for line in text.split(b"\n") if line and not line.startswith(b"#"))
+    return {"cpu": statistics.median(cpu), "wall": statistics.median(wall), "series": series,
+            "bytes": len(text), "gzip": len(gzip.compress(text, compresslevel=1))}  # fmt: skip
+
+
+def exponent(points: list[tuple[int, float]]) -> float | None:
+    """Least-squares slope of log(cpu) over log(vdevs); None when the cost is too small."""
+    pts = [(math.log(v), math.log(c)) for v, c in points if c > 0]
+    if len(pts) < 2 or max(c for _, c in points) < 0.005:
+        return None
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    den = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / den if den else None
+
+
+def collectors_section(tmp: Path, scales: tuple[int, ...], repeat: int) -> dict[str, Any]:
+    results: dict[str, dict[int, dict[str, Any]]] = {}
+    names = [(n, n, {}) for n in collectors()] + [(k, *v) for k, v in VARIANTS.items()]
+    for vdevs in scales:
+        t0 = time.perf_counter()
+        host = build_host(tmp / f"host-{vdevs}", vdevs)
+        say(f"collectors: host of {vdevs} vdevs built in {time.perf_counter() - t0:.1f}s")
+        for label, name, extra in names:
+            results.setdefault(label, {})[vdevs] = one_cycle(host, name, extra, repeat)
+    return results
+
+
+def print_collectors(results: dict[str, Any], scales: tuple[int, ...]) -> None:
+    print("\n## 1. One collector cycle (collect + render), median CPU / wall seconds\n")
+    head = " | ".join(f"{v} vdevs CPU / wall" for v in scales)
+    print(f"| collector | {head} | exponent |")
+    print("|---|" + "---|" * len(scales) + "---|")
+    for label, by_scale in results.items():
+        if any(r.get("nodata") for r in by_scale.values()):
+            print(f"| {label} | " + " | ".join("no data" for _ in scales) + " | - |")
+            continue
+        cells = [f"{by_scale[v]['cpu']:.4f} / {by_scale[v]['wall']:.4f}" for v in scales]
+        k = exponent([(v, by_scale[v]["cpu"]) for v in scales])
+        print(f"| {label} | " + " | ".join(cells) + f" | {'const' if k is None else f'{k:.2f}'} |")
+    print("\n(exponent: slope of log CPU over log vdevs; 'const': under 5 ms at every scale)")
+
+
+def print_sizes(results: dict[str, Any], vdevs: int) -> None:
+    print(f"\n## 5. Exposition size per collector, {vdevs} vdevs\n")
+    print("| collector | series | bytes | gzip bytes |")
+    print("|---|---:|---:|---:|")
+    total = [0, 0, 0]
+    for label, by_scale in results.items():
+        r = by_scale[vdevs]
+        if r.get("nodata"):
+            continue
+        print(f"| {label} | {r['series']:,} | {r['bytes']:,} | {r['gzip']:,} |")
+        if label not in VARIANTS:
+            total = [total[0] + r["series"], total[1] + r["bytes"], total[2] + r["gzip"]]
+    print(f"| all (default options) | {total[0]:,} | {total[1]:,} | {total[2]:,} |")
+
+
+# ---- 2 and 3: the daemon, then scrapes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    out = {}
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM", "Threads"):
+                out[key] = int(value.split()[0])
+    with contextlib.suppress(OSError):
+        out["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    return out
+
+
+def proc_cpu(pid: int) -> tuple[float, float]:
+    """(own CPU seconds, CPU seconds of its waited-for children) of a process."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime) / CLK_TCK, (cutime + cstime) / CLK_TCK
+
+
+def grow_kernel_log(path: Path, stop: threading.Event, per_second: int = 20) -> None:
+    """Append kernel lines as a busy host does, one in a hundred a fault."""
+    n = 0
+    with open(path, "a") as fh:
+        while not stop.wait(1.0):
+            lines = []
+            for _ in range(per_second):
+                n += 1
+                body = (FAULTS[n % len(FAULTS)] if n % 100 == 0 else
+                        "kernel: usb 1-1.{p}: new high-speed USB device number {n} using ehci-pci")
+                lines.append("Dec  1 00:00:00 big " + body.format(n=n, p=n % 8, h="00", l="a"))
+            fh.write("\n".join(lines) + "\n")
+            fh.flush()
+
+
+def get(port: int, gzip_ok: bool, timeout: float = 30.0) -> tuple[float, int]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        t0 = time.perf_counter()
+        conn.request("GET", "/metrics", headers={"Accept-Encoding": "gzip"} if gzip_ok else {})
+        body = conn.getresponse().read()
+        return time.perf_counter() - t0, len(body)
+    finally:
+        conn.close()
+
+
+def scrape(port: int, clients: int, requests: int, gzip_ok: bool) -> dict[str, float]:
+    times: list[float] = []
+    lock = threading.Lock()
+
+    def client() -> None:
+        for _ in range(requests):
+            took, _ = get(port, gzip_ok)
+            with lock:
+                times.append(took)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    times.sort()
+    return {"p50": times[len(times) // 2], "p99": times[min(len(times) - 1,
+                                                             int(len(times) * 0.99))]}  # fmt: skip
+
+
+def daemon_section(tmp: Path, vdevs: int, seconds: float) -> dict[str, Any]:
+    host = build_host(tmp / "daemon-host", vdevs)
+    port = free_port()
+    config = tmp / "zmon.toml"
+    config.write_text(host.config_toml(f"127.0.0.1:{port}"))
+    log = (tmp / "daemon.log").open("wb")
+    say(f"daemon: zmon serve on the {vdevs}-vdev host for {seconds:.0f}s")
+    t0 = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "zmon.cli", "serve", "--config", str(config),
+                             "--log.level", "warning", "--log.format", "json"],
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            cwd=REPO)  # fmt: skip
+    stop = threading.Event()
+    writer = threading.Thread(target=grow_kernel_log, args=(host.kernel_log, stop), daemon=True)
+    writer.start()
+    peak = {"VmRSS": 0, "Threads": 0, "fds": 0}
+    try:
+        while time.monotonic() - t0 < seconds:
+            if proc.poll() is not None:
+                raise RuntimeError(f"zmon exited: {(tmp / 'daemon.log').read_text()[-2000:]}")
+            st = proc_status(proc.pid)
+            for key in peak:
+                peak[key] = max(peak[key], st[key])
+            time.sleep(min(5.0, max(0.1, seconds - (time.monotonic() - t0))))
+        elapsed = time.monotonic() - t0
+        cpu, children = proc_cpu(proc.pid)
+        final = proc_status(proc.pid)
+        stop.set()
+        result: dict[str, Any] = {
+            "seconds": elapsed, "cpu_pct": 100 * cpu / elapsed, "cpu": cpu,
+            "children_cpu": children, "rss_mb": final["VmRSS"] / 1024,
+            "peak_rss_mb": final["VmHWM"] / 1024, "threads": final["Threads"],
+            "peak_threads": peak["Threads"], "fds": final["fds"], "peak_fds": peak["fds"],
+        }  # fmt: skip
+        say("scrapes: 1 and 50 clients, plain and gzip")
+        _, plain_bytes = get(port, False)
+        body = b""
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/metrics")
+        body = conn.getresponse().read()
+        conn.close()
+        _, gzip_bytes = get(port, True)
+        result["series"] = sum(1 for ln in body.split(b"\n") if ln and not ln.startswith(b"#"))
+        result["bytes"], result["gzip_bytes"] = plain_bytes, gzip_bytes
+        result["scrapes"] = {}
+        for clients, requests in ((1, 20), (50, 2)):
+            for gz in (False, True):
+                result["scrapes"][(clients, gz)] = scrape(port, clients, requests, gz)
+        result["scrape_cpu"] = proc_cpu(proc.pid)[0] - cpu
+        states = re.findall(rb'zmon_collector_success\{collector="(\w+)"\} (\S+)', body)
+        result["collectors_ok"] = sorted(n.decode() for n, v in states if v == b"1.0")
+        return result
+    finally:
+        stop.set()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 15)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+        log.close()
+
+
+def print_daemon(r: dict[str, Any]) -> None:
+    print(f"\n## 2. The whole daemon, {r['seconds']:.0f} s at default intervals\n")
+    print("| CPU % of one core | CPU s | RSS MB (peak) | threads (peak) | fds (peak) | "
+          "fake programs' CPU s |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|")
+    print(f"| {r['cpu_pct']:.2f} | {r['cpu']:.1f} | {r['rss_mb']:.1f} ({r['peak_rss_mb']:.1f}) | "
+          f"{r['threads']} ({r['peak_threads']}) | {r['fds']} ({r['peak_fds']}) | "
+          f"{r['children_cpu']:.1f} |")  # fmt: skip
+    print(f"\nCollectors whose last run succeeded: {', '.join(r['collectors_ok'])}")
+    print("\n## 3. Scrapes of the full exposition\n")
+    print(f"{r['series']:,} series; {r['bytes']:,} bytes plain, {r['gzip_bytes']:,} gzip\n")
+    print("| clients | encoding | p50 ms | p99 ms |")
+    print("|---:|---|---:|---:|")
+    for (clients, gz), s in r["scrapes"].items():
+        enc = "gzip" if gz else "plain"
+        print(f"| {clients} | {enc} | {1000 * s['p50']:.1f} | {1000 * s['p99']:.1f} |")
+
+
+# ---- 4: kernel-log matching
+
+
+def admin_mtail_program(rules: list[Rule]) -> str:
+    """The rules as an admin writes an mtail program: one block per fault regex, no else."""
+    out = ["# One block per fault regex, as an admin writes it (no else chain: a line may",
+           "# count under several rules). Generated by benchmarks/bench.py.",
+           "counter kernel_faults_total by pattern, device", ""]  # fmt: skip
+    for rule in rules:
+        rx = rule.regex.pattern.replace("/", "\\/")
+        names = sorted(rule.regex.groupindex, key=rule.regex.groupindex.__getitem__)
+        group = next((n for p in ("device", "path", "vdev", "controller") for n in names
+                      if n.startswith(p)), None)  # fmt: skip
+        label = f"${group}" if group else '""'
+        out += [f"/{rx}/ {{", f'  kernel_faults_total["{rule.pattern}"][{label}]++', "}", ""]
+    return "\n".join(out)
+
+
+def run_measured(argv: list[str], stdout: Any = subprocess.DEVNULL) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS MB) of a command run to its end."""
+    t0 = time.perf_counter()
+    err = tempfile.TemporaryFile()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=err, cwd=REPO)
+    # The peak RSS of the program itself: VmHWM after exec, read until it exits (wait4's
+    # ru_maxrss would include this process's own memory, inherited at fork).
+    hwm = 0
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        with contextlib.suppress(OSError, KeyError):
+            hwm = max(hwm, proc_status(proc.pid)["VmHWM"])
+        time.sleep(0.02)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        err.seek(0)
+        raise RuntimeError(f"{argv[0]} exited {proc.returncode}: {err.read()[-1000:]!r}")
+    return wall, usage.ru_utime + usage.ru_stime, hwm / 1024
+
+
+def follow_child(log: Path, out: Path, expect: int) -> None:
+    """(In a child process) the kernel_log collector's file follower reading ``log`` whole."""
+    from zmon.collectors.kernel_log import KernelLogCollector
+    from zmon.collectors.kernel_log.metrics import kernel_log_metrics
+    from zmon.runner import CommandRunner
+
+    root = Path(tempfile.mkdtemp(prefix="zmon-follow-"))
+    target = root / "rootfs" / "var" / "log" / "kern.log"
+    target.parent.mkdir(parents=True)
+    (root / "state").mkdir()
+    ctx = Context(paths=host_paths(root), runner=CommandRunner(),
+                  options={**{o.name: o.default for o in KernelLogCollector.options},
+                           "source": "file", "files": ["/var/log/kern.log"]})  # fmt: skip
+    collector = KernelLogCollector(ctx)
+    collector.start()  # the file does not exist yet: when it appears, all of it is new
+    t0, c0 = time.perf_counter(), time.process_time()
+    os.symlink(log, target)
+    read = 0.0
+    while read < expect:
+        time.sleep(0.05)
+        ms = collector.collect()
+        read = ms.sample_value("zmon_kernel_log_lines_read_total") or 0.0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    collector.close()  # events still waiting for a context line are counted now
+    counts: Counter[str] = Counter()
+    for fam in kernel_log_metrics(collector.tally.snapshot()).families():
+        if fam.name == "zmon_kernel_log_events":
+            for s in fam.samples:
+                counts[s.labels["pattern"]] += int(s.value)
+    rss = proc_status(os.getpid())["VmHWM"] / 1024
+    out.write_text(json.dumps({"wall": wall, "cpu": cpu, "rss": rss, "counts": counts}))
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def host_paths(root: Path):  # type: ignore[no-untyped-def]
+    from zmon.registry import Paths
+
+    return Paths(procfs=root / "proc", sysfs=root / "sys", rootfs=root / "rootfs",
+                 state_dir=root / "state")  # fmt: skip
+
+
+def prom_counts(text: str, metric: str) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for m in re.finditer(metric + r'\{[^}]*pattern="(\w+)"[^}]*\} (\S+)', text):
+        counts[m.group(1)] += int(float(m.group(2)))
+    return counts
+
+
+def kernel_log_section(tmp: Path, size: int, peer_size: int) -> list[dict[str, Any]]:
+    """zmon on the whole log; zmon and mtail side by side on its first ``peer_size`` bytes
+    (mtail reads tens of thousands of lines per second here: a gigabyte would take it half
+    an hour, and its rate per line does not depend on the length of the log)."""
+    log = tmp / "kern-big.log"
+    t0 = time.perf_counter()
+    lines = write_kernel_log(log, size, seed=17)
+    say(f"kernel log: {lines:,} lines, {log.stat().st_size / 2**20:.0f} MiB written in "
+        f"{time.perf_counter() - t0:.0f}s")  # fmt: skip
+    results = [match_readers(tmp, log, lines, with_peers=False)]
+    if peer_size < log.stat().st_size:
+        head = tmp / "kern-head.log"
+        with open(log, "rb") as src, open(head, "wb") as dst:
+            data = src.read(peer_size)
+            dst.write(data[: data.rfind(b"\n") + 1])
+        head_lines = head.read_bytes().count(b"\n")
+        results.append(match_readers(tmp, head, head_lines, with_peers=True))
+    else:
+        results[0] = match_readers(tmp, log, lines, with_peers=True)
+    return results
+
+
+def match_readers(tmp: Path, log: Path, lines: int, with_peers: bool) -> dict[str, Any]:
+    rows: dict[str, dict[str, Any]] = {}
+    out = tmp / "follow.json"
+    wall, _, _ = run_measured([sys.executable, __file__, "--follow-child", str(log),
+                               "--lines", str(lines), "--out", str(out)])  # fmt: skip
+    child = json.loads(out.read_text())
+    rows["zmon follower (kernel_log collector, file source)"] = {
+        "wall": child["wall"], "cpu": child["cpu"], "rss": child["rss"]}
+    zmon_counts = Counter(child["counts"])
+    say("kernel log: zmon parse kernel-log")
+    parsed = tmp / "parse.prom"
+    with parsed.open("wb") as fh:
+        wall, cpu, rss = run_measured([sys.executable, "-m", "zmon.cli", "parse", "kernel-log",
+                                       str(log)], stdout=fh)  # fmt: skip
+    rows["zmon parse kernel-log"] = {"wall": wall, "cpu": cpu, "rss": rss}
+    parse_counts = prom_counts(parsed.read_text(), "zmon_kernel_log_events_total")
+    mtail = shutil.which("mtail") if with_peers else None
+    peers: dict[str, Counter[str]] = {}
+    if mtail:
+        rules = default_rules()
+        for label, program in (("mtail, equivalent program (first match wins)",
+                                mtail_program(rules)),
+                               ("mtail, admin-style program (one regex per fault)",
+                                admin_mtail_program(rules))):  # fmt: skip
+            progs = tmp / f"progs-{len(peers)}"
+            progs.mkdir(exist_ok=True)
+            (progs / "kernel.mtail").write_text(program)
+            say(f"kernel log: {label}")
+            result = tmp / f"mtail-{len(peers)}.prom"
+            with result.open("wb") as fh:
+                wall, cpu, rss = run_measured(
+                    [mtail, "--one_shot", "--one_shot_format", "prometheus", "--progs",
+                     str(progs), "--logs", str(log), "--logtostderr"], stdout=fh)  # fmt: skip
+            rows[label] = {"wall": wall, "cpu": cpu, "rss": rss}
+            metric = "zmon_kernel_log_events_total" if not peers else "kernel_faults_total"
+            peers[label] = prom_counts(result.read_text(), metric)
+    return {"lines": lines, "bytes": log.stat().st_size, "rows": rows, "zmon": zmon_counts,
+            "parse": parse_counts, "peers": peers, "mtail": bool(mtail),
+            "peers_wanted": with_peers}  # fmt: skip
+
+
+def print_kernel_log(r: dict[str, Any]) -> None:
+    what = "zmon and its peers" if r["peers_wanted"] else "zmon alone, bounded memory"
+    print(f"\n### {r['lines']:,} lines, {r['bytes'] / 2**20:,.0f} MiB: {what}\n")
+    rows = r["rows"]
+    zmon_rates = {k: r["lines"] / v["wall"] for k, v in rows.items() if k.startswith("zmon")}
+    cpu_rates = {k: r["lines"] / v["cpu"] for k, v in rows.items() if k.startswith("zmon")}
+    print("| reader | wall s | CPU s | lines/s | lines per CPU s | peak RSS MB | "
+          "zmon follower / it | zmon parse / it |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    follow = "zmon follower (kernel_log collector, file source)"
+    parse = "zmon parse kernel-log"
+    for name, v in rows.items():
+        rate, cpu_rate = r["lines"] / v["wall"], r["lines"] / v["cpu"]
+        ratios = [f"{zmon_rates[z] / rate:.1f}x ({cpu_rates[z] / cpu_rate:.1f}x)"
+                  for z in (follow, parse)]  # fmt: skip
+        if not r["peers_wanted"]:
+            ratios = ["", ""]
+        print(f"| {name} | {v['wall']:.1f} | {v['cpu']:.1f} | {rate:,.0f} | {cpu_rate:,.0f} | "
+              f"{v['rss']:.0f} | {' | '.join(ratios)} |")  # fmt: skip
+    print("\n(ratios: zmon's lines/s over the reader's, by wall time (by CPU time); the "
+          "follower's time is from the file appearing to the last line counted)")
+    if r["peers_wanted"] and not r["mtail"]:
+        print("\nmtail is not installed (apt-get install mtail): no peer figures.")
+    total = sum(r["zmon"].values())
+    agree = r["zmon"] == r["parse"]
+    print(f"\nFault lines counted by zmon: {total:,} (follower and parse "
+          f"{'agree' if agree else 'DIFFER'}).")  # fmt: skip
+    for name, counts in r["peers"].items():
+        same = "the same counts per pattern" if counts == r["zmon"] else (
+            f"{sum(counts.values()):,} counts (a line may match several rules)"
+            if "admin" in name else f"counts differ: {dict(counts - r['zmon'])} / "
+            f"{dict(r['zmon'] - counts)}")  # fmt: skip
+        print(f"- {name}: {same}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="short pass: 60 s daemon, 64 MiB log, one repeat")  # fmt: skip
+    ap.add_argument("--daemon-seconds", type=float, default=None)
+    ap.add_argument("--kernel-log-bytes", type=int, default=None)
+    ap.add_argument("--repeat", type=int, default=None, help="cycles per collector and scale")
+    ap.add_argument("--peer-bytes", type=int, default=64 << 20,
+                    help="mtail and zmon side by side on this first part of the log")  # fmt: skip
+    ap.add_argument("--sections", default="1,2,4", help="of 1 (with 5), 2 (with 3) and 4")
+    ap.add_argument("--follow-child", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--lines", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.follow_child:
+        follow_child(args.follow_child, args.out, args.lines)
+        return 0
+    seconds = args.daemon_seconds or (60.0 if args.quick else 600.0)
+    log_bytes = args.kernel_log_bytes or ((64 << 20) if args.quick else (1 << 30))
+    repeat = args.repeat or (1 if args.quick else 3)
+    sections = set(args.sections.split(","))
+    start = time.perf_counter()
+    cpu_model = next((ln.split(":", 1)[1].strip() for ln in
+                      Path("/proc/cpuinfo").read_text().splitlines()
+                      if ln.startswith("model name")), platform.machine())  # fmt: skip
+    print("# zmon on a big storage host\n")
+    print(f"Machine: {os.cpu_count()} CPUs ({cpu_model}); Python {platform.python_version()}; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the start "
+          f"{os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="zmon-bench-") as name:
+        tmp = Path(name)
+        coll = None
+        if "1" in sections:
+            coll = collectors_section(tmp, SCALES, repeat)
+            print_collectors(coll, SCALES)
+            sys.stdout.flush()
+        if "2" in sections:
+            print_daemon(daemon_section(tmp, SCALES[-1], seconds))
+            sys.stdout.flush()
+        if "4" in sections:
+            print("\n## 4. Kernel-log matching")
+            for result in kernel_log_section(tmp, log_bytes, args.peer_bytes):
+                print_kernel_log(result)
+            sys.stdout.flush()
+        if coll:
+            print_sizes(coll, SCALES[-1])
+    print(f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "
+          f"{os.getloadavg()[0]:.1f})")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,527 @@
+"""A seeded synthetic big storage host: the programs and trees zmon reads, at any scale.
+
+``build_host(root, vdevs=1000)`` writes, under ``root``, what a host with that many leaf vdevs
+shows to zmon, scaled from the full size (``vdevs=1000``):
+
+- one pool ``big``: ``vdevs`` leaves in raidz2 groups of 10, a special mirror, a log mirror,
+  two cache devices and spares (``zpool status -j``, ``zpool iostat`` tables and ``-w -v``
+  histograms for every vdev, ``zpool get``/``zpool list``);
+- 10 datasets and 50 snapshots per leaf (10,000 and 50,000 at full size), with objset kstats;
+- SMART for half as many disks as leaves (500 at full size): SATA, SAS and NVMe mixed, one
+  in ten in standby;
+- a sysfs block tree and ``/dev/disk`` links for every disk, the ZFS kstats, an empty
+  ``zpool events`` log and a kernel log file.
+
+The programs are the demo host's (``zmon/demo/fakebin.py``): each prints the recorded answer
+for its exact command line from ``current/commands.tsv``. ``RecordedRunner`` answers the same
+recordings in-process, to time zmon's own work without the cost of starting fake programs.
+``write_kernel_log`` writes a large kernel log with bursts of disk faults.
+
+The same seed gives the same host. Run ``python benchmarks/bighost.py ROOT --vdevs 100`` to
+write one and print the ``zmon`` flags that point at it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from iostat_cardinality import histogram_text, table_text  # noqa: E402
+from kernel_log_bench import FAULTS, NOISE  # noqa: E402
+
+from zmon.config import CollectorSettings, Config, declared_binaries  # noqa: E402
+from zmon.demo.disks import BlockTree  # noqa: E402
+from zmon.registry import Paths, collectors  # noqa: E402
+from zmon.runner import CommandResult  # noqa: E402
+
+
+def programs() -> list[str]:
+    """The programs zmon's collectors declare (zpool, zfs, smartctl ...)."""
+    return declared_binaries(collectors())
+
+DEMO = REPO / "zmon" / "demo" / "data" / "scenarios" / "01-healthy"
+SYNTHETIC = REPO / "tests" / "fixtures" / "disks" / "synthetic"
+POOL = "big"
+GROUP_WIDTH = 10
+KERN_LOG = "var/log/kern.log"
+FULL_KERNEL_LOG = 1 << 30  # bytes at vdevs=1000
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How much of everything a host with ``vdevs`` leaf vdevs has."""
+
+    vdevs: int
+
+    @property
+    def groups(self) -> int:
+        return max(1, self.vdevs // GROUP_WIDTH)
+
+    @property
+    def spares(self) -> int:
+        return max(1, self.vdevs // 100)
+
+    @property
+    def datasets(self) -> int:
+        return 10 * self.vdevs
+
+    @property
+    def snapshots(self) -> int:
+        return 50 * self.vdevs
+
+    @property
+    def smart_disks(self) -> int:
+        return max(1, self.vdevs // 2)
+
+    @property
+    def kernel_log_bytes(self) -> int:
+        return FULL_KERNEL_LOG * self.vdevs // 1000
+
+
+def disk_name(index: int) -> str:
+    """``sda`` .. ``sdz``, ``sdaa`` ..: the kernel's names for SCSI disks."""
+    letters = ""
+    n = index + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(ord("a") + rem) + letters
+    return "sd" + letters
+
+
+@dataclass
+class Layout:
+    """The pool's vdevs, by class, as disk names (leaves) in groups."""
+
+    data: list[list[str]]  # raidz2 groups
+    special: list[str]
+    log: list[str]
+    cache: list[str]
+    spares: list[str]
+
+    @property
+    def disks(self) -> list[str]:
+        extra = self.special + self.log + self.cache + self.spares
+        return [d for g in self.data for d in g] + extra
+
+
+def layout(shape: Shape) -> Layout:
+    names = iter(disk_name(i) for i in range(10**6))
+    width = GROUP_WIDTH if shape.vdevs >= GROUP_WIDTH else shape.vdevs
+    data = [[next(names) for _ in range(width)] for _ in range(shape.groups)]
+    pair = [[next(names) for _ in range(2)] for _ in range(3)]
+    return Layout(data, *pair, [next(names) for _ in range(shape.spares)])
+
+
+class Recorder:
+    """Writes recordings and the ``commands.tsv`` that fakebin looks commands up in."""
+
+    def __init__(self, phase_dir: Path) -> None:
+        self.dir = phase_dir
+        self.rows: list[str] = []
+        self.count = 0
+
+    def add(self, argv: Sequence[str], data: bytes | str, status: int = 0) -> None:
+        self.count += 1
+        name = f"out-{self.count:05d}"
+        (self.dir / name).write_bytes(data.encode() if isinstance(data, str) else data)
+        self.rows.append(f"{name}\t{status}\t0\t{shlex.join(argv)}")
+
+    def close(self) -> None:
+        (self.dir / "commands.tsv").write_text("\n".join(self.rows) + "\n")
+
+
+# ---- zpool
+
+
+def _leaf(rng: random.Random, name: str, parent: str, cls: str) -> dict[str, Any]:
+    size = 16_000_900_661_248
+    return {"name": name, "vdev_type": "disk", "guid": rng.getrandbits(63), "path": f"/dev/{name}1",
+            "class": cls, "state": "ONLINE", "parent": parent, "rep_dev_size": size,
+            "phys_space": size, "read_errors": 0, "write_errors": 0, "checksum_errors": 0,
+            "slow_ios": 0, "trim_state": "UNTRIMMED", "trim_notsup": 0}  # fmt: skip
+
+
+def _group(rng: random.Random, name: str, typ: str, cls: str, disks: list[str]) -> dict[str, Any]:
+    children = {d: _leaf(rng, d, name, cls) for d in disks}
+    return {"name": name, "vdev_type": "disk", "guid": rng.getrandbits(63), "class": cls,
+            "state": "ONLINE", "parent": POOL, "alloc_space": 90_000_000_000_000,
+            "total_space": 128_000_000_000_000, "def_space": 96_000_000_000_000,
+            "rep_dev_size": 128_000_000_000_000, "read_errors": 0, "write_errors": 0,
+            "checksum_errors": 0, "vdevs": children}  # fmt: skip
+
+
+def zpool_status_json(rng: random.Random, lay: Layout) -> str:
+    """``zpool status -j --json-int -p -s -t -i -v`` (OpenZFS 2.3) of the one pool."""
+    guid = rng.getrandbits(63)
+    top = {f"raidz2-{i}": _group(rng, f"raidz2-{i}", "raidz", "normal", g)
+           for i, g in enumerate(lay.data)}  # fmt: skip
+    root = {"name": POOL, "vdev_type": "root", "guid": guid, "class": "normal",
+            "state": "ONLINE", "alloc_space": 9_000_000_000_000_000,
+            "total_space": 12_800_000_000_000_000, "def_space": 9_600_000_000_000_000,
+            "read_errors": 0, "write_errors": 0, "checksum_errors": 0, "vdevs": top}  # fmt: skip
+    pool = {
+        "name": POOL, "state": "ONLINE", "pool_guid": guid, "txg": 123456, "spa_version": 5000,
+        "zpl_version": 5, "vdevs": {POOL: root},
+        "special": {"mirror-s": _group(rng, "mirror-s", "mirror", "special", lay.special)},
+        "logs": {"mirror-l": _group(rng, "mirror-l", "mirror", "log", lay.log)},
+        "l2cache": {d: _leaf(rng, d, POOL, "l2cache") for d in lay.cache},
+        "spares": {d: {**_leaf(rng, d, POOL, "spare"), "state": "AVAIL"} for d in lay.spares},
+        "error_count": 0,
+    }  # fmt: skip
+    version = {"command": "zpool status", "vers_major": 0, "vers_minor": 1}
+    return json.dumps({"output_version": version, "pools": {POOL: pool}}, indent=1)
+
+
+def iostat_rows(lay: Layout) -> list[tuple[int, str]]:
+    rows = [(0, POOL)]
+    for i, group in enumerate(lay.data):
+        rows.append((1, f"raidz2-{i}"))
+        rows += [(2, d) for d in group]
+    return rows
+
+
+def zpool_get_all(template: str) -> str:
+    """The demo's ``zpool get -Hp all`` of its first pool, renamed to ours."""
+    first = template.split("\t", 1)[0]
+    rows = [line.split("\t", 1)[1] for line in template.splitlines()
+            if line.startswith(first + "\t")]  # fmt: skip
+    return "".join(f"{POOL}\t{row}\n" for row in rows)
+
+
+def zpool_list_cols() -> str:
+    size, alloc = 12_800_000_000_000_000, 9_000_000_000_000_000
+    return (f"{POOL}\t{size}\t{alloc}\t{size - alloc}\t-\t-\t12\t70\t1.00\tONLINE\t-\t"
+            "15239731439872754938\n")  # fmt: skip
+
+
+# ---- datasets
+
+
+def datasets(shape: Shape, rng: random.Random) -> tuple[list[str], str, str]:
+    """Names, ``zfs list`` of filesystems and volumes, and ``zfs list -t snapshot`` names."""
+    names = [POOL]
+    per_parent = 100
+    while len(names) < shape.datasets:
+        parent = names[(len(names) - 1) // per_parent]
+        names.append(f"{parent}/ds{len(names)}")
+    rows = []
+    for i, name in enumerate(names):
+        kind = "volume" if i % 50 == 49 else "filesystem"
+        used = rng.randrange(1 << 30, 1 << 40)
+        volsize = str(1 << 40) if kind == "volume" else "-"
+        rows.append(f"{name}\t{kind}\t{used}\t{1 << 50}\t{used}\t1.35\t1.35\t0\t0\t0\t0\t"
+                    f"{used * 2}\t{used * 2}\t{used // 10}\t{used // 20}\t{used}\t0\t0\t"
+                    f"{volsize}\n")  # fmt: skip
+    snaps = [f"{names[i % len(names)]}@auto-{i // len(names):04d}"
+             for i in range(shape.snapshots)]  # fmt: skip
+    return names, "".join(rows), "".join(s + "\n" for s in snaps)
+
+
+def objset_kstat(template: str, name: str, rng: random.Random) -> str:
+    out = []
+    for line in template.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "dataset_name":
+            line = f"{'dataset_name':<32}7    {name}"
+        elif len(parts) == 3 and parts[1] == "4" and parts[0] in ("writes", "reads", "nread",
+                                                                  "nwritten"):  # fmt: skip
+            line = f"{parts[0]:<32}4    {rng.randrange(1 << 40)}"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+# ---- SMART
+
+
+def _load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())
+
+
+def smart_disks(shape: Shape, lay: Layout) -> list[tuple[str, str, str]]:
+    """(device path, -d type, template kind) for each SMART disk: SATA, SAS, NVMe mixed."""
+    out = []
+    for i in range(shape.smart_disks):
+        kind = ("sat", "scsi", "nvme")[i % 3]
+        if i % 10 == 9:
+            kind = "standby"
+        if kind == "nvme":
+            out.append((f"/dev/nvme{i}", "nvme", kind))
+        else:
+            out.append((f"/dev/{lay.disks[i]}", "scsi" if kind == "scsi" else "sat", kind))
+    return out
+
+
+def smart_report(template: dict[str, Any], path: str, dtype: str, serial: str) -> str:
+    doc = json.loads(json.dumps(template))
+    argv = ["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", dtype, path]
+    doc["smartctl"]["argv"] = argv
+    doc["device"] = {**doc.get("device", {}), "name": path,
+                     "info_name": path + (" [SAT]" if dtype == "sat" else "")}  # fmt: skip
+    if "serial_number" in doc:
+        doc["serial_number"] = serial
+    return json.dumps(doc, separators=(",", ":"))
+
+
+# ---- the tree
+
+
+@dataclass
+class BigHost:
+    """A written big host: where it is and how to point zmon at it."""
+
+    root: Path
+    shape: Shape
+    layout: Layout
+
+    @property
+    def paths(self) -> Paths:
+        return Paths(procfs=self.root / "proc", sysfs=self.root / "sys",
+                     rootfs=self.root / "rootfs", state_dir=self.root / "state")  # fmt: skip
+
+    @property
+    def kernel_log(self) -> Path:
+        return self.paths.root(KERN_LOG)
+
+    def apply(self, cfg: Config) -> Config:
+        """``cfg`` pointed at this host: paths, programs, the kernel log file."""
+        binaries = {name: str(self.root / "bin" / name) for name in programs()}
+        collectors = dict(cfg.collectors)
+
+        def tune(name: str, **options: object) -> None:
+            if name in collectors:
+                old: CollectorSettings = collectors[name]
+                collectors[name] = replace(old, options={**old.options, **options})
+
+        tune("kernel_log", source="file", files=["/" + KERN_LOG])
+        return replace(cfg, paths=self.paths, binaries=binaries, platform="linux",
+                       collectors=collectors)  # fmt: skip
+
+    def config_toml(self, listen: str = "127.0.0.1:0") -> str:
+        """A ``zmon serve`` configuration for this host: default intervals and options."""
+        lines = ["[web]", f'listen_address = "{listen}"', "[paths]"]
+        for key in ("procfs", "sysfs", "rootfs", "state_dir"):
+            lines.append(f'{key} = "{getattr(self.paths, key)}"')
+        lines.append("[binaries]")
+        lines += [f'{b} = "{self.root / "bin" / b}"' for b in programs()]
+        lines += ["[collectors.kernel_log]", 'source = "file"', f'files = ["/{KERN_LOG}"]']
+        return "\n".join(lines) + "\n"
+
+    def runner(self) -> RecordedRunner:
+        return RecordedRunner(self.root)
+
+
+def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: int = 0) -> BigHost:
+    """Write a big host with ``vdevs`` leaf vdevs under ``root`` (made if missing)."""
+    shape = Shape(vdevs)
+    rng = random.Random(seed)
+    lay = layout(shape)
+    for d in ("proc", "sys", "rootfs/dev/disk/by-id", "state", "bin", "current"):
+        (root / d).mkdir(parents=True, exist_ok=True)
+    rec = Recorder(root / "current")
+
+    # zpool
+    status = zpool_status_json(rng, lay)
+    for verbose in ((), ("-v",)):
+        rec.add(["zpool", "status", "-j", "--json-int", "-p", "-s", "-t", "-i", *verbose], status)
+    rows = iostat_rows(lay)
+    rec.add(["zpool", "iostat", "-v", "-p", "-l", "-q"], table_text(rows))
+    rec.add(["zpool", "iostat", "-p", "-w", "-v"], histogram_text(rows))
+    rec.add(["zpool", "iostat", "-p", "-w"], histogram_text(rows[:1]))
+    get_all = zpool_get_all((DEMO / "zpool-get-Hp-all.txt").read_text())
+    rec.add(["zpool", "get", "-Hp", "all"], get_all)
+    rec.add(["zpool", "get", "-Hp", "guid"], f"{POOL}\tguid\t15239731439872754938\t-\n")
+    cols = ("name,size,allocated,free,checkpoint,expandsize,fragmentation,capacity,dedupratio,"
+            "health,altroot,guid")
+    rec.add(["zpool", "list", "-Hp", "-o", cols], zpool_list_cols())
+    rec.add(["zpool", "status", "-D", "-p"],
+            f"  pool: {POOL}\n state: ONLINE\n\nerrors: No known data errors\n\n"
+            " dedup: no DDT entries\n")  # fmt: skip
+    rec.add(["zpool", "version", "-j"], (DEMO / "zpool-version.json").read_text())
+    rec.add(["zfs", "version"], (DEMO / "zfs-version.txt").read_text())
+
+    # datasets
+    names, listing, snaps = datasets(shape, rng)
+    dcols = ("name,type,used,available,referenced,compressratio,refcompressratio,quota,"
+             "refquota,reservation,refreservation,logicalused,logicalreferenced,written,"
+             "usedbysnapshots,usedbydataset,usedbychildren,usedbyrefreservation,volsize")
+    rec.add(["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", dcols], listing)
+    rec.add(["zfs", "list", "-H", "-t", "snapshot", "-o", "name"], snaps)
+
+    # kstats: the demo's global ones, one pool directory like the demo's first pool
+    src = DEMO / "proc" / "spl" / "kstat" / "zfs"
+    dst = root / "proc" / "spl" / "kstat" / "zfs"
+    dst.mkdir(parents=True, exist_ok=True)
+    for item in src.iterdir():
+        if item.is_file():
+            shutil.copyfile(item, dst / item.name)
+    pool_dir = dst / POOL
+    pool_dir.mkdir(exist_ok=True)
+    for item in (src / "rz").iterdir():
+        if not item.name.startswith("objset-"):
+            shutil.copyfile(item, pool_dir / item.name)
+    objset = (src / "rz" / "objset-0x36").read_text()
+    for i, name in enumerate(names):
+        (pool_dir / f"objset-0x{0x100 + i:x}").write_text(objset_kstat(objset, name, rng))
+    params = root / "sys" / "module" / "zfs" / "parameters"
+    params.mkdir(parents=True, exist_ok=True)
+    for param in ("zfs_arc_max", "zfs_arc_min", "zfs_arc_meta_limit", "zfs_dirty_data_max"):
+        (params / param).write_text("0\n")
+    (root / "sys" / "module" / "zfs" / "version").write_text("2.3.2-1\n")
+
+    # disks: sysfs and /dev/disk
+    devices = []
+    for i, name in enumerate(lay.disks):
+        host = i
+        devices.append({"name": name, "type": "disk", "tran": "sata", "hctl": f"{host}:0:0:0",
+                        "model": "BIG HDD 16TB", "serial": f"BIG{i:06d}", "rev": "SN04",
+                        "vendor": "ATA", "maj:min": f"{8 + i // 16}:{(i % 16) * 16}",
+                        "size": 16_000_900_661_248, "rota": True, "log-sec": 512,
+                        "phy-sec": 4096, "children": [{"name": name + "1",
+                        "maj:min": f"{8 + i // 16}:{(i % 16) * 16 + 1}",
+                        "size": 16_000_898_564_096}]})  # fmt: skip
+    BlockTree(root).build({"blockdevices": devices})
+
+    # SMART
+    templates = {"sat": _load(DEMO / "derived-smartctl-sda.json"),
+                 "nvme": _load(DEMO / "derived-smartctl-nvme0.json"),
+                 "scsi": _load(SYNTHETIC / "sas_seagate_grown12_selftest_failed_7.3.json"),
+                 "standby": _load(SYNTHETIC / "ata_standby_nocheck_7.3.json")}  # fmt: skip
+    version = (DEMO / "derived-smartctl-version.txt").read_text()
+    rec.add(["smartctl", "--version"], version)
+    scan = _load(DEMO / "derived-smartctl-scan-open.json")
+    scan["devices"] = []
+    for path, dtype, kind in smart_disks(shape, lay):
+        proto = {"sat": "ATA", "scsi": "SCSI", "nvme": "NVMe"}[dtype]
+        info = path + (" [SAT]" if dtype == "sat" else "")
+        scan["devices"].append({"name": path, "info_name": info, "type": dtype, "protocol": proto})
+        report = smart_report(templates[kind], path, dtype, f"S{rng.getrandbits(40):010X}")
+        status = int(templates[kind]["smartctl"].get("exit_status", 0))
+        rec.add(["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", dtype, path],
+                report, status)  # fmt: skip
+    rec.add(["smartctl", "--scan-open", "--json=c"], json.dumps(scan, separators=(",", ":")))
+    rec.close()
+
+    # events, kernel log, programs
+    (root / "events.log").write_bytes(b"")
+    log = root / "rootfs" / KERN_LOG
+    log.parent.mkdir(parents=True, exist_ok=True)
+    if kernel_log_bytes:
+        write_kernel_log(log, kernel_log_bytes, seed=seed)
+    else:
+        log.write_bytes(b"")
+    _write_programs(root)
+    return BigHost(root, shape, lay)
+
+
+def _write_programs(root: Path) -> None:
+    for name in programs():
+        script = root / "bin" / name
+        script.write_text(
+            f"#!{sys.executable} -S\n"
+            "import sys\n"
+            f"sys.path.insert(0, {str(REPO)!r})\n"
+            "from zmon.demo.fakebin import main\n"
+            f"sys.exit(main({name!r}, sys.argv[1:], {str(root)!r}))\n"
+        )
+        script.chmod(0o755)
+
+
+# ---- the kernel log
+
+
+def write_kernel_log(path: Path, size: int, seed: int = 17, fault_ratio: float = 0.01) -> int:
+    """Write about ``size`` bytes of syslog kernel lines, faults in bursts; return the lines.
+
+    One line in ``1 / fault_ratio`` is a fault on average, but they come in bursts of 5-50
+    lines on one disk, as a failing disk logs them. A block of distinct lines is generated
+    with the seed and repeated with changing timestamps, so gigabytes are written quickly.
+    """
+    rng = random.Random(seed)
+    block: list[str] = []
+    while len(block) < min(200_000, size // 50):
+        if rng.random() < fault_ratio / 25:
+            p, letter = rng.randrange(8), "abcdefgh"[rng.randrange(8)]
+            for _ in range(rng.randrange(5, 50)):
+                block.append(rng.choice(FAULTS).format(n=rng.randrange(100000), h="00", p=p,
+                                                       l=letter))  # fmt: skip
+        else:
+            block.append(rng.choice(NOISE).format(n=rng.randrange(100000),
+                                                  h=f"{rng.randrange(256):02x}",
+                                                  p=rng.randrange(8),
+                                                  l="abcdefgh"[rng.randrange(8)]))  # fmt: skip
+    written = lines = 0
+    with open(path, "w") as fh:
+        rep = 0
+        while written < size:
+            stamp = f"May  {2 + rep % 27:2d} "
+            chunk = "".join(f"{stamp}{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d} nas "
+                            f"{body}\n" for i, body in enumerate(block))  # fmt: skip
+            if written + len(chunk) > size:
+                chunk = chunk[: chunk.rfind("\n", 0, size - written) + 1]
+                if not chunk:
+                    break
+            fh.write(chunk)
+            written += len(chunk)
+            lines += chunk.count("\n")
+            rep += 1
+    return lines
+
+
+# ---- in-process answers
+
+
+class RecordedRunner:
+    """Answers commands from the host's recordings in-process, as its programs would."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.table: dict[tuple[str, ...], tuple[Path, int]] = {}
+        self.missing: list[tuple[str, ...]] = []
+        phase = root / "current"
+        for line in (phase / "commands.tsv").read_text().splitlines():
+            file, status, _, command = line.split("\t")[:4]
+            self.table[tuple(shlex.split(command))] = (phase / file, int(status))
+
+    def binary(self, name: str) -> str:
+        return str(self.root / "bin" / name)
+
+    def run(self, argv: Sequence[str], *, timeout: float | None = None,
+            stdin: bytes | None = None) -> CommandResult:  # fmt: skip
+        key = tuple(argv)
+        found = self.table.get(key)
+        if found is None:
+            self.missing.append(key)
+            return CommandResult(key, 2, b"", b"no recording of this command\n", 0.0)
+        path, status = found
+        return CommandResult(key, status, path.read_bytes(), b"", 0.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("root", type=Path)
+    ap.add_argument("--vdevs", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--kernel-log-bytes", type=int, default=0)
+    args = ap.parse_args(argv)
+    host = build_host(args.root, args.vdevs, args.seed, args.kernel_log_bytes)
+    flags = [f"--path.procfs={host.paths.procfs}", f"--path.sysfs={host.paths.sysfs}",
+             f"--path.rootfs={host.paths.rootfs}"]  # fmt: skip
+    flags += [f"--binary.{b}={host.root / 'bin' / b}" for b in programs()]
+    print(" ".join(flags))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

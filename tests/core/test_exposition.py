@@ -1,0 +1,122 @@
+"""zmon's direct text renderer writes exactly what prometheus_client's generate_latest writes.
+
+The direct path (zmon/exposition.py) and compact histogram families (zmon/metrics.py) exist
+for speed on big hosts; these tests hold them to the client's bytes on awkward inputs and on
+the synthetic big host's whole exposition, and lint that exposition with promtool.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from prometheus_client.core import Metric
+
+from tests.helpers import require_tool
+from zmon.config import load
+from zmon.exposition import render, render_with_client
+from zmon.metrics import HistogramFamily, MetricSet
+from zmon.registry import Context, NoDataError, collectors
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from bighost import build_host  # noqa: E402
+
+
+def plain_copy(families: list[Metric]) -> list[Metric]:
+    """The same families as ordinary ``Metric`` objects with every sample built."""
+    out = []
+    for fam in families:
+        copy = Metric(fam.name, fam.documentation, fam.type)
+        copy.samples = list(fam.samples)
+        out.append(copy)
+    return out
+
+
+def awkward() -> MetricSet:
+    ms = MetricSet()
+    ms.gauge("zmon_t_bytes", 'Help with \\ backslash,\nnewline and "quotes".', 1.5,
+             {"pool": 'ta"nk', "path": "a\\b\nc", "z": "last", "a": "first"})  # fmt: skip
+    for value in (0.0, -0.0, 1e6, 1234567.0, 12345678901.0, 1e-9, -3.25, math.inf, -math.inf,
+                  math.nan, 2**53):  # fmt: skip
+        ms.gauge("zmon_t_values", "Values as Go prints them.", value, {"v": repr(value)})
+    ms.counter("zmon_t_events_total", "A counter.", 3, {"device": "sda"})
+    ms.info("zmon_t_info", "An info.", {"version": "2.3.2", "b": ""})
+    ms.state_set("zmon_t_state", "A state set.", ("ONLINE", "DEGRADED"), "ONLINE", {"pool": "p"})
+    buckets = [(1e-06, 1), (0.001, 5), (1.0, 7)]
+    for labels in ({}, {"a": "1"}, {"pool": "p", "vdev": "sda", "class": "normal"},
+                   {"zz": "x", "a": "y\\"}):  # fmt: skip
+        ms.histogram("zmon_t_latency_seconds", "A histogram.", buckets, 9, 0.25, labels)
+    ms.histogram("zmon_t_inf_seconds", "Bounds ending in +Inf.", [(1.0, 2), (math.inf, 3)],
+                 3, 1.0, {"op": "read"})  # fmt: skip
+    ms.gauge("zmon_t_no_labels", "No labels.", 7)
+    return ms
+
+
+def test_awkward_families_render_as_the_client_renders_them() -> None:
+    families = awkward().families()
+    assert render(families) == render_with_client(plain_copy(families))
+
+
+def test_compact_histograms_give_the_samples_add_sample_would() -> None:
+    fam = awkward()._families["zmon_t_latency_seconds"]
+    assert isinstance(fam, HistogramFamily)
+    reference = Metric(fam.name, fam.documentation, "histogram")
+    for base in ({}, {"a": "1"}, {"pool": "p", "vdev": "sda", "class": "normal"},
+                 {"zz": "x", "a": "y\\"}):  # fmt: skip
+        for le, value in (("1e-06", 1.0), ("0.001", 5.0), ("1.0", 7.0), ("+Inf", 9.0)):
+            reference.add_sample(fam.name + "_bucket", {**base, "le": le}, value)
+        reference.add_sample(fam.name + "_count", base, 9.0)
+        reference.add_sample(fam.name + "_sum", base, 0.25)
+    assert fam.samples == reference.samples
+
+
+def test_families_the_direct_path_leaves_to_the_client() -> None:
+    odd = Metric("zmon_t_odd", "Has an OpenMetrics-only sample.", "counter")
+    odd.add_sample("zmon_t_odd_total", {}, 1.0)
+    odd.add_sample("zmon_t_odd_created", {}, 1700000000.0)
+    stamped = Metric("zmon_t_stamped", "A sample with a timestamp.", "gauge")
+    stamped.add_sample("zmon_t_stamped", {"x": "1"}, 2.0, timestamp=1700000000.5)
+    dotted = Metric("zmon.t.dotted", "A name outside the legacy set.", "gauge")
+    dotted.add_sample("zmon.t.dotted", {}, 1.0)
+    families = [odd, stamped, dotted, *awkward().families()]
+    assert render(families) == render_with_client(plain_copy(families))
+
+
+@pytest.fixture(scope="module")
+def big_families(tmp_path_factory: pytest.TempPathFactory) -> list[Metric]:
+    """Every collector's families on a small synthetic big host, histograms for every vdev."""
+    host = build_host(tmp_path_factory.mktemp("bighost"), vdevs=20)
+    cfg = host.apply(load(collectors(), None))
+    runner = host.runner()
+    families: list[Metric] = []
+    for name, cls in collectors().items():
+        if name in ("kernel_log", "zpool_events", "hotplug"):
+            continue  # followers: covered by tests/bench
+        options = {**cfg.collectors[name].options, "histograms": "all", "jitter": 0.0}
+        ctx = Context(paths=cfg.paths, runner=runner, options=options, platform="linux",
+                      one_shot=True)  # fmt: skip
+        try:
+            families += cls(ctx).collect().families()
+        except NoDataError:
+            continue
+    return families
+
+
+def test_big_host_exposition_is_the_clients(big_families: list[Metric]) -> None:
+    for fam in big_families:
+        assert render([fam]) == render_with_client(plain_copy([fam])), fam.name
+
+
+@pytest.mark.real
+def test_big_host_exposition_passes_promtool(big_families: list[Metric]) -> None:
+    promtool = require_tool("promtool", "Debian package prometheus")
+    merged = MetricSet()
+    for fam in big_families:
+        merged.add_family(fam)
+    result = subprocess.run([promtool, "check", "metrics"], input=render(merged.families()),
+                            capture_output=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stdout.decode()[-2000:] + result.stderr.decode()[-2000:]

@@ -1,0 +1,60 @@
+"""Pieces compressed apart join into one ordinary gzip file (zmon/gzipjoin.py)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import zlib
+
+import pytest
+
+from tests.helpers import require_tool
+from zmon import gzipjoin
+from zmon.metrics import MetricSet
+from zmon.snapshot import CollectorState, Snapshot
+
+TEXTS = [os.urandom(3000), b"", b"# HELP a b\n" * 5000, b"x", bytes(range(256)) * 300]
+
+
+def joined(texts: list[bytes]) -> bytes:
+    return gzipjoin.join(texts, [gzipjoin.piece(t) for t in texts])
+
+
+def test_pieces_join_into_one_gzip_member() -> None:
+    data = joined(TEXTS)
+    assert gzip.decompress(data) == b"".join(TEXTS)
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a client that reads one member only
+    assert inflate.decompress(data) == b"".join(TEXTS)
+    assert inflate.eof and inflate.unused_data == b""
+
+
+def test_no_pieces_is_an_empty_file() -> None:
+    assert gzip.decompress(gzipjoin.join([], [])) == b""
+
+
+def test_snapshot_serves_the_gzip_of_its_text() -> None:
+    snap = Snapshot()
+    for i in range(3):
+        ms = MetricSet()
+        ms.gauge("zmon_t_shared", "Shared by every collector (merged at render).", i,
+                 {"c": str(i)})  # fmt: skip
+        ms.gauge(f"zmon_t_own{i}", "Only this collector's.", i)
+        state = CollectorState(f"c{i}", 15.0, 10.0, success=True)
+        state.publish(ms.families())
+        snap.add(state)
+    snap.rerender()
+    expo = snap.exposition
+    assert b"zmon_t_shared" in expo.text
+    assert gzip.decompress(expo.gzipped) == expo.text
+
+
+@pytest.mark.real
+def test_gzip_program_inflates_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    gz = require_tool("gzip", "Debian package gzip")
+    path = tmp_path / "body.gz"
+    path.write_bytes(joined(TEXTS))
+    out = subprocess.run([gz, "--test", str(path)], capture_output=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    out = subprocess.run([gz, "-dc", str(path)], capture_output=True, timeout=30)
+    assert out.returncode == 0 and out.stdout == b"".join(TEXTS)
