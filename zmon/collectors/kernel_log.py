@@ -32,10 +32,13 @@ from zmon.parsers.kernel_log import (
     scan_text,
 )
 from zmon.parsers.kernel_log_metrics import (
+    ALERTED_PATTERNS,
     Resolver,
     Tally,
+    TallySnapshot,
     kernel_log_metrics,
     name_only_resolver,
+    zero_series,
 )
 from zmon.registry import (
     Collector,
@@ -49,6 +52,7 @@ from zmon.registry import (
 from zmon.statestore import StateStore
 
 log = logs.get("kernel_log")
+VDEV_NAMES_KEY = "zpool_vdev_names"  # ctx.shared, set by the zpool collector: {pool: vdevs}
 
 DEFAULT_FILES = {
     "linux": ("/var/log/kern.log", "/var/log/messages"),
@@ -212,7 +216,18 @@ class KernelLogCollector(Collector):
             raise ValueError(self._config_error)
         if not self._sources:
             raise NoDataError("no kernel log source: /dev/kmsg unreadable and no log file")
-        return kernel_log_metrics(self.tally.snapshot())
+        return kernel_log_metrics(self._with_known_names(self.tally.snapshot()))
+
+    def _with_known_names(self, snap: TallySnapshot) -> TallySnapshot:
+        """Counters the alert rules use, at 0 for every disk and pool known so far."""
+        try:
+            disks = [d.name for d in shared_device_map(self.ctx).disks()]
+        except Exception as exc:  # noqa: BLE001 - counting must go on without the map
+            log.debug("no device map for zero-initialised series", error=repr(exc))
+            disks = []
+        pools = set(self.ctx.shared.get(VDEV_NAMES_KEY, {})) | set(_kstat_pools(self.ctx))
+        patterns = ALERTED_PATTERNS.get(self.ctx.platform, ALERTED_PATTERNS["linux"])
+        return zero_series(snap, patterns, disks, pools)
 
     # ---- sources
 
@@ -290,6 +305,17 @@ class KernelLogCollector(Collector):
 
     def _loop_error(self, exc: Exception) -> None:
         log.error("kernel log follower step failed", error=repr(exc))
+
+
+def _kstat_pools(ctx: Context) -> list[str]:
+    """Pools named by the Linux kstat directory: known even while ``zpool`` hangs."""
+    from zmon.collectors.pool_kstats import pool_dirs
+
+    base = ctx.paths.proc("spl", "kstat", "zfs")
+    try:
+        return [d.name for d in pool_dirs(base)] if base.is_dir() else []
+    except OSError:
+        return []
 
 
 def _readable(path: Path) -> bool:
