@@ -19,6 +19,10 @@ JOB_SELECTOR = 'job="zmon"'
 # Where the runbook is published; each alert links to <RUNBOOK_URL>#<alert name in lower case>.
 RUNBOOK_URL = "https://github.com/zmon/zmon/blob/main/alert_rules/RUNBOOK.md"
 
+# Where Grafana serves the dashboards of grafana/; each alert's ``dashboard`` annotation links to
+# the dashboard of the pool (disk, UPS, host) it names, with the alert's labels as variables.
+GRAFANA_URL = "http://grafana.example.com"
+
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
 _DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
 
@@ -64,6 +68,10 @@ class Thresholds:
 
     # --- pool and vdev state
     pool_state_for: Duration = D("1m")  # how long a bad pool/vdev state must last
+    # --- ZFS stuck: sources that do not hang with zpool (kstat state, kernel log, timeouts)
+    stuck_window: Duration = D("10m")  # window for kernel-log suspensions and zpool timeouts
+    stuck_timeouts: int = 2  # zpool collector timeouts in stuck_window, pool not ONLINE by kstat
+    stuck_for: Duration = D("1m")
     # --- data integrity
     error_window: Duration = D("10m")  # window in which new vdev errors/events count
     errors_not_cleared_for: Duration = D("1h")  # ONLINE pool still showing old error counts
@@ -76,6 +84,7 @@ class Thresholds:
     resilver_slow_for: Duration = D("30m")
     scrub_max_age: Duration = D("35d")  # scrub overdue after this long since the last one
     scrub_overdue_for: Duration = D("1h")
+    scrub_errors_max_age: Duration = D("7d")  # ZfsScrubFoundErrors ends this long after the scrub
     # --- capacity (hysteresis: fires above *_on, clears only below *_off)
     capacity_warning_on: float = 0.80
     capacity_warning_off: float = 0.75

@@ -88,7 +88,7 @@ def _wait(webhook: Webhook, wanted: dict[str, Match], deadline: float) -> dict[s
 
 def test_the_demo_story_pages_and_resolves(pipeline: Webhook) -> None:
     deadline = time.monotonic() + DEADLINE
-    bitrot = {"pool": "tank", "vdev": "ata-QEMU_HARDDISK_ZLSATA1", "device": "sdb"}
+    bitrot = {"pool": "tank", "vdev": "ata-QEMU_HARDDISK_ZLSATA1"}
     found = _wait(pipeline, {
         "checksum firing": _alert("ZfsVdevChecksumErrors", "firing", **bitrot),
         "checksum resolved": _alert("ZfsVdevChecksumErrors", "resolved", **bitrot),
@@ -96,7 +96,7 @@ def test_the_demo_story_pages_and_resolves(pipeline: Webhook) -> None:
         "degraded resolved": _alert("ZfsPoolDegraded", "resolved", pool="tank"),
         "data errors firing": _alert("ZfsPoolDataErrors", "firing", pool="single"),
         "data errors resolved": _alert("ZfsPoolDataErrors", "resolved", pool="single"),
-        "cable firing": _alert("DiskCableFault", "firing", **bitrot),
+        "cable firing": _alert("DiskCableFault", "firing", device="sdb", **bitrot),
     }, deadline)  # fmt: skip
     assert found["checksum firing"] < found["checksum resolved"]
     assert found["degraded firing"] < found["degraded resolved"]
