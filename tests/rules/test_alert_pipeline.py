@@ -107,7 +107,7 @@ def test_the_demo_story_pages_and_resolves(pipeline: Webhook) -> None:
     page = alerts[found["checksum firing"]]
     assert page["labels"]["severity"] == "critical"
     description = page["annotations"]["description"]
-    assert "ata-QEMU_HARDDISK_ZLSATA1 (disk sdb) of pool tank" in description
+    assert "ata-QEMU_HARDDISK_ZLSATA1 (disk sdb, serial ZLSATA1) of pool tank" in description
     assert page["annotations"]["runbook_url"].endswith("RUNBOOK.md#zfsvdevchecksumerrors")
 
     cable = alerts[found["cable firing"]]["annotations"]["description"]
