@@ -9,6 +9,7 @@ from alert_rules.thresholds import GRAFANA_URL, RUNBOOK_URL
 
 SEVERITIES = ("critical", "warning", "info")
 VDEV_INFO = "zmon:vdev_device:info"
+DISK_POOL = "zmon:disk_pool:info"  # each disk's pools over the last disk_pool_memory
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,16 @@ def per_vdev(expr: str, extra: str = "") -> str:
     return f"max by (instance, job, pool, vdev{extra}) {paren(expr)}"
 
 
-def with_vdevs(expr: str) -> str:
-    """Per-device ``expr`` once per pool/vdev the disk belongs to (or once, if in none)."""
+def with_pool(expr: str) -> str:
+    """Per-device ``expr`` with the ``pool`` the disk served (or none, if it served none).
+
+    The pool comes from ``zmon:disk_pool:info``, which remembers a disk's pools for a while:
+    a disk replaced out of its pool keeps its label set, so its alert does not resolve and
+    fire again (a second page). The vdev, which a replacement changes, is in the description.
+    """
     per_device = f"max by (instance, job, device) {paren(expr)}"
     return (
-        f"{per_device}\n* on(instance, job, device) group_right {VDEV_INFO}\n"
+        f"{per_device}\n* on(instance, job, device) group_right {DISK_POOL}\n"
         f"or on(instance, job, device)\n{per_device}"
     )
 
@@ -126,6 +132,11 @@ VDEV_DISK = (
 VDEV = f"vdev {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on {{{{ $labels.instance }}}}"
 DISK = (
     "disk {{ $labels.device }} on {{ $labels.instance }}"
-    "{{ with $labels.pool }} (vdev {{ $labels.vdev }} of pool {{ . }}){{ end }}"
+    '{{ with printf "zmon_disk_info{instance=%q,device=%q}" $labels.instance $labels.device '
+    '| query }}{{ with . | first | label "serial" }} (serial {{ . }}){{ end }}{{ end }}'
+    "{{ with $labels.pool }} (pool {{ . }}"
+    '{{ with printf "zmon:vdev_device:info{instance=%q,device=%q}" $labels.instance '
+    '$labels.device | query }}{{ with . | first }}, vdev {{ .Labels.vdev }}{{ end }}{{ end }}'
+    "){{ end }}"
 )
 DISK_ = "D" + DISK[1:]  # at the start of a sentence

@@ -14,6 +14,7 @@ from alert_rules.building import (
     POOL,
     VDEV_DISK,
     VDEV,
+    DISK_POOL,
     VDEV_INFO,
     Alert,
     Group,
@@ -22,7 +23,7 @@ from alert_rules.building import (
     hysteresis,
     per_vdev,
     rise,
-    with_vdevs,
+    with_pool,
     x,
 )
 from alert_rules.thresholds import JOB_SELECTOR, Thresholds
@@ -34,6 +35,11 @@ def recording_rules(t: Thresholds) -> Group:
     return Group("zmon-recording", [
         Record(VDEV_INFO, x("""
             max by (instance, job, pool, vdev, device) (zmon_vdev_info{device!=""})
+        """)),
+        Record(DISK_POOL, x(f"""
+            max by (instance, job, device, pool) (
+              max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
+            )
         """)),
     ])  # fmt: skip
 
@@ -344,7 +350,7 @@ def disk_alerts(t: Thresholds) -> Group:
     cw, sw = t.cable_window, t.sector_window
     awake = "unless on(instance, job, device) (zmon_disk_standby == 1)"
     return Group("zmon-disks", [
-        Alert("DiskCableFault", with_vdevs(x(f"""
+        Alert("DiskCableFault", with_pool(x(f"""
             (
               sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{cw}])) > 0
               or
@@ -368,17 +374,17 @@ def disk_alerts(t: Thresholds) -> Group:
               f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
               f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
               "steady. Reseat or replace the cable, or move the disk to another port."),
-        Alert("DiskSmartFailed", with_vdevs("zmon_disk_smart_passed == 0"),
+        Alert("DiskSmartFailed", with_pool("zmon_disk_smart_passed == 0"),
               "critical", "A disk failed its SMART overall health self-assessment.",
               f"{DISK_} reports SMART health FAILED. Replace it."),
-        Alert("DiskReallocatedSectorsRising", with_vdevs(x(f"""
+        Alert("DiskReallocatedSectorsRising", with_pool(x(f"""
             {rise("zmon_disk_reallocated_sectors", sw)} > 0
             or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
         """)), "warning",
               "A disk is reallocating sectors.",
               f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
               "Plan its replacement."),
-        Alert("DiskPendingSectorsRising", with_vdevs(x(f"""
+        Alert("DiskPendingSectorsRising", with_pool(x(f"""
             {rise("zmon_disk_pending_sectors", sw)} > 0
             or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
         """)), "warning",
@@ -387,11 +393,11 @@ def disk_alerts(t: Thresholds) -> Group:
               f"sectors than at its lowest in the last {sw}: sectors it cannot read. "
               "Scrub the pool and plan the disk's replacement."),
         Alert("DiskNvmeMediaErrors",
-              with_vdevs(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"), "warning",
+              with_pool(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"), "warning",
               "An NVMe drive reported new media errors.",
               f"{DISK_} had {{{{ $value | humanize }}}} new NVMe media and data integrity "
               f"errors in the last {sw}."),
-        Alert("DiskMediumErrors", with_vdevs(x(f"""
+        Alert("DiskMediumErrors", with_pool(x(f"""
             sum by (instance, job, device) (
               increase(zmon_kernel_log_events_total{{pattern="medium_error"}}[{cw}])
             ) > 0
@@ -400,22 +406,22 @@ def disk_alerts(t: Thresholds) -> Group:
               f"The kernel logged {{{{ $value | humanize }}}} medium errors for {DISK} in the "
               f"last {cw}: the disk could not read a sector."),
         Alert("DiskTemperatureHigh",
-              with_vdevs(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
+              with_pool(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
               "warning", "A disk is running hot.",
               f"{DISK_} is at {{{{ $value }}}} °C (limit {t.disk_temperature_max:g} °C). "
               "Check fans, airflow and the room.",
               str(t.disk_temperature_for)),
         Alert("DiskNvmeCriticalWarning",
-              with_vdevs("zmon_disk_nvme_critical_warning > 0"), "critical",
+              with_pool("zmon_disk_nvme_critical_warning > 0"), "critical",
               "An NVMe drive raised its critical warning flag.",
               f"{DISK_} reports NVMe critical warning bits {{{{ $value }}}} (spare low, "
               "temperature, reliability degraded, read-only or backup failed)."),
         Alert("DiskNvmeWearHigh",
-              with_vdevs(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"), "warning",
+              with_pool(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"), "warning",
               "An NVMe drive is near the end of its rated endurance.",
               f"{DISK_} has used {{{{ $value | humanizePercentage }}}} of its rated endurance. "
               "Plan its replacement."),
-        Alert("DiskLinkSpeedDegraded", with_vdevs(x(f"""
+        Alert("DiskLinkSpeedDegraded", with_pool(x(f"""
             zmon_disk_interface_speed_bytes > 0
             < on(instance, job, device) zmon_disk_interface_max_speed_bytes
             {awake}

@@ -99,6 +99,7 @@ class Thresholds:
     arc_min_ops: float = 50.0  # ARC accesses per second below which hit ratios are noise
     arc_for: Duration = D("30m")
     # --- disks
+    disk_pool_memory: Duration = D("1h")  # a disk keeps its pool label this long after leaving
     cable_window: Duration = D("1h")  # CRC errors, link resets, timeouts, hotplug flaps
     # kernel-log patterns (zmon_kernel_log_events_total) that point at a cable, port or HBA
     cable_patterns: str = "crc_error|link_reset|link_down|ata_timeout|ahci_timeout|cam_timeout"

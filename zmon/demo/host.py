@@ -17,7 +17,7 @@ from pathlib import Path
 from zmon.config import KNOWN_BINARIES, CollectorSettings, Config
 from zmon.demo.disks import BlockTree
 from zmon.demo.kernlog import syslog_lines
-from zmon.demo.timeline import PHASES, Phase
+from zmon.demo.timeline import LOOP_UNITS, PHASES, STARTS, Phase
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
 from zmon.registry import Paths
@@ -113,7 +113,8 @@ class DemoHost:
     def _advance_ups(self, dt: float) -> None:
         phase = PHASES[max(self._phase_index, 0)]
         # Drains to about 20 % over the on-battery phases, recharges over one phase.
-        drain = 80.0 / (2 * self.phase_seconds)
+        on_battery_units = sum(p.length for p in PHASES if p.on_battery) or 1
+        drain = 80.0 / (on_battery_units * self.phase_seconds)
         charge_rate = 80.0 / self.phase_seconds
         if phase.on_battery:
             self._ups_charge = max(5.0, self._ups_charge - drain * dt)
@@ -142,10 +143,10 @@ class DemoHost:
         kern_log = self.paths.root(KERN_LOG)
         kern_log.parent.mkdir(parents=True, exist_ok=True)
         kern_log.write_bytes(b"")
-        self._t0 -= first_phase * self.phase_seconds
+        self._t0 -= STARTS[first_phase] * self.phase_seconds
         self._boot_time = self._t0 - UPTIME_AT_START
         for index in range(first_phase + 1):  # history: every earlier phase's events
-            self._enter_phase(index, now=self._t0 + index * self.phase_seconds)
+            self._enter_phase(index, now=self._t0 + STARTS[index] * self.phase_seconds)
         self._write_arcstats(0.0, elapsed=0.0)
         self._advance_ups(0.0)
 
@@ -202,7 +203,8 @@ class DemoHost:
     def tick(self, now: float | None = None) -> None:
         """Advance the host to ``now``: switch phase when due and move the ARC counters."""
         now = time.time() if now is None else now
-        index = int((now - self._t0) // self.phase_seconds) % len(PHASES)
+        unit = int((now - self._t0) // self.phase_seconds) % LOOP_UNITS
+        index = max(i for i, start in enumerate(STARTS) if start <= unit)
         while self._phase_index != index:  # through every phase due, none skipped
             self._enter_phase((self._phase_index + 1) % len(PHASES), now=now)
         mono = time.monotonic()
@@ -216,7 +218,7 @@ class DemoHost:
 
     def time_of(self, index: int, loop: int = 0) -> float:
         """Wall time at which phase ``index`` of the ``loop``-th pass through the story starts."""
-        return self._t0 + (loop * len(PHASES) + index) * self.phase_seconds
+        return self._t0 + (loop * LOOP_UNITS + STARTS[index]) * self.phase_seconds
 
     def _enter_phase(self, index: int, now: float | None = None) -> None:
         phase = PHASES[index]
