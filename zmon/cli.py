@@ -102,7 +102,7 @@ def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
     if demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds)
+        host = DemoHost(cfg.demo_phase_seconds, story=cfg.demo_story)
         cfg = host.apply(cfg)
         host.start()
     try:
@@ -124,7 +124,7 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     if args.demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds)
+        host = DemoHost(cfg.demo_phase_seconds, story=cfg.demo_story)
         cfg = host.apply(cfg)
         host.start()
     daemon = Daemon(cfg, config_loader(args.config, args))

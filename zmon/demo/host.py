@@ -17,7 +17,7 @@ from pathlib import Path
 from zmon.config import KNOWN_BINARIES, CollectorSettings, Config
 from zmon.demo.disks import BlockTree
 from zmon.demo.kernlog import syslog_lines
-from zmon.demo.timeline import LOOP_UNITS, PHASES, STARTS, Phase
+from zmon.demo.timeline import PHASES, STORIES, Phase, starts
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
 from zmon.registry import Paths
@@ -44,6 +44,7 @@ _ARC_COUNTERS = {
 }
 _KSTAT_ROW = re.compile(r"^(\S+)(\s+)(\d+)(\s+)(-?\d+)\s*$")
 KERN_LOG = "/var/log/kern.log"  # under the demo's rootfs
+HANG_MARKER = "zpool-hangs"  # in the demo root while a pool is suspended (fakebin reads it)
 UPTIME_AT_START = 300.0  # the demo host booted five minutes before the story starts
 
 
@@ -55,9 +56,14 @@ class DemoHost:
     """
 
     def __init__(
-        self, phase_seconds: float = 60.0, root: Path | None = None, first_phase: int = 0
-    ) -> None:
+        self, phase_seconds: float = 60.0, root: Path | None = None, first_phase: int = 0,
+        story: str = "demo",
+    ) -> None:  # fmt: skip
         self.phase_seconds = max(1.0, float(phase_seconds))
+        self.phases = STORIES[story]
+        self.loops = story == "demo"  # the other stories stay in their last phase
+        self._starts = starts(self.phases)
+        self._units = sum(p.length for p in self.phases)
         self._own_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="zmon-demo-")) if root is None else root
         self._stop = threading.Event()
@@ -97,7 +103,8 @@ class DemoHost:
                 collectors[name] = replace(old, interval=new_interval,
                                            options={**old.options, **options})  # fmt: skip
 
-        tune("ups", nut=[self.upsd.address])
+        if not collectors.get("ups") or not collectors["ups"].options.get("nut"):
+            tune("ups", nut=[self.upsd.address])  # unless the config names a UPS server
         # The demo's disks answer at once and its story moves in phases: read SMART at least
         # twice a phase, without the pause between disks that spares real ones.
         tune("smart", interval=self.phase_seconds / 2, jitter=0.0)
@@ -111,9 +118,9 @@ class DemoHost:
             return dict(self._ups_vars)
 
     def _advance_ups(self, dt: float) -> None:
-        phase = PHASES[max(self._phase_index, 0)]
+        phase = self.phases[max(self._phase_index, 0)]
         # Drains to about 20 % over the on-battery phases, recharges over one phase.
-        on_battery_units = sum(p.length for p in PHASES if p.on_battery) or 1
+        on_battery_units = sum(p.length for p in self.phases if p.on_battery) or 1
         drain = 80.0 / (on_battery_units * self.phase_seconds)
         charge_rate = 80.0 / self.phase_seconds
         if phase.on_battery:
@@ -143,10 +150,10 @@ class DemoHost:
         kern_log = self.paths.root(KERN_LOG)
         kern_log.parent.mkdir(parents=True, exist_ok=True)
         kern_log.write_bytes(b"")
-        self._t0 -= STARTS[first_phase] * self.phase_seconds
+        self._t0 -= self._starts[first_phase] * self.phase_seconds
         self._boot_time = self._t0 - UPTIME_AT_START
         for index in range(first_phase + 1):  # history: every earlier phase's events
-            self._enter_phase(index, now=self._t0 + STARTS[index] * self.phase_seconds)
+            self._enter_phase(index, now=self._t0 + self._starts[index] * self.phase_seconds)
         self._write_arcstats(0.0, elapsed=0.0)
         self._advance_ups(0.0)
 
@@ -203,10 +210,11 @@ class DemoHost:
     def tick(self, now: float | None = None) -> None:
         """Advance the host to ``now``: switch phase when due and move the ARC counters."""
         now = time.time() if now is None else now
-        unit = int((now - self._t0) // self.phase_seconds) % LOOP_UNITS
-        index = max(i for i, start in enumerate(STARTS) if start <= unit)
+        unit = int((now - self._t0) // self.phase_seconds)
+        unit = unit % self._units if self.loops else min(unit, self._units - 1)
+        index = max(i for i, start in enumerate(self._starts) if start <= unit)
         while self._phase_index != index:  # through every phase due, none skipped
-            self._enter_phase((self._phase_index + 1) % len(PHASES), now=now)
+            self._enter_phase((self._phase_index + 1) % len(self.phases), now=now)
         mono = time.monotonic()
         dt, self._last_tick = mono - self._last_tick, mono
         self._write_arcstats(dt, elapsed=now - self._t0)
@@ -214,21 +222,37 @@ class DemoHost:
 
     @property
     def phase(self) -> Phase:
-        return PHASES[self._phase_index]
+        return self.phases[self._phase_index]
 
     def time_of(self, index: int, loop: int = 0) -> float:
         """Wall time at which phase ``index`` of the ``loop``-th pass through the story starts."""
-        return self._t0 + (loop * LOOP_UNITS + STARTS[index]) * self.phase_seconds
+        return self._t0 + (loop * self._units + self._starts[index]) * self.phase_seconds
 
     def _enter_phase(self, index: int, now: float | None = None) -> None:
-        phase = PHASES[index]
+        phase = self.phases[index]
         scen = DATA / "scenarios" / phase.scenario
         _symlink(str(scen), self.root / "current")
         self._copy_kstats(scen)
+        self._suspend(phase.stuck_pool, time.time() if now is None else now)
         self._append_events(scen / "events-new.txt")
         self._append_kernel_log(scen / "kernel-new.txt", time.time() if now is None else now)
         self._phase_index = index
         log.info("demo phase", phase=phase.name, scenario=phase.scenario)
+
+    def _suspend(self, pool: str, now: float) -> None:
+        """ZFS suspended ``pool`` (none: nothing is): its kstat state says so, the kernel logs
+        it, and every ``zpool`` command but the events follower hangs (OpenZFS 2.1)."""
+        marker = self.root / HANG_MARKER
+        if not pool:
+            marker.unlink(missing_ok=True)
+            return
+        (self.root / "proc" / "spl" / "kstat" / "zfs" / pool / "state").write_text("SUSPENDED\n")
+        seconds = now - self._boot_time
+        line = (f"[{seconds:12.6f}] WARNING: Pool '{pool}' has encountered an uncorrectable I/O "
+                "failure and has been suspended.\n")  # fmt: skip
+        with self.paths.root(KERN_LOG).open("a") as f:
+            f.write(syslog_lines(line, self._boot_time, now))
+        marker.write_text(pool + "\n")
 
     def _copy_kstats(self, scen: Path) -> None:
         src = scen / "proc" / "spl" / "kstat" / "zfs"
@@ -275,7 +299,7 @@ class DemoHost:
             f.write(text)
 
     def _write_arcstats(self, dt: float, elapsed: float) -> None:
-        phase = PHASES[max(self._phase_index, 0)]
+        phase = self.phases[max(self._phase_index, 0)]
         for field, (attr, share) in _ARC_COUNTERS.items():
             self._arc_acc[field] = self._arc_acc.get(field, 0.0) + getattr(phase, attr) * share * dt
         wobble = 0.97 + 0.03 * math.sin(elapsed / 30.0)

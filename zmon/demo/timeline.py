@@ -18,7 +18,7 @@ A loop restart is a new host: every counter starts again from zero at "healthy".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 CABLE_FAULT_SERIAL = "ZLSATA1"  # tank's second mirror member, sdb on ata2
 MEDIA_FAULT_SERIAL = "ZLSATA0"  # tank's first mirror member, sda on ata1
@@ -53,6 +53,7 @@ class Phase:
     reallocated_sectors: int = 0
     length: int = 1
     alerts: tuple[str, ...] = ()  # what the shipped rules fire in this phase (README lists it)
+    stuck_pool: str = ""  # a pool ZFS suspended: kstat state SUSPENDED, zpool hangs
 
 
 # The scrub phase replays 04b, the lab's second scrub of tank, captured after 04's scrub had
@@ -80,6 +81,42 @@ PHASES: tuple[Phase, ...] = (
           crc_errors=44, link_gbps=1.5, reallocated_sectors=8, length=2,
           alerts=("DiskReallocatedSectorsRising",)),
 )
-# Where each phase starts, in phase units from the start of the loop; the loop's length.
-STARTS: tuple[int, ...] = tuple(sum(p.length for p in PHASES[:i]) for i in range(len(PHASES)))
+
+
+def _phase(base: str, **changes: object) -> Phase:
+    return replace(next(p for p in PHASES if p.name == base), **changes)  # type: ignore[arg-type]
+
+
+# Single incidents, one per host of a fleet (tests/fleet): each starts healthy and ends in its
+# last phase, where it stays (no loop). Mains power stays on: the UPS story is a shared server.
+_HEALTHY = _phase("healthy", length=2)
+STORIES: dict[str, tuple[Phase, ...]] = {
+    "demo": PHASES,
+    "healthy": (_HEALTHY,),
+    "checksum-then-replaced": (
+        _HEALTHY,
+        _phase("checksum-errors", length=4),
+        _phase("resilvering", on_battery=False, length=2),
+        _phase("resilvered", length=2),
+    ),
+    "degraded-then-resilvering": (
+        _HEALTHY,
+        _phase("degraded", on_battery=False, crc_errors=0, link_gbps=6.0, length=4),
+        _phase("resilvering", on_battery=False, crc_errors=0, link_gbps=6.0, pending_sectors=0,
+               length=2),
+    ),
+    "suspended": (
+        _phase("healthy", length=6),
+        _phase("healthy", name="suspended", stuck_pool="tank", length=2,
+               alerts=("ZfsPoolStuck",)),
+    ),
+}
+
+
+def starts(phases: tuple[Phase, ...]) -> tuple[int, ...]:
+    """Where each phase starts, in phase units from the start of the story."""
+    return tuple(sum(p.length for p in phases[:i]) for i in range(len(phases)))
+
+
+STARTS = starts(PHASES)
 LOOP_UNITS = sum(p.length for p in PHASES)  # fmt: skip
