@@ -1,8 +1,8 @@
 """Every rule expression and dashboard query, run by a real Prometheus scraping the demo host.
 
 One Prometheus (Debian's /usr/bin/prometheus) loads the committed rule file and scrapes
-`zmon serve --demo` every second while the demo goes once through its whole story (phases of
-5 s). Then each expression is run as a range query over that time: it must execute, and each
+`zmon serve --demo` every second while the demo goes once through its whole story (phase units
+of 5 s). Then each expression is run as a range query over that time: it must execute, and each
 zmon selector in it must have returned data at some point. Selectors the demo cannot serve yet
 are listed, with the reason, in tests/rules/pending.py: those expressions are xfail.
 """
@@ -30,11 +30,12 @@ from tests.rules.exprs import (
     variable_exprs,
 )
 from tests.rules.stack import Prometheus, start_zmon_demo
+from zmon.demo.timeline import LOOP_UNITS
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
 PHASE_SECONDS = 5.0
-DEMO_PHASES = 8  # zmon.demo.timeline.PHASES
+DEMO_UNITS = LOOP_UNITS  # phase units in one loop of the demo's story
 Window = tuple[Prometheus, float, float]
 
 
@@ -49,7 +50,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Window]:
     try:
         prom = Prometheus(binary, tmp, address, [RULES_FILE])
         prom.wait_for('up{job="zmon"} == 1')
-        time.sleep(max(0.0, start + PHASE_SECONDS * (DEMO_PHASES + 1) - time.time()))
+        time.sleep(max(0.0, start + PHASE_SECONDS * (DEMO_UNITS + 1) - time.time()))
         yield prom, start, time.time()
     finally:
         if prom is not None:
