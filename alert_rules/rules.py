@@ -122,19 +122,21 @@ def pool_alerts(t: Thresholds) -> Group:
 def stuck_alerts(t: Thresholds) -> Group:
     """ZFS itself stuck: from sources that do not hang together with ``zpool`` (a suspended
     pool on OpenZFS 2.1 makes zpool status and zpool events block for good)."""
-    w = t.stuck_window
+    w, tw = t.stuck_window, t.stuck_timeouts_window
     where = "instance=%q,pool=%q"
     args = "$labels.instance $labels.pool"
     seen = (
-        f'{{{{ with printf "zmon_pool_kstat_state{{{where}}} == 1" {args} | query }}}}'
+        f'{{{{ with printf "zmon_pool_kstat_state{{{where},state!=\\"online\\"}} == 1" {args} | query }}}}'
         '{{ with . | first }} kstat state {{ .Labels.state | toUpper }};{{ end }}{{ end }}'
         f'{{{{ with printf "increase(zmon_kernel_log_pool_events_total{{{where},'
         f'pattern=\\"pool_suspended\\"}}[{w}]) > 0" {args} | query }}}}'
         " the kernel logged the pool's suspension;{{ end }}"
+        f'{{{{ with printf "changes(zmon_pool_txg_sync_duration_seconds_count{{{where}}}[{w}]) '
+        f'== 0" {args} | query }}}} no transaction group committed in {w} (txg kstat);{{{{ end }}}}'
         '{{ with printf "increase(zmon_collector_runs_total{instance=%q,collector=\\"zpool\\",'
-        f'result=\\"timeout\\"}}[{w}])" $labels.instance | query }}}}'
+        f'result=\\"timeout\\"}}[{tw}])" $labels.instance | query }}}}'
         "{{ with . | first | value }} zpool timed out {{ . | humanize }} times in the last "
-        f"{w};{{{{ end }}}}{{{{ end }}}}"
+        f"{tw};{{{{ end }}}}{{{{ end }}}}"
     )
     return Group("zmon-stuck", [
         Alert("ZfsPoolStuck", x(f"""
@@ -144,10 +146,19 @@ def stuck_alerts(t: Thresholds) -> Group:
               increase(zmon_kernel_log_pool_events_total{{pattern="pool_suspended"}}[{w}]) > 0
               or
               (
-                zmon_pool_kstat_state{{state!="online"}} == 1
+                (
+                  zmon_pool_kstat_state{{state!="online"}} == 1
+                  or
+                  changes(zmon_pool_txg_sync_duration_seconds_count[{w}]) == 0
+                  and zmon_pool_txg_sync_duration_seconds_count offset {w}
+                )
                 and on(instance, job)
-                increase(zmon_collector_runs_total{{collector="zpool", result="timeout"}}[{w}])
-                >= {t.stuck_timeouts}
+                (
+                  zmon_collector_success{{collector="zpool"}} == 0
+                  and on(instance, job)
+                  increase(zmon_collector_runs_total{{collector="zpool", result="timeout"}}[{tw}])
+                  >= {t.stuck_timeouts}
+                )
               )
             )
         """), "critical",

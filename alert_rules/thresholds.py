@@ -69,8 +69,11 @@ class Thresholds:
     # --- pool and vdev state
     pool_state_for: Duration = D("1m")  # how long a bad pool/vdev state must last
     # --- ZFS stuck: sources that do not hang with zpool (kstat state, kernel log, timeouts)
-    stuck_window: Duration = D("10m")  # window for kernel-log suspensions and zpool timeouts
-    stuck_timeouts: int = 2  # zpool collector timeouts in stuck_window, pool not ONLINE by kstat
+    stuck_window: Duration = D("10m")  # kernel-log suspensions; no txg committed = sync stuck
+    stuck_timeouts: int = 2  # zpool timeouts in stuck_timeouts_window (with a kstat sign) ...
+    # ... counted over this window: a plain string, never compressed, since zmon's own collector
+    # intervals and timeouts are not compressed in tests either
+    stuck_timeouts_window: str = "15m"
     stuck_for: Duration = D("1m")
     # --- data integrity
     error_window: Duration = D("10m")  # window in which new vdev errors/events count
