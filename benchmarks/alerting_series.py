@@ -19,18 +19,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from zmon.collectors.kernel_log.metrics import (  # noqa: E402
+    ALERTED_PATTERNS,
+    TallySnapshot,
+    kernel_log_metrics,
+    zero_series,
+)
 from zmon.collectors.zpool_events import (  # noqa: E402
     ALERTED_CLASSES,
     event_metrics,
     with_zero_counts,
 )
 from zmon.exposition import render  # noqa: E402
-from zmon.parsers.kernel_log_metrics import (  # noqa: E402
-    ALERTED_PATTERNS,
-    TallySnapshot,
-    kernel_log_metrics,
-    zero_series,
-)
 
 WIDTH = 10
 

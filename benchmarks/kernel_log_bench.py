@@ -197,7 +197,7 @@ def run_mtail(mtail: str, progs: Path, log: Path) -> tuple[float, Counter[str]]:
     start = time.perf_counter()
     res = subprocess.run(
         [mtail, "--one_shot", "--one_shot_format", "prometheus", "--progs", str(progs),
-         "--logs", str(log), "--logtostderr"],
+         "--logs", str(log), "--logtostderr", "--port", "0"],  # no fixed port: runs in parallel
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     elapsed = time.perf_counter() - start

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from zmon.exposition import render  # noqa: E402
 from zmon.metrics import MetricSet  # noqa: E402
-from zmon.scheduler import CollectorState, Snapshot, _merge, self_metrics  # noqa: E402
+from zmon.snapshot import CollectorState, Snapshot, _merge, self_metrics  # noqa: E402
 
 
 def collector_families(index: int, series: int) -> list:  # type: ignore[type-arg]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+COLLECTORS_DIR = Path(__file__).resolve().parents[1] / "zmon" / "collectors"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -24,6 +25,16 @@ def require_tool(name: str, why: str = "") -> str:
         pytest.fail(msg + " - CI must install it (.ci/run)")
     pytest.skip(msg)
     raise AssertionError  # unreachable
+
+
+def collector_doc(name: str) -> Path:
+    """The doc page of collector ``name`` (its package's README.md)."""
+    return COLLECTORS_DIR / name / "README.md"
+
+
+def collector_source(name: str) -> str:
+    """The source of collector ``name``: every module of its package, joined."""
+    return "".join(p.read_text() for p in sorted((COLLECTORS_DIR / name).glob("*.py")))
 
 
 def fixture_path(*parts: str) -> Path:

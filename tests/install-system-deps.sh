@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages that the real-tier tests run. Idempotent; needs root to install.
 set -eu
-PACKAGES="prometheus prometheus-alertmanager nut-server nut-client smartmontools libudev1"
+PACKAGES="prometheus prometheus-alertmanager nut-server nut-client smartmontools libudev1 chromium openssl"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

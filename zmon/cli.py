@@ -1,4 +1,4 @@
-"""Command line: ``zmon serve|collect|parse|check-config``."""
+"""Command line: ``zmon serve|collect|status|parse|check-config``."""
 
 from __future__ import annotations
 
@@ -32,6 +32,16 @@ def _parser() -> argparse.ArgumentParser:
     collect.add_argument("--demo", action="store_true", help="collect from the demo host")
     add_flags(collect, settings)
 
+    status = sub.add_parser("status", help="explain this host's health (or a remote zmon's)",
+                            description="A one-screen health report with diagnoses. Exit "
+                            "code 0 healthy, 1 warning, 2 critical, 3 unknown.")  # fmt: skip
+    status.add_argument("--config", metavar="FILE", help="TOML config file")
+    status.add_argument("--demo", action="store_true", help="report on the demo host")
+    from zmon.status.cli import add_arguments
+
+    add_arguments(status)
+    add_flags(status, settings)
+
     kinds = parse_kinds()
     parse = sub.add_parser("parse", help="parse one captured output and print its metrics",
                            formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -63,6 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command == "collect":
         return _collect_once(cfg, args.demo)
+    if args.command == "status":
+        from zmon.status.cli import run
+
+        # a report, not a daemon: only warnings and errors go to stderr unless asked
+        logs.setup("warning" if cfg.log_level == "info" else cfg.log_level, cfg.log_format)
+        return run(args, cfg)
     return _serve(cfg, args)
 
 

@@ -19,9 +19,6 @@ from zmon.registry import Collector, Option, OptionError, Paths
 
 DEFAULT_PORT = 10124
 DEFAULT_LISTEN = f":{DEFAULT_PORT}"
-KNOWN_BINARIES = (
-    "zpool", "zfs", "smartctl", "sysctl", "upsc", "journalctl", "geom", "camcontrol", "zdb",
-)  # fmt: skip
 
 
 class ConfigError(ValueError):
@@ -109,18 +106,29 @@ def static_settings() -> list[Setting]:
                 "--demo.story", choices=("demo", "healthy", "checksum-then-replaced",
                                          "degraded-then-resilvering", "suspended")),
     ]  # fmt: skip
-    for name in KNOWN_BINARIES:
-        s.append(Setting(f"binaries.{name}", str, name, f"path of the {name} program",
-                         f"--binary.{name}"))  # fmt: skip
     return s
 
 
-# Short aliases from the public command line: --ups.nut and --ups.apcupsd.
-ALIASES = {"ups.nut": "collectors.ups.nut", "ups.apcupsd": "collectors.ups.apcupsd"}
+def declared_binaries(registry: Mapping[str, type[Collector]]) -> list[str]:
+    """Every program some collector declares it runs, each once, in declaration order."""
+    return list(dict.fromkeys(b for cls in registry.values() for b in cls.binaries))
+
+
+def aliases(registry: Mapping[str, type[Collector]]) -> dict[str, str]:
+    """Short flags collectors declare for their options: alias -> dotted config key."""
+    return {
+        alias: f"collectors.{name}.{option}"
+        for name, cls in registry.items()
+        for alias, option in cls.flag_aliases.items()
+    }
 
 
 def collector_settings(registry: Mapping[str, type[Collector]]) -> list[Setting]:
     s: list[Setting] = []
+    for binary in declared_binaries(registry):
+        s.append(Setting(f"binaries.{binary}", str, binary, f"path of the {binary} program",
+                         f"--binary.{binary}"))  # fmt: skip
+    short = aliases(registry)
     for name, cls in registry.items():
         s.append(Setting(f"collectors.{name}.enabled", bool, cls.default_enabled,
                          f"enable the {name} collector ({cls.help})", f"--collector.{name}"))
@@ -130,14 +138,14 @@ def collector_settings(registry: Mapping[str, type[Collector]]) -> list[Setting]
                          f"hard limit in seconds for one {name} run",
                          f"--collector.{name}.timeout"))  # fmt: skip
         for opt in cls.options:
-            s.append(_option_setting(name, opt))
+            s.append(_option_setting(name, opt, short))
     return s
 
 
-def _option_setting(collector: str, opt: Option) -> Setting:
+def _option_setting(collector: str, opt: Option, short: Mapping[str, str]) -> Setting:
     key = f"collectors.{collector}.{opt.name}"
     flag = f"--collector.{collector}.{opt.name.replace('_', '-')}"
-    for alias, target in ALIASES.items():
+    for alias, target in short.items():
         if target == key:
             flag = "--" + alias
     return Setting(key, opt.type, opt.default, opt.help, flag, opt.choices,
@@ -234,8 +242,9 @@ def load_file(path: str | Path, settings: Mapping[str, Setting]) -> dict[str, An
     values: dict[str, Any] = {}
     tables = _table_prefixes(settings)
     table_settings = tuple(k + "." for k, s in settings.items() if s.type is dict)
+    short = _aliases_of(settings)
     for key, value in flatten_toml(data):
-        key = ALIASES.get(key, key)
+        key = short.get(key, key)
         if key.startswith(table_settings):
             continue  # inside a table-valued setting, which validates its own content
         setting = settings.get(key)
@@ -259,9 +268,18 @@ def _table_prefixes(settings: Mapping[str, Setting]) -> set[str]:
         parts = key.split(".")
         for i in range(1, len(parts)):
             out.add(".".join(parts[:i]))
-    for alias in ALIASES:
+    for alias in _aliases_of(settings):
         out.add(alias.split(".")[0])
     return out
+
+
+def _aliases_of(settings: Mapping[str, Setting]) -> dict[str, str]:
+    """Declared short keys (``ups.nut``) -> their settings' keys, read off the flags."""
+    return {
+        s.flag[2:]: key
+        for key, s in settings.items()
+        if key.startswith("collectors.") and not s.flag.startswith("--collector.")
+    }
 
 
 # ---------------------------------------------------------------- flags
@@ -334,7 +352,7 @@ def build_config(
     return Config(
         listen_address=v["web.listen_address"],
         paths=paths,
-        binaries={b: v[f"binaries.{b}"] for b in KNOWN_BINARIES},
+        binaries={b: v[f"binaries.{b}"] for b in declared_binaries(registry)},
         command_timeout=v["commands.timeout"],
         log_level=v["log.level"],
         log_format=v["log.format"],

@@ -11,10 +11,12 @@ from typing import Any
 
 from zmon import logs
 from zmon.config import Config, ConfigError, load
-from zmon.registry import Context, collectors
+from zmon.host.devices import DeviceMapCache
+from zmon.registry import Board, Context, collectors
 from zmon.runner import CommandRunner
-from zmon.scheduler import Scheduler, Snapshot
+from zmon.scheduler import Scheduler
 from zmon.server import MetricsServer, make_app
+from zmon.snapshot import Snapshot
 
 log = logs.get("daemon")
 
@@ -26,7 +28,8 @@ def build_scheduler(
     runner = CommandRunner(binaries=cfg.binaries, default_timeout=cfg.command_timeout)
     scheduler = Scheduler(snapshot)
     scheduler.on_stop.append(runner.kill_all)
-    shared: dict[str, Any] = {}
+    board = Board()  # products collectors exchange (declared in provides/needs)
+    devices = DeviceMapCache(cfg.paths, cfg.platform, runner)  # one device map for all
     for name, cls in collectors().items():
         settings = cfg.collectors[name]
         if not settings.enabled:
@@ -36,10 +39,11 @@ def build_scheduler(
             runner=runner,
             options=settings.options,
             platform=cfg.platform,
-            shared=shared,
             interval=settings.interval,
             timeout=settings.timeout,
             one_shot=one_shot,
+            board=board,
+            devices=devices,
         )
         scheduler.add(cls(ctx), settings.interval, settings.timeout)
     return scheduler

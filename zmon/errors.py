@@ -13,3 +13,7 @@ class ParseError(ValueError):
         where = f"line {line_no}: " if line_no is not None else ""
         shown = f": {line.strip()[:120]!r}" if line else ""
         super().__init__(f"{where}{message}{shown}")
+
+
+class NoDataError(Exception):
+    """This host has nothing for the collector (no ZFS module, no UPS configured): not a failure."""

@@ -19,5 +19,5 @@ class _Families:
 def render(families: Iterable[Metric]) -> bytes:
     """Text exposition (format 0.0.4) of the given families, in their order."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Families(families))  # type: ignore[arg-type]
+    registry.register(_Families(families))
     return generate_latest(registry)

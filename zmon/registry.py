@@ -1,21 +1,29 @@
 """The collector interface and the registry that collectors add themselves to.
 
-Adding a collector is one module under ``zmon/collectors/`` that subclasses ``Collector`` and
-decorates it with ``@register``. Its name gives the ``--collector.NAME``/``--no-collector.NAME``
-flags and the ``[collectors.NAME]`` config table; nothing central is edited.
+Adding a collector is one package under ``zmon/collectors/`` whose ``__init__`` subclasses
+``Collector`` and decorates it with ``@register``. Its name gives the ``--collector.NAME`` and
+``--no-collector.NAME`` flags and the ``[collectors.NAME]`` config table; its declaration gives
+the rest (options, programs it runs, short flags, products it exchanges). Nothing central is
+edited.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+from prometheus_client.core import Metric
+
+from zmon.errors import NoDataError
+from zmon.host.devices import DeviceMap, DeviceMapCache
+from zmon.host.paths import Paths
 from zmon.metrics import MetricSet
 from zmon.runner import Runner
+from zmon.snapshot import SummaryRow
 
 
 class OptionError(ValueError):
@@ -25,29 +33,6 @@ class OptionError(ValueError):
         super().__init__(f"{option}: {reason}")
         self.option = option
         self.reason = reason
-
-
-class NoDataError(Exception):
-    """This host has nothing for the collector (no ZFS module, no UPS configured): not a failure."""
-
-
-@dataclass(frozen=True)
-class Paths:
-    """Where collectors read the host from; every path can be pointed at a fixture tree."""
-
-    procfs: Path = Path("/proc")
-    sysfs: Path = Path("/sys")
-    rootfs: Path = Path("/")
-    state_dir: Path = Path("/var/lib/zmon")
-
-    def proc(self, *parts: str) -> Path:
-        return self.procfs.joinpath(*parts)
-
-    def sys(self, *parts: str) -> Path:
-        return self.sysfs.joinpath(*parts)
-
-    def root(self, *parts: str) -> Path:
-        return self.rootfs.joinpath(*[p.lstrip("/") for p in parts])
 
 
 @dataclass(frozen=True)
@@ -61,21 +46,76 @@ class Option:
     choices: tuple[Any, ...] | None = None
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Product(Generic[T]):
+    """A named value that one collector publishes and others read (see ``zmon.products``).
+
+    The publisher lists it in ``provides``, each reader in ``needs``; the scheduler runs a
+    reader's first run after its providers' first runs, so readers never see it appear late.
+    """
+
+    name: str
+    help: str
+
+
+class Board:
+    """The products collectors publish for each other; one board per daemon."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[str, Any] = {}
+
+    def publish(self, product: Product[T], value: T) -> None:
+        with self._lock:
+            self._values[product.name] = value
+
+    def get(self, product: Product[T]) -> T | None:
+        with self._lock:
+            value: T | None = self._values.get(product.name)
+            return value
+
+
 @dataclass
 class Context:
-    """Everything a collector may use to read the host."""
+    """Everything a collector may use to read the host, and the products it exchanges."""
 
     paths: Paths
     runner: Runner
     options: Mapping[str, Any] = field(default_factory=dict)
     platform: str = "linux"
-    shared: dict[str, Any] = field(default_factory=dict)
     interval: float = 15.0  # the configured schedule of this collector
     timeout: float = 10.0  # its hard per-run limit; commands must finish well before it
     one_shot: bool = False  # ``zmon collect --once``: read, but move no saved positions
+    board: Board = field(default_factory=Board)
+    devices: DeviceMapCache | None = None  # shared by the daemon; made on first use if None
+    provides: tuple[Product[Any], ...] = ()  # what it may publish (set from its collector)
+    needs: tuple[Product[Any], ...] = ()  # what it may read (likewise)
 
-    def option(self, name: str) -> Any:
-        return self.options[name]
+    def device_map(self, max_age: float = 300.0) -> DeviceMap:
+        """The host's device map (sysfs and /dev/disk, or geom), shared by all collectors."""
+        if self.devices is None:
+            self.devices = DeviceMapCache(self.paths, self.platform, self.runner)
+        return self.devices.get(max_age)
+
+    def forget_device_map(self) -> None:
+        """Drop the shared device map (a disk came or went); the next user reads the host."""
+        if self.devices is not None:
+            self.devices.invalidate()
+
+    def publish(self, product: Product[T], value: T) -> None:
+        """Publish a product this collector declares in ``provides``."""
+        if product not in self.provides:
+            raise LookupError(f"product {product.name} is not declared in provides")
+        self.board.publish(product, value)
+
+    def product(self, product: Product[T]) -> T | None:
+        """A product this collector declares in ``needs``; None until it is first published."""
+        if product not in self.needs:
+            raise LookupError(f"product {product.name} is not declared in needs")
+        return self.board.get(product)
 
 
 class Collector:
@@ -84,6 +124,12 @@ class Collector:
     ``collect`` returns a MetricSet built from one read of the host. It raises on failure
     (the scheduler keeps the last good data and marks it stale) and ``NoDataError`` when
     the source does not exist on this host.
+
+    The class attributes are the declaration that the registry, the config and the scheduler
+    read: schedule and options; ``binaries``, the programs it runs (each gets a
+    ``--binary.NAME`` flag); ``flag_aliases``, short flags for its options
+    (``{"ups.nut": "nut"}`` makes ``--ups.nut`` set ``collectors.ups.nut``); ``provides`` and
+    ``needs``, the products it exchanges with other collectors.
     """
 
     name: ClassVar[str] = ""
@@ -92,9 +138,25 @@ class Collector:
     default_interval: ClassVar[float] = 15.0
     default_timeout: ClassVar[float] = 10.0
     options: ClassVar[tuple[Option, ...]] = ()
+    binaries: ClassVar[tuple[str, ...]] = ()
+    flag_aliases: ClassVar[Mapping[str, str]] = {}
+    provides: ClassVar[tuple[Product[Any], ...]] = ()
+    needs: ClassVar[tuple[Product[Any], ...]] = ()
+    summary_title: ClassVar[str] = ""  # heading of its landing-page table, if it has one
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        # the context exchanges exactly the products this collector declares
+        ctx.provides, ctx.needs = self.provides, self.needs
+
+    def option(self, name: str) -> Any:
+        """The configured value of a declared option, or its declared default."""
+        if name in self.ctx.options:
+            return self.ctx.options[name]
+        for opt in self.options:
+            if opt.name == name:
+                return opt.default
+        raise KeyError(f"collector {self.name} declares no option {name!r}")
 
     def collect(self) -> MetricSet:
         raise NotImplementedError
@@ -102,6 +164,11 @@ class Collector:
     @classmethod
     def validate_options(cls, options: Mapping[str, Any]) -> None:
         """Check option values beyond their types; raise OptionError naming the option."""
+
+    @classmethod
+    def summary(cls, families: Sequence[Metric]) -> list[SummaryRow]:
+        """Rows for the landing page's ``summary_title`` table, read from the families."""
+        return []
 
     def start(self) -> None:
         """Start any long-lived background work (followers); called once before scheduling."""
@@ -126,11 +193,11 @@ def register(cls: C) -> C:
 
 
 def load_builtin_collectors() -> None:
-    """Import every module in ``zmon.collectors`` so their ``@register`` runs."""
+    """Import every collector package in ``zmon.collectors`` so their ``@register`` runs."""
     import zmon.collectors as pkg
 
     for mod in pkgutil.iter_modules(pkg.__path__):
-        if not mod.name.startswith("_"):
+        if mod.ispkg:
             importlib.import_module(f"zmon.collectors.{mod.name}")
 
 
@@ -157,5 +224,23 @@ def register_parse_kind(kind: str, help_text: str) -> Callable[[ParseFunc], Pars
 
 
 def parse_kinds() -> Mapping[str, tuple[ParseFunc, str]]:
+    """Every ``zmon parse`` kind: its function and help text."""
     load_builtin_collectors()
     return dict(sorted(_PARSERS.items()))
+
+
+__all__ = [
+    "Board",
+    "Collector",
+    "Context",
+    "NoDataError",
+    "Option",
+    "OptionError",
+    "Paths",
+    "Product",
+    "collectors",
+    "load_builtin_collectors",
+    "parse_kinds",
+    "register",
+    "register_parse_kind",
+]

@@ -8,171 +8,18 @@ waits for a stuck run to end before starting the next one, so a collector never 
 
 from __future__ import annotations
 
-import gzip
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
-from prometheus_client.core import Metric
-
-from zmon import __version__
-from zmon.exposition import render
 from zmon.logs import StateChangeLog, get
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, NoDataError
 from zmon.runner import run_deadline
+from zmon.snapshot import CollectorState, Snapshot
 
 log = get("scheduler")
-
-
-@dataclass
-class CollectorState:
-    """What the snapshot knows about one collector."""
-
-    name: str
-    interval: float
-    timeout: float
-    # each family of the last good run with its text exposition, rendered once per run
-    rendered: list[tuple[Metric, bytes]] = field(default_factory=list)
-    success: bool | None = None
-    has_data: bool = False
-    last_duration: float = 0.0
-    last_success: float = 0.0  # unix time
-    last_error: str = ""
-    running_since: float | None = None  # monotonic
-    runs: dict[str, int] = field(
-        default_factory=lambda: {"success": 0, "failure": 0, "timeout": 0, "nodata": 0}
-    )
-
-    @property
-    def families(self) -> list[Metric]:
-        return [fam for fam, _ in self.rendered]
-
-    def publish(self, families: list[Metric]) -> None:
-        """Keep a run's families, rendered now, in the collector's own thread."""
-        self.rendered = [(fam, render([fam])) for fam in families]
-
-    def stale(self, now_wall: float) -> bool:
-        """Data is stale after a failed run, or when no success came for two intervals."""
-        if self.success is None:
-            return False
-        if not self.success:
-            return True
-        return now_wall - self.last_success > 2 * self.interval + self.timeout
-
-
-@dataclass(frozen=True)
-class Exposition:
-    """Ready-to-serve bytes of one rendering."""
-
-    text: bytes
-    gzipped: bytes
-    rendered_at: float
-
-
-class Snapshot:
-    """The last good metric families per collector, and the pre-rendered exposition."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._states: dict[str, CollectorState] = {}
-        self._exposition = Exposition(b"", gzip.compress(b""), 0.0)
-        self._stale_seen: dict[str, bool] = {}
-        self.start_time = time.time()
-
-    def add(self, state: CollectorState) -> None:
-        with self._lock:
-            self._states[state.name] = state
-
-    def remove(self, name: str) -> None:
-        with self._lock:
-            self._states.pop(name, None)
-
-    def states(self) -> list[CollectorState]:
-        with self._lock:
-            return [self._states[k] for k in sorted(self._states)]
-
-    def state(self, name: str) -> CollectorState | None:
-        with self._lock:
-            return self._states.get(name)
-
-    @property
-    def exposition(self) -> Exposition:
-        return self._exposition
-
-    def rerender(self) -> None:
-        """Assemble the exposition once; serving then only copies bytes.
-
-        Each collector's families were rendered when its run finished, so this joins bytes;
-        only a family name that several collectors share is merged and rendered here.
-        """
-        now = time.time()
-        with self._lock:
-            states = [self._states[k] for k in sorted(self._states)]
-            self._stale_seen = {s.name: s.stale(now) for s in states}
-            sources: dict[str, list[tuple[Metric, bytes | None]]] = {}
-            for s in states:
-                for fam, text in s.rendered:
-                    sources.setdefault(fam.name, []).append((fam, text))
-        for fam in self_metrics(states, now, self.start_time):
-            sources.setdefault(fam.name, []).append((fam, None))
-        parts = []
-        for items in sources.values():
-            only = items[0][1]
-            if len(items) == 1 and only is not None:
-                parts.append(only)
-            else:
-                parts.append(render(_merge(fam for fam, _ in items)))
-        text = b"".join(parts)
-        self._exposition = Exposition(text, gzip.compress(text, compresslevel=1), now)
-
-    def staleness_changed(self) -> bool:
-        now = time.time()
-        with self._lock:
-            current = {s.name: s.stale(now) for s in self._states.values()}
-            return current != self._stale_seen
-
-
-def _merge(families: Iterable[Metric]) -> list[Metric]:
-    """Join same-named families from different collectors into one (one HELP/TYPE each)."""
-    merged = MetricSet()
-    for fam in families:
-        merged.add_family(fam)
-    return merged.families()
-
-
-def self_metrics(states: list[CollectorState], now: float, start_time: float) -> list[Metric]:
-    """zmon's own metrics: per-collector success, duration, freshness, plus build info."""
-    m = MetricSet()
-    for s in states:
-        lab = {"collector": s.name}
-        if s.success is not None:
-            m.gauge("zmon_collector_success", "1 if the collector's last run succeeded, else 0.",
-                    1.0 if s.success else 0.0, lab)
-            m.gauge("zmon_collector_duration_seconds", "How long the collector's last run took.",
-                    s.last_duration, lab)
-        m.gauge("zmon_collector_last_success_timestamp_seconds",
-                "Unix time of the collector's last successful run (0 if none yet).",
-                s.last_success, lab)
-        m.gauge("zmon_collector_stale",
-                "1 if the collector's data is older than its schedule promises or its last run "
-                "failed; the last good data is still served.",
-                1.0 if s.stale(now) else 0.0, lab)
-        m.gauge("zmon_collector_has_data",
-                "1 if the source exists on this host; 0 when it has nothing to collect.",
-                1.0 if s.has_data else 0.0, lab)
-        m.gauge("zmon_collector_running", "1 while a run is in progress.",
-                1.0 if s.running_since is not None else 0.0, lab)
-        m.gauge("zmon_collector_interval_seconds", "Configured seconds between runs.",
-                s.interval, lab)
-        for result, count in s.runs.items():
-            m.counter("zmon_collector_runs_total", "Collector runs since start, by result.",
-                      count, {**lab, "result": result})  # fmt: skip
-    m.info("zmon_build_info", "zmon's version; always 1.", {"version": __version__})
-    m.gauge("zmon_start_time_seconds", "Unix time zmon started.", start_time)
-    return m.families()
 
 
 RunHook = Callable[[CollectorState], None]
@@ -199,6 +46,8 @@ class CollectorWorker:
         )
         self._changes = StateChangeLog(log)
         self._current: threading.Thread | None = None
+        self.first_run_done = threading.Event()
+        self.after: list[CollectorWorker] = []  # providers whose first run comes before ours
 
     def start(self) -> None:
         self._thread.start()
@@ -223,6 +72,11 @@ class CollectorWorker:
     def _loop(self) -> None:
         if self._jitter:
             self._wait(random.uniform(0, self._jitter))
+        for provider in self.after:
+            # bounded: the provider's first run ends by its jitter plus its deadline
+            while not self._stop.is_set() and not provider.first_run_done.wait(0.5):
+                if not provider.alive:
+                    break
         while not self._stop.is_set():
             started = time.monotonic()
             self.run_once()
@@ -241,15 +95,16 @@ class CollectorWorker:
             self.state.running_since = None
             if self._stop.is_set():
                 return
-        box: dict[str, object] = {}
+        results: list[MetricSet] = []
+        errors: list[BaseException] = []
         deadline = time.monotonic() + self.state.timeout
 
         def target() -> None:
             run_deadline.set(deadline)
             try:
-                box["result"] = self.collector.collect()
+                results.append(self.collector.collect())
             except BaseException as exc:  # noqa: BLE001 - reported, never propagated
-                box["error"] = exc
+                errors.append(exc)
 
         wall_start = time.time()
         mono_start = time.monotonic()
@@ -264,8 +119,8 @@ class CollectorWorker:
             self.state.running_since = None
         if thread.is_alive():
             self._record_failure("timeout", f"run exceeded its {self.state.timeout:g}s timeout")
-        elif "error" in box:
-            exc = box["error"]
+        elif errors:
+            exc = errors[0]
             if isinstance(exc, NoDataError):
                 self.state.success = True
                 self.state.has_data = False
@@ -277,9 +132,7 @@ class CollectorWorker:
             else:
                 self._record_failure("failure", f"{type(exc).__name__}: {exc}")
         else:
-            result = box.get("result")
-            families = result.families() if isinstance(result, MetricSet) else list(result or [])  # type: ignore[call-overload]
-            self.state.publish(families)
+            self.state.publish(results[0].families())
             self.state.success = True
             self.state.has_data = True
             self.state.last_error = ""
@@ -287,6 +140,7 @@ class CollectorWorker:
             self.state.runs["success"] += 1
             self._changes.report(self.state.name, "collector ok", "info",
                                  collector=self.state.name)  # fmt: skip
+        self.first_run_done.set()
         self._on_update(self.state)
 
     def _record_failure(self, kind: str, message: str) -> None:
@@ -312,6 +166,8 @@ class Scheduler:
     def add(self, collector: Collector, interval: float, timeout: float, jitter: float = 0) -> None:
         previous = self.snapshot.state(collector.name)
         state = CollectorState(collector.name, interval, timeout)
+        state.summary_title = collector.summary_title
+        state.summary = collector.summary
         if previous is not None:  # keep data across a reload
             state.rendered = previous.rendered
             state.success = previous.success
@@ -329,7 +185,32 @@ class Scheduler:
         with self._render_lock:
             self.snapshot.rerender()
 
+    def order(self) -> list[list[CollectorWorker]]:
+        """Workers in layers: each layer's first runs come after the layers before it.
+
+        A collector that ``needs`` a product runs its first run after every enabled
+        collector that ``provides`` it, so what it reads is there from its first run on.
+        """
+        remaining = dict(self.workers)
+        for w in remaining.values():
+            w.after = [
+                p for p in self.workers.values()
+                if p is not w and any(prod in p.collector.provides for prod in w.collector.needs)
+            ]  # fmt: skip
+        layers: list[list[CollectorWorker]] = []
+        done: set[str] = set()
+        while remaining:
+            layer = [w for w in remaining.values() if all(p.state.name in done for p in w.after)]
+            if not layer:
+                raise ValueError(f"collectors need each other's products: {sorted(remaining)}")
+            layers.append(layer)
+            for w in layer:
+                done.add(w.state.name)
+                del remaining[w.state.name]
+        return layers
+
     def start(self) -> None:
+        self.order()
         for w in self.workers.values():
             w.collector.start()
         self.snapshot.rerender()
@@ -350,16 +231,18 @@ class Scheduler:
 
     def run_all_once(self) -> None:
         """Run every collector once, in parallel, and wait (``zmon collect --once``)."""
+        layers = self.order()
         for w in self.workers.values():
             w.collector.start()
-        threads = [
-            threading.Thread(target=w.run_once, name=f"zmon-once-{n}", daemon=True)
-            for n, w in self.workers.items()
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        for layer in layers:
+            threads = [
+                threading.Thread(target=w.run_once, name=f"zmon-once-{w.state.name}", daemon=True)
+                for w in layer
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
         self.snapshot.rerender()
 
     def stop(self, keep_states: bool = False) -> None:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import html
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client.exposition import ThreadingWSGIServer
 
-from zmon import __version__
-from zmon.scheduler import Snapshot
+from zmon.snapshot import Snapshot
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -29,6 +26,10 @@ class _QuietHandler(WSGIRequestHandler):
 
 def make_app(snapshot: Snapshot, healthy: Callable[[], bool], title: str = "zmon") -> Any:
     """The WSGI application serving one snapshot."""
+    from zmon.status.page import StatusPage
+
+    status_page = StatusPage(snapshot, title)
+    snapshot.on_render.append(status_page.observe)
 
     def app(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "/")
@@ -50,8 +51,8 @@ def make_app(snapshot: Snapshot, healthy: Callable[[], bool], title: str = "zmon
             return _reply(start_response, "503 Service Unavailable", b"collectors stopped\n",
                           "text/plain", method)
         if path == "/":
-            page = landing_page(snapshot, title).encode()
-            return _reply(start_response, "200 OK", page, "text/html; charset=utf-8", method)
+            body, ctype = status_page.respond(environ.get("QUERY_STRING", ""))
+            return _reply(start_response, "200 OK", body, ctype, method)
         return _reply(start_response, "404 Not Found", b"not found\n", "text/plain", method)
 
     return app
@@ -71,79 +72,10 @@ def _reply(
 
 
 def landing_page(snapshot: Snapshot, title: str) -> str:
-    """A small status page: each collector's state, last success, last error."""
-    now = time.time()
-    rows = []
-    for s in snapshot.states():
-        if s.success is None:
-            state, css = "pending", "pending"
-        elif s.stale(now):
-            if s.success:
-                state = "stale"
-            elif s.last_success:
-                state = "failing (serving last good data)"
-            else:
-                state = "failing"
-            css = "bad"
-        elif not s.has_data:
-            state, css = "no data on this host", "idle"
-        else:
-            state, css = "ok", "ok"
-        age = f"{now - s.last_success:.0f}s ago" if s.last_success else "never"
-        rows.append(
-            f"<tr class='{css}'><td>{html.escape(s.name)}</td><td>{html.escape(state)}</td>"
-            f"<td>{s.interval:g}s</td><td>{s.last_duration:.3f}s</td><td>{age}</td>"
-            f"<td>{html.escape(s.last_error)}</td></tr>"
-        )
-    expo = snapshot.exposition
-    pools = "".join(
-        f"<tr class='{'ok' if state == 'online' else 'bad'}'><td>{html.escape(pool)}</td>"
-        f"<td>{html.escape(state.upper())}</td></tr>"
-        for pool, state in pool_states(snapshot).items()
-    )
-    pool_table = (
-        f"<h2>Pools</h2><table><tr><th>pool</th><th>state</th></tr>{pools}</table>"
-        if pools else ""
-    )
-    return f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>
-body {{ font-family: sans-serif; margin: 2em; }}
-table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
-td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
-tr.ok td:nth-child(2) {{ color: #070; }}
-tr.bad td:nth-child(2) {{ color: #b00; font-weight: bold; }}
-tr.idle td:nth-child(2),
-tr.pending td:nth-child(2) {{ color: #777; }}
-</style></head>
-<body>
-<h1>{html.escape(title)}</h1>
-<p>ZFS health monitor and Prometheus exporter, version {html.escape(__version__)}.
-<a href="/metrics">Metrics</a> ({len(expo.text)} bytes, rendered {now - expo.rendered_at:.0f}s ago)
-&middot; <a href="/healthz">Health</a></p>
-<table><tr><th>collector</th><th>state</th><th>interval</th><th>last run took</th>
-<th>last success</th><th>last error</th></tr>
-{''.join(rows)}
-</table>
-{pool_table}
-</body></html>
-"""
+    """The status page (zmon/status/page.py) of ``snapshot``, without history."""
+    from zmon.status.page import StatusPage
 
-
-def pool_states(snapshot: Snapshot) -> dict[str, str]:
-    """Each pool's state from the last ``zmon_pool_state`` series ("unknown" if none is set)."""
-    out: dict[str, str] = {}
-    for st in snapshot.states():
-        for fam in st.families:
-            if fam.name != "zmon_pool_state":
-                continue
-            for sample in fam.samples:
-                pool = sample.labels.get("pool", "")
-                if sample.value == 1.0:
-                    out[pool] = sample.labels.get("state", "unknown")
-                else:
-                    out.setdefault(pool, "unknown")
-    return dict(sorted(out.items()))
+    return StatusPage(snapshot, title).respond()[0].decode()
 
 
 class MetricsServer:
@@ -153,7 +85,7 @@ class MetricsServer:
         server_class = type(
             "ZmonHTTPServer", (ThreadingWSGIServer,), {"address_family": _family_for(host)}
         )
-        self._httpd = make_server(host or "", port, app, server_class,
+        self._httpd: WSGIServer = make_server(host or "", port, app, server_class,
                                   handler_class=_QuietHandler)  # fmt: skip
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="zmon-http",
                                         daemon=True)  # fmt: skip

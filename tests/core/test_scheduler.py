@@ -141,7 +141,7 @@ def test_same_family_from_two_collectors_is_merged() -> None:
 
 def test_a_slow_render_never_holds_collectors_up(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Runs that finish while the exposition is being joined share the next join."""
-    from zmon.scheduler import Snapshot
+    from zmon.snapshot import Snapshot
 
     renders = []
     original = Snapshot.rerender

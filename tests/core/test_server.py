@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import urllib.request
 
+from zmon.collectors.zpool import ZpoolCollector
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, Paths
 from zmon.replay import StaticRunner
@@ -65,6 +66,8 @@ def test_unknown_path_is_404() -> None:
 
 
 class Pools(Collector):
+    summary_title = "Pools"
+    summary = ZpoolCollector.summary
     name = "pools"
 
     def collect(self) -> MetricSet:

@@ -11,8 +11,9 @@ import pytest
 from zmon.config import Config, load
 from zmon.demo.fakebin import lookup
 from zmon.demo.host import DemoHost
+from zmon.host.devices import DeviceMapCache
 from zmon.metrics import MetricSet
-from zmon.registry import Collector, Context, collectors
+from zmon.registry import Board, Collector, Context, collectors
 from zmon.runner import CommandError, CommandResult, CommandRunner, Runner
 
 
@@ -48,7 +49,8 @@ class PhaseRunner:
 
 def make_collector(
     host: DemoHost, name: str, *, runner: Runner | None = None, one_shot: bool = True,
-    shared: dict | None = None, options: dict | None = None,  # type: ignore[type-arg]
+    board: Board | None = None, devices: DeviceMapCache | None = None,
+    options: dict | None = None,  # type: ignore[type-arg]
 ) -> Collector:  # fmt: skip
     """Collector ``name`` as the demo configures it, ``options`` overriding its options."""
     cfg = demo_config(host)
@@ -58,10 +60,11 @@ def make_collector(
         runner=runner or CommandRunner(binaries=cfg.binaries, default_timeout=10.0),
         options={**settings.options, **(options or {})},
         platform=cfg.platform,
-        shared={} if shared is None else shared,
         interval=settings.interval,
         timeout=settings.timeout,
         one_shot=one_shot,
+        board=board or Board(),
+        devices=devices,
     )
     return collectors()[name](ctx)
 

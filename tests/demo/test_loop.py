@@ -8,7 +8,8 @@ from pathlib import Path
 from tests.demo.conftest import PhaseRunner, make_collector
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
-from zmon.registry import collectors
+from zmon.host.devices import DeviceMapCache
+from zmon.registry import Board, collectors
 
 # Followers of live sources (zpool events -f, udev, the UPS server) are tested elsewhere.
 NOT_HERE = ("hotplug", "ups", "zpool_events", "kernel_log")
@@ -17,9 +18,11 @@ NOT_HERE = ("hotplug", "ups", "zpool_events", "kernel_log")
 def test_demo_loops_through_every_phase(tmp_path: Path) -> None:
     host = DemoHost(phase_seconds=1.0, root=tmp_path / "host")
     runner = PhaseRunner(host)
-    shared: dict[str, object] = {}
+    board, devices = Board(), DeviceMapCache(host.paths)
     names = [n for n in collectors() if n not in NOT_HERE]
-    running = {n: make_collector(host, n, runner=runner, shared=shared) for n in names}
+    running = {
+        n: make_collector(host, n, runner=runner, board=board, devices=devices) for n in names
+    }
     kern_log = host.paths.root(KERN_LOG)
     seen, sizes, crc, media = [], [], [], []
     try:

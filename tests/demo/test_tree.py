@@ -10,7 +10,7 @@ from tests.demo.conftest import collect, demo_config
 from zmon.collectors.hotplug import HotplugCollector
 from zmon.demo.host import DATA, DemoHost
 from zmon.demo.timeline import PHASES
-from zmon.devices import DeviceMap
+from zmon.host.devices import DeviceMap
 from zmon.registry import Context
 from zmon.replay import StaticRunner
 

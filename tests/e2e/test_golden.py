@@ -15,9 +15,10 @@ from pathlib import Path
 
 from tests.e2e.serve import ZmonProcess
 from tests.helpers import require_tool
-from zmon.config import KNOWN_BINARIES
+from zmon.config import declared_binaries
 from zmon.demo.host import DemoHost
 from zmon.demo.timeline import PHASES
+from zmon.registry import collectors
 
 GOLDEN_NAME = "e2e/serve-resilvering.prom"
 PHASE = next(i for i, p in enumerate(PHASES) if p.name == "resilvering")
@@ -55,7 +56,7 @@ def _args(host: DemoHost, tmp_path: Path) -> list[str]:
         "--host.platform", "linux",
         "--no-collector.hotplug",  # it listens to this machine's udev, not the fixture
     ]  # fmt: skip
-    for name in KNOWN_BINARIES:
+    for name in declared_binaries(collectors()):
         args += [f"--binary.{name}", str(host.root / "bin" / name)]
     return args
 

@@ -413,7 +413,7 @@ CONTRACT_METRICS = (
 
 _QEMU_ATA = ("qemu's emulated ATA disk reports SMART attributes 1, 3, 4, 5, 9, 12 and 190 only; "
              "the live run asserts zmon invents no series, real values are tested on corpus "
-             "smartctl outputs (tests/disks)")  # fmt: skip
+             "smartctl outputs (tests/collectors/smart)")  # fmt: skip
 NOT_LIVE = {
     "zmon_disk_pending_sectors": _QEMU_ATA + " (attribute 197)",
     "zmon_disk_offline_uncorrectable_sectors": _QEMU_ATA + " (attribute 198)",

@@ -12,11 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.collectors.ups.nutlab import NutLab
 from tests.helpers import IN_CI
 from tests.lab import checks
 from tests.lab.engine import Result, StepRunner, filter_exposition
 from tests.lab.labvm import GUEST_PORT, LabError, LabVM, Manifest, track
-from tests.ups.nutlab import NutLab
+from tests.lab.status_checks import status_results
 
 # Collection in the VM. TCG runs tens of times slower than hardware, so the lab shortens the
 # intervals (a step is seen within seconds) but lengthens the hard timeouts.
@@ -113,6 +114,7 @@ def run_lab(version: str, run_dir: Path, *, capture: bool = False,
             results, scrape = runner.run(step, facts, checks.CHECKS, checks.COLLECTORS)
             if alerts is not None:
                 results += alerts.check(step, version, runner.facts, since=step_began)
+            results += status_results(step, version, f"http://127.0.0.1:{vm.port}")
             (metrics_dir / f"{step}.prom").write_text(scrape.text)
             if capture:
                 cap = vm.ctl / "captures" / step

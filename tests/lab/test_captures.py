@@ -18,8 +18,8 @@ import pytest
 from tests.lab import checks
 from tests.lab.engine import Check, Result, Scrape, StepRunner
 from tests.lab.labvm import read_facts
-from tests.zpool_status._util import recorded_result
-from zmon.collectors.zpool_status import JSON_ARGS, ZpoolCollector
+from tests.support.zpool_status import recorded_result
+from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector
 from zmon.exposition import render
 from zmon.registry import Context, Paths, parse_kinds
 from zmon.replay import StaticRunner

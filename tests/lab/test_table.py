@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -191,5 +192,11 @@ def test_stopping_a_run_kills_its_processes() -> None:
     track(proc)
     reap_children()
     assert proc.wait(5) == -9
-    group = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True)
+    # SIGKILL reaches the rest of the group asynchronously: wait until it is gone (bounded)
+    deadline = time.monotonic() + 10
+    while True:
+        group = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True)
+        if group.returncode == 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert group.returncode == 1, f"left behind: {group.stdout!r}"

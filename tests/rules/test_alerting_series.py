@@ -14,12 +14,13 @@ from pathlib import Path
 
 from alert_rules import generate
 from alert_rules.thresholds import DEFAULTS
-from tests.kernel_log.test_collector import make_ctx
+from tests.collectors.kernel_log.test_collector import make_ctx
 from zmon.collectors.kernel_log import KernelLogCollector
+from zmon.collectors.kernel_log.metrics import ALERTED_PATTERNS, ALERTED_POOL_PATTERNS
 from zmon.collectors.zpool_events import ALERTED_CLASSES, ZpoolEventsCollector
-from zmon.devices import BlockDevice, DeviceMap
-from zmon.parsers.kernel_log_metrics import ALERTED_PATTERNS, ALERTED_POOL_PATTERNS
-from zmon.registry import Context, Paths
+from zmon.host.devices import BlockDevice, DeviceMap, DeviceMapCache
+from zmon.products import VDEV_NAMES
+from zmon.registry import Board, Context, Paths
 from zmon.replay import StaticRunner
 
 EVENTS = "zmon_zfs_events_total"
@@ -27,8 +28,9 @@ LOG_EVENTS = "zmon_kernel_log_events_total"
 POOL_LOG_EVENTS = "zmon_kernel_log_pool_events_total"
 
 
-def _disks(*names: str) -> DeviceMap:
-    return DeviceMap([BlockDevice(n, hardware=True) for n in names])
+def _disks(ctx: Context, *names: str) -> None:
+    ctx.devices = DeviceMapCache(ctx.paths)
+    ctx.devices.put(DeviceMap([BlockDevice(n, hardware=True) for n in names]))
 
 
 def test_kernel_log_serves_rule_patterns_at_zero_for_each_known_disk(tmp_path: Path) -> None:
@@ -36,8 +38,8 @@ def test_kernel_log_serves_rule_patterns_at_zero_for_each_known_disk(tmp_path: P
     log.parent.mkdir(parents=True)
     log.write_text("")
     ctx = make_ctx(tmp_path, source="file", poll_interval=0.05)
-    ctx.shared["devicemap"] = _disks("sda", "sdb")
-    ctx.shared["zpool_vdev_names"] = {"tank": frozenset({"mirror-0", "sda", "sdb"})}
+    _disks(ctx, "sda", "sdb")
+    ctx.board.publish(VDEV_NAMES, {"tank": frozenset({"mirror-0", "sda", "sdb"})})
     c = KernelLogCollector(ctx)
     try:
         ms = c.collect()
@@ -58,7 +60,7 @@ def test_kernel_log_knows_pools_from_kstats_while_zpool_hangs(tmp_path: Path) ->
     log.parent.mkdir(parents=True)
     log.write_text("")
     ctx = make_ctx(tmp_path, source="file", poll_interval=0.05)
-    ctx.shared["devicemap"] = _disks()
+    _disks(ctx)
     c = KernelLogCollector(ctx)
     try:
         ms = c.collect()
@@ -70,8 +72,9 @@ def test_kernel_log_knows_pools_from_kstats_while_zpool_hangs(tmp_path: Path) ->
 def test_zpool_events_serves_rule_classes_at_zero_for_each_known_vdev(tmp_path: Path) -> None:
     paths = Paths(procfs=tmp_path / "proc", sysfs=tmp_path / "sys", rootfs=tmp_path / "root",
                   state_dir=tmp_path / "state")  # fmt: skip
-    ctx = Context(paths, StaticRunner(), {"startup_wait": 0.0}, "linux",
-                  shared={"zpool_vdev_names": {"tank": frozenset({"tank", "mirror-0", "sdb"})}})
+    board = Board()
+    board.publish(VDEV_NAMES, {"tank": frozenset({"tank", "mirror-0", "sdb"})})
+    ctx = Context(paths, StaticRunner(), {"startup_wait": 0.0}, "linux", board=board)
     c = ZpoolEventsCollector(ctx)
     try:
         ms = c.collect()

@@ -1,1 +1,1 @@
-"""Built-in collectors; each module registers itself with ``zmon.registry.register``."""
+"""Built-in collectors: one package each, whose ``__init__`` registers it (``zmon.registry``)."""

@@ -11,16 +11,18 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from zmon.config import KNOWN_BINARIES, CollectorSettings, Config
+from zmon.config import CollectorSettings, Config, declared_binaries
 from zmon.demo.disks import BlockTree
 from zmon.demo.kernlog import syslog_lines
 from zmon.demo.timeline import PHASES, STORIES, Phase, starts
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
 from zmon.registry import Paths
+from zmon.registry import collectors as registered_collectors
 
 DATA = Path(__file__).parent / "data"
 log = get("demo")
@@ -52,13 +54,17 @@ class DemoHost:
     """Builds the demo tree, then advances it on a background thread.
 
     ``apply(cfg)`` points a config's paths and binaries at the tree, so the ordinary
-    collectors run unchanged against it.
+    collectors run unchanged against it. ``clock`` (wall time) and ``monotonic`` (what the
+    ARC counters advance by) are injectable, so a test can step the story explicitly.
     """
 
     def __init__(
         self, phase_seconds: float = 60.0, root: Path | None = None, first_phase: int = 0,
         story: str = "demo",
+        clock: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic,
     ) -> None:  # fmt: skip
+        self._clock = clock
+        self._monotonic = monotonic
         self.phase_seconds = max(1.0, float(phase_seconds))
         self.phases = STORIES[story]
         self.loops = story == "demo"  # the other stories stay in their last phase
@@ -68,12 +74,12 @@ class DemoHost:
         self.root = Path(tempfile.mkdtemp(prefix="zmon-demo-")) if root is None else root
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._t0 = time.time()
+        self._t0 = clock()
         self._phase_index = -1
         self._eid = 0
         self._arc_base = (DATA / "arcstats.txt").read_text()
         self._arc_acc: dict[str, float] = {}
-        self._last_tick = time.monotonic()
+        self._last_tick = monotonic()
         self._ups_vars = base_variables()
         self._ups_charge = 100.0
         self._ups_lock = threading.Lock()
@@ -93,7 +99,8 @@ class DemoHost:
 
     def apply(self, cfg: Config) -> Config:
         """The same config, pointed at this host."""
-        binaries = {name: str(self.root / "bin" / name) for name in KNOWN_BINARIES}
+        programs = declared_binaries(registered_collectors())
+        binaries = {name: str(self.root / "bin" / name) for name in programs}
         collectors = dict(cfg.collectors)
 
         def tune(name: str, interval: float | None = None, **options: object) -> None:
@@ -159,7 +166,7 @@ class DemoHost:
 
     def _write_binaries(self) -> None:
         package_parent = Path(__file__).resolve().parents[2]
-        for name in KNOWN_BINARIES:
+        for name in declared_binaries(registered_collectors()):
             script = self.root / "bin" / name
             script.write_text(
                 f"#!{sys.executable}\n"
@@ -209,13 +216,13 @@ class DemoHost:
 
     def tick(self, now: float | None = None) -> None:
         """Advance the host to ``now``: switch phase when due and move the ARC counters."""
-        now = time.time() if now is None else now
+        now = self._clock() if now is None else now
         unit = int((now - self._t0) // self.phase_seconds)
         unit = unit % self._units if self.loops else min(unit, self._units - 1)
         index = max(i for i, start in enumerate(self._starts) if start <= unit)
         while self._phase_index != index:  # through every phase due, none skipped
             self._enter_phase((self._phase_index + 1) % len(self.phases), now=now)
-        mono = time.monotonic()
+        mono = self._monotonic()
         dt, self._last_tick = mono - self._last_tick, mono
         self._write_arcstats(dt, elapsed=now - self._t0)
         self._advance_ups(dt)
@@ -233,9 +240,9 @@ class DemoHost:
         scen = DATA / "scenarios" / phase.scenario
         _symlink(str(scen), self.root / "current")
         self._copy_kstats(scen)
-        self._suspend(phase.stuck_pool, time.time() if now is None else now)
+        self._suspend(phase.stuck_pool, self._clock() if now is None else now)
         self._append_events(scen / "events-new.txt")
-        self._append_kernel_log(scen / "kernel-new.txt", time.time() if now is None else now)
+        self._append_kernel_log(scen / "kernel-new.txt", self._clock() if now is None else now)
         self._phase_index = index
         log.info("demo phase", phase=phase.name, scenario=phase.scenario)
 

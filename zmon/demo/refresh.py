@@ -210,7 +210,7 @@ def derived_recordings(dest: Path) -> list[str]:
     Returns commands.tsv rows. ``zfs list -o COLUMNS`` is rebuilt from ``zfs get -Hp all``
     (the same properties, in the columns the datasets collector asks for).
     """
-    from zmon.collectors.datasets import COLUMNS
+    from zmon.parsers.zfs_datasets import COLUMNS
 
     rows = []
     aliases = {

@@ -31,7 +31,7 @@ def _quote(value: str) -> str:
 
 
 class _Handler(socketserver.StreamRequestHandler):
-    server: DemoUpsd  # type: ignore[assignment]
+    server: DemoUpsd
 
     def handle(self) -> None:
         for raw in self.rfile:

@@ -62,6 +62,7 @@ def parse_apcaccess(text: str) -> dict[str, str]:
     """
     fields: dict[str, str] = {}
     first_line: tuple[int, str] | None = None
+    text = text.removeprefix("\ufeff")  # a byte-order mark from a Windows editor or console
     for line_no, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:

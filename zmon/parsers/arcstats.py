@@ -10,6 +10,7 @@ Forms accepted (detected from the first line):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -51,13 +52,31 @@ def parse_arcstats_sysctl(data: bytes | str, prefix: str | None = SYSCTL_PREFIX)
     return ArcStats("sysctl", parse_sysctl(data, prefix))
 
 
+_STAT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def parse_arcstats(data: bytes | str) -> ArcStats:
-    """Any supported form, detected from the first non-blank line."""
+    """Any supported form, detected from the first non-blank line.
+
+    Raises ParseError when no field is a named counter (``hits 4 8772612`` or
+    ``kstat.zfs.misc.arcstats.hits: 8772612``): JSON or other ``key: value`` text is refused.
+    """
     if not looks_like_sysctl(data):
-        return parse_arcstats_kstat(data)
-    first_key = parse_keyvals(data)[0][1]
-    prefix = SYSCTL_PREFIX if first_key.startswith(SYSCTL_PREFIX + ".") else None
-    return parse_arcstats_sysctl(data, prefix)
+        stats = parse_arcstats_kstat(data)
+    else:
+        first_key = parse_keyvals(data)[0][1]
+        prefix = SYSCTL_PREFIX if first_key.startswith(SYSCTL_PREFIX + ".") else None
+        stats = parse_arcstats_sysctl(data, prefix)
+    if not any(_STAT_NAME.fullmatch(name) and isinstance(entry.value, int)
+               for name, entry in stats.fields.items()):  # fmt: skip
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        lines = text.splitlines()
+        first = next((i for i, line in enumerate(lines) if line.strip()), None)
+        if first is None:
+            raise ParseError("empty input: no arcstats rows")
+        raise ParseError("no arcstats 'name type value' row or sysctl line", first + 1,
+                         lines[first])  # fmt: skip
+    return stats
 
 
 # ---- ARC module parameters ----

@@ -36,7 +36,7 @@ class ContextRule:
 
     regex: re.Pattern[str]
     lines: int
-    direction: str  # "before" | "after"
+    direction: str  # "before" | "after" | "around" (before first, then after)
 
 
 @dataclass(frozen=True)
@@ -156,8 +156,8 @@ def _context(spec: Any, defines: Mapping[str, str], where: str) -> ContextRule |
     if not isinstance(lines, int) or isinstance(lines, bool) or not 1 <= lines <= 16:
         raise PatternError(f"{where}: context lines must be an integer from 1 to 16")
     direction = spec.get("direction", "before")
-    if direction not in ("before", "after"):
-        raise PatternError(f"{where}: context direction must be 'before' or 'after'")
+    if direction not in ("before", "after", "around"):
+        raise PatternError(f"{where}: context direction must be 'before', 'after' or 'around'")
     return ContextRule(regex, lines, direction)
 
 
@@ -212,7 +212,7 @@ class PatternSet:
                 index.setdefault(kw, set()).add(i)
         self.keywords = tuple((kw, frozenset(ids)) for kw, ids in index.items())
         ctx = [c.rule.context for c in self.rules if c.rule.context]
-        self.lines_before = max((c.lines for c in ctx if c.direction == "before"), default=0)
+        self.lines_before = max((c.lines for c in ctx if c.direction != "after"), default=0)
 
     def names(self) -> list[str]:
         """Distinct pattern names, in rule order."""
@@ -306,8 +306,10 @@ class Scanner:
             ctx = compiled.rule.context
             if ctx is None or event.device or event.path:
                 return event
-            if ctx.direction == "before":
-                return _with_device(event, _search_before(buf, start, ctx))
+            if ctx.direction != "after":
+                found = _search_before(buf, start, ctx)
+                if found is not None or ctx.direction == "before":
+                    return _with_device(event, found)
             found, seen = _search_after(buf, end + 1, ctx)
             if found is None and seen < ctx.lines:
                 self._pending.append(_Pending(event, ctx, ctx.lines - seen))

@@ -166,16 +166,15 @@ def parse_kstat(data: bytes | str) -> Kstat:
     """Parse a Linux kstat file of type NAMED (or IO) into a Kstat.
 
     The header and the ``name type data`` line are optional; rows may stop early (a partial
-    file). Raises ParseError naming the first line that is not a valid row.
+    file), and up to four pasted lines (a prompt, the ``cat`` command) before the header are
+    skipped. Raises ParseError naming the first line that is not a valid row.
     """
     text = decode(data)
     result = Kstat()
     lines = text.splitlines()
     if not any(line.strip() for line in lines):
         raise ParseError("empty input: no kstat header or rows")
-    i = 0
-    while i < len(lines) and not lines[i].strip():
-        i += 1
+    i = _start(lines)
     header = parse_header(lines[i])
     if header is not None:
         result.header = header
@@ -199,6 +198,24 @@ def parse_kstat(data: bytes | str) -> Kstat:
             raise ParseError(f"duplicate kstat field {name!r}", line_no, line)
         entries[name] = entry
     return result
+
+
+_LEAD_LINES = 5  # a pasted shell prompt, `cat` command or markup above the file
+
+
+def _start(lines: list[str]) -> int:
+    """Index of the kstat header (or ``name type data`` line) when a few pasted lines come
+    before it, else of the first non-blank line."""
+    seen = 0
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        if parse_header(line) is not None or line.split() == ["name", "type", "data"]:
+            return i
+        seen += 1
+        if seen >= _LEAD_LINES:
+            break
+    return next(i for i, line in enumerate(lines) if line.strip())
 
 
 def _kstat_type_name(ks_type: int) -> str:

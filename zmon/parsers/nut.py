@@ -15,6 +15,10 @@ DOWN_ERRORS = frozenset({"data stale", "driver not connected"})
 # A NUT variable name: dotted words (battery.charge, driver.parameter.port, outlet.1.desc).
 _VAR_LINE = re.compile(r"([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?: (.*))?")
 _ERROR_LINE = re.compile(r"Error: (.+)")
+# The top-level names of NUT's variable namespace (docs/nut-names.txt); output with none of
+# them (a FreeBSD ``sysctl`` dump has dotted names too) is not upsc output.
+NUT_ROOTS = frozenset({"ambient", "battery", "device", "driver", "input", "outlet", "output",
+                       "server", "ups", "experimental"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -29,12 +33,14 @@ def parse_upsc(text: str) -> UpscOutput:
     """Parse ``upsc`` output: ``name: value`` lines.
 
     Lines that are not variables (shell prompts, ``Init SSL without certificate database``)
-    are skipped; a line wrapped in markdown bold (``**ups.status: OL**``, as pasted in bug
-    reports) is read without the stars. ``Error: Data stale`` or ``Error: Driver not connected``
-    means the UPS is down; any other ``Error:`` line, or no variable at all, is a ParseError.
+    are skipped, and so is a leading byte-order mark; a line wrapped in markdown bold
+    (``**ups.status: OL**``, as pasted in bug reports) is read without the stars.
+    ``Error: Data stale`` or ``Error: Driver not connected`` means the UPS is down; any other
+    ``Error:`` line, or no NUT variable at all, is a ParseError.
     """
     variables: dict[str, str] = {}
     first_line: tuple[int, str] | None = None
+    text = text.removeprefix("\ufeff")  # a byte-order mark from a Windows editor or console
     for line_no, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:
@@ -56,6 +62,9 @@ def parse_upsc(text: str) -> UpscOutput:
         if first_line is None:
             raise ParseError("empty input: no upsc 'name: value' lines")
         raise ParseError("no upsc 'name: value' lines found", *first_line)
+    if not any(name.split(".", 1)[0] in NUT_ROOTS for name in variables):
+        assert first_line is not None
+        raise ParseError("no NUT variable (ups.*, battery.*, input.* ...) found", *first_line)
     return UpscOutput(variables)
 
 

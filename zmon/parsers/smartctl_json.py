@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from zmon.errors import ParseError
-from zmon.parsers.smartctl import (
+from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
     NvmeHealth,
@@ -158,7 +158,7 @@ def _ata(doc: dict[str, Any], r: SmartReport) -> None:
         if raw is None:
             raw = _num(_get(row, "raw", "value"))
         wf = str(row.get("when_failed") or "").lower()
-        r.attributes.append(
+        r.add_attribute(
             AtaAttribute(
                 id=attr_id,
                 name=str(row.get("name") or f"Unknown_Attribute_{attr_id}"),

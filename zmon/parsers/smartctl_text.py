@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from zmon.errors import ParseError
-from zmon.parsers.smartctl import (
+from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
     NvmeHealth,
@@ -29,6 +29,17 @@ _ATTR_HEADER = re.compile(r"^ID#\s+ATTRIBUTE_NAME\s+FLAGS?\s+VALUE")
 _ATTR_ROW = re.compile(
     r"^\s*(?P<id>\d+)\s+(?P<name>\S+)\s+(?P<flag>0x[0-9a-fA-F]+|[-A-Za-z+]{6,})\s+"
     r"(?P<value>\d+|-+)\s+(?P<worst>\d+|-+)\s+(?P<thresh>\d+|-+)\s+(?P<rest>\S.*)$"
+)
+# Attribute rows whose header line was not pasted: the full shape of smartctl's -A table (hex
+# flags, three 3-digit values, type, updated, when-failed) or of its brief -x form (flag
+# letters such as -O--CK); nothing else smartctl prints looks like either.
+_HEADERLESS_ATTR = re.compile(
+    r"^\s*\d{1,3}\s+[A-Za-z][\w.-]*\s+0x[0-9a-fA-F]{4}\s+\d{3}\s+\d{3}\s+(?:\d{3}|---)\s+"
+    r"(?:Pre-fail|Old_age)\s+(?:Always|Offline)\s+(?:-|FAILING_NOW|In_the_past)\s+\S"
+)
+_HEADERLESS_BRIEF_ATTR = re.compile(
+    r"^\s*\d{1,3}\s+[A-Za-z][\w.-]*\s+[P-][O-][S-][R-][C-][K-]\+?\s+\d{3}\s+\d{3}\s+"
+    r"(?:\d{3}|---)\s+(?:-|NOW|Past)\s+\S"
 )
 _ATA_TEST_HEADER = re.compile(r"^Num\s+Test_Description\s+Status\s+Remaining")
 _ATA_TEST_ROW = re.compile(
@@ -113,10 +124,15 @@ class _TextParser:
         if _SCSI_TEST_HEADER.match(s):
             self.section = "scsi_tests"
             return True
+        if self.section != "attrs":
+            long_form = bool(_HEADERLESS_ATTR.match(line))
+            if long_form or _HEADERLESS_BRIEF_ATTR.match(line):
+                self.section, self.long_attrs = "attrs", long_form
+                self.protocol_hint = self.protocol_hint or "ATA"
         if self.section == "attrs":
             m = _ATTR_ROW.match(line)
             if m:
-                r.attributes.append(self._attribute(m))
+                r.add_attribute(self._attribute(m))
                 return True
             self.section = None
             return False
@@ -273,7 +289,7 @@ class _TextParser:
 
     def finish(self) -> SmartReport:
         r = self.r
-        if r.model is None and (self.vendor or self.product):
+        if r.model is None and self.product:  # a SCSI vendor alone is no model
             r.model = " ".join(x for x in (self.vendor, self.product) if x)
         r.protocol = r.protocol or self.protocol_hint
         if r.temperature_celsius is None:

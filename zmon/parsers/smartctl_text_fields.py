@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from zmon.parsers.smartctl import test_outcome_ata
+from zmon.parsers.smartctl_model import test_outcome_ata
 
 
 def count(value: str) -> int | None:

@@ -2,7 +2,7 @@
 
 The table ``QUANTITIES`` maps each exported quantity to the NUT variable and the apcupsd key
 it comes from and to its base unit; ``zmon.parsers.nut`` and ``zmon.parsers.apcupsd`` fill a
-``UpsReading`` from it, and ``zmon.parsers.ups_metrics`` turns a reading into metrics.
+``UpsReading`` from it, and ``zmon.collectors.ups.metrics`` turns a reading into metrics.
 """
 
 from __future__ import annotations

@@ -24,6 +24,13 @@ SIZE_PROPS = frozenset({
 RATIO_PROPS = frozenset({"compressratio", "refcompressratio"})
 COUNT_PROPS = frozenset({"snapshot_count", "filesystem_count"})
 UINT64_MAX = (1 << 64) - 1  # "not tracked" for snapshot_count/filesystem_count
+# The columns zmon asks ``zfs list -o`` for, in that order (older zfs may refuse some).
+COLUMNS = (
+    "name", "type", "used", "available", "referenced", "compressratio", "refcompressratio",
+    "quota", "refquota", "reservation", "refreservation", "logicalused", "logicalreferenced",
+    "written", "usedbysnapshots", "usedbydataset", "usedbychildren", "usedbyrefreservation",
+    "volsize",
+)  # fmt: skip
 
 
 @dataclass
@@ -70,21 +77,50 @@ def parse_zfs_list(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
             raise ParseError(f"expected {len(columns)} tab-separated columns, got {len(fields)}",
                              no, line)  # fmt: skip
         row = dict(zip(columns, (f.strip() for f in fields), strict=True))
-        ds = Dataset(name=row["name"], type=row.get("type", "filesystem"))
-        for prop, raw in row.items():
-            if prop in ("name", "type"):
-                continue
-            if prop in SIZE_PROPS or prop in RATIO_PROPS or prop in COUNT_PROPS:
-                try:
-                    value = _value(prop, raw)
-                except ValueError:
-                    raise ParseError(f"bad {prop} value {raw!r}", no, line) from None
-                if value is not None:
-                    ds.values[prop] = value
-            elif raw not in ABSENT:
-                ds.text[prop] = raw
-        out.append(ds)
+        out.append(_dataset(row, no, line))
     return out
+
+
+def _dataset(row: dict[str, str], no: int, line: str) -> Dataset:
+    ds = Dataset(name=row["name"], type=row.get("type", "filesystem"))
+    for prop, raw in row.items():
+        if prop in ("name", "type"):
+            continue
+        if prop in SIZE_PROPS or prop in RATIO_PROPS or prop in COUNT_PROPS:
+            try:
+                value = _value(prop, raw)
+            except ValueError:
+                raise ParseError(f"bad {prop} value {raw!r}", no, line) from None
+            if value is not None:
+                ds.values[prop] = value
+        elif raw not in ABSENT:
+            ds.text[prop] = raw
+    return ds
+
+
+def parse_zfs_get(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
+    """Filesystems and volumes from ``zfs get -Hp -o name,property,value <columns>``.
+
+    The form for a ``zfs`` whose ``list`` has no ``-p`` (zfs-fuse 0.7): one line per dataset
+    and property, every dataset and snapshot listed. Snapshots are left out (``type`` column,
+    or an ``@`` in the name); properties outside ``columns`` are ignored.
+    """
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    rows: dict[str, dict[str, str]] = {}
+    first_line: dict[str, tuple[int, str]] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.strip() == "no datasets available":
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3:
+            raise ParseError(f"expected 3 tab-separated columns, got {len(fields)}", no, line)
+        name, prop, value = (f.strip() for f in fields)
+        if "@" in name or prop not in columns:
+            continue
+        rows.setdefault(name, {"name": name})[prop] = value
+        first_line.setdefault(name, (no, line))
+    return [_dataset(row, *first_line[name]) for name, row in rows.items()
+            if row.get("type", "filesystem") in ("filesystem", "volume")]  # fmt: skip
 
 
 def count_snapshots(data: bytes | str) -> Counter[str]:

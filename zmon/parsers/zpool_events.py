@@ -8,6 +8,11 @@ and a blank line ends the block. Nested nvlists (``detector = (embedded nvlist)`
 numbers (``0x6e``), hex numbers with a decoded note (``0x7000b0 [SCRUB ...]``) or
 space-separated arrays (``time = 0x5 0x6``).
 ``zpool events`` also prints ``dropped N events`` when the kernel queue overflowed.
+
+A pasted capture may start inside a record (indented ``name = value`` lines before the first
+header) or stop inside one (a ``-v`` record without its closing ``time`` and ``eid``). The
+leading lines are skipped; a cut record still counts with what it names (its class, and its
+pool and vdev if those lines made it); either way the capture is marked incomplete.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ _TOP_PAIR = re.compile(r"^(?: {8}|\t)(?P<name>[A-Za-z_][\w@.:\-]*) = ?(?P<value>
 _DROPPED = re.compile(r"^dropped (?P<n>\d+) events?\s*$")
 _COLUMN_HEADER = re.compile(r"^TIME\s+CLASS\s*$")
 _PROMPT = re.compile(r"^\S*[$#] |zpool events")
+# What zpool or sudo print instead of events when the caller lacks the rights; not an event.
+_REFUSAL = re.compile(r"^cannot get event: |^\[sudo\] password for ")
 CLASS_MARKER = "fs.zfs."
 
 
@@ -156,10 +163,21 @@ class EventStreamParser:
 
 @dataclass
 class EventCapture:
-    """All events of a captured ``zpool events`` output."""
+    """All events of a captured ``zpool events`` output.
+
+    ``skipped_lines`` are record lines before the first header (the paste began mid-record);
+    ``cut_events`` are ``-v`` records that stop before their closing field (the paste ended
+    mid-record; they are in ``events`` with what they name). Either makes it incomplete.
+    """
 
     events: list[ZfsEvent]
     dropped: int = 0
+    skipped_lines: int = 0
+    cut_events: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.skipped_lines and not self.cut_events
 
 
 def parse_zpool_events(data: bytes | str) -> EventCapture:
@@ -167,18 +185,32 @@ def parse_zpool_events(data: bytes | str) -> EventCapture:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     parser = EventStreamParser()
     events: list[ZfsEvent] = []
+    skipped = 0
+    started = False
     for no, line in enumerate(text.splitlines(), 1):
+        if not started:
+            if HEADER.match(line) or _DROPPED.match(line) or _COLUMN_HEADER.match(line):
+                started = True
+            elif line[:1] in (" ", "\t") and line.strip():
+                skipped += 1  # the paste began inside a record
+                continue
         before = parser.unknown_lines
         events.extend(parser.feed(line))
         if parser.unknown_lines != before:
-            if not events and parser._current is None and _PROMPT.search(line):
-                continue  # a shell prompt or the command line above the output
+            if not events and parser._current is None and (
+                _PROMPT.search(line) or _REFUSAL.match(line)
+            ):
+                continue  # a shell prompt, the command line, or a refusal above the output
             raise ParseError("not a zpool events line", no, line)
     events.extend(parser.flush())
     if not events and text.strip() and parser.dropped == 0:
         if not any(_COLUMN_HEADER.match(ln) for ln in text.splitlines()):
             raise ParseError("no zpool events found", 1, text.splitlines()[0])
-    return EventCapture(events, parser.dropped)
+    verbose = any(ev.fields for ev in events)
+    # A -v record ends with time, then eid: without eid it was cut (or comes from a zfs without
+    # event ids, which is then merely reported as partial).
+    cut = sum(1 for ev in events if verbose and "eid" not in ev.fields)
+    return EventCapture(events, parser.dropped, skipped, cut)
 
 
 def iter_events(lines: Iterable[str]) -> Iterator[ZfsEvent]:

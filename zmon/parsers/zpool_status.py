@@ -7,6 +7,10 @@ Tree depth comes from each row's indentation relative to the rows above it, neve
 fixed step. Whatever it cannot read is kept as a warning and makes that pool *incomplete*
 (never healthy by default); only input with nothing of ``zpool status`` in it raises
 ParseError.
+
+A *fragment* (config rows pasted without the ``NAME STATE ...`` header, or a table whose first
+row is a leaf) is read too: its rows hang under a pool named ``UNNAMED_POOL`` unless a
+``pool:`` line or the pool's own row names it, and the pool is incomplete.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from zmon.parsers.units import try_nice
 from zmon.parsers.zpool_status_json import parse_zpool_status_json
 from zmon.parsers.zpool_status_model import (
     KNOWN_POOL_STATES,
+    UNNAMED_POOL,
     Pool,
     Vdev,
     ZpoolStatus,
@@ -39,13 +44,30 @@ _HEADER = re.compile(r"^(?P<indent>\s*)NAME\s+STATE\s+READ\s+WRITE\s+CKSUM(?P<ex
 _PROMPT = re.compile(
     r"^(?:\S*[@:]\S*|\[[^\]]*\]|\S+ ~|)\s*[#$%>]\s*(?:sudo\s+)?\S|^(?:sudo\s+)?zpool\s+[a-z]+\b"
 )
-_ELISION = re.compile(r"^\s*(?:\.{1,}|…|\[\.\.\.\]|\(\.\.\.\))\s*$")
+_ELISION = re.compile(r"^\s*(?:\.{1,}|…|\[\.\.\.\]|\(\.\.\.\)|<[^<>]*>)\s*$")
 _STATE_WORD = re.compile(r"^[A-Z][A-Z_]+$")
 _CLASS_HEADERS = {
     "logs": "log", "log": "log", "cache": "cache", "l2cache": "cache", "spares": "spare",
     "spare": "spare", "special": "special", "dedup": "dedup",
 }  # fmt: skip
 _NUMERIC_COLUMNS = frozenset({"READ", "WRITE", "CKSUM", "SLOW", "DIO"})
+_BUILTIN_COLUMNS = _NUMERIC_COLUMNS | {"POWER"}
+# The notes zpool prints after a row's counters; with ``-c`` the script columns follow them.
+_NOTE = re.compile(
+    r"(?:too many errors|too many slow I/Os|was \S+|insufficient replicas|corrupted data"
+    r"|external device fault|currently in use|in use by pool \S+|cannot open|missing device"
+    r"|experienced I/O failures|\S+ (?:repaired|resilvered)|\((?:[^()]|\([^()]*\))*\))"
+    r"(?=\s|$)"
+)
+# A config row without its table header: name, a vdev state and the three error counters
+# exactly as zpool prints them (plain or zfs_nicenum), then an optional note.
+_COUNT = r"(?:\d+(?:\.\d+)?[KMGTPEZ]?|-)"
+_FRAGMENT_ROW = re.compile(
+    rf"^\s*\S+\s+(?:ONLINE|DEGRADED|FAULTED|OFFLINE|REMOVED|UNAVAIL|SPLIT)\s+{_COUNT}\s+{_COUNT}"
+    rf"\s+{_COUNT}(?:\s.*)?$"
+)
+_FRAGMENT_SPARE = re.compile(r"^\s*\S+\s+(?:AVAIL|INUSE)\b")
+_NUMBER_LIKE = re.compile(r"^[-+]?\d")
 _ERR_COUNT = re.compile(r"^(?P<n>\d+) data errors?, use '-v' for a list")
 _ERR_UNAVAILABLE = re.compile(r"^List of errors unavailable[:\s]*(?P<why>.*)$")
 _NO_POOLS = re.compile(r"^\s*no pools available\s*$")
@@ -90,6 +112,7 @@ class _Table:
         self.stack: list[tuple[int, Vdev | str]] = []
         self.vdev_class = "normal"
         self.root_indent: int | None = None
+        self.fragment = False  # rows without a NAME header: only strict row shapes are read
 
 
 class _TextParser:
@@ -103,6 +126,7 @@ class _TextParser:
         self.mode = "top"  # top, files, dedup
         self.unavailable: list[str] = []
         self.recognised = False
+        self.named_by_line: set[int] = set()  # id() of pools named by a pool: line
 
     # ---- driver ----
 
@@ -125,6 +149,12 @@ class _TextParser:
             if first is None:
                 raise ParseError("no zpool status output found (empty input)")
             raise ParseError("no zpool status output found", first + 1, lines[first])
+        if not self.status.no_pools and not any(
+            p.name or p.root is not None or p.classes for p in self.status.pools
+        ) and self.status.pools:
+            first = next(i for i, line in enumerate(text.splitlines()) if line.strip())
+            raise ParseError("no pool and no config row in zpool status output", first + 1,
+                             text.splitlines()[first])  # fmt: skip
         return self.status
 
     def _line(self, line: str, line_no: int) -> None:
@@ -157,6 +187,9 @@ class _TextParser:
 
     def _other_line(self, line: str, line_no: int) -> None:
         self._end_key()
+        if _FRAGMENT_ROW.match(line):
+            self._start_fragment(line, line_no)
+            return
         if _PROMPT.match(line):
             return
         if _ELISION.match(line):
@@ -188,6 +221,7 @@ class _TextParser:
         if key == "pool":
             self._finish_pool()
             self.pool = Pool(name=value.strip())
+            self.named_by_line.add(id(self.pool))
             return
         if key == "errors":
             self._errors(value.strip(), line_no)
@@ -295,6 +329,24 @@ class _TextParser:
             self.pool.incomplete.append("config table without a pool: header (partial output)")
         self.table = _Table(["READ", "WRITE", "CKSUM", *header.group("extra").split()])
 
+    def _start_fragment(self, line: str, line_no: int) -> None:
+        """Config rows pasted without their ``NAME STATE ...`` header."""
+        self.recognised = True
+        if self.pool is not None and (self.pool.root is not None or self.pool.classes):
+            self._finish_pool()
+        if self.pool is None:
+            self.pool = Pool(name="")
+        self.pool.incomplete.append("config rows without the NAME STATE READ WRITE CKSUM header")
+        self.table = _Table(["READ", "WRITE", "CKSUM", "SLOW"])
+        self.table.fragment = True
+        first = line.expandtabs(8)
+        if self.pool.name and first.split()[0] == self.pool.name:
+            self._row(first, line_no)  # the pool's own row: an ordinary table from here
+            return
+        self.table.root_indent = -1
+        self.table.stack = [(-1, "normal")]
+        self._row(first, line_no)
+
     def _table_line(self, line: str, line_no: int) -> bool:
         """Handle a line while a table is open; False hands it back to the main loop."""
         if not line.strip():
@@ -306,6 +358,12 @@ class _TextParser:
         if _ELISION.match(line):
             self._warn(f"line {line_no}: elided output", incomplete=True)
             return True
+        if self.table is not None and self.table.fragment and not (
+            _FRAGMENT_ROW.match(line) or _FRAGMENT_SPARE.match(line)
+            or line.strip() in _CLASS_HEADERS
+        ):
+            self.table = None
+            return False
         if line[:1] not in (" ", "\t") and _PROMPT.match(line) and not self._plausible_row(line):
             self.table = None
             return False
@@ -323,7 +381,7 @@ class _TextParser:
         indent, name = tokens[0].start(), tokens[0].group()
         if len(tokens) == 1 and name in _CLASS_HEADERS and table.root_indent is not None:
             table.vdev_class = _CLASS_HEADERS[name]
-            table.stack = [(indent, table.vdev_class)]
+            table.stack = [(-1 if table.fragment else indent, table.vdev_class)]
             pool.classes.setdefault(table.vdev_class, [])
             return
         vdev = Vdev(name=name, state=None, vdev_class=table.vdev_class)
@@ -334,7 +392,11 @@ class _TextParser:
         else:
             self._warn(f"line {line_no}: vdev row without a state: {line.strip()[:80]!r}", True)
         rest = self._counters(vdev, table.columns, rest)
-        vdev.note = line[rest[0].start() :].strip() if rest else ""
+        scripts = [c for c in table.columns if c not in _BUILTIN_COLUMNS]
+        if scripts and rest:
+            vdev.note = self._script_columns(vdev, scripts, line, rest)
+        else:
+            vdev.note = line[rest[0].start() :].strip() if rest else ""
         vdev.was_path = was_path(vdev.note)
         vdev.trim_progress = note_progress(vdev.note, "trimmed")
         vdev.initialize_progress = note_progress(vdev.note, "initialized")
@@ -342,6 +404,28 @@ class _TextParser:
         if name.startswith("/"):
             vdev.path = name
         self._place(vdev, indent, line_no)
+
+    def _script_columns(
+        self, vdev: Vdev, scripts: list[str], line: str, rest: list[re.Match[str]]
+    ) -> str:
+        """``zpool status -c`` values: after the row's notes, one token per script column.
+
+        Returns the note: the notes before the values, then anything past the columns.
+        """
+        pos = rest[0].start()
+        while True:
+            m = _NOTE.match(line, pos)
+            if m is None:
+                break
+            pos = m.end()
+            while pos < len(line) and line[pos] in " \t":
+                pos += 1
+        values = [t for t in rest if t.start() >= pos]
+        for column, token in zip(scripts, values, strict=False):
+            vdev.printed[column] = token.group()
+        extra = values[len(scripts) :]
+        tail = line[extra[0].start() :].strip() if extra else ""
+        return " ".join(x for x in (line[rest[0].start() : pos].strip(), tail) if x)
 
     def _counters(
         self, vdev: Vdev, columns: list[str], rest: list[re.Match[str]]
@@ -354,9 +438,16 @@ class _TextParser:
             token = rest[0].group()
             if column in _NUMERIC_COLUMNS:
                 if token != "-" and try_nice(token) is None:
+                    if _NUMBER_LIKE.match(token) and column in values:
+                        self._warn(f"vdev {vdev.name!r}: {column} {token!r} is not a count "
+                                   "zpool prints", incomplete=True)  # fmt: skip
+                        rest = rest[1:]
+                        continue
                     break
             elif column == "POWER" and token not in ("on", "off", "-"):
                 break
+            elif column not in _BUILTIN_COLUMNS:
+                break  # a -c script column: its values follow the notes
             vdev.printed[column] = token
             if column in values:
                 setattr(vdev, values[column], try_nice(token))
@@ -403,6 +494,10 @@ class _TextParser:
         if pool is None:
             return
         pool.upgrade_available = upgrade_suggested(pool.status)
+        self._demote_leaf_root(pool)
+        self._promote_fragment_root(pool)
+        if not pool.name and (pool.root is not None or pool.classes):
+            pool.name = UNNAMED_POOL
         for vdev in pool.vdevs():
             if not vdev.is_leaf:
                 vdev.slow_ios = None  # only leaves count slow I/Os; -p prints 0 for the others
@@ -413,6 +508,43 @@ class _TextParser:
                 pools[i] = pool
                 return
         pools.append(pool)
+
+    def _demote_leaf_root(self, pool: Pool) -> None:
+        """A table whose first row is a leaf (a pasted row or two under the header).
+
+        The pool's own row always has children. zpool counts slow I/Os only on leaves (2.2
+        and later print ``-`` on interior rows, older ``-p`` output prints 0 there), so a
+        childless first row with a non-zero SLOW count is a leaf, and so is a childless first
+        row that the ``pool:`` line names differently. A childless first row alone is
+        otherwise taken as the pool row of a cut table.
+        """
+        root = pool.root
+        if root is None or root.children:
+            return
+        slow = try_nice(root.printed.get("SLOW"))
+        other_name = id(pool) in self.named_by_line and root.name != pool.name
+        if not slow and not other_name:
+            return
+        pool.root = None
+        root.type = vdev_type_from_name(root.name)
+        root.depth = 1
+        pool.classes = {"normal": [root], **pool.classes}
+        if id(pool) not in self.named_by_line:
+            pool.name = ""
+        pool.incomplete.append("the table shows no pool row (a fragment of the config)")
+
+    def _promote_fragment_root(self, pool: Pool) -> None:
+        """A fragment whose single top row has children is the pool's own row."""
+        tops = pool.classes.get("normal", [])
+        if pool.root is not None or len(tops) != 1 or not tops[0].children:
+            return
+        top = tops[0]
+        if top.type != "disk" or (pool.name and pool.name != top.name):
+            return
+        del pool.classes["normal"]
+        pool.root, top.type, pool.name = top, "root", top.name
+        for vdev in top.walk():
+            vdev.depth -= 1
 
     def _assign_unavailable(self) -> None:
         """Give stderr's 'List of errors unavailable' to the pools that printed no errors: line."""
@@ -433,7 +565,7 @@ def _check_complete(pool: Pool) -> None:
         reasons.append("no state: line")
     elif pool.state.upper() not in KNOWN_POOL_STATES:
         reasons.append(f"unknown pool state {pool.state!r}")
-    if pool.root is None:
+    if pool.root is None and not pool.classes:
         reasons.append("no config table")
     unknown = [v.name for v in pool.vdevs() if not v.state_known]
     if unknown:

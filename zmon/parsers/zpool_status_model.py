@@ -17,6 +17,10 @@ SCAN_FUNCTIONS = ("scrub", "resilver", "rebuild")
 CLASSES = ("normal", "special", "dedup", "log", "cache", "spare")
 INTERIOR_TYPES = frozenset({"root", "mirror", "raidz", "draid", "replacing", "spare"})
 
+# The pool label of config rows pasted without the pool's name (ZFS pool names cannot
+# contain parentheses, so it never clashes with a real pool).
+UNNAMED_POOL = "(unnamed)"
+
 _MSG_ID = re.compile(r"\b(ZFS-\d{4}-[0-9A-Z]{2,3})\b")
 
 

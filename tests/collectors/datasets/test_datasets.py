@@ -1,0 +1,195 @@
+"""zfs list parsing, dataset selection and caps, objset kstats, and the datasets collector."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.pool_lab import LAB, build_procfs, context, snapshot_names, zfs_list_output
+from zmon.collectors.datasets import COLUMNS, DatasetsCollector, dataset_metrics, select
+from zmon.errors import ParseError
+from zmon.exposition import render
+from zmon.parsers.pool_kstats import parse_objset
+from zmon.parsers.zfs_datasets import count_snapshots, parse_zfs_list
+from zmon.replay import StaticRunner
+from zmon.runner import CommandResult
+
+H232 = "2.3.2-01-healthy"
+H2111 = "2.1.11-01-healthy"
+
+
+def get_text(scenario: str) -> str:
+    return (LAB / scenario / "zfs-get-Hp-all-filtered.txt").read_text()
+
+
+def list_argv(cols) -> tuple[str, ...]:
+    return ("zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(cols))
+
+
+SNAP_ARGV = ("zfs", "list", "-H", "-t", "snapshot", "-o", "name")
+
+
+def runner_for(scenario: str, cols=COLUMNS) -> StaticRunner:
+    text = get_text(scenario)
+    return StaticRunner({list_argv(cols): zfs_list_output(text, cols),
+                         SNAP_ARGV: snapshot_names(text)})  # fmt: skip
+
+
+def test_parse_lab_datasets() -> None:
+    ds = {d.name: d for d in parse_zfs_list(zfs_list_output(get_text(H232), COLUMNS), COLUMNS)}
+    assert sorted(ds) == ["rz", "rz/data", "single", "single/docs", "tank", "tank/big",
+                          "tank/data", "tank/vol"]  # fmt: skip
+    data = ds["tank/data"]
+    assert data.pool == "tank" and data.type == "filesystem"
+    assert data.values["used"] == 57356288
+    assert data.values["compressratio"] == 1.97
+    assert data.values["quota"] == 0
+    assert "volsize" not in data.values  # "-" for a filesystem
+    assert ds["tank/vol"].type == "volume" and ds["tank/vol"].values["volsize"] == 67108864
+
+
+def test_old_style_ratio_suffix_and_not_tracked_counts() -> None:
+    cols = ("name", "type", "compressratio", "snapshot_count", "used")
+    (d,) = parse_zfs_list("pool\tfilesystem\t1.00x\t18446744073709551615\t67166208\n", cols)
+    assert d.values == {"compressratio": 1.0, "used": 67166208}
+
+
+def test_wrong_column_count_names_the_line() -> None:
+    with pytest.raises(ParseError) as exc:
+        parse_zfs_list("tank\tfilesystem\n", ("name", "type", "used"))
+    assert exc.value.line_no == 1
+
+
+def test_count_snapshots_per_dataset() -> None:
+    counts = count_snapshots(snapshot_names(get_text(H232)))
+    assert counts == {"rz/data": 1, "tank": 1, "tank/big": 1, "tank/data": 1, "tank/vol": 1}
+
+
+def test_objset_kstat_joins_by_dataset_name() -> None:
+    stats = parse_objset("0x85", (LAB / H232 / "kstat-tank-objset-0x85.txt").read_bytes())
+    assert stats.dataset == "tank/data" and stats.writes == 3415 and stats.nwritten == 92957736
+    assert stats.zil_commit_count == 0
+    old = parse_objset("0x5a", (LAB / H2111 / "kstat-tank-objset-0x5a.txt").read_bytes())
+    assert old.dataset == "tank/big" and old.zil_commit_count is None
+
+
+def test_select_globs_exclude_wins_and_shallow_first() -> None:
+    ds = parse_zfs_list(zfs_list_output(get_text(H232), COLUMNS), COLUMNS)
+    names = [d.name for d in select(ds, ["tank*"], ["tank/vol"])]
+    assert names == ["tank", "tank/big", "tank/data"]
+    assert [d.name for d in select(ds, [], [])][:3] == ["rz", "single", "tank"]
+
+
+def test_max_series_drops_whole_datasets_and_says_so() -> None:
+    ds = select(parse_zfs_list(zfs_list_output(get_text(H232), COLUMNS), COLUMNS), [], [])
+    full = dataset_metrics(ds, {}, None, 0)
+    per_dataset = sum(1 for f in full.families() for s in f.samples
+                      if s.labels.get("dataset") == "rz")  # fmt: skip
+    capped = dataset_metrics(ds, {}, None, per_dataset * 3)
+    kept = {s.labels["dataset"] for f in capped.families() for s in f.samples
+            if "dataset" in s.labels}  # fmt: skip
+    assert kept == {"rz", "single", "tank"}
+    assert capped.sample_value("zmon_datasets_truncated") == 1
+    assert capped.sample_value("zmon_datasets_dropped") == 5
+    assert full.sample_value("zmon_datasets_truncated") == 0
+
+
+@pytest.mark.parametrize("scenario", [H232, H2111])
+def test_collector_golden(scenario: str, tmp_path, golden) -> None:
+    procfs = build_procfs(LAB / scenario, tmp_path / "proc")
+    ms = DatasetsCollector(context(runner_for(scenario), tmp_path, procfs=procfs)).collect()
+    labels = {"pool": "tank", "dataset": "tank/big", "type": "filesystem"}
+    assert ms.sample_value("zmon_dataset_written_bytes_total", labels) == 134217728
+    assert ms.sample_value("zmon_dataset_snapshots", labels) == 1
+    golden(f"pools/datasets-{scenario}.prom", render(ms.families()))
+
+
+def test_collector_options_filter_and_skip_costly_parts(tmp_path) -> None:
+    runner = runner_for(H232)
+    opts = {"include": ["single*"], "exclude": [], "count_snapshots": False, "io_kstats": False,
+            "max_series": 0}  # fmt: skip
+    ms = DatasetsCollector(context(runner, tmp_path, opts)).collect()
+    datasets = {s.labels["dataset"] for f in ms.families() for s in f.samples
+                if "dataset" in s.labels}  # fmt: skip
+    assert datasets == {"single", "single/docs"}
+    assert SNAP_ARGV not in runner.calls
+    assert ms.sample_value("zmon_dataset_snapshots") is None
+
+
+def test_collector_drops_properties_an_old_zfs_refuses(tmp_path) -> None:
+    text = get_text(H2111)
+    no_new = [c for c in COLUMNS if c not in ("logicalused", "logicalreferenced")]
+    no_logical_used = [c for c in COLUMNS if c != "logicalused"]
+    first, second = list_argv(COLUMNS), list_argv(no_logical_used)
+    runner = StaticRunner({
+        first: CommandResult(first, 2, b"", b"bad property list: invalid property "
+                             b"'logicalused'\n", 0.0),  # fmt: skip
+        second: CommandResult(second, 2, b"", b"bad property list: invalid property "
+                              b"'logicalreferenced'\n", 0.0),  # fmt: skip
+        list_argv(no_new): zfs_list_output(text, no_new),
+        SNAP_ARGV: snapshot_names(text),
+    })  # fmt: skip
+    ms = DatasetsCollector(context(runner, tmp_path)).collect()
+    assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank/data"}) == 56578048
+    assert ms.sample_value("zmon_dataset_logical_used_bytes") is None
+
+
+def test_snapshot_listing_failure_keeps_the_rest(tmp_path) -> None:
+    text = get_text(H232)
+    runner = StaticRunner({
+        list_argv(COLUMNS): zfs_list_output(text, COLUMNS),
+        SNAP_ARGV: CommandResult(SNAP_ARGV, 1, b"", b"cannot iterate\n", 0.0),
+    })  # fmt: skip
+    ms = DatasetsCollector(context(runner, tmp_path)).collect()
+    assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
+    assert ms.sample_value("zmon_dataset_snapshots") is None
+
+
+FUSE = LAB / "zfs-fuse-0.7.0" / "datasets"
+
+
+def recorded_runner(folder) -> StaticRunner:
+    """Commands recorded from a run of the collector: commands.tsv names each one's files."""
+    table = {}
+    for row in (folder / "commands.tsv").read_text().splitlines():
+        name, code, command = row.split("\t")
+        argv = tuple(command.split(" "))
+        out, err = folder / f"{name}.out", folder / f"{name}.err"
+        table[argv] = CommandResult(argv, int(code), out.read_bytes() if out.exists() else b"",
+                                    err.read_bytes() if err.exists() else b"", 0.1)  # fmt: skip
+    return StaticRunner(table)
+
+
+def test_zfs_fuse_list_without_p_falls_back_to_zfs_get(tmp_path) -> None:
+    """zfs-fuse 0.7: `zfs list` refuses -p ("invalid option 'p'"), `zfs get -Hp` works."""
+    runner = recorded_runner(FUSE)
+    collector = DatasetsCollector(context(runner, tmp_path))
+    ms = collector.collect()
+    assert runner.calls[0][:3] == ("zfs", "list", "-Hp")
+    assert [c[:3] for c in runner.calls[1:6]] == [("zfs", "get", "-Hp")] * 5
+    labels = {"pool": "i16fuse", "type": "filesystem"}
+    assert ms.sample_value("zmon_dataset_used_bytes", {**labels, "dataset": "i16fuse"}) == 3899392
+    child = {**labels, "dataset": "i16fuse/child"}
+    assert ms.sample_value("zmon_dataset_referenced_bytes", child) == 3268608
+    assert ms.sample_value("zmon_dataset_used_by_snapshots_bytes", child) == 90112
+    assert ms.sample_value("zmon_dataset_compress_ratio", child) == 1.0
+    assert ms.sample_value("zmon_dataset_snapshots", child) == 1
+    assert ms.sample_value("zmon_dataset_logical_used_bytes", child) is None
+    assert ms.sample_value("zmon_dataset_used_bytes", {**labels, "dataset": "i16fuse/child@s1",
+                                                       "type": "snapshot"}) is None  # fmt: skip
+    # The next run goes straight to zfs get with the properties that worked.
+    runner.calls.clear()
+    collector.collect()
+    assert [c[:3] for c in runner.calls] == [("zfs", "get", "-Hp"), ("zfs", "list", "-H")]
+
+
+def test_zfs_get_rows_group_by_dataset_and_skip_snapshots() -> None:
+    from zmon.parsers.zfs_datasets import parse_zfs_get
+
+    text = (FUSE / "06-zfs-get.out").read_text()
+    got = parse_zfs_get(text, ["name", "type", "used", "volsize"])
+    assert [(d.name, d.type, d.values) for d in got] == [
+        ("i16fuse", "filesystem", {"used": 3899392.0}),
+        ("i16fuse/child", "filesystem", {"used": 3358720.0}),
+    ]
+    with pytest.raises(ParseError):
+        parse_zfs_get("i16fuse used\n", ["name", "used"])

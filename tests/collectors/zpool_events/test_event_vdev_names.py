@@ -1,0 +1,141 @@
+"""Event vdev labels follow zpool status names where the pool's vdevs are known."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.collectors.zpool_events.test_event_follower import CK, FAKE_ZPOOL, events
+from tests.support.pool_lab import context
+from zmon.collectors.zpool import ZpoolCollector
+from zmon.collectors.zpool_events import ZpoolEventsCollector, relabel_vdevs
+from zmon.metrics import MetricSet
+from zmon.products import VDEV_NAMES
+from zmon.registry import Board
+from zmon.replay import StaticRunner
+from zmon.runner import CommandRunner
+from zmon.scheduler import Scheduler
+
+
+def test_whole_disk_partitions_take_the_status_name() -> None:
+    names = {"tank": frozenset({"mirror-0", "ata-QEMU_HARDDISK_ZLSATA1", "sda3"}),
+             "rz": frozenset({"raidz1-0", "vdc"})}  # fmt: skip
+    counts = {
+        ("tank", "ata-QEMU_HARDDISK_ZLSATA1-part1", "checksum"): 2,
+        ("tank", "ata-QEMU_HARDDISK_ZLSATA1", "checksum"): 1,
+        ("tank", "sda3", "io"): 4,  # a partition vdev keeps its own name
+        ("rz", "vdc1", "io"): 5,
+        ("rz", "", "scrub_start"): 1,
+        ("other", "sdz1", "io"): 1,  # pool unknown to zpool status: basename as is
+    }
+    out = relabel_vdevs(counts, names)
+    assert out[("tank", "ata-QEMU_HARDDISK_ZLSATA1", "checksum")] == 3
+    assert out[("tank", "sda3", "io")] == 4
+    assert out[("rz", "vdc", "io")] == 5
+    assert out[("rz", "", "scrub_start")] == 1
+    assert out[("other", "sdz1", "io")] == 1
+
+
+# ---- the vdev-name product, end to end through the scheduler ----
+
+ZPOOL_STATUS = b"""  pool: tank
+ state: ONLINE
+config:
+
+\tNAME          STATE     READ WRITE CKSUM
+\ttank          ONLINE       0     0     0
+\t  mirror-0    ONLINE       0     0     0
+\t    ata-DISK  ONLINE       0     0     2
+\t    ata-MATE  ONLINE       0     0     0
+
+errors: No known data errors
+"""
+
+
+class SlowZpool(ZpoolCollector):
+    """The zpool collector, whose runs wait for ``gate`` (open unless a test closes it)."""
+
+    gate = threading.Event()
+
+    def collect(self) -> MetricSet:
+        assert self.gate.wait(20)
+        return super().collect()
+
+
+class Recording(ZpoolEventsCollector):
+    """The events collector, remembering the vdev label of every published run."""
+
+    labels: list[set[str]]
+
+    def collect(self) -> MetricSet:
+        ms = super().collect()
+        fam = [f for f in ms.families() if f.name == "zmon_zfs_events"]
+        self.labels.append({s.labels["vdev"] for f in fam for s in f.samples})
+        return ms
+
+
+def run_both(tmp_path: Path, events_cls: type[Recording], gate: threading.Event) -> list[set[str]]:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    script = bindir / "zpool"
+    script.write_text(FAKE_ZPOOL.replace("{python}", sys.executable))
+    script.chmod(0o755)
+    (bindir / "plan.json").write_text(json.dumps([{"events": events(1, 2, CK), "then": "hang"}]))
+    board = Board()
+    status = StaticRunner({
+        ("zpool", "status", "-p", "-s", "-v"): ZPOOL_STATUS,
+        ("zpool", "get", "-Hp", "guid"): b"tank\tguid\t123\t-\n",
+    })  # fmt: skip
+    zpool_ctx = context(status, tmp_path, {"format": "text"})
+    zpool_ctx.board = board
+    events_ctx = context(CommandRunner(binaries={"zpool": str(script)}), tmp_path,
+                         {"backoff_max": 0.05, "startup_wait": 5.0})  # fmt: skip
+    events_ctx.board = board
+    recording = events_cls(events_ctx)
+    recording.labels = []
+    scheduler = Scheduler()
+    zpool = SlowZpool(zpool_ctx)
+    zpool.gate = gate
+    scheduler.add(zpool, interval=0.05, timeout=30)
+    scheduler.add(recording, interval=0.05, timeout=10)
+    scheduler.start()
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len([x for x in recording.labels if x]) < 5:
+            time.sleep(0.02)
+    finally:
+        scheduler.stop()
+    return [x for x in recording.labels if x]
+
+
+def test_event_vdev_label_is_the_status_name_from_the_first_run_on(tmp_path: Path) -> None:
+    gate = threading.Event()
+    gate.set()
+    seen = run_both(tmp_path, Recording, gate)
+    assert len(seen) >= 5
+    assert all(labels == {"ata-DISK"} for labels in seen), seen
+
+
+def test_without_the_declared_need_the_label_flips(tmp_path: Path) -> None:
+    """What the declaration prevents: a reader that runs first labels with the basename.
+
+    The zpool run is held until the events collector has published, which the scheduler
+    allows only because this reader does not declare the vdev names it reads.
+    """
+    gate = threading.Event()
+
+    class Undeclared(Recording):
+        needs = ()
+
+        def collect(self) -> MetricSet:
+            self.ctx.needs = (VDEV_NAMES,)  # may read, but the scheduler does not wait for it
+            ms = super().collect()
+            if self.labels[-1]:
+                gate.set()
+            return ms
+
+    seen = run_both(tmp_path, Undeclared, gate)
+    assert seen[0] == {"ata-DISK-part1"} and seen[-1] == {"ata-DISK"}, seen

@@ -1,0 +1,73 @@
+"""``zmon status`` at each lab step, on both OpenZFS versions: its exit code, its headline and
+the diagnoses that must be among its findings, asked of the zmon serving in the VM as an admin
+or a Nagios check would (``zmon status --url http://127.0.0.1:<forwarded port> --json``).
+
+The expectations are those the hermetic tests hold on the lab's captures
+(tests/status/test_lab_captures.py); ``LIVE`` lists what a live run may show differently.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tests.lab import checks
+from tests.lab.engine import Check, Result, present
+from tests.status.test_lab_captures import BY_VERSION, EXPECTED
+
+Run = Callable[[str], tuple[int, dict[str, Any] | None, str]]
+
+# (version, step) -> (headline start, rules) replacing the captured expectation live.
+LIVE: dict[tuple[str, str], tuple[str, set[str]]] = {
+    # 2.1.11 retries the lost disk's writes forever and `zpool status` may hang: zmon then
+    # serves the pools as they were (fragile may be missing), so only "critical" is certain
+    ("2.1.11", checks.SUSPENDED): ("CRITICAL - pool ", {"data_errors"}),
+}
+
+
+def run_status(url: str) -> tuple[int, dict[str, Any] | None, str]:
+    """(exit code, the JSON report if any, stdout) of ``zmon status --url URL --json``."""
+    proc = subprocess.run([sys.executable, "-m", "zmon.cli", "status", "--url", url, "--json",
+                           "--timeout", "20"], capture_output=True, timeout=60)  # fmt: skip
+    out = proc.stdout.decode(errors="replace")
+    try:
+        report = json.loads(out)
+    except ValueError:
+        report = None
+    return proc.returncode, report, out
+
+
+def expected(step: str, version: str) -> tuple[int, str, set[str]]:
+    code, head, rules = EXPECTED[step]
+    head, rules = LIVE.get((version, step), (head, rules | BY_VERSION.get((version, step), set())))
+    return code, head, rules
+
+
+def status_results(step: str, version: str, url: str, run: Run = run_status,
+                   settle: float = 30.0, sleep: Callable[[float], None] = time.sleep,
+                   clock: Callable[[], float] = time.monotonic) -> list[Result]:  # fmt: skip
+    """Three rows for the step (exit code, headline, diagnoses), retried for ``settle`` s."""
+    code, head, rules = expected(step, version)
+    start = clock()
+    while True:
+        got_code, report, out = run(url)
+        headline = report["headline"] if report else out.strip().splitlines()[0] if out else ""
+        found = {f["rule"] for f in report["findings"]} if report else set()
+        oks = (got_code == code, headline.startswith(head), rules <= found)
+        if all(oks) or clock() - start >= settle:
+            break
+        sleep(3.0)
+
+    def row(what: str, ok: bool, seen: str) -> Result:
+        chk = Check((step,), "zmon status", {}, present(), what, versions=(version,))
+        return Result(step, chk, f"zmon status: {what}", ok, seen)
+
+    return [
+        row(f"exit code {code}", oks[0], str(got_code)),
+        row(f"headline starts {head!r}", oks[1], repr(headline)),
+        row(f"diagnoses include {sorted(rules)}", oks[2], str(sorted(found))),
+    ]

@@ -1,0 +1,55 @@
+"""The diagnosis table and the alert rules name the same problems with the same limits, so
+the page, the terminal and the pager agree."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from alert_rules.thresholds import DEFAULTS, RUNBOOK_URL
+from zmon.status.diagnoses import ALERT_WORDS, RULES, Limits
+from zmon.status.diagnoses import RUNBOOK_URL as STATUS_RUNBOOK_URL
+
+ROOT = Path(__file__).resolve().parents[2]
+RULE_FILE = (ROOT / "alert_rules" / "zmon.rules.yml").read_text()
+RUNBOOK = (ROOT / "alert_rules" / "RUNBOOK.md").read_text()
+
+
+def test_runbook_address_is_the_alert_rules_one() -> None:
+    assert STATUS_RUNBOOK_URL == RUNBOOK_URL
+
+
+@pytest.mark.parametrize("alert", sorted({r.alert for r in RULES if r.alert}))
+def test_each_named_alert_exists_with_a_runbook_section(alert: str) -> None:
+    assert re.search(rf"^\s*- alert: {alert}$", RULE_FILE, re.M), alert
+    assert re.search(rf"^### {alert}$", RUNBOOK, re.M), alert
+
+
+def test_limits_equal_the_alert_thresholds() -> None:
+    lim = Limits()
+    assert lim.scrub_max_age == DEFAULTS.scrub_max_age.seconds
+    assert lim.capacity_warning == DEFAULTS.capacity_warning_on
+    assert lim.capacity_critical == DEFAULTS.capacity_critical_on
+    assert lim.fragmentation_max == DEFAULTS.fragmentation_max
+    assert lim.ddt_arc_share_max == DEFAULTS.ddt_arc_share_max
+    assert lim.arc_ghost_hit_ratio_max == DEFAULTS.arc_ghost_hit_ratio_max
+    assert lim.resilver_stall == DEFAULTS.resilver_stall_window.seconds
+    assert lim.disk_temperature_max == DEFAULTS.disk_temperature_max
+    assert lim.nvme_used_max == DEFAULTS.nvme_used_max
+    assert lim.ups_runtime_min == DEFAULTS.ups_runtime_min.seconds
+
+
+def test_link_patterns_equal_the_cable_alert_patterns() -> None:
+    from zmon.status.model import LINK_PATTERNS
+
+    assert set(LINK_PATTERNS) == set(DEFAULTS.cable_patterns.split("|"))
+
+
+def test_alert_words_are_prometheus_templates() -> None:
+    cause, action = ALERT_WORDS["ZfsPoolDegraded"]
+    assert cause == "the pool runs with reduced redundancy"
+    assert "{{ $labels.pool }}" in action and "{pool}" not in action
+    for cause, action in ALERT_WORDS.values():
+        assert "{" not in re.sub(r"\{\{ \$labels\.\w+ \}\}", "", cause + action)

@@ -1,0 +1,231 @@
+"""Each row of the diagnosis table, one by one: the evidence that fires it, the words it says,
+and evidence close to it that must not fire it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from tests.status.helpers import NOW, families, findings, pool_text
+from zmon.status.diagnoses import RULES, RULES_BY_ID
+from zmon.status.history import History
+from zmon.status.model import read_model
+
+DAY = 86400.0
+ARC_BASE = ("zmon_arc_size_bytes 1e9\nzmon_arc_max_size_bytes 2e9\n"
+            "zmon_arc_misses_total 10000\n")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Case:
+    text: str
+    subject: str
+    evidence: str
+    severity: str | None = None
+    history: tuple[tuple[float, str], ...] = ()  # (seconds before NOW, exposition) oldest first
+
+
+def _hist(case: Case) -> History | None:
+    if not case.history:
+        return None
+    h = History(step=1.0)
+    for before, text in case.history:
+        h.observe(NOW - before, read_model(families(text)))
+    return h
+
+
+RESILVER = (
+    'zmon_pool_scan_info{function="resilver",pool="tank",state="in_progress"} 1\n'
+    'zmon_pool_scan_in_progress{function="resilver",pool="tank"} 1\n'
+    'zmon_pool_scan_progress_ratio{pool="tank"} 0.15\n'
+    f'zmon_pool_scan_start_time_seconds{{pool="tank"}} {NOW - 3600}\n'
+)
+ISSUED = 'zmon_pool_scan_issued_bytes{{pool="tank"}} {}\n'
+SDB = pool_text()
+
+
+CASES: dict[str, Case] = {
+    "pool_unavailable": Case(pool_text(state="suspended")
+                             + 'zmon_pool_io_suspended{pool="tank"} 1\n', "pool tank",
+                             "state SUSPENDED and I/O suspended"),
+    "data_errors": Case(pool_text() + 'zmon_pool_data_errors{pool="tank"} 7\n',
+                        "pool tank", "7 permanent data errors"),
+    "smart_failed": Case(SDB + 'zmon_disk_smart_passed{device="sdb"} 0\n',
+                         "sdb (mirror-0 of tank)", "SMART overall health self-assessment FAILED"),
+    "nvme_critical_warning": Case('zmon_disk_nvme_critical_warning{device="nvme0n1"} 4\n',
+                                  "nvme0n1", "critical warning flags 0x04"),
+    "ups_low_battery": Case('zmon_ups_up{server="s",ups="u"} 1\n'
+                            'zmon_ups_status{flag="OB",server="s",ups="u"} 1\n'
+                            'zmon_ups_status{flag="LB",server="s",ups="u"} 1\n'
+                            'zmon_ups_battery_charge_ratio{server="s",ups="u"} 0.1\n',
+                            "UPS u", "on battery, battery LOW, charge 10 %"),
+    "pool_degraded": Case(pool_text(state="degraded", vdev_states={"sdb": "offline"}),
+                          "pool tank", "sdb is OFFLINE"),
+    "vdev_faulted": Case(pool_text(disks=("sda", "sdb", "sdc"), vdev_states={"sdc": "faulted"}),
+                         "sdc (mirror-0 of tank)", "state FAULTED"),
+    "resilver_stalled": Case(
+        pool_text() + RESILVER + ISSUED.format(5e6), "resilver of tank",
+        "0 bytes issued in 30 min",
+        history=tuple((before, pool_text() + RESILVER + ISSUED.format(
+            4e6 if before > 1800 else 5e6)) for before in (2400, 1800, 1200, 600, 0))),
+    "cable_fault": Case(
+        'zmon_disk_device_info{ata_port="ata3",device="sdc"} 1\n'
+        + pool_text(disks=("sdb", "sdc")) +
+        'zmon_disk_crc_errors_total{device="sdc"} 37\n'
+        'zmon_kernel_log_events_total{device="sdc",pattern="link_reset"} 5\n'
+        'zmon_disk_pending_sectors{device="sdc"} 0\n',
+        "sdc (ata3, mirror-0 of tank)", "37 CRC errors and 5 link resets, media clean"),
+    "media_failing": Case(SDB + 'zmon_disk_pending_sectors{device="sda"} 8\n'
+                          'zmon_kernel_log_events_total{device="sda",pattern="medium_error"} 1\n',
+                          "sda (mirror-0 of tank)", "8 sectors pending and 1 medium error"),
+    "checksum_errors": Case(
+        SDB + 'zmon_vdev_checksum_errors_total{class="normal",pool="tank",vdev="sda"} 12\n',
+        "sda (mirror-0 of tank)", "12 checksum errors"),
+    "io_errors": Case(SDB + 'zmon_vdev_read_errors_total{class="normal",pool="tank",vdev="sdb"} 3\n'
+                      'zmon_vdev_write_errors_total{class="normal",pool="tank",vdev="sdb"} 1\n',
+                      "sdb (mirror-0 of tank)", "3 read errors and 1 write error"),
+    "spare_in_use": Case(SDB + 'zmon_vdev_info{class="spare",device="sdc",parent="",pool="tank",'
+                         'state="INUSE",type="disk",vdev="sdc"} 1\n'
+                         'zmon_vdev_state{class="spare",pool="tank",state="inuse",vdev="sdc"} 1\n',
+                         "sdc (pool tank)", "hot spare INUSE"),
+    "capacity": Case(SDB + 'zmon_pool_size_bytes{pool="tank"} 1e12\n'
+                     'zmon_pool_allocated_bytes{pool="tank"} 9.3e11\n'
+                     'zmon_pool_capacity_ratio{pool="tank"} 0.93\n',
+                     "pool tank", "93 % full, 65.2 GiB free", severity="critical"),
+    "scrub_overdue": Case(SDB + f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} '
+                          f'{NOW - 41 * DAY}\n', "pool tank", "last scrub 41 days ago"),
+    "scrub_found_errors": Case(
+        SDB + 'zmon_pool_scan_info{function="scrub",pool="tank",state="finished"} 1\n'
+        'zmon_pool_scan_errors{pool="tank"} 4\n'
+        f'zmon_pool_scan_end_time_seconds{{pool="tank"}} {NOW - 7200}\n',
+        "pool tank", "the last scrub found 4 errors, finished 2 h ago"),
+    "dedup_table_too_large": Case(SDB + ARC_BASE + "zmon_arc_hits_total 1e6\n"
+                                  'zmon_pool_ddt_in_core_bytes{pool="tank"} 8e8\n',
+                                  "pool tank", "dedup table needs 762.9 MiB in RAM, 40 % of ARC "
+                                  "max 1.9 GiB"),
+    "nvme_worn": Case('zmon_disk_nvme_percentage_used_ratio{device="nvme0n1"} 0.97\n',
+                      "nvme0n1", "97 % of rated endurance used"),
+    "disk_hot": Case('zmon_disk_temperature_celsius{device="sdd"} 64\n', "sdd", "64 °C"),
+    "ups_on_battery": Case(pool_text() + RESILVER + 'zmon_ups_up{server="s",ups="u"} 1\n'
+                           'zmon_ups_status{flag="OB",server="s",ups="u"} 1\n'
+                           'zmon_ups_battery_runtime_seconds{server="s",ups="u"} 1200\n',
+                           "UPS u", "on battery, about 20 min left, while tank is scanning"),
+    "ups_unreachable": Case('zmon_ups_up{server="nas:3493",ups="u"} 0\n', "UPS u",
+                            "no answer from nas:3493"),
+    "collector_failing": Case('zmon_collector_success{collector="zpool"} 0\n'
+                              'zmon_collector_stale{collector="zpool"} 1\n'
+                              f'zmon_collector_last_success_timestamp_seconds{{collector="zpool"}}'
+                              f' {NOW - 600}\n',
+                              "collector zpool", "last run failed, last good data 10 min ago"),
+    "resilver_running": Case(pool_text() + RESILVER + ISSUED.format(5e6) +
+                             'zmon_pool_scan_remaining_seconds{pool="tank"} 720\n',
+                             "resilver of tank", "15 % done, about 12 min to go, started 60 min "
+                             "ago"),
+    "arc_too_small": Case(ARC_BASE + "zmon_arc_hits_total 100000\n"
+                          "zmon_arc_mru_ghost_hits_total 12000\n"
+                          "zmon_arc_mfu_ghost_hits_total 6000\n",
+                          "ARC", "ghost hits are 18 % of hits since boot"),
+    "fragmentation": Case(SDB + 'zmon_pool_fragmentation_ratio{pool="tank"} 0.81\n',
+                          "pool tank", "free space 81 % fragmented"),
+}  # fmt: skip
+
+
+def test_every_rule_has_a_case() -> None:
+    assert set(CASES) == set(RULES_BY_ID)
+
+
+@pytest.mark.parametrize("rule", [r.id for r in RULES])
+def test_rule_fires_with_its_words(rule: str) -> None:
+    case = CASES[rule]
+    mine = [f for f in findings(case.text, _hist(case)) if f.rule == rule]
+    assert len(mine) == 1, findings(case.text, _hist(case))
+    f = mine[0]
+    assert f.subject == case.subject
+    assert f.evidence == case.evidence
+    assert f.severity == (case.severity or RULES_BY_ID[rule].severity)
+    assert f.line().startswith(f"{case.subject}: {case.evidence} → {f.cause}; ")
+    if f.alert:
+        assert f.runbook and f.runbook.endswith("#" + f.alert.lower())
+
+
+@pytest.mark.parametrize("rule", [r.id for r in RULES])
+def test_healthy_host_fires_nothing(rule: str) -> None:
+    healthy = (pool_text() + ARC_BASE + "zmon_arc_hits_total 1e6\n"
+               'zmon_disk_smart_passed{device="sda"} 1\n'
+               'zmon_disk_crc_errors_total{device="sda"} 0\n'
+               'zmon_ups_up{server="s",ups="u"} 1\n'
+               'zmon_ups_status{flag="OL",server="s",ups="u"} 1\n'
+               'zmon_collector_success{collector="zpool"} 1\n'
+               'zmon_pool_last_scrub_end_time_seconds{pool="tank"} '
+               f'{NOW - 3 * DAY}\n')  # fmt: skip
+    assert [f for f in findings(healthy) if f.rule == rule] == []
+
+
+def test_crc_errors_with_bad_media_are_a_dying_disk_not_a_cable() -> None:
+    text = CASES["cable_fault"].text + 'zmon_disk_reallocated_sectors{device="sdc"} 16\n'
+    rules = {f.rule for f in findings(text)}
+    assert "cable_fault" not in rules and "media_failing" in rules
+
+
+def test_checksum_errors_on_a_disk_with_a_bad_link_are_told_as_the_cable() -> None:
+    text = CASES["cable_fault"].text + \
+        'zmon_vdev_checksum_errors_total{class="normal",pool="tank",vdev="sdc"} 3\n'
+    rules = [f.rule for f in findings(text)]
+    assert "cable_fault" in rules and "checksum_errors" not in rules
+
+
+def test_a_slow_link_joins_the_cable_evidence() -> None:
+    text = CASES["cable_fault"].text + ('zmon_disk_interface_speed_bytes{device="sdc"} 1.875e8\n'
+                                        'zmon_disk_interface_max_speed_bytes{device="sdc"} 7.5e8\n')
+    (f,) = [f for f in findings(text) if f.rule == "cable_fault"]
+    assert "link at 1.5 of 6 Gb/s" in f.evidence
+
+
+def test_a_resilver_that_moves_is_not_stalled() -> None:
+    case = CASES["resilver_stalled"]
+    h = History(step=1.0)
+    for i, before in enumerate((2400, 1800, 1200, 600, 0)):
+        h.observe(NOW - before, read_model(families(pool_text() + RESILVER + ISSUED.format(i))))
+    rules = {f.rule for f in findings(case.text, h)}
+    assert "resilver_stalled" not in rules and "resilver_running" in rules
+
+
+def test_a_paused_resilver_is_not_stalled() -> None:
+    case = CASES["resilver_stalled"]
+    paused = case.text + 'zmon_pool_scan_paused{pool="tank"} 1\n'
+    h = _hist(case)
+    assert "resilver_stalled" not in {f.rule for f in findings(paused, h)}
+
+
+def test_arc_ratio_uses_the_last_hour_when_there_is_one() -> None:
+    h = History(step=1.0)
+    for before, hits, ghost in ((3000, 100_000, 36_000), (0, 200_000, 37_000)):
+        h.observe(NOW - before, read_model(families(
+            ARC_BASE.replace("10000", str(hits // 10)) + f"zmon_arc_hits_total {hits}\n"
+            f"zmon_arc_mru_ghost_hits_total {ghost}\n")))  # fmt: skip
+    text = ARC_BASE + "zmon_arc_hits_total 200000\nzmon_arc_mru_ghost_hits_total 37000\n"
+    # 18.5 % since boot, but 1 % in the last 50 minutes: the recent window decides
+    assert [f.rule for f in findings(text) if f.rule == "arc_too_small"] == ["arc_too_small"]
+    assert [f for f in findings(text, h) if f.rule == "arc_too_small"] == []
+
+
+def test_few_arc_accesses_say_nothing() -> None:
+    text = "zmon_arc_hits_total 100\nzmon_arc_misses_total 10\nzmon_arc_mru_ghost_hits_total 90\n"
+    assert [f for f in findings(text) if f.rule == "arc_too_small"] == []
+
+
+def test_findings_are_sorted_most_severe_first() -> None:
+    text = CASES["fragmentation"].text + 'zmon_pool_data_errors{pool="tank"} 1\n'
+    severities = [f.severity for f in findings(text)]
+    assert severities == sorted(severities, key=("critical", "warning", "info").index)
+
+
+def test_cable_evidence_counts_what_is_new_in_the_recent_history() -> None:
+    case = CASES["cable_fault"]
+    h = History(step=1.0)
+    for before, crc in ((3000, 30), (1200, 33), (0, 37)):
+        h.observe(NOW - before, read_model(families(case.text.replace(" 37\n", f" {crc}\n"))))
+    (f,) = [f for f in findings(case.text, h) if f.rule == "cable_fault"]
+    assert f.evidence == ("37 CRC errors and 5 link resets, media clean "
+                          "(7 CRC errors new in the last 50 min)")  # fmt: skip

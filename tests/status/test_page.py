@@ -1,0 +1,136 @@
+"""The status page: HTML and JSON from the server hook, charts from the history ring."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+from tests.status.helpers import NOW, families, pool_text
+from zmon.metrics import MetricSet
+from zmon.registry import Collector, Context, Paths
+from zmon.replay import StaticRunner
+from zmon.scheduler import Scheduler
+from zmon.server import MetricsServer, make_app
+from zmon.status.history import History
+from zmon.status.model import read_model
+from zmon.status.page import StatusPage, charts, render_html, sparkline
+from zmon.status.report import build_report
+
+
+class Degraded(Collector):
+    name = "zpool"
+    issued = 0.0
+
+    def collect(self) -> MetricSet:
+        m = MetricSet()
+        states = ["online", "degraded"]
+        m.state_set("zmon_pool_state", "Pool state.", states, "degraded", {"pool": "tank"})
+        m.state_set("zmon_vdev_state", "Vdev state.", ["online", "offline"], "offline",
+                    {"pool": "tank", "vdev": "sdb", "class": "normal"})  # fmt: skip
+        m.info("zmon_vdev_info", "Vdev.", {"pool": "tank", "vdev": "sdb", "class": "normal",
+               "parent": "tank", "device": "sdb", "type": "disk", "state": "OFFLINE"})  # fmt: skip
+        return m
+
+
+def test_sparkline_scales_points_into_the_box() -> None:
+    svg = sparkline([(0.0, 0.0), (5.0, 0.5), (10.0, 1.0)], width=100, height=20, low=0, high=1)
+    coords = re.search(r"points='([^']*)'", svg).group(1).split()  # type: ignore[union-attr]
+    assert coords == ["1.0,19.0", "50.0,10.0", "99.0,1.0"]
+    assert "<script" not in svg
+    assert "collecting" in sparkline([(0.0, 1.0)])
+
+
+def test_history_ring_is_bounded_by_count_age_and_step() -> None:
+    h = History(window=100.0, step=10.0, max_points=5)
+    for t in range(0, 200, 5):  # every 5 s: half are too close to the previous sample
+        h.add(float(t), {"x": float(t)})
+    points = h.view().points
+    assert len(points) == 5 and [t for t, _ in points] == [150.0, 160.0, 170.0, 180.0, 190.0]
+    h2 = History(window=25.0, step=1.0, max_points=100)
+    for t in range(0, 100, 10):
+        h2.add(float(t), {})
+    assert [t for t, _ in h2.view().points] == [70.0, 80.0, 90.0]
+
+
+def test_window_change_and_standstill() -> None:
+    h = History(step=1.0)
+    for t, v in ((0, 10.0), (10, 20.0), (20, 5.0), (30, 5.0), (40, 5.0)):  # a reset at 20
+        h.add(float(t), {"c": v})
+    w = h.view()
+    assert w.change("c") == (15.0, 40.0)
+    assert w.unchanged_for("c") == 20.0
+    assert w.change("missing") is None
+
+
+def test_charts_show_scan_progress_arc_ratios_and_error_counters() -> None:
+    h = History(step=1.0)
+    for i in range(4):
+        text = (pool_text() + 'zmon_pool_scan_info{function="scrub",pool="tank",'
+                'state="in_progress"} 1\n'
+                f'zmon_pool_scan_progress_ratio{{pool="tank"}} {0.2 * i}\n'
+                f"zmon_arc_hits_total {1000 * i}\nzmon_arc_misses_total {100 * i}\n"
+                f"zmon_arc_mru_ghost_hits_total {50 * i}\n"
+                f'zmon_disk_crc_errors_total{{device="sdb"}} {3 * i}\n')  # fmt: skip
+        h.observe(NOW + 60 * i, read_model(families(text)))
+    titles = {c["title"]: c for c in charts(h.view())}
+    assert set(titles) == {"scan of tank", "ARC hit ratio", "ARC ghost hits per hit",
+                           "CRC errors of sdb"}  # fmt: skip
+    assert titles["ARC hit ratio"]["latest"] == "91 %"
+    assert titles["ARC ghost hits per hit"]["latest"] == "5.0 %"
+    assert titles["scan of tank"]["latest"] == "60 %"
+
+
+def test_page_has_no_external_asset_and_links_each_problem_to_its_runbook() -> None:
+    text = pool_text(state="degraded", vdev_states={"sdb": "offline"})
+    report = build_report(families(text), NOW, host="nas1")
+    page = render_html(report, "nas1")
+    assert not re.search(r"(src|href)=['\"]https?://(?!github.com/zmon)", page)
+    assert "<script" not in page
+    assert '<meta http-equiv="refresh"' in page and 'name="viewport"' in page
+    (item,) = re.findall(r"<li class='finding sev-warning'>.*?</li>", page)
+    assert "pool tank</b>: sdb is OFFLINE → <span class='cause'>the pool runs with reduced " \
+        "redundancy</span>" in item
+    assert "RUNBOOK.md#zfspooldegraded" in item
+
+
+def _serve_degraded():  # type: ignore[no-untyped-def]
+    s = Scheduler()
+    s.add(Degraded(Context(paths=Paths(), runner=StaticRunner())), 60, 1)
+    app = make_app(s.snapshot, lambda: True, "nas1")
+    s.workers["zpool"].run_once()
+    s.snapshot.rerender()
+    server = MetricsServer("127.0.0.1", 0, app)
+    server.start()
+    return s, server
+
+
+def test_server_hook_serves_the_page_and_its_json() -> None:
+    s, server = _serve_degraded()
+    try:
+        base = f"http://127.0.0.1:{server.port}"
+        with urllib.request.urlopen(base + "/") as r:
+            assert r.headers["Content-Type"] == "text/html; charset=utf-8"
+            page = r.read().decode()
+        assert "WARNING - pool tank: the pool runs with reduced redundancy" in page
+        assert "<td>zpool</td><td>ok</td>" in page  # the collectors are still listed
+        with urllib.request.urlopen(base + "/?format=json") as r:
+            assert r.headers["Content-Type"] == "application/json"
+            report = json.loads(r.read())
+        assert report["schema"] == 1 and report["exit_code"] == 1
+        assert [f["rule"] for f in report["findings"]] == ["pool_degraded"]
+    finally:
+        server.stop()
+
+
+def test_each_rendering_of_the_snapshot_feeds_the_history() -> None:
+    s = Scheduler()
+    s.add(Degraded(Context(paths=Paths(), runner=StaticRunner())), 60, 1)
+    clock = iter(float(t) for t in range(0, 1000, 20))
+    page = StatusPage(s.snapshot, "nas1", clock=lambda: next(clock))
+    s.snapshot.on_render.append(page.observe)
+    s.workers["zpool"].run_once()
+    for _ in range(3):
+        s.snapshot.rerender()
+    assert len(page.history) >= 3
+    assert "pool_errors:tank" in page.history.view().points[-1][1]

@@ -1,0 +1,343 @@
+"""Collector ``kernel_log``: disk and ZFS fault patterns in the kernel log, counted per disk.
+
+A background thread (started by ``start()``) follows the source and counts matching lines;
+``collect()`` only snapshots the counters, so it never blocks on the log.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from zmon import logs
+from zmon.collectors.kernel_log.metrics import (
+    ALERTED_PATTERNS,
+    Resolver,
+    Tally,
+    TallySnapshot,
+    kernel_log_metrics,
+    name_only_resolver,
+    zero_series,
+)
+from zmon.errors import ParseError
+from zmon.host.kernelsources import JournalFollower, KmsgFollower
+from zmon.host.logfollow import ChangeWatcher, FileFollower, PollLoop
+from zmon.host.statestore import StateStore
+from zmon.metrics import MetricSet
+from zmon.parsers.kernel_log import (
+    PatternError,
+    PatternSet,
+    Rule,
+    Scanner,
+    default_rules,
+    merge_rules,
+    rules_from_table,
+    rules_from_toml,
+    scan_text,
+)
+from zmon.products import VDEV_NAMES
+from zmon.registry import (
+    Collector,
+    Context,
+    NoDataError,
+    Option,
+    OptionError,
+    register,
+    register_parse_kind,
+)
+
+log = logs.get("kernel_log")
+
+DEFAULT_FILES = {
+    "linux": ("/var/log/kern.log", "/var/log/messages"),
+    "freebsd": ("/var/log/messages",),
+}
+CONTEXT_WAIT = 2.0  # seconds an event waits for the line after it that names its disk
+
+
+class _Follower(Protocol):
+    read_errors: int
+
+    @property
+    def is_open(self) -> bool: ...
+
+    def poll(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class _Source:
+    label: str
+    scanner: Scanner
+    follower: _Follower | None = None
+    errors_seen: int = 0
+    last_data: float = field(default_factory=time.monotonic)
+
+
+def load_rules(options: dict[str, Any]) -> list[Rule]:
+    """Site rules (``patterns_file``, then the ``patterns`` table) before the built-in ones."""
+    extra: list[Rule] = []
+    path = options.get("patterns_file") or ""
+    if path:
+        try:
+            text = Path(path).read_text("utf-8")
+        except OSError as exc:
+            raise PatternError(f"patterns_file {path}: {exc.strerror or exc}") from None
+        extra.extend(rules_from_toml(text, f"patterns_file {path}"))
+    extra.extend(rules_from_table(options.get("patterns") or {}))
+    return merge_rules(extra, default_rules(), options.get("disable_patterns") or ())
+
+
+def host_resolver(ctx: Context) -> Resolver:
+    """Resolve through the host's shared device map (sysfs and /dev/disk, or geom/camcontrol)."""
+
+    def resolve(name: str) -> str | None:
+        return ctx.device_map().resolve(name)
+
+    return resolve
+
+
+@register
+class KernelLogCollector(Collector):
+    name = "kernel_log"
+    binaries = ("journalctl", "geom", "camcontrol")
+    help = "disk and ZFS fault patterns in the kernel log (/dev/kmsg, journal or log file)"
+    needs = (VDEV_NAMES,)  # the pools, for their zero-initialised pool_suspended counters
+    default_interval = 15.0
+    default_timeout = 5.0
+    options = (
+        Option("source", str, "auto", "where to read kernel messages: auto picks /dev/kmsg on "
+               "Linux, else the first log file that exists",
+               ("auto", "kmsg", "journal", "file")),
+        Option("files", list, [], "log files to follow with source=file (default "
+               "/var/log/kern.log or /var/log/messages; FreeBSD /var/log/messages)"),
+        Option("patterns_file", str, "", "TOML file of extra rules, tried before the built-in "
+               "ones"),
+        Option("patterns", dict, {}, "extra rules: a table of pattern name -> {regex, keywords, "
+               "context, help}, tried before the built-in ones"),
+        Option("disable_patterns", list, [], "built-in pattern names not to count"),
+        Option("max_unresolved_devices", int, 32, "distinct unresolved device names (and pools) "
+               "kept as labels; more are counted as device=\"other\""),
+        Option("poll_interval", float, 1.0, "seconds between reads when no change is notified"),
+        Option("watch", bool, True, "wake on file changes (watchdog/inotify) instead of only "
+               "polling"),
+    )  # fmt: skip
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self._config_error: str | None = None
+        try:
+            rules = load_rules(self._options())
+        except PatternError as exc:
+            self._config_error = str(exc)
+            rules = default_rules()
+        self.patterns = PatternSet(rules)
+        limit = int(self.option("max_unresolved_devices"))
+        self.tally = Tally(resolver=host_resolver(ctx), max_unresolved=limit)
+        self._sources: list[_Source] = []
+        self._store: StateStore | None = None
+        self._watcher: ChangeWatcher | None = None
+        self._loop: PollLoop | None = None
+        self._started = False
+        self._lock = threading.Lock()
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        """Compile the site patterns now, so ``check-config`` names a bad rule."""
+        merged = {o.name: options.get(o.name, o.default) for o in cls.options}
+        try:
+            load_rules(merged)
+        except PatternError as exc:
+            key = "patterns_file" if merged.get("patterns_file") and "patterns_file" in str(exc) \
+                else "patterns"
+            raise OptionError(key, str(exc)) from None
+
+    def _options(self) -> dict[str, Any]:
+        return {o.name: self.option(o.name) for o in self.options}
+
+
+    # ---- lifecycle
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            if self._config_error:
+                log.error("kernel_log patterns are invalid", error=self._config_error)
+                return
+            kind, files = self._choose_source()
+            if kind == "none":
+                return
+            if not self.ctx.one_shot:  # a one-shot run must not move the daemon's positions
+                self._store = StateStore.open_locked(self.ctx.paths.state_dir / "kernel_log")
+            if self._store is None and not self.ctx.one_shot:
+                log.warning("kernel_log positions will not be saved (state dir not writable "
+                            "or used by another zmon)",
+                            state_dir=str(self.ctx.paths.state_dir))  # fmt: skip
+            self._sources = self._make_sources(kind, files)
+            watched = [f.path for s in self._sources if isinstance(f := s.follower, FileFollower)]
+            wake = threading.Event()
+            if watched and self.option("watch"):
+                self._watcher = ChangeWatcher(watched, wake)
+                if not self._watcher.start():
+                    log.info("kernel_log falls back to polling", files=[str(f) for f in watched])
+            interval = max(0.05, float(self.option("poll_interval")))
+            self._loop = PollLoop(self._step, interval, "zmon-kernel-log", wake, self._loop_error)
+            self._loop.start()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._loop is not None:
+                self._loop.stop()
+            if self._watcher is not None:
+                self._watcher.stop()
+            now = time.time()
+            for src in self._sources:
+                if src.follower is not None:
+                    src.follower.close()
+                self.tally.add_all(src.scanner.flush(), now)
+            if self._store is not None:
+                self._store.close()
+            self._loop = self._watcher = self._store = None
+            self._sources = []
+
+    def collect(self) -> MetricSet:
+        if not self._started:
+            self.start()
+        if self._config_error:
+            raise ValueError(self._config_error)
+        if not self._sources:
+            raise NoDataError("no kernel log source: /dev/kmsg unreadable and no log file")
+        return kernel_log_metrics(self._with_known_names(self.tally.snapshot()))
+
+    def _with_known_names(self, snap: TallySnapshot) -> TallySnapshot:
+        """Counters the alert rules use, at 0 for every disk and pool known so far."""
+        try:
+            disks = [d.name for d in self.ctx.device_map().disks()]
+        except Exception as exc:  # noqa: BLE001 - counting must go on without the map
+            log.debug("no device map for zero-initialised series", error=repr(exc))
+            disks = []
+        pools = set(self.ctx.product(VDEV_NAMES) or {}) | set(_kstat_pools(self.ctx))
+        patterns = ALERTED_PATTERNS.get(self.ctx.platform, ALERTED_PATTERNS["linux"])
+        return zero_series(snap, patterns, disks, pools)
+
+    # ---- sources
+
+    def _choose_source(self) -> tuple[str, list[str]]:
+        """(kind, files): kind is kmsg, journal, file or none."""
+        kind = self.option("source")
+        paths = self.ctx.paths
+        files = list(self.option("files"))
+        if not files:  # one default only: kernel lines often go to both kern.log and messages
+            defaults = DEFAULT_FILES.get(self.ctx.platform, ())
+            files = [f for f in defaults if paths.root(f).exists()][:1]
+            if kind == "file" and not files and defaults:
+                files = [defaults[0]]  # wait for it to appear
+        if kind == "auto":
+            if self.ctx.platform == "linux" and _readable(paths.root("dev/kmsg")):
+                kind = "kmsg"
+            else:
+                kind = "file" if files else "none"
+        return kind, files
+
+    def _make_sources(self, kind: str, files: list[str]) -> list[_Source]:
+        paths = self.ctx.paths
+        if kind == "kmsg":
+            boot_id = self._boot_id()
+            return [self._source("kmsg", lambda sink: KmsgFollower(
+                paths.root("dev/kmsg"), sink, store=self._store, boot_id=boot_id))]  # fmt: skip
+        if kind == "journal":
+            binary = self.ctx.runner.binary("journalctl")
+            return [self._source("journal", lambda sink: JournalFollower(
+                binary, sink, store=self._store))]  # fmt: skip
+        if kind == "file":
+            return [self._source(f, self._file_follower(f)) for f in files]
+        return []
+
+    def _file_follower(self, name: str) -> Callable[[Callable[[str], None]], _Follower]:
+        def make(sink: Callable[[str], None]) -> _Follower:
+            path = self.ctx.paths.root(name)
+            return FileFollower(path, sink, store=self._store, key=f"file-{name}")
+
+        return make
+
+    def _source(self, label: str, make: Callable[[Callable[[str], None]], _Follower]) -> _Source:
+        src = _Source(label, Scanner(self.patterns))
+        src.follower = make(lambda text: self._on_lines(src, text))
+        self.tally.set_following(label, False)
+        return src
+
+    def _boot_id(self) -> str | None:
+        try:
+            return self.ctx.paths.proc("sys", "kernel", "random", "boot_id").read_text().strip()
+        except OSError:
+            return None
+
+    # ---- the follower thread
+
+    def _on_lines(self, src: _Source, text: str) -> None:
+        self.tally.add_lines(src.label, text.count("\n"))
+        self.tally.add_all(src.scanner.feed(text), time.time())
+
+    def _step(self) -> None:
+        now = time.monotonic()
+        for src in self._sources:
+            follower = src.follower
+            assert follower is not None
+            if follower.poll():
+                src.last_data = now
+            elif src.scanner.pending and now - src.last_data >= CONTEXT_WAIT:
+                self.tally.add_all(src.scanner.flush(), time.time())
+            if follower.read_errors > src.errors_seen:
+                self.tally.add_read_error(src.label, follower.read_errors - src.errors_seen)
+                src.errors_seen = follower.read_errors
+                log.warning("kernel log read error", source=src.label,
+                            error=getattr(follower, "last_error", None))  # fmt: skip
+            self.tally.set_following(src.label, follower.is_open)
+
+    def _loop_error(self, exc: Exception) -> None:
+        log.error("kernel log follower step failed", error=repr(exc))
+
+
+def _kstat_pools(ctx: Context) -> list[str]:
+    """Pools named by the Linux kstat directory: known even while ``zpool`` hangs."""
+    from zmon.collectors.pool_kstats import pool_dirs
+
+    base = ctx.paths.proc("spl", "kstat", "zfs")
+    try:
+        return [d.name for d in pool_dirs(base)] if base.is_dir() else []
+    except OSError:
+        return []
+
+
+def _readable(path: Path) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+@register_parse_kind(
+    "kernel-log", "dmesg, syslog or journal text (short-iso or json), Linux or FreeBSD"
+)
+def parse_kernel_log(data: bytes) -> MetricSet:
+    """Count fault patterns per device in a captured kernel log (built-in patterns only)."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line_no = data.count(b"\n", 0, nul) + 1
+        raise ParseError("binary data (NUL byte): expected log text, e.g. journalctl -k -o "
+                         "short-iso", line_no)  # fmt: skip
+    text = data.decode("utf-8", "replace")
+    tally = Tally(resolver=name_only_resolver)
+    tally.add_all(scan_text(text, PatternSet(default_rules())))
+    tally.add_lines("input", text.count("\n") + (1 if text and not text.endswith("\n") else 0))
+    return kernel_log_metrics(tally.snapshot())

@@ -1,0 +1,99 @@
+"""UPS readings to metrics: the one code path for the collector, ``zmon parse`` and replays.
+
+Every UPS series carries ``ups`` (the UPS name) and ``server`` (the daemon's ``HOST:PORT``
+as configured, empty for a parsed file), so two servers with a UPS of the same name stay apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from zmon.metrics import MetricSet
+from zmon.parsers import apcupsd, nut
+from zmon.parsers.ups import FLAGS, QUANTITIES, UpsInfo, UpsReading, clean_label
+
+UP_HELP = "1 when the UPS answers through its daemon (NUT upsd or apcupsd NIS), else 0."
+STATUS_HELP = (
+    "1 when the UPS status flag is set (NUT ups.status; apcupsd STATUS/STATFLAG mapped onto "
+    "the NUT flags). Absent while the UPS is down."
+)
+INFO_HELP = "UPS metadata (NUT device.*/ups.*/driver.name, apcupsd MODEL/SERIALNO/DRIVER)."
+SERVER_UP_HELP = "1 when the UPS daemon (NUT upsd or apcupsd NIS) answered the last query."
+
+
+def reading_metrics(reading: UpsReading, *, server: str = "") -> MetricSet:
+    """All series for one UPS reading."""
+    ms = MetricSet()
+    labels = {"ups": clean_label(reading.name), "server": server}
+    ms.gauge("zmon_ups_up", UP_HELP, 1.0 if reading.up else 0.0, labels)
+    if reading.up and reading.flags is not None:
+        for flag in FLAGS:
+            if flag in reading.reportable_flags:
+                value = 1.0 if flag in reading.flags else 0.0
+                ms.gauge("zmon_ups_status", STATUS_HELP, value, {**labels, "flag": flag})
+    for quantity in QUANTITIES:
+        reading_value = reading.values.get(quantity.metric)
+        if quantity.counter:
+            ms.counter(quantity.metric, quantity.help, reading_value, labels)
+        else:
+            ms.gauge(quantity.metric, quantity.help, reading_value, labels)
+    info = reading.info
+    if not reading.up and info == UpsInfo():
+        return ms  # nothing is known about a UPS that never answered
+    ms.info(
+        "zmon_ups_info",
+        INFO_HELP,
+        {
+            **labels,
+            "source": reading.source,
+            "model": clean_label(info.model),
+            "manufacturer": clean_label(info.manufacturer),
+            "serial": clean_label(info.serial),
+            "driver": clean_label(info.driver),
+            "firmware": clean_label(info.firmware),
+        },
+    )
+    return ms
+
+
+def nut_vars_to_metrics(
+    ups_name: str, variables: Mapping[str, str], *, server: str = "", up: bool = True
+) -> MetricSet:
+    """Metrics for one NUT UPS from its variables (``LIST VAR`` / ``upsc``), e.g. for a replay.
+
+    ``up=False`` reports the UPS as lost (upsd said DATA-STALE or DRIVER-NOT-CONNECTED);
+    the variables then only feed ``zmon_ups_info``.
+    """
+    return reading_metrics(nut.reading_from_vars(ups_name, variables, up=up), server=server)
+
+
+def apcupsd_fields_to_metrics(
+    fields: Mapping[str, str],
+    *,
+    ups_name: str | None = None,
+    fallback_name: str = "apcupsd",
+    server: str = "",
+) -> MetricSet:
+    """Metrics for one apcupsd UPS from its status fields (NIS ``status`` / ``apcaccess``)."""
+    reading = apcupsd.reading_from_fields(fields, name=ups_name, fallback_name=fallback_name)
+    return reading_metrics(reading, server=server)
+
+
+def ups_down_metrics(
+    ups_name: str, source: str, *, server: str = "", info: UpsInfo | None = None
+) -> MetricSet:
+    """A UPS that could not be read: ``zmon_ups_up`` 0 (and its last known info)."""
+    reading = UpsReading(name=ups_name, source=source, up=False, info=info or UpsInfo())
+    return reading_metrics(reading, server=server)
+
+
+def server_metrics(server: str, source: str, up: bool) -> MetricSet:
+    """``zmon_ups_server_up`` for one configured daemon."""
+    ms = MetricSet()
+    ms.gauge(
+        "zmon_ups_server_up",
+        SERVER_UP_HELP,
+        1.0 if up else 0.0,
+        {"server": server, "source": source},
+    )
+    return ms

@@ -1,0 +1,339 @@
+"""ZFS events: a ``zpool events -f -H -v`` follower that counts events by pool, vdev, class.
+
+Counters live for the life of the process and survive ``zpool clear``. When the follower
+restarts, ``zpool events -f`` replays the kernel's whole buffer; like ZED, zmon resumes after
+the last event it counted, identified by its eid and time, so nothing is counted twice. The
+cursor is kept in ``<state_dir>/zpool_events.json`` so that a restarted zmon counts exactly
+the events it missed while it was down. See ``EventCounter.offer`` for the rule.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from zmon import logs
+from zmon.collectors.zpool_events.follower import ProcessFollower
+from zmon.host.devnames import whole_disk_name
+from zmon.metrics import MetricSet
+from zmon.parsers.zpool_events import EventStreamParser, ZfsEvent, parse_zpool_events
+from zmon.products import VDEV_NAMES
+from zmon.registry import (
+    Collector,
+    Context,
+    NoDataError,
+    Option,
+    Product,
+    register,
+    register_parse_kind,
+)
+
+_log = logs.get("zpool_events")
+STATE_FILE = "zpool_events.json"
+_SRC = "zpool events"
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """The last counted event: its eid and its time in ns (None when it had no time)."""
+
+    eid: int
+    time_ns: int | None
+
+
+class EventCounter:
+    """Event counts by (pool, vdev, class), skipping events already counted (thread-safe)."""
+
+    def __init__(self, cursor: Cursor | None = None) -> None:
+        self._lock = threading.Lock()
+        self.cursor = cursor
+        self.counts: dict[tuple[str, str, str], int] = {}
+        self.last_timestamp: dict[str, float] = {}
+        self.dropped = 0
+        self.skipped = 0
+        self._reloaded = False
+
+    def begin_stream(self) -> None:
+        """A new ``zpool events`` process starts: its output begins with the replayed buffer."""
+        with self._lock:
+            self._reloaded = False
+
+    def _is_new(self, eid: int | None, t: int | None) -> bool:
+        c = self.cursor
+        if eid is None or c is None or self._reloaded:
+            return True
+        if eid > c.eid:
+            return True
+        if eid == c.eid:
+            if t == c.time_ns:
+                return False  # the resume point itself
+            self._reloaded = True  # same eid, another event: the module was reloaded
+            return True
+        if t is not None and c.time_ns is not None and t > c.time_ns:
+            self._reloaded = True  # lower eid but newer: eids restarted after a reload
+            return True
+        return False
+
+    def offer(self, ev: ZfsEvent) -> bool:
+        """Count ``ev`` unless it is at or before the cursor; return whether it counted.
+
+        Rule (ZED's, made stream-friendly): an event is new if its eid is above the cursor's;
+        an event with the cursor's eid and time is the resume point; any other event with an
+        eid at or below the cursor's is new only if it is newer in time, or if a reload was
+        seen earlier in this stream (eids restart at 1 after the zfs module is reloaded).
+        """
+        eid, t = ev.eid, ev.time_ns
+        with self._lock:
+            if not self._is_new(eid, t):
+                self.skipped += 1
+                return False
+            key = (ev.pool, ev.vdev, ev.short_class)
+            self.counts[key] = self.counts.get(key, 0) + 1
+            ts = ev.timestamp
+            if ts is not None:
+                cls = ev.short_class
+                self.last_timestamp[cls] = max(ts, self.last_timestamp.get(cls, 0.0))
+            if eid is not None:
+                self.cursor = Cursor(eid, t)
+            return True
+
+    def add_dropped(self, n: int) -> None:
+        with self._lock:
+            self.dropped += n
+
+    def snapshot(self) -> tuple[dict[tuple[str, str, str], int], dict[str, float], int]:
+        with self._lock:
+            return dict(self.counts), dict(self.last_timestamp), self.dropped
+
+
+# Event classes the shipped alert rules count with increase(). Their counters start at 0 for
+# every vdev zpool status names (and the pool itself, vdev=""), so that the first burst is a
+# rise from 0: a series that appears with its first event starts at that count, and increase()
+# over it is 0. Kept to these classes to bound the series: 4 per vdev.
+ALERTED_CLASSES = ("checksum", "data", "deadman", "io")
+
+
+def with_zero_counts(
+    counts: Mapping[tuple[str, str, str], int], names: Mapping[str, Iterable[str]]
+) -> dict[tuple[str, str, str], int]:
+    """``counts`` plus a 0 for each alerted class x known vdev (and pool) not counted yet."""
+    out = dict(counts)
+    for pool, vdevs in names.items():
+        for vdev in ("", *(v for v in vdevs if v != pool)):  # the root vdev is the pool
+            for cls in ALERTED_CLASSES:
+                out.setdefault((pool, vdev, cls), 0)
+    return out
+
+
+def event_metrics(
+    counts: Mapping[tuple[str, str, str], int],
+    last_timestamp: Mapping[str, float],
+    dropped: int | None = None,
+) -> MetricSet:
+    """The event metrics, from counts by (pool, vdev, class)."""
+    ms = MetricSet()
+    for (pool, vdev, cls), n in sorted(counts.items()):
+        ms.counter("zmon_zfs_events_total",
+                   f"ZFS events seen since zmon started, by pool, vdev and class ({_SRC}).",
+                   n, {"pool": pool, "vdev": vdev, "class": cls})  # fmt: skip
+    for cls, ts in sorted(last_timestamp.items()):
+        ms.gauge("zmon_zfs_events_last_timestamp_seconds",
+                 f"Unix time of the newest event of each class ({_SRC}).", ts, {"class": cls})
+    if dropped is not None:
+        ms.counter("zmon_zfs_events_dropped_total",
+                   f"Events the kernel dropped before zmon read them ({_SRC} 'dropped N').",
+                   dropped)  # fmt: skip
+    return ms
+
+
+def relabel_vdevs(
+    counts: Mapping[tuple[str, str, str], int], names: Mapping[str, frozenset[str]]
+) -> dict[tuple[str, str, str], int]:
+    """Name each event's vdev as ``zpool status`` does, where the pool's vdev names are known.
+
+    An event carries its leaf's device path: ``.../ata-X-part1`` or ``/dev/vdc1`` for a whole
+    disk that ``zpool status`` shows as ``ata-X`` or ``vdc``. The label becomes the status
+    name when the path's basename is not one but its whole-disk name is. Otherwise it stays
+    the basename, as the contract defines it.
+    """
+    out: dict[tuple[str, str, str], int] = {}
+    for (pool, vdev, cls), n in counts.items():
+        known = names.get(pool)
+        if known and vdev and vdev not in known:
+            whole = whole_disk_name(re.sub(r"-part\d+$", "", vdev))
+            if whole in known:
+                vdev = whole
+        out[(pool, vdev, cls)] = out.get((pool, vdev, cls), 0) + n
+    return out
+
+
+def count_events(events: Iterable[ZfsEvent], counter: EventCounter | None = None
+                 ) -> EventCounter:  # fmt: skip
+    counter = counter or EventCounter()
+    for ev in events:
+        counter.offer(ev)
+    return counter
+
+
+@register_parse_kind("zpool-events", "zpool events [-H] [-v] output: counts by pool/vdev/class")
+def parse_zpool_events_kind(data: bytes) -> MetricSet:
+    capture = parse_zpool_events(data)
+    counts, last, _ = count_events(capture.events).snapshot()
+    ms = event_metrics(counts, last, capture.dropped)
+    ms.gauge("zmon_zfs_events_parse_complete",
+             "1 when the capture holds whole records only; 0 when it starts or ends inside a "
+             "record (zmon parse zpool-events).",
+             1 if capture.complete else 0)  # fmt: skip
+    return ms
+
+
+class CursorStore:
+    """The resume cursor on disk (JSON, written atomically); errors are logged, not raised."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._saved: Cursor | None = None
+        self._warned = False
+        self._lock = threading.Lock()
+
+    def load(self) -> Cursor | None:
+        try:
+            data = json.loads(self.path.read_text())
+            cursor = Cursor(int(data["eid"]), None if data.get("time_ns") is None
+                            else int(data["time_ns"]))  # fmt: skip
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            _log.warning("ignoring unreadable event cursor", path=str(self.path), error=str(exc))
+            return None
+        self._saved = cursor
+        return cursor
+
+    def save(self, cursor: Cursor | None) -> None:
+        """Write the cursor if it changed since the last write (thread-safe)."""
+        with self._lock:
+            if cursor is None or cursor == self._saved:
+                return
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                tmp.write_text(json.dumps({"eid": cursor.eid, "time_ns": cursor.time_ns}))
+                os.replace(tmp, self.path)
+                self._saved = cursor
+            except OSError as exc:
+                if not self._warned:
+                    _log.warning("cannot save event cursor", path=str(self.path),
+                                 error=str(exc))  # fmt: skip
+                    self._warned = True
+
+
+class EventPipeline:
+    """Glue between a follower's lines, the stream parser, the counter and the cursor file."""
+
+    def __init__(self, counter: EventCounter, store: CursorStore | None,
+                 save_every: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.counter = counter
+        self.store = store
+        self.save_every = save_every
+        self._clock = clock
+        self._parser = EventStreamParser()
+        self._last_save = 0.0
+
+    def on_start(self) -> None:
+        self._parser = EventStreamParser()
+        self.counter.begin_stream()
+
+    def on_line(self, line: str) -> None:
+        before = self._parser.dropped
+        for ev in self._parser.feed(line):
+            self.counter.offer(ev)
+        if self._parser.dropped != before:
+            self.counter.add_dropped(self._parser.dropped - before)
+        now = self._clock()
+        if self.store is not None and now - self._last_save >= self.save_every:
+            self._last_save = now
+            self.store.save(self.counter.cursor)
+
+    def on_exit(self) -> None:
+        """The process ended: a half-printed event is dropped (it will be replayed)."""
+        self._parser = EventStreamParser()
+        self.save()
+
+    def save(self) -> None:
+        if self.store is not None:
+            self.store.save(self.counter.cursor)
+
+
+@register
+class ZpoolEventsCollector(Collector):
+    """Counts ZFS events (checksum, io, statechange, scrub_finish ...) from a live follower."""
+
+    name: ClassVar[str] = "zpool_events"
+    binaries: ClassVar[tuple[str, ...]] = ("zpool",)
+    needs: ClassVar[tuple[Product[Any], ...]] = (VDEV_NAMES,)
+    help: ClassVar[str] = "ZFS event counts by pool, vdev and class (zpool events -f -H -v)."
+    default_interval: ClassVar[float] = 15.0
+    default_timeout: ClassVar[float] = 5.0
+    options: ClassVar[tuple[Option, ...]] = (
+        Option("backoff_max", float, 60.0,
+               "Longest wait, in seconds, before restarting an exited zpool events follower."),
+        Option("startup_wait", float, 2.0, "On the first collection only, wait up to this many "
+               "seconds for the replayed event buffer to be read."),
+    )  # fmt: skip
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.store = CursorStore(ctx.paths.state_dir / STATE_FILE)
+        self.counter = EventCounter()
+        # A one-shot run reads the saved cursor but never moves it.
+        self.pipeline = EventPipeline(self.counter, None if ctx.one_shot else self.store)
+        self.follower: ProcessFollower | None = None
+        self._first_collect = True
+
+    def start(self) -> None:
+        if self.follower is not None:
+            return
+        self.counter.cursor = self.store.load()
+        argv = [self.ctx.runner.binary("zpool"), "events", "-f", "-H", "-v"]
+        backoff_max = float(self.option("backoff_max"))
+        self.follower = ProcessFollower(
+            argv, on_line=self.pipeline.on_line, on_start=self.pipeline.on_start,
+            on_exit=self.pipeline.on_exit, backoff_initial=min(1.0, backoff_max),
+            backoff_max=backoff_max, name="zpool-events")  # fmt: skip
+        self.follower.start()
+
+    def close(self) -> None:
+        if self.follower is not None:
+            self.follower.stop()
+            self.follower = None
+        self.pipeline.save()
+
+    def collect(self) -> MetricSet:
+        if self.follower is None:
+            self.start()
+        follower = self.follower
+        assert follower is not None
+        if self._first_collect:
+            self._first_collect = False
+            follower.wait_idle(float(self.option("startup_wait")))
+        if follower.binary_missing:
+            raise NoDataError(f"cannot run {follower.argv[0]}")
+        self.pipeline.save()  # a quiet stream after a burst still gets its cursor written
+        counts, last, dropped = self.counter.snapshot()
+        names = self.ctx.product(VDEV_NAMES) or {}
+        counts = with_zero_counts(relabel_vdevs(counts, names), names)
+        ms = event_metrics(counts, last, dropped)
+        ms.gauge("zmon_zfs_events_follower_up",
+                 "1 while the zpool events -f follower process is running.",
+                 1 if follower.up else 0)  # fmt: skip
+        ms.counter("zmon_zfs_events_follower_restarts_total",
+                   "Times the zpool events follower was restarted after it exited.",
+                   follower.restarts)  # fmt: skip
+        return ms

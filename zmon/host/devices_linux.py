@@ -1,0 +1,272 @@
+"""Read Linux block devices from sysfs, ``/dev/disk`` and the udev database (all via ``Paths``).
+
+Sources, in order of preference per field:
+- model, serial, firmware: udev's ``ID_MODEL_ENC``/``ID_SERIAL_SHORT``/``ID_REVISION`` (full ATA
+  strings), then sysfs (``device/model`` is the 16-character SCSI INQUIRY product for ATA disks,
+  ``device/vpd_pg80`` the unit serial, ``device/serial`` and ``firmware_rev`` for NVMe).
+- WWN: the ``wwn-`` link in ``/dev/disk/by-id``, then udev ``ID_WWN_WITH_EXTENSION``, then
+  ``device/wwid``/``wwid`` (``naa.`` ids become ``0x...``, ``eui.`` ids stay as they are).
+- topology (ATA port, SCSI host and address, transport): the ``/sys/block/X`` symlink target.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from zmon.host.blockdev import BlockDevice
+from zmon.host.devnames import is_nvme_controller, nvme_controller
+from zmon.host.paths import Paths
+
+_ATA_PORT = re.compile(r"^ata\d+$")
+_HOST = re.compile(r"^host\d+$")
+_HCTL = re.compile(r"^(\d+):(\d+):(\d+):(\d+)$")
+
+
+def linux_devices(paths: Paths) -> list[BlockDevice]:
+    """Every entry of ``/sys/block`` and its partitions; empty if there is no sysfs."""
+    block = paths.sys("block")
+    try:
+        names = sorted(os.listdir(block))
+    except OSError:
+        return []
+    links = _dev_links(paths)
+    slots = _enclosure_slots(paths)
+    devices: list[BlockDevice] = []
+    for name in names:
+        disk_dir = block / name
+        parts = _partitions(disk_dir)
+        disk = _disk(paths, name, disk_dir, parts, links, slots)
+        devices.append(disk)
+        for part in parts:
+            devices.append(
+                BlockDevice(
+                    name=part,
+                    parent=name,
+                    hardware=disk.hardware,
+                    by_id=tuple(links.get(part, {}).get("by-id", [])),
+                    by_path=tuple(links.get(part, {}).get("by-path", [])),
+                )
+            )
+    return devices
+
+
+def _disk(
+    paths: Paths,
+    name: str,
+    disk_dir: Path,
+    parts: list[str],
+    links: dict[str, dict[str, list[str]]],
+    slots: dict[str, str],
+) -> BlockDevice:
+    comps = _devpath_components(disk_dir)
+    dev_dir = disk_dir / "device"
+    hardware = dev_dir.exists()
+    udev = _udev_properties(paths, _read(disk_dir / "dev"))
+    by_id = tuple(links.get(name, {}).get("by-id", []))
+    by_path = tuple(links.get(name, {}).get("by-path", []))
+    hctl = next((c for c in reversed(comps) if _HCTL.match(c)), None)
+    ata_port = next((c for c in comps if _ATA_PORT.match(c)), None)
+    ata_device = None
+    if ata_port and hctl:
+        _, channel, target, _ = (int(x) for x in hctl.split(":"))
+        ata_device = f"{ata_port}.{channel + target:02d}"
+    vendor = (_read(dev_dir / "vendor") or "").strip()
+    nvme_ctrl = _nvme_controller(name, dev_dir) if name.startswith("nvme") else None
+    return BlockDevice(
+        name=name,
+        partitions=tuple(parts),
+        hardware=hardware,
+        model=_model(udev, dev_dir),
+        serial=_serial(udev, disk_dir, dev_dir),
+        firmware=_first(
+            udev.get("ID_REVISION"), _read(dev_dir / "firmware_rev"), _read(dev_dir / "rev")
+        ),
+        wwn=_wwn(by_id, udev, disk_dir, dev_dir),
+        transport=_transport(name, comps, vendor, hardware),
+        ata_port=ata_port,
+        ata_device=ata_device,
+        scsi_host=next((c for c in comps if _HOST.match(c)), None),
+        scsi_address=hctl,
+        enclosure_slot=slots.get(hctl) if hctl else None,
+        nvme_controller=nvme_ctrl,
+        by_id=by_id,
+        by_path=by_path,
+    )
+
+
+def _transport(name: str, comps: list[str], vendor: str, hardware: bool) -> str:
+    if not hardware:
+        return ""
+    if name.startswith("nvme"):
+        return "nvme"
+    if any(re.match(r"^usb\d+$", c) for c in comps):
+        return "usb"
+    if any(_ATA_PORT.match(c) for c in comps):
+        return "sata"
+    if any(c.startswith(("end_device-", "expander-")) for c in comps):
+        # A SATA disk behind a SAS HBA answers the SCSI INQUIRY with vendor "ATA".
+        return "sata" if vendor == "ATA" else "sas"
+    if any(re.match(r"^session\d+$", c) for c in comps):
+        return "iscsi"
+    if any(c.startswith("rport-") for c in comps):
+        return "fc"
+    if any(re.match(r"^virtio\d+$", c) for c in comps):
+        return "virtio"
+    if name.startswith("mmcblk") or any(c.startswith("mmc") for c in comps):
+        return "mmc"
+    if any(_HCTL.match(c) for c in comps):
+        return "sata" if vendor == "ATA" else "scsi"
+    return ""
+
+
+def _nvme_controller(name: str, dev_dir: Path) -> str | None:
+    """The namespace's controller from its ``device`` link, else from its name.
+
+    Under native multipath ``device`` is ``nvme-subsys0``; the name is then the best guess.
+    """
+    target = os.path.basename(os.path.realpath(dev_dir)) if dev_dir.exists() else ""
+    return target if is_nvme_controller(target) else nvme_controller(name)
+
+
+def _model(udev: dict[str, str], dev_dir: Path) -> str | None:
+    enc = udev.get("ID_MODEL_ENC")
+    if enc:
+        decoded = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), enc).strip()
+        if decoded:
+            return decoded
+    return _first(_read(dev_dir / "model"), udev.get("ID_MODEL"))
+
+
+def _serial(udev: dict[str, str], disk_dir: Path, dev_dir: Path) -> str | None:
+    return _first(
+        udev.get("ID_SERIAL_SHORT"),
+        _read(dev_dir / "serial"),  # NVMe controller
+        _read(disk_dir / "serial"),  # virtio-blk
+        _vpd_serial(dev_dir / "vpd_pg80"),
+    )
+
+
+def _vpd_serial(path: Path) -> str | None:
+    """Unit serial number from a raw VPD page 0x80 (4-byte header, then ASCII)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if len(data) < 4 or data[1] != 0x80:
+        return None
+    length = int.from_bytes(data[2:4], "big")
+    text = data[4 : 4 + length].decode("ascii", "replace").strip(" \x00")
+    return text or None
+
+
+def _wwn(by_id: tuple[str, ...], udev: dict[str, str], disk_dir: Path, dev_dir: Path) -> str | None:
+    for link in by_id:
+        if link.startswith("wwn-") and "-part" not in link:
+            return link[len("wwn-") :]
+    if udev.get("ID_WWN_WITH_EXTENSION") or udev.get("ID_WWN"):
+        return udev.get("ID_WWN_WITH_EXTENSION") or udev.get("ID_WWN")
+    wwid = _first(_read(dev_dir / "wwid"), _read(disk_dir / "wwid"))
+    if not wwid:
+        return None
+    if wwid.startswith("naa."):
+        return "0x" + wwid[len("naa.") :].lower()
+    if wwid.startswith("eui."):
+        return wwid.lower()
+    return None  # t10. vendor strings are no WWN
+
+
+def _partitions(disk_dir: Path) -> list[str]:
+    try:
+        entries = os.listdir(disk_dir)
+    except OSError:
+        return []
+    parts = [e for e in entries if (disk_dir / e / "partition").is_file()]
+
+    def number(p: str) -> tuple[int, str]:
+        m = re.search(r"(\d+)$", p)
+        return (int(m.group(1)) if m else 0, p)
+
+    return sorted(parts, key=number)
+
+
+def _devpath_components(disk_dir: Path) -> list[str]:
+    """Path components of where ``/sys/block/X`` points (``../devices/pci.../block/X``)."""
+    try:
+        target = os.readlink(disk_dir)
+    except OSError:
+        return []
+    return [c for c in target.split("/") if c not in ("", "..", ".")]
+
+
+def _dev_links(paths: Paths) -> dict[str, dict[str, list[str]]]:
+    """Kernel name -> {"by-id": [...], "by-path": [...]} from ``/dev/disk``."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for kind in ("by-id", "by-path"):
+        base = paths.root("dev", "disk", kind)
+        try:
+            names = sorted(os.listdir(base))
+        except OSError:
+            continue
+        for link in names:
+            try:
+                target = os.readlink(base / link)
+            except OSError:
+                continue
+            kernel = os.path.basename(target)
+            if kernel:
+                out.setdefault(kernel, {}).setdefault(kind, []).append(link)
+    return out
+
+
+def _enclosure_slots(paths: Paths) -> dict[str, str]:
+    """SCSI address of the disk in each occupied slot -> ``<enclosure>/<slot>``."""
+    base = paths.sys("class", "enclosure")
+    slots: dict[str, str] = {}
+    try:
+        enclosures = sorted(os.listdir(base))
+    except OSError:
+        return slots
+    for encl in enclosures:
+        try:
+            components = sorted(os.listdir(base / encl))
+        except OSError:
+            continue
+        for comp in components:
+            dev = base / encl / comp / "device"
+            if not os.path.islink(dev):
+                continue
+            addr = os.path.basename(os.path.realpath(dev))
+            if _HCTL.match(addr):
+                slots[addr] = f"{encl}/{comp}"
+    return slots
+
+
+def _udev_properties(paths: Paths, devnum: str | None) -> dict[str, str]:
+    """``E:KEY=VALUE`` lines of ``/run/udev/data/b<major>:<minor>``."""
+    if not devnum:
+        return {}
+    text = _read(paths.root("run", "udev", "data", f"b{devnum.strip()}"), strip=False)
+    props: dict[str, str] = {}
+    for line in (text or "").splitlines():
+        if line.startswith("E:") and "=" in line:
+            key, _, val = line[2:].partition("=")
+            props[key] = val
+    return props
+
+
+def _read(path: Path, strip: bool = True) -> str | None:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return None
+    text = text.strip() if strip else text
+    return text or None
+
+
+def _first(*values: str | None) -> str | None:
+    for v in values:
+        if v and v.strip():
+            return v.strip()
+    return None

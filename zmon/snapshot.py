@@ -1,0 +1,192 @@
+"""The snapshot: each collector's last good families, and the exposition served from them.
+
+A collector's run publishes its families rendered once, in its own thread; ``rerender`` joins
+those bytes with zmon's own metrics into one exposition (and a gzip copy) that ``/metrics``
+only copies. Nothing here waits on a collector.
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from prometheus_client.core import Metric
+
+from zmon import __version__
+from zmon.exposition import render
+from zmon.logs import get
+from zmon.metrics import MetricSet
+
+log = get("snapshot")
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One line of a collector's landing-page table: a thing, its state, and whether it is ok."""
+
+    thing: str
+    state: str
+    healthy: bool
+
+
+Summary = Callable[[Sequence[Metric]], list[SummaryRow]]
+
+
+@dataclass
+class CollectorState:
+    """What the snapshot knows about one collector."""
+
+    name: str
+    interval: float
+    timeout: float
+    # each family of the last good run with its text exposition, rendered once per run
+    rendered: list[tuple[Metric, bytes]] = field(default_factory=list)
+    success: bool | None = None
+    has_data: bool = False
+    last_duration: float = 0.0
+    last_success: float = 0.0  # unix time
+    last_error: str = ""
+    running_since: float | None = None  # monotonic
+    summary_title: str = ""  # the collector's landing-page table, if any
+    summary: Summary | None = None
+    runs: dict[str, int] = field(
+        default_factory=lambda: {"success": 0, "failure": 0, "timeout": 0, "nodata": 0}
+    )
+
+    @property
+    def families(self) -> list[Metric]:
+        return [fam for fam, _ in self.rendered]
+
+    def publish(self, families: list[Metric]) -> None:
+        """Keep a run's families, rendered now, in the collector's own thread."""
+        self.rendered = [(fam, render([fam])) for fam in families]
+
+    def stale(self, now_wall: float) -> bool:
+        """Data is stale after a failed run, or when no success came for two intervals."""
+        if self.success is None:
+            return False
+        if not self.success:
+            return True
+        return now_wall - self.last_success > 2 * self.interval + self.timeout
+
+
+@dataclass(frozen=True)
+class Exposition:
+    """Ready-to-serve bytes of one rendering."""
+
+    text: bytes
+    gzipped: bytes
+    rendered_at: float
+
+
+class Snapshot:
+    """The last good metric families per collector, and the pre-rendered exposition."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._states: dict[str, CollectorState] = {}
+        self._exposition = Exposition(b"", gzip.compress(b""), 0.0)
+        self._stale_seen: dict[str, bool] = {}
+        self.start_time = time.time()
+        # called after each rerender (the status page samples its history there)
+        self.on_render: list[Callable[[], None]] = []
+
+    def add(self, state: CollectorState) -> None:
+        with self._lock:
+            self._states[state.name] = state
+
+    def remove(self, name: str) -> None:
+        with self._lock:
+            self._states.pop(name, None)
+
+    def states(self) -> list[CollectorState]:
+        with self._lock:
+            return [self._states[k] for k in sorted(self._states)]
+
+    def state(self, name: str) -> CollectorState | None:
+        with self._lock:
+            return self._states.get(name)
+
+    @property
+    def exposition(self) -> Exposition:
+        return self._exposition
+
+    def rerender(self) -> None:
+        """Assemble the exposition once; serving then only copies bytes.
+
+        Each collector's families were rendered when its run finished, so this joins bytes;
+        only a family name that several collectors share is merged and rendered here.
+        """
+        now = time.time()
+        with self._lock:
+            states = [self._states[k] for k in sorted(self._states)]
+            self._stale_seen = {s.name: s.stale(now) for s in states}
+            sources: dict[str, list[tuple[Metric, bytes | None]]] = {}
+            for s in states:
+                for fam, text in s.rendered:
+                    sources.setdefault(fam.name, []).append((fam, text))
+        for fam in self_metrics(states, now, self.start_time):
+            sources.setdefault(fam.name, []).append((fam, None))
+        parts = []
+        for items in sources.values():
+            only = items[0][1]
+            if len(items) == 1 and only is not None:
+                parts.append(only)
+            else:
+                parts.append(render(_merge(fam for fam, _ in items)))
+        text = b"".join(parts)
+        self._exposition = Exposition(text, gzip.compress(text, compresslevel=1), now)
+        for listener in list(self.on_render):
+            try:
+                listener()
+            except Exception:  # noqa: BLE001 - a view must never stop the exposition
+                log.exception("render listener failed")
+
+    def staleness_changed(self) -> bool:
+        now = time.time()
+        with self._lock:
+            current = {s.name: s.stale(now) for s in self._states.values()}
+            return current != self._stale_seen
+
+
+def _merge(families: Iterable[Metric]) -> list[Metric]:
+    """Join same-named families from different collectors into one (one HELP/TYPE each)."""
+    merged = MetricSet()
+    for fam in families:
+        merged.add_family(fam)
+    return merged.families()
+
+
+def self_metrics(states: list[CollectorState], now: float, start_time: float) -> list[Metric]:
+    """zmon's own metrics: per-collector success, duration, freshness, plus build info."""
+    m = MetricSet()
+    for s in states:
+        lab = {"collector": s.name}
+        if s.success is not None:
+            m.gauge("zmon_collector_success", "1 if the collector's last run succeeded, else 0.",
+                    1.0 if s.success else 0.0, lab)
+            m.gauge("zmon_collector_duration_seconds", "How long the collector's last run took.",
+                    s.last_duration, lab)
+        m.gauge("zmon_collector_last_success_timestamp_seconds",
+                "Unix time of the collector's last successful run (0 if none yet).",
+                s.last_success, lab)
+        m.gauge("zmon_collector_stale",
+                "1 if the collector's data is older than its schedule promises or its last run "
+                "failed; the last good data is still served.",
+                1.0 if s.stale(now) else 0.0, lab)
+        m.gauge("zmon_collector_has_data",
+                "1 if the source exists on this host; 0 when it has nothing to collect.",
+                1.0 if s.has_data else 0.0, lab)
+        m.gauge("zmon_collector_running", "1 while a run is in progress.",
+                1.0 if s.running_since is not None else 0.0, lab)
+        m.gauge("zmon_collector_interval_seconds", "Configured seconds between runs.",
+                s.interval, lab)
+        for result, count in s.runs.items():
+            m.counter("zmon_collector_runs_total", "Collector runs since start, by result.",
+                      count, {**lab, "result": result})  # fmt: skip
+    m.info("zmon_build_info", "zmon's version; always 1.", {"version": __version__})
+    m.gauge("zmon_start_time_seconds", "Unix time zmon started.", start_time)
+    return m.families()

@@ -1,0 +1,116 @@
+"""The last hour of a few numbers, kept in memory for the status page's charts and for the
+diagnoses that need a trend (a resilver that stopped, errors that are new).
+
+The ring is bounded twice: by age (``window`` seconds) and by count (``max_points``); a
+sample is taken at most every ``step`` seconds however often the snapshot is re-rendered.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from zmon.status.model import LINK_PATTERNS, HostModel
+
+Point = tuple[float, dict[str, float]]
+
+
+def series_of(model: HostModel) -> dict[str, float]:
+    """The numbers kept per sample, by series key (``kind:subject``)."""
+    out: dict[str, float] = {}
+    for pool in model.pools:
+        if pool.scan is not None and pool.scan.running:
+            if pool.scan.issued is not None:
+                out[f"scan_issued:{pool.name}"] = pool.scan.issued
+            if pool.scan.progress is not None:
+                out[f"scan_progress:{pool.name}"] = pool.scan.progress
+        out[f"pool_errors:{pool.name}"] = sum(v.errors for v in pool.vdevs())
+    if model.arc is not None:
+        out["arc_hits"] = model.arc.hits
+        out["arc_misses"] = model.arc.misses
+        out["arc_ghost_hits"] = model.arc.ghost_hits
+    for name, disk in model.disks.items():
+        out[f"disk_crc:{name}"] = disk.crc_errors
+        out[f"disk_link:{name}"] = disk.kernel_count(LINK_PATTERNS)
+    return out
+
+
+@dataclass(frozen=True)
+class Window:
+    """A read-only view of the ring: the points of the last ``window`` seconds."""
+
+    points: tuple[Point, ...] = ()
+
+    @property
+    def span(self) -> float:
+        return self.points[-1][0] - self.points[0][0] if len(self.points) > 1 else 0.0
+
+    def series(self, key: str) -> list[tuple[float, float]]:
+        return [(t, values[key]) for t, values in self.points if key in values]
+
+    def change(self, key: str, since: float | None = None) -> tuple[float, float] | None:
+        """(increase, seconds covered) of a counter-like series, from ``since`` (or the
+        oldest point) to the newest; None with fewer than two points. A drop (restart) counts
+        from the value after it."""
+        pts = [(t, v) for t, v in self.series(key) if since is None or t >= since]
+        if len(pts) < 2:
+            return None
+        total = 0.0
+        for (_, a), (_, b) in zip(pts, pts[1:], strict=False):
+            total += b - a if b >= a else b
+        return total, pts[-1][0] - pts[0][0]
+
+    def unchanged_for(self, key: str) -> float:
+        """How long the newest value of ``key`` has stood still (0 if it just moved)."""
+        pts = self.series(key)
+        if not pts:
+            return 0.0
+        newest_t, newest_v = pts[-1]
+        since = newest_t
+        for t, v in reversed(pts):
+            if v != newest_v:
+                break
+            since = t
+        return newest_t - since
+
+
+class History:
+    """A bounded ring of samples; safe to feed from one thread and read from others."""
+
+    def __init__(self, window: float = 3600.0, step: float = 10.0, max_points: int = 400) -> None:
+        self.window = window
+        self.step = step
+        self._points: deque[Point] = deque(maxlen=max_points)
+        self._lock = threading.Lock()
+
+    def observe(self, now: float, model: HostModel) -> bool:
+        """Keep a sample of ``model`` taken at ``now``; False when one is too recent."""
+        return self.add(now, series_of(model))
+
+    def add(self, now: float, values: dict[str, float]) -> bool:
+        with self._lock:
+            if self._points and now - self._points[-1][0] < self.step:
+                return False
+            # keys repeat in every sample: one string each, not one per sample
+            self._points.append((now, {sys.intern(k): v for k, v in values.items()}))
+            while self._points and now - self._points[0][0] > self.window:
+                self._points.popleft()
+            return True
+
+    def due(self, now: float) -> bool:
+        with self._lock:
+            return not self._points or now - self._points[-1][0] >= self.step
+
+    def view(self) -> Window:
+        with self._lock:
+            return Window(tuple(self._points))
+
+    def __len__(self) -> int:
+        return len(self._points)
+
+
+def window_of(points: Iterable[Point]) -> Window:
+    return Window(tuple(points))

@@ -1,0 +1,473 @@
+"""What the status views know about a host, read from zmon's own metric families.
+
+The model is built from the samples zmon serves (a snapshot's families in the daemon, the
+text of ``/metrics`` for a remote zmon), so the views show exactly what Prometheus sees.
+Nothing here runs a command or reads a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+Labels = dict[str, str]
+
+# Kernel-log patterns that point at the link to a disk (cable, backplane, port, HBA) and not
+# at its media. The same list is in alert_rules/thresholds.py (cable_patterns).
+LINK_PATTERNS = ("crc_error", "link_reset", "link_down", "ata_timeout", "ahci_timeout",
+                 "cam_timeout")  # fmt: skip
+# Kernel-log patterns that point at the disk's media.
+MEDIA_PATTERNS = ("medium_error",)
+# Kernel-log patterns that say an I/O to the disk failed (a consequence, not a cause).
+# Lowest layer first: the words read in the order the failure climbs the stack.
+FAILED_IO_PATTERNS = ("ata_failure", "scsi_timeout", "nvme_timeout", "io_error", "zio_error",
+                      "vdev_io_failure")  # fmt: skip
+
+
+# Families the views read; others (datasets, histograms, SMART attribute tables) are skipped.
+READ_PREFIXES = ("zmon_pool_", "zmon_vdev_", "zmon_arc_", "zmon_disk_", "zmon_kernel_log_",
+                 "zmon_ups_", "zmon_zfs_events", "zmon_collector_")  # fmt: skip
+SKIPPED_PREFIXES = ("zmon_disk_smart_attribute", "zmon_pool_kstat_", "zmon_pool_ddt_bucket",
+                    "zmon_pool_queue_", "zmon_pool_txg_", "zmon_pool_disk_latency",
+                    "zmon_pool_io_latency", "zmon_pool_lifetime_")  # fmt: skip
+
+
+def wanted(name: str) -> bool:
+    return name.startswith(READ_PREFIXES) and not name.startswith(SKIPPED_PREFIXES)
+
+
+class Samples:
+    """Every sample by name: ``name -> [(labels, value)]``."""
+
+    def __init__(self, families: Iterable[Any]) -> None:
+        self.by_name: dict[str, list[tuple[Labels, float]]] = {}
+        for fam in families:
+            if not wanted(fam.name):
+                continue
+            for s in fam.samples:
+                self.by_name.setdefault(s.name, []).append((dict(s.labels), float(s.value)))
+
+    def all(self, name: str) -> list[tuple[Labels, float]]:
+        return self.by_name.get(name, [])
+
+    def value(self, name: str, **labels: str) -> float | None:
+        for have, value in self.all(name):
+            if all(have.get(k) == v for k, v in labels.items()):
+                return value
+        return None
+
+    def by(self, name: str, key: str) -> dict[str, float]:
+        """``label value -> sample value`` for a family with one identifying label."""
+        return {labels.get(key, ""): value for labels, value in self.all(name)}
+
+
+@dataclass
+class Vdev:
+    pool: str
+    name: str
+    type: str = "disk"
+    klass: str = "normal"
+    state: str = "unknown"
+    parent: str = ""
+    device: str = ""
+    read_errors: float = 0.0
+    write_errors: float = 0.0
+    checksum_errors: float = 0.0
+    slow_ios: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    children: list[Vdev] = field(default_factory=list)
+
+    @property
+    def errors(self) -> float:
+        return self.read_errors + self.write_errors + self.checksum_errors
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children and self.type not in ("root", "mirror", "raidz", "draid",
+                                                       "replacing", "spare")  # fmt: skip
+
+    def walk(self) -> Iterable[Vdev]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass
+class Scan:
+    function: str  # scrub, resilver
+    state: str  # in_progress, finished, canceled
+    paused: bool = False
+    progress: float | None = None  # 0-1
+    issued: float | None = None
+    to_issue: float | None = None
+    rate: float | None = None  # issued bytes per second
+    remaining: float | None = None  # seconds
+    start: float | None = None
+    end: float | None = None
+    errors: float = 0.0
+
+    @property
+    def running(self) -> bool:
+        return self.state == "in_progress"
+
+
+@dataclass
+class Pool:
+    name: str
+    state: str = "unknown"
+    status: str = ""
+    status_id: str = ""
+    data_errors: float = 0.0
+    io_suspended: bool = False
+    capacity: float | None = None
+    size: float | None = None
+    allocated: float | None = None
+    fragmentation: float | None = None
+    ddt_in_core: float | None = None
+    scan: Scan | None = None
+    last_scrub_end: float | None = None
+    last_scrub_errors: float = 0.0
+    root: Vdev | None = None
+
+    def vdevs(self) -> list[Vdev]:
+        return list(self.root.walk()) if self.root else []
+
+    def vdev(self, name: str) -> Vdev | None:
+        return next((v for v in self.vdevs() if v.name == name), None)
+
+
+@dataclass
+class Disk:
+    device: str
+    model: str = ""
+    serial: str = ""
+    protocol: str = ""
+    ata_port: str = ""
+    smart_passed: float | None = None
+    standby: bool = False
+    temperature: float | None = None
+    crc_errors: float = 0.0
+    pending: float = 0.0
+    reallocated: float = 0.0
+    uncorrectable: float = 0.0
+    grown_defects: float = 0.0
+    nvme_media_errors: float = 0.0
+    nvme_critical_warning: float = 0.0
+    nvme_used: float | None = None
+    speed: float | None = None  # bytes per second
+    max_speed: float | None = None
+    kernel: dict[str, float] = field(default_factory=dict)  # pattern -> events
+    kernel_last: dict[str, float] = field(default_factory=dict)  # pattern -> unix time
+    vdevs: list[tuple[str, str, str]] = field(default_factory=list)  # (pool, vdev, parent)
+
+    def kernel_count(self, patterns: Iterable[str]) -> float:
+        return sum(self.kernel.get(p, 0.0) for p in patterns)
+
+    @property
+    def media_defects(self) -> float:
+        """Sectors the disk itself counts as bad, and media errors it or the kernel reported."""
+        return (self.pending + self.reallocated + self.uncorrectable + self.grown_defects
+                + self.nvme_media_errors + self.kernel_count(MEDIA_PATTERNS))  # fmt: skip
+
+
+@dataclass
+class Arc:
+    hits: float = 0.0
+    misses: float = 0.0
+    mru_ghost_hits: float = 0.0
+    mfu_ghost_hits: float = 0.0
+    size: float | None = None
+    max_size: float | None = None
+
+    @property
+    def ghost_hits(self) -> float:
+        return self.mru_ghost_hits + self.mfu_ghost_hits
+
+
+@dataclass
+class Ups:
+    name: str
+    server: str
+    up: bool = True
+    flags: frozenset[str] = frozenset()
+    charge: float | None = None  # 0-1
+    runtime: float | None = None  # seconds
+
+    @property
+    def on_battery(self) -> bool:
+        return "OB" in self.flags
+
+    @property
+    def low_battery(self) -> bool:
+        return "LB" in self.flags
+
+
+@dataclass
+class CollectorHealth:
+    name: str
+    success: bool
+    stale: bool
+    has_data: bool
+    last_success: float | None
+
+
+@dataclass
+class Event:
+    """ZFS events of one class on one pool/vdev (counted since zmon started following)."""
+
+    klass: str
+    pool: str
+    vdev: str
+    count: float
+
+
+@dataclass
+class HostModel:
+    pools: list[Pool] = field(default_factory=list)
+    disks: dict[str, Disk] = field(default_factory=dict)
+    arc: Arc | None = None
+    ups: list[Ups] = field(default_factory=list)
+    collectors: list[CollectorHealth] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    event_last: dict[str, float] = field(default_factory=dict)  # class -> unix time
+    kernel_pool_events: dict[tuple[str, str], float] = field(default_factory=dict)
+
+    def pool(self, name: str) -> Pool | None:
+        return next((p for p in self.pools if p.name == name), None)
+
+
+def read_model(families: Iterable[Any]) -> HostModel:
+    """The host as zmon's metric families describe it."""
+    s = Samples(families)
+    model = HostModel()
+    model.pools = _pools(s)
+    model.disks = _disks(s, model.pools)
+    model.arc = _arc(s)
+    model.ups = _ups(s)
+    model.collectors = _collectors(s)
+    model.events = [
+        Event(lb.get("class", ""), lb.get("pool", ""), lb.get("vdev", ""), v)
+        for lb, v in s.all("zmon_zfs_events_total")
+    ]
+    model.event_last = s.by("zmon_zfs_events_last_timestamp_seconds", "class")
+    model.kernel_pool_events = {
+        (lb.get("pool", ""), lb.get("pattern", "")): v
+        for lb, v in s.all("zmon_kernel_log_pool_events_total")
+    }
+    return model
+
+
+def _states(s: Samples, name: str, *keys: str) -> dict[tuple[str, ...], str]:
+    """The set state of a state-set family, by its identifying labels."""
+    out: dict[tuple[str, ...], str] = {}
+    for labels, value in s.all(name):
+        key = tuple(labels.get(k, "") for k in keys)
+        if value == 1.0:
+            out[key] = labels.get("state", "unknown")
+        else:
+            out.setdefault(key, "unknown")
+    return out
+
+
+def _pools(s: Samples) -> list[Pool]:
+    names: set[str] = set()
+    for metric in ("zmon_pool_state", "zmon_pool_status_info", "zmon_vdev_info",
+                   "zmon_pool_size_bytes"):  # fmt: skip
+        names.update(lb.get("pool", "") for lb, _ in s.all(metric))
+    names.discard("")
+    pool_state = _states(s, "zmon_pool_state", "pool")
+    vdev_state = _states(s, "zmon_vdev_state", "pool", "class", "vdev")
+    pools = []
+    for name in sorted(names):
+        p = Pool(name, state=pool_state.get((name,), "unknown"))
+        for labels, value in s.all("zmon_pool_status_info"):
+            if labels.get("pool") == name and value == 1.0:
+                p.status, p.status_id = labels.get("status", ""), labels.get("status_id", "")
+                if p.state == "unknown":
+                    p.state = labels.get("state", "unknown").lower()
+        p.data_errors = s.value("zmon_pool_data_errors", pool=name) or 0.0
+        p.io_suspended = (s.value("zmon_pool_io_suspended", pool=name) or 0.0) > 0
+        p.capacity = s.value("zmon_pool_capacity_ratio", pool=name)
+        p.size = s.value("zmon_pool_size_bytes", pool=name)
+        p.allocated = s.value("zmon_pool_allocated_bytes", pool=name)
+        if p.capacity is None and p.size and p.allocated is not None:
+            p.capacity = p.allocated / p.size
+        p.fragmentation = s.value("zmon_pool_fragmentation_ratio", pool=name)
+        p.ddt_in_core = s.value("zmon_pool_ddt_in_core_bytes", pool=name)
+        p.last_scrub_end = s.value("zmon_pool_last_scrub_end_time_seconds", pool=name)
+        p.last_scrub_errors = s.value("zmon_pool_last_scrub_errors", pool=name) or 0.0
+        p.scan = _scan(s, name)
+        p.root = _vdev_tree(s, name, vdev_state)
+        pools.append(p)
+    return pools
+
+
+def _scan(s: Samples, pool: str) -> Scan | None:
+    info = [(lb, v) for lb, v in s.all("zmon_pool_scan_info") if lb.get("pool") == pool]
+    current = next((lb for lb, v in info if v == 1.0), None)
+    if current is None:
+        return None
+
+    def val(metric: str) -> float | None:
+        return s.value(metric, pool=pool)
+
+    return Scan(
+        function=current.get("function", "scan"),
+        state=current.get("state", ""),
+        paused=(val("zmon_pool_scan_paused") or 0.0) > 0,
+        progress=val("zmon_pool_scan_progress_ratio"),
+        issued=val("zmon_pool_scan_issued_bytes"),
+        to_issue=val("zmon_pool_scan_to_issue_bytes") or val("zmon_pool_scan_to_examine_bytes"),
+        rate=val("zmon_pool_scan_issue_rate_bytes_per_second"),
+        remaining=val("zmon_pool_scan_remaining_seconds"),
+        start=val("zmon_pool_scan_start_time_seconds"),
+        end=val("zmon_pool_scan_end_time_seconds"),
+        errors=val("zmon_pool_scan_errors") or 0.0,
+    )
+
+
+def _vdev_tree(s: Samples, pool: str, states: dict[tuple[str, ...], str]) -> Vdev | None:
+    """The vdev tree of ``pool``. A name may appear twice (a spare in use sits under its
+    ``spare-N`` and in the spares class), so rows are told apart by class and parent."""
+    rows: list[Vdev] = []
+    for labels, _ in s.all("zmon_vdev_info"):
+        if labels.get("pool") != pool:
+            continue
+        name = labels.get("vdev", "")
+        klass = labels.get("class", "normal")
+        rows.append(Vdev(
+            pool=pool, name=name, type=labels.get("type", "disk"), klass=klass,
+            state=_vdev_state(states, pool, name, klass, labels.get("state", "unknown")),
+            parent=labels.get("parent", ""), device=labels.get("device", ""),
+        ))  # fmt: skip
+    if not rows:  # an exposition without zmon_vdev_info: a flat list from the states
+        for (p, klass, name), state in states.items():
+            if p == pool:
+                rows.append(Vdev(pool, name, type="root" if name == pool else "disk",
+                                 klass=klass, state=state, parent="" if name == pool else pool))
+    for v in rows:
+        v.read_errors = _vdev_value(s, "zmon_vdev_read_errors_total", pool, v)
+        v.write_errors = _vdev_value(s, "zmon_vdev_write_errors_total", pool, v)
+        v.checksum_errors = _vdev_value(s, "zmon_vdev_checksum_errors_total", pool, v)
+        v.slow_ios = _vdev_value(s, "zmon_vdev_slow_ios_total", pool, v)
+    for labels, value in s.all("zmon_vdev_note_info"):
+        if labels.get("pool") != pool or value != 1.0:
+            continue
+        for v in rows:
+            if v.name == labels.get("vdev") and v.klass == labels.get("class", v.klass):
+                v.notes.append(labels.get("kind", ""))
+    root = next((v for v in rows if v.name == pool and v.type == "root"), None)
+    if root is None:
+        root = next((v for v in rows if v.name == pool), None) or Vdev(pool, pool, type="root")
+    root.type = "root"
+    interior = {v.name: v for v in rows if v is not root and v.type != "disk"}
+    for v in rows:
+        if v is root:
+            continue
+        parent = interior.get(v.parent) if v.parent and v.parent != pool else None
+        (parent or root).children.append(v)
+    return root
+
+
+def _vdev_state(states: dict[tuple[str, ...], str], pool: str, name: str, klass: str,
+                fallback: str) -> str:  # fmt: skip
+    return states.get((pool, klass, name), fallback.lower())
+
+
+def _vdev_value(s: Samples, metric: str, pool: str, vdev: Vdev) -> float:
+    return s.value(metric, pool=pool, vdev=vdev.name, **{"class": vdev.klass}) or 0.0
+
+
+def _disks(s: Samples, pools: list[Pool]) -> dict[str, Disk]:
+    disks: dict[str, Disk] = {}
+
+    def disk(name: str) -> Disk:
+        if name not in disks:
+            disks[name] = Disk(name)
+        return disks[name]
+
+    for labels, _ in s.all("zmon_disk_info"):
+        d = disk(labels.get("device", ""))
+        d.model, d.serial = labels.get("model", ""), labels.get("serial", "")
+        d.protocol = labels.get("protocol", "")
+    for labels, _ in s.all("zmon_disk_device_info"):
+        d = disk(labels.get("device", ""))
+        d.ata_port = labels.get("ata_port", "")
+        d.model = d.model or labels.get("model", "")
+        d.serial = d.serial or labels.get("serial", "")
+    fields = {
+        "zmon_disk_smart_passed": "smart_passed",
+        "zmon_disk_temperature_celsius": "temperature",
+        "zmon_disk_crc_errors_total": "crc_errors",
+        "zmon_disk_pending_sectors": "pending",
+        "zmon_disk_reallocated_sectors": "reallocated",
+        "zmon_disk_offline_uncorrectable_sectors": "uncorrectable",
+        "zmon_disk_scsi_grown_defects": "grown_defects",
+        "zmon_disk_nvme_media_errors_total": "nvme_media_errors",
+        "zmon_disk_nvme_critical_warning": "nvme_critical_warning",
+        "zmon_disk_nvme_percentage_used_ratio": "nvme_used",
+        "zmon_disk_interface_speed_bytes": "speed",
+        "zmon_disk_interface_max_speed_bytes": "max_speed",
+    }
+    for metric, attr in fields.items():
+        for labels, value in s.all(metric):
+            setattr(disk(labels.get("device", "")), attr, value)
+    for labels, value in s.all("zmon_disk_standby"):
+        disk(labels.get("device", "")).standby = value > 0
+    for labels, value in s.all("zmon_kernel_log_events_total"):
+        if labels.get("device"):
+            disk(labels["device"]).kernel[labels.get("pattern", "")] = value
+    for labels, value in s.all("zmon_kernel_log_last_event_timestamp_seconds"):
+        if labels.get("device"):
+            disk(labels["device"]).kernel_last[labels.get("pattern", "")] = value
+    for pool in pools:
+        for v in pool.vdevs():
+            if v.device:
+                disk(v.device).vdevs.append((pool.name, v.name, v.parent))
+    disks.pop("", None)
+    return dict(sorted(disks.items()))
+
+
+def _arc(s: Samples) -> Arc | None:
+    hits = s.value("zmon_arc_hits_total")
+    if hits is None:
+        return None
+    return Arc(
+        hits=hits,
+        misses=s.value("zmon_arc_misses_total") or 0.0,
+        mru_ghost_hits=s.value("zmon_arc_mru_ghost_hits_total") or 0.0,
+        mfu_ghost_hits=s.value("zmon_arc_mfu_ghost_hits_total") or 0.0,
+        size=s.value("zmon_arc_size_bytes"),
+        max_size=s.value("zmon_arc_max_size_bytes"),
+    )
+
+
+def _ups(s: Samples) -> list[Ups]:
+    out: dict[tuple[str, str], Ups] = {}
+    for metric in ("zmon_ups_up", "zmon_ups_status"):
+        for labels, _ in s.all(metric):
+            key = (labels.get("server", ""), labels.get("ups", ""))
+            out.setdefault(key, Ups(name=key[1], server=key[0]))
+    for (server, name), u in out.items():
+        up = s.value("zmon_ups_up", server=server, ups=name)
+        u.up = up is None or up > 0
+        u.flags = frozenset(
+            lb.get("flag", "") for lb, v in s.all("zmon_ups_status")
+            if v == 1.0 and lb.get("server") == server and lb.get("ups") == name
+        )  # fmt: skip
+        u.charge = s.value("zmon_ups_battery_charge_ratio", server=server, ups=name)
+        u.runtime = s.value("zmon_ups_battery_runtime_seconds", server=server, ups=name)
+    return [out[k] for k in sorted(out)]
+
+
+def _collectors(s: Samples) -> list[CollectorHealth]:
+    success = s.by("zmon_collector_success", "collector")
+    stale = s.by("zmon_collector_stale", "collector")
+    has_data = s.by("zmon_collector_has_data", "collector")
+    last = s.by("zmon_collector_last_success_timestamp_seconds", "collector")
+    return [
+        CollectorHealth(name, success[name] > 0, stale.get(name, 0.0) > 0,
+                        has_data.get(name, 1.0) > 0, last.get(name) or None)
+        for name in sorted(success)
+    ]  # fmt: skip
