@@ -129,7 +129,10 @@ VDEV_DISK = (
     '| query }}{{ with . | first | label "serial" }}, serial {{ . }}{{ end }}{{ end }})'
     "{{ end }}{{ end }}"
 )
-VDEV = f"vdev {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on {{{{ $labels.instance }}}}"
+VDEV = (
+    f"vdev {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on "
+    "{{ $labels.instance }}"
+)
 DISK = (
     "disk {{ $labels.device }} on {{ $labels.instance }}"
     '{{ with printf "zmon_disk_info{instance=%q,device=%q}" $labels.instance $labels.device '

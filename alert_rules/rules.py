@@ -11,10 +11,10 @@ from __future__ import annotations
 from alert_rules.building import (
     DISK,
     DISK_,
-    POOL,
-    VDEV_DISK,
-    VDEV,
     DISK_POOL,
+    POOL,
+    VDEV,
+    VDEV_DISK,
     VDEV_INFO,
     Alert,
     Group,
@@ -126,7 +126,8 @@ def stuck_alerts(t: Thresholds) -> Group:
     where = "instance=%q,pool=%q"
     args = "$labels.instance $labels.pool"
     seen = (
-        f'{{{{ with printf "zmon_pool_kstat_state{{{where},state!=\\"online\\"}} == 1" {args} | query }}}}'
+        f'{{{{ with printf "zmon_pool_kstat_state{{{where},state!=\\"online\\"}} == 1" {args} '
+        "| query }}"
         '{{ with . | first }} kstat state {{ .Labels.state | toUpper }};{{ end }}{{ end }}'
         f'{{{{ with printf "increase(zmon_kernel_log_pool_events_total{{{where},'
         f'pattern=\\"pool_suspended\\"}}[{w}]) > 0" {args} | query }}}}'
@@ -274,7 +275,8 @@ def scan_alerts(t: Thresholds) -> Group:
               or on(instance, job, pool)
               (
                 zmon_pool_scan_processed_bytes > 0
-                and on(instance, job, pool) zmon_pool_scan_info{{function="scrub", state="finished"}}
+                and on(instance, job, pool)
+                zmon_pool_scan_info{{function="scrub", state="finished"}}
               )
             )
             and on(instance, job, pool)

@@ -301,7 +301,8 @@ def disks() -> dict[str, Any]:
         bars("CRC errors and link events", [
             T(f"increase(zmon_disk_crc_errors_total{{{D}}}[{RI}])", "{{instance}} {{device}} CRC"),
             T(f"sum by (instance, device, pattern) (increase("
-              f"zmon_kernel_log_events_total{{{D}}}[{RI}]))", "{{instance}} {{device}} {{pattern}}"),
+              f"zmon_kernel_log_events_total{{{D}}}[{RI}]))",
+              "{{instance}} {{device}} {{pattern}}"),
             T(f"sum by (instance, device, action) (increase("
               f"zmon_disk_hotplug_events_total{{{D}}}[{RI}]))",
               "{{instance}} {{device}} hotplug {{action}}"),

@@ -224,7 +224,8 @@ class KernelLogCollector(Collector):
         except Exception as exc:  # noqa: BLE001 - counting must go on without the map
             log.debug("no device map for zero-initialised series", error=repr(exc))
             disks = []
-        pools = set(self.ctx.product(VDEV_NAMES) or {}) | set(_kstat_pools(self.ctx))
+        known = self.ctx.product(VDEV_NAMES) or {}
+        pools = set(known) | set(_kstat_pools(self.ctx))
         patterns = ALERTED_PATTERNS.get(self.ctx.platform, ALERTED_PATTERNS["linux"])
         return zero_series(snap, patterns, disks, pools)
 
@@ -307,12 +308,11 @@ class KernelLogCollector(Collector):
 
 
 def _kstat_pools(ctx: Context) -> list[str]:
-    """Pools named by the Linux kstat directory: known even while ``zpool`` hangs."""
-    from zmon.collectors.pool_kstats import pool_dirs
-
+    """Pools named by the Linux kstat directory (a pool's has a ``state`` file): known even
+    while ``zpool`` hangs."""
     base = ctx.paths.proc("spl", "kstat", "zfs")
     try:
-        return [d.name for d in pool_dirs(base)] if base.is_dir() else []
+        return sorted(d.name for d in base.iterdir() if (d / "state").is_file())
     except OSError:
         return []
 
