@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from textwrap import dedent, indent
 
-from alert_rules.thresholds import RUNBOOK_URL
+from alert_rules.thresholds import GRAFANA_URL, RUNBOOK_URL
 
 SEVERITIES = ("critical", "warning", "info")
 VDEV_INFO = "zmon:vdev_device:info"
+DISK_POOL = "zmon:disk_pool:info"  # each disk's pools over the last disk_pool_memory
 
 
 @dataclass(frozen=True)
@@ -26,10 +27,31 @@ class Alert:
     description: str
     for_: str = "0s"
     labels: dict[str, str] = field(default_factory=dict)
+    dashboard: str = ""  # a key of DASHBOARDS; "" picks it from the alert's name
 
     @property
     def runbook_url(self) -> str:
         return f"{RUNBOOK_URL}#{self.alert.lower()}"
+
+    @property
+    def dashboard_url(self) -> str:
+        kind = self.dashboard or next(
+            (k for prefix, k in DASHBOARD_BY_PREFIX if self.alert.startswith(prefix)), "pool")
+        uid, variables = DASHBOARDS[kind]
+        query = "&".join(f"var-{v}={{{{ $labels.{v} | urlquery }}}}" for v in variables)
+        return f"{GRAFANA_URL}/d/{uid}/{uid}?{query}"
+
+
+# Dashboard (grafana/) per alert kind: uid, and the alert labels passed as its variables.
+DASHBOARDS = {
+    "pool": ("zmon-pool", ("instance", "pool")),
+    "disk": ("zmon-disks", ("instance", "device")),
+    "ups": ("zmon-ups", ("instance", "ups")),
+    "arc": ("zmon-arc", ("instance",)),
+    "fleet": ("zmon-fleet", ("instance",)),
+}
+DASHBOARD_BY_PREFIX = (("Disk", "disk"), ("UpsOnBatteryDuringScan", "pool"), ("Ups", "ups"),
+                       ("ZfsArc", "arc"), ("ZfsL2arc", "arc"), ("Zmon", "fleet"))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -47,28 +69,33 @@ def paren(expr: str) -> str:
     return "(\n" + indent(expr, "  ") + "\n)"
 
 
-def with_device(expr: str) -> str:
-    """Per-vdev ``expr`` with the vdev's whole-disk ``device`` label added where zmon knows it."""
-    return (
-        f"{paren(expr)}\n* on(instance, job, pool, vdev) group_left(device) {VDEV_INFO}\n"
-        f"or on(instance, job, pool, vdev)\n{paren(expr)}"
-    )
+def per_vdev(expr: str, extra: str = "") -> str:
+    """``expr`` with the vdev's identity only (instance, job, pool, vdev): no ``device``, no
+    ``class``. A label that can change during one incident (a replaced disk's ``device``)
+    would resolve the alert and fire it again under new labels: a second page."""
+    return f"max by (instance, job, pool, vdev{extra}) {paren(expr)}"
 
 
-def with_vdevs(expr: str) -> str:
-    """Per-device ``expr`` once per pool/vdev the disk belongs to (or once, if in none)."""
+def with_pool(expr: str) -> str:
+    """Per-device ``expr`` with the ``pool`` the disk served (or none, if it served none).
+
+    The pool comes from ``zmon:disk_pool:info``, which remembers a disk's pools for a while:
+    a disk replaced out of its pool keeps its label set, so its alert does not resolve and
+    fire again (a second page). The vdev, which a replacement changes, is in the description.
+    """
     per_device = f"max by (instance, job, device) {paren(expr)}"
     return (
-        f"{per_device}\n* on(instance, job, device) group_right {VDEV_INFO}\n"
+        f"{per_device}\n* on(instance, job, device) group_right {DISK_POOL}\n"
         f"or on(instance, job, device)\n{per_device}"
     )
 
 
-def events_per_vdev(selector: str, window: object, by: str) -> str:
-    """New events per vdev. zmon labels an event's leaf as zpool status names it (a whole
-    disk's ``ata-X``, not the event path's ``ata-X-part1``), so it joins zmon_vdev_info."""
+def events_per_vdev(selector: str, window: object) -> str:
+    """New events per vdev, all selected classes together (one alert per vdev). zmon labels
+    an event's leaf as zpool status names it (a whole disk's ``ata-X``, not the event path's
+    ``ata-X-part1``), so it joins zmon_vdev_info; its counters start at 0 (zero-initialised)."""
     return x(f"""
-        sum by (instance, job, pool, vdev{by}) (
+        sum by (instance, job, pool, vdev) (
           increase({selector}[{window}])
         ) > 0
     """)
@@ -93,12 +120,26 @@ def hysteresis(metric: str, name: str, on: float, off: float) -> str:
 
 
 POOL = "pool {{ $labels.pool }} on {{ $labels.instance }}"
+# The disk behind a vdev, looked up when the alert is evaluated (an annotation, not a label: it
+# changes when the disk is replaced, and the alert must not).
+VDEV_DISK = (
+    '{{ with printf "zmon:vdev_device:info{instance=%q,pool=%q,vdev=%q}" $labels.instance '
+    "$labels.pool $labels.vdev | query }}{{ with . | first }} (disk {{ .Labels.device }}"
+    '{{ with printf "zmon_disk_info{instance=%q,device=%q}" $labels.instance .Labels.device '
+    '| query }}{{ with . | first | label "serial" }}, serial {{ . }}{{ end }}{{ end }})'
+    "{{ end }}{{ end }}"
+)
 VDEV = (
-    "vdev {{ $labels.vdev }}{{ with $labels.device }} (disk {{ . }}){{ end }} of pool "
-    "{{ $labels.pool }} on {{ $labels.instance }}"
+    f"vdev {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on "
+    "{{ $labels.instance }}"
 )
 DISK = (
     "disk {{ $labels.device }} on {{ $labels.instance }}"
-    "{{ with $labels.pool }} (vdev {{ $labels.vdev }} of pool {{ . }}){{ end }}"
+    '{{ with printf "zmon_disk_info{instance=%q,device=%q}" $labels.instance $labels.device '
+    '| query }}{{ with . | first | label "serial" }} (serial {{ . }}){{ end }}{{ end }}'
+    "{{ with $labels.pool }} (pool {{ . }}"
+    '{{ with printf "zmon:vdev_device:info{instance=%q,device=%q}" $labels.instance '
+    '$labels.device | query }}{{ with . | first }}, vdev {{ .Labels.vdev }}{{ end }}{{ end }}'
+    "){{ end }}"
 )
 DISK_ = "D" + DISK[1:]  # at the start of a sentence

@@ -85,7 +85,7 @@ def fill(text: str, got: dict[Key, dict[str, str]]) -> str:
             continue
         pad = m.group("pad") + "  "
         out.append(f"{pad}exp_annotations:")
-        for name in ("summary", "description", "runbook_url"):
+        for name in ("summary", "description", "runbook_url", "dashboard"):
             if name in annotations:
                 out.append(f"{pad}  {name}: {json.dumps(annotations[name], ensure_ascii=False)}")
     return "\n".join(out) + "\n"

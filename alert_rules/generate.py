@@ -54,6 +54,7 @@ def _rule_lines(rule: Record | Alert) -> list[str]:
         "summary": rule.summary,
         "description": rule.description,
         "runbook_url": rule.runbook_url,
+        "dashboard": rule.dashboard_url,
     }
     for key, value in annotations.items():
         out.append(f"{pad}  {key}: {scalar(value)}")

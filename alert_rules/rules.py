@@ -11,17 +11,19 @@ from __future__ import annotations
 from alert_rules.building import (
     DISK,
     DISK_,
+    DISK_POOL,
     POOL,
     VDEV,
+    VDEV_DISK,
     VDEV_INFO,
     Alert,
     Group,
     Record,
     events_per_vdev,
     hysteresis,
+    per_vdev,
     rise,
-    with_device,
-    with_vdevs,
+    with_pool,
     x,
 )
 from alert_rules.thresholds import JOB_SELECTOR, Thresholds
@@ -33,6 +35,11 @@ def recording_rules(t: Thresholds) -> Group:
     return Group("zmon-recording", [
         Record(VDEV_INFO, x("""
             max by (instance, job, pool, vdev, device) (zmon_vdev_info{device!=""})
+        """)),
+        Record(DISK_POOL, x(f"""
+            max by (instance, job, device, pool) (
+              max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
+            )
         """)),
     ])  # fmt: skip
 
@@ -96,19 +103,71 @@ def pool_alerts(t: Thresholds) -> Group:
               "written. Run zpool status -v {{ $labels.pool }} now.",
               str(t.pool_state_for)),
         Alert("ZfsVdevFaulted",
-              with_device(x("""
+              per_vdev(x("""
                   zmon_vdev_state{state=~"faulted|unavail|removed"} == 1
                   unless on(instance, job, pool, vdev) zmon_vdev_info{type="root"}
-              """)), "warning",
+              """), ", state"), "warning",
               "A ZFS vdev is faulted, unavailable or removed.",
               f"ZFS {VDEV} is {{{{ $labels.state | toUpper }}}}. Replace or reattach it.",
               str(t.pool_state_for)),
-        Alert("ZfsSpareInUse", with_device('zmon_vdev_state{state="inuse"} == 1'), "warning",
+        Alert("ZfsSpareInUse", per_vdev('zmon_vdev_state{state="inuse"} == 1'), "warning",
               "A ZFS hot spare has replaced a failed disk.",
-              "Hot spare {{ $labels.vdev }}{{ with $labels.device }} (disk {{ . }})"
-              "{{ end }} of pool {{ $labels.pool }} on {{ $labels.instance }} is in use. "
+              f"Hot spare {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on "
+              "{{ $labels.instance }} is in use. "
               "Replace the failed disk, then detach the spare to make it available again.",
               str(t.pool_state_for)),
+    ])  # fmt: skip
+
+
+def stuck_alerts(t: Thresholds) -> Group:
+    """ZFS itself stuck: from sources that do not hang together with ``zpool`` (a suspended
+    pool on OpenZFS 2.1 makes zpool status and zpool events block for good)."""
+    w, tw = t.stuck_window, t.stuck_timeouts_window
+    where = "instance=%q,pool=%q"
+    args = "$labels.instance $labels.pool"
+    seen = (
+        f'{{{{ with printf "zmon_pool_kstat_state{{{where},state!=\\"online\\"}} == 1" {args} '
+        "| query }}"
+        '{{ with . | first }} kstat state {{ .Labels.state | toUpper }};{{ end }}{{ end }}'
+        f'{{{{ with printf "increase(zmon_kernel_log_pool_events_total{{{where},'
+        f'pattern=\\"pool_suspended\\"}}[{w}]) > 0" {args} | query }}}}'
+        " the kernel logged the pool's suspension;{{ end }}"
+        f'{{{{ with printf "changes(zmon_pool_txg_sync_duration_seconds_count{{{where}}}[{w}]) '
+        f'== 0" {args} | query }}}} no transaction group committed in {w} (txg kstat);{{{{ end }}}}'
+        '{{ with printf "increase(zmon_collector_runs_total{instance=%q,collector=\\"zpool\\",'
+        f'result=\\"timeout\\"}}[{tw}])" $labels.instance | query }}}}'
+        "{{ with . | first | value }} zpool timed out {{ . | humanize }} times in the last "
+        f"{tw};{{{{ end }}}}{{{{ end }}}}"
+    )
+    return Group("zmon-stuck", [
+        Alert("ZfsPoolStuck", x(f"""
+            max by (instance, job, pool) (
+              zmon_pool_kstat_state{{state="suspended"}} == 1
+              or
+              increase(zmon_kernel_log_pool_events_total{{pattern="pool_suspended"}}[{w}]) > 0
+              or
+              (
+                (
+                  zmon_pool_kstat_state{{state!="online"}} == 1
+                  or
+                  changes(zmon_pool_txg_sync_duration_seconds_count[{w}]) == 0
+                  and zmon_pool_txg_sync_duration_seconds_count offset {w}
+                )
+                and on(instance, job)
+                (
+                  zmon_collector_success{{collector="zpool"}} == 0
+                  and on(instance, job)
+                  increase(zmon_collector_runs_total{{collector="zpool", result="timeout"}}[{tw}])
+                  >= {t.stuck_timeouts}
+                )
+              )
+            )
+        """), "critical",
+              "ZFS is stuck on a pool: I/O is suspended or zpool hangs.",
+              f"ZFS {POOL} is stuck. Seen:{seen} Reads and writes to it block, and zpool "
+              "reports nothing new for this host. Check the pool's disks, cabling and "
+              "controller; zpool clear {{ $labels.pool }} resumes I/O once they are back.",
+              str(t.stuck_for)),
     ])  # fmt: skip
 
 
@@ -117,13 +176,13 @@ def integrity_alerts(t: Thresholds) -> Group:
     return Group("zmon-integrity", [
         *ERROR_RECORDS,
         Alert("ZfsVdevChecksumErrors",
-              with_device(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"), "critical",
+              per_vdev(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"), "critical",
               "A ZFS vdev returned data that failed its checksum (silent corruption).",
               f"ZFS {VDEV} had {{{{ $value | humanize }}}} new checksum errors in the last {w}. "
               "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
               "memory) before the next disk fails."),
         Alert("ZfsVdevIOErrors",
-              with_device(x(f"""
+              per_vdev(x(f"""
                   (
                     increase(zmon_vdev_read_errors_total[{w}])
                     + increase(zmon_vdev_write_errors_total[{w}])
@@ -139,7 +198,7 @@ def integrity_alerts(t: Thresholds) -> Group:
               f"ZFS {POOL} has permanent data errors: blocks that no copy could repair. "
               "List the damaged files with zpool status -v {{ $labels.pool }}."),
         Alert("ZfsPoolErrorsNotCleared",
-              with_device(x("""
+              per_vdev(x("""
                   zmon:vdev_errors:sum > 0
                   and on(instance, job, pool) (zmon_pool_state{state="online"} == 1)
               """)), "warning",
@@ -148,19 +207,18 @@ def integrity_alerts(t: Thresholds) -> Group:
               "the pool is ONLINE. Find the cause, then run zpool clear {{ $labels.pool }}.",
               str(t.errors_not_cleared_for)),
         Alert("ZfsErrorEvents",
-              with_device(events_per_vdev('zmon_zfs_events_total{class=~"checksum|io|data"}', w,
-                                          ", class")), "warning",
+              events_per_vdev('zmon_zfs_events_total{class=~"checksum|io|data"}', w),
+              "warning",
               "ZFS posted checksum, I/O or data error events.",
-              f"{{{{ $value | humanize }}}} ZFS {{{{ $labels.class }}}} events in the last {w} "
-              "for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}{{ end }}"
-              "{{ with $labels.device }} (disk {{ . }}){{ end }} on {{ $labels.instance }}. "
-              "See zpool events -v."),
+              f"{{{{ $value | humanize }}}} ZFS checksum, I/O or data error events in the last "
+              f"{w} for pool {{{{ $labels.pool }}}}{{{{ with $labels.vdev }}}} vdev {{{{ . }}}}"
+              f"{{{{ end }}}}{VDEV_DISK} on {{{{ $labels.instance }}}}. See zpool events -v."),
         Alert("ZfsDeadmanEvents",
-              with_device(events_per_vdev('zmon_zfs_events_total{class="deadman"}', w, "")),
+              events_per_vdev('zmon_zfs_events_total{class="deadman"}', w),
               "critical",
               "ZFS detected I/O that hung (deadman).",
               "ZFS deadman fired for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}"
-              "{{ end }}{{ with $labels.device }} (disk {{ . }}){{ end }} on "
+              f"{{{{ end }}}}{VDEV_DISK} on "
               "{{ $labels.instance }}: an I/O did not complete within "
               "zfs_deadman_synctime_ms."),
     ])  # fmt: skip
@@ -177,10 +235,15 @@ def scan_alerts(t: Thresholds) -> Group:
             and on(instance, job, pool) (zmon_pool_scan_issued_bytes offset {stall})
             and on(instance, job, pool)
             (time() - zmon_pool_scan_start_time_seconds > {stall.seconds})
+            unless on(instance, job, pool)
+            (changes(zmon_pool_scan_examined_bytes[{stall}]) > 0)
+            unless on(instance, job)
+            (max_over_time(zmon_collector_stale{{collector="zpool"}}[{stall}]) == 1)
         """), "warning",
               "A ZFS resilver has stopped making progress.",
-              f"The {{{{ $labels.function }}}} of {POOL} has issued no bytes for {stall} and is "
-              "not paused; the pool stays without redundancy until it completes.",
+              f"The {{{{ $labels.function }}}} of {POOL} has neither examined nor issued any "
+              f"bytes for {stall} and is not paused, while zpool status answers; the pool stays "
+              "without redundancy until it completes.",
               str(t.resilver_stall_for)),
         Alert("ZfsResilverSlow", x(f"""
             (zmon:pool_scan_elapsed:seconds + zmon:pool_scan_eta:seconds)
@@ -206,17 +269,33 @@ def scan_alerts(t: Thresholds) -> Group:
               f"The last completed scrub of {POOL} ended {{{{ $value | humanizeDuration }}}} "
               f"ago (limit {t.scrub_max_age}). Run or schedule zpool scrub {{{{ $labels.pool }}}}.",
               str(t.scrub_overdue_for)),
-        Alert("ZfsScrubFoundErrors", x("""
-            zmon_pool_last_scrub_errors > 0
-            or on(instance, job, pool)
+        Alert("ZfsScrubFoundErrors", x(f"""
             (
-              zmon_pool_scan_processed_bytes > 0
-              and on(instance, job, pool) zmon_pool_scan_info{function="scrub", state="finished"}
+              zmon_pool_last_scrub_errors > 0
+              or on(instance, job, pool)
+              (
+                zmon_pool_scan_processed_bytes > 0
+                and on(instance, job, pool)
+                zmon_pool_scan_info{{function="scrub", state="finished"}}
+              )
+            )
+            and on(instance, job, pool)
+            (time() - zmon_pool_last_scrub_end_time_seconds < {t.scrub_errors_max_age.seconds})
+            and on(instance, job, pool)
+            (
+              sum by (instance, job, pool) (
+                zmon_vdev_read_errors_total + zmon_vdev_write_errors_total
+                + zmon_vdev_checksum_errors_total
+              ) > 0
+              or zmon_pool_data_errors > 0
+              or zmon_pool_data_errors_present == 1
             )
         """), "warning",
               "The last ZFS scrub found errors.",
               f"The last scrub of {POOL} found damaged data (repaired, or errors it could not "
-              "repair). Check zpool status -v {{ $labels.pool }} and the vdev error counters."),
+              "repair). Check zpool status -v {{ $labels.pool }} and the vdev error counters. "
+              "The alert ends when zpool clear resets them, or "
+              f"{t.scrub_errors_max_age} after the scrub."),
     ])  # fmt: skip
 
 
@@ -284,7 +363,7 @@ def disk_alerts(t: Thresholds) -> Group:
     cw, sw = t.cable_window, t.sector_window
     awake = "unless on(instance, job, device) (zmon_disk_standby == 1)"
     return Group("zmon-disks", [
-        Alert("DiskCableFault", with_vdevs(x(f"""
+        Alert("DiskCableFault", with_pool(x(f"""
             (
               sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{cw}])) > 0
               or
@@ -308,17 +387,17 @@ def disk_alerts(t: Thresholds) -> Group:
               f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
               f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
               "steady. Reseat or replace the cable, or move the disk to another port."),
-        Alert("DiskSmartFailed", with_vdevs("zmon_disk_smart_passed == 0"),
+        Alert("DiskSmartFailed", with_pool("zmon_disk_smart_passed == 0"),
               "critical", "A disk failed its SMART overall health self-assessment.",
               f"{DISK_} reports SMART health FAILED. Replace it."),
-        Alert("DiskReallocatedSectorsRising", with_vdevs(x(f"""
+        Alert("DiskReallocatedSectorsRising", with_pool(x(f"""
             {rise("zmon_disk_reallocated_sectors", sw)} > 0
             or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
         """)), "warning",
               "A disk is reallocating sectors.",
               f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
               "Plan its replacement."),
-        Alert("DiskPendingSectorsRising", with_vdevs(x(f"""
+        Alert("DiskPendingSectorsRising", with_pool(x(f"""
             {rise("zmon_disk_pending_sectors", sw)} > 0
             or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
         """)), "warning",
@@ -327,11 +406,11 @@ def disk_alerts(t: Thresholds) -> Group:
               f"sectors than at its lowest in the last {sw}: sectors it cannot read. "
               "Scrub the pool and plan the disk's replacement."),
         Alert("DiskNvmeMediaErrors",
-              with_vdevs(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"), "warning",
+              with_pool(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"), "warning",
               "An NVMe drive reported new media errors.",
               f"{DISK_} had {{{{ $value | humanize }}}} new NVMe media and data integrity "
               f"errors in the last {sw}."),
-        Alert("DiskMediumErrors", with_vdevs(x(f"""
+        Alert("DiskMediumErrors", with_pool(x(f"""
             sum by (instance, job, device) (
               increase(zmon_kernel_log_events_total{{pattern="medium_error"}}[{cw}])
             ) > 0
@@ -340,22 +419,22 @@ def disk_alerts(t: Thresholds) -> Group:
               f"The kernel logged {{{{ $value | humanize }}}} medium errors for {DISK} in the "
               f"last {cw}: the disk could not read a sector."),
         Alert("DiskTemperatureHigh",
-              with_vdevs(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
+              with_pool(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
               "warning", "A disk is running hot.",
               f"{DISK_} is at {{{{ $value }}}} °C (limit {t.disk_temperature_max:g} °C). "
               "Check fans, airflow and the room.",
               str(t.disk_temperature_for)),
         Alert("DiskNvmeCriticalWarning",
-              with_vdevs("zmon_disk_nvme_critical_warning > 0"), "critical",
+              with_pool("zmon_disk_nvme_critical_warning > 0"), "critical",
               "An NVMe drive raised its critical warning flag.",
               f"{DISK_} reports NVMe critical warning bits {{{{ $value }}}} (spare low, "
               "temperature, reliability degraded, read-only or backup failed)."),
         Alert("DiskNvmeWearHigh",
-              with_vdevs(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"), "warning",
+              with_pool(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"), "warning",
               "An NVMe drive is near the end of its rated endurance.",
               f"{DISK_} has used {{{{ $value | humanizePercentage }}}} of its rated endurance. "
               "Plan its replacement."),
-        Alert("DiskLinkSpeedDegraded", with_vdevs(x(f"""
+        Alert("DiskLinkSpeedDegraded", with_pool(x(f"""
             zmon_disk_interface_speed_bytes > 0
             < on(instance, job, device) zmon_disk_interface_max_speed_bytes
             {awake}
@@ -435,6 +514,7 @@ def groups(t: Thresholds) -> list[Group]:
     return [
         recording_rules(t),
         pool_alerts(t),
+        stuck_alerts(t),
         integrity_alerts(t),
         scan_alerts(t),
         capacity_alerts(t),

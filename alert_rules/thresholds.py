@@ -19,6 +19,10 @@ JOB_SELECTOR = 'job="zmon"'
 # Where the runbook is published; each alert links to <RUNBOOK_URL>#<alert name in lower case>.
 RUNBOOK_URL = "https://github.com/zmon/zmon/blob/main/alert_rules/RUNBOOK.md"
 
+# Where Grafana serves the dashboards of grafana/; each alert's ``dashboard`` annotation links to
+# the dashboard of the pool (disk, UPS, host) it names, with the alert's labels as variables.
+GRAFANA_URL = "http://grafana.example.com"
+
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
 _DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
 
@@ -64,6 +68,13 @@ class Thresholds:
 
     # --- pool and vdev state
     pool_state_for: Duration = D("1m")  # how long a bad pool/vdev state must last
+    # --- ZFS stuck: sources that do not hang with zpool (kstat state, kernel log, timeouts)
+    stuck_window: Duration = D("10m")  # kernel-log suspensions; no txg committed = sync stuck
+    stuck_timeouts: int = 2  # zpool timeouts in stuck_timeouts_window (with a kstat sign) ...
+    # ... counted over this window: a plain string, never compressed, since zmon's own collector
+    # intervals and timeouts are not compressed in tests either
+    stuck_timeouts_window: str = "15m"
+    stuck_for: Duration = D("1m")
     # --- data integrity
     error_window: Duration = D("10m")  # window in which new vdev errors/events count
     errors_not_cleared_for: Duration = D("1h")  # ONLINE pool still showing old error counts
@@ -76,6 +87,7 @@ class Thresholds:
     resilver_slow_for: Duration = D("30m")
     scrub_max_age: Duration = D("35d")  # scrub overdue after this long since the last one
     scrub_overdue_for: Duration = D("1h")
+    scrub_errors_max_age: Duration = D("7d")  # ZfsScrubFoundErrors ends this long after the scrub
     # --- capacity (hysteresis: fires above *_on, clears only below *_off)
     capacity_warning_on: float = 0.80
     capacity_warning_off: float = 0.75
@@ -90,6 +102,7 @@ class Thresholds:
     arc_min_ops: float = 50.0  # ARC accesses per second below which hit ratios are noise
     arc_for: Duration = D("30m")
     # --- disks
+    disk_pool_memory: Duration = D("1h")  # a disk keeps its pool label this long after leaving
     cable_window: Duration = D("1h")  # CRC errors, link resets, timeouts, hotplug flaps
     # kernel-log patterns (zmon_kernel_log_events_total) that point at a cable, port or HBA
     cable_patterns: str = "crc_error|link_reset|link_down|ata_timeout|ahci_timeout|cam_timeout"

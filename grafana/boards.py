@@ -16,6 +16,7 @@ from grafana.builder import (
     T,
     bars,
     dashboard,
+    heatmap,
     query_variable,
     stat,
     state_timeline,
@@ -99,11 +100,12 @@ def pool() -> dict[str, Any]:
     items: list[Panel | Row] = [
         Row("Vdev tree"),
         table("Vdevs", [
-            I(f"max by (pool, vdev, class, state) (zmon_vdev_state{{{P}}} == 1)"),
-            I(f"max by (pool, vdev, class, device, type, parent) (zmon_vdev_info{{{P}}})"),
-            I(f"max by (pool, vdev, class) (zmon_vdev_read_errors_total{{{P}}})"),
-            I(f"max by (pool, vdev, class) (zmon_vdev_write_errors_total{{{P}}})"),
-            I(f"max by (pool, vdev, class) (zmon_vdev_checksum_errors_total{{{P}}})"),
+            I(f"max by (instance, pool, vdev, class, state) (zmon_vdev_state{{{P}}} == 1)"),
+            I(f"max by (instance, pool, vdev, class, device, type, parent) "
+              f"(zmon_vdev_info{{{P}}})"),
+            I(f"max by (instance, pool, vdev, class) (zmon_vdev_read_errors_total{{{P}}})"),
+            I(f"max by (instance, pool, vdev, class) (zmon_vdev_write_errors_total{{{P}}})"),
+            I(f"max by (instance, pool, vdev, class) (zmon_vdev_checksum_errors_total{{{P}}})"),
         ], rename={"state": "State", "Value #C": "Read errors", "Value #D": "Write errors",
                    "Value #E": "Checksum errors"},
               hide=("Time", "Value #A", "Value #B"), height=10,
@@ -141,23 +143,61 @@ def pool() -> dict[str, Any]:
         timeseries("Space", [T(f"zmon_pool_allocated_bytes{{{P}}}", "{{pool}} allocated"),
                              T(f"zmon_pool_free_bytes{{{P}}}", "{{pool}} free")],
                    unit="bytes", min=0, width=8),
+        Row("Latency"),
+        *latency_panels(),
+        heatmap("Read latency heatmap",
+                f"sum by (instance, le) (increase(zmon_pool_io_latency_seconds_bucket{{{P}, "
+                f'op="read"}}[{RI}]))',
+                repeat="instance", width=24,
+                description="Read I/Os per latency bucket over time (zpool iostat -w, total "
+                            "wait), one heatmap per host."),
         Row("Errors and events"),
         bars("New vdev errors", [
-            T(f"sum by (pool, vdev) (increase(zmon_vdev_checksum_errors_total{{{P}}}[{RI}]))",
-              "{{vdev}} checksum"),
-            T(f"sum by (pool, vdev) (increase(zmon_vdev_read_errors_total{{{P}}}[{RI}]))",
-              "{{vdev}} read"),
-            T(f"sum by (pool, vdev) (increase(zmon_vdev_write_errors_total{{{P}}}[{RI}]))",
-              "{{vdev}} write"),
+            T(f"sum by (instance, pool, vdev) (increase(zmon_vdev_checksum_errors_total{{{P}}}"
+              f"[{RI}]))", "{{instance}} {{vdev}} checksum"),
+            T(f"sum by (instance, pool, vdev) (increase(zmon_vdev_read_errors_total{{{P}}}"
+              f"[{RI}]))", "{{instance}} {{vdev}} read"),
+            T(f"sum by (instance, pool, vdev) (increase(zmon_vdev_write_errors_total{{{P}}}"
+              f"[{RI}]))", "{{instance}} {{vdev}} write"),
         ], min=0, description="Errors added per interval; a zpool clear shows as nothing."),
-        bars("ZFS events", [T(f"sum by (pool, class) (increase(zmon_zfs_events_total{{{P}}}"
-                              f"[{RI}]))", "{{pool}} {{class}}")],
+        bars("ZFS events", [T(f"sum by (instance, pool, class) (increase("
+                              f"zmon_zfs_events_total{{{P}}}[{RI}]))",
+                              "{{instance}} {{pool}} {{class}}")],
              min=0, description="zpool events by class (checksum, io, statechange, ...)."),
     ]  # fmt: skip
     return dashboard("zmon-pool", "zmon / Pool detail",
                      "One host's pools: vdev tree, scrubs and resilvers with ETA, capacity, "
                      "errors and events.",
                      [_job(), _instance(), _pool()], items)  # fmt: skip
+
+
+def _quantiles(metric: str, by: str, op: str, legend: str) -> list[Any]:
+    return [T(f"histogram_quantile({q}, sum by ({by}, le) (rate({metric}{{{P}, "
+              f'op="{op}"}}[{RI}])))', f"{legend} p{int(float(q) * 100)}")
+            for q in ("0.5", "0.99")]  # fmt: skip
+
+
+def latency_panels() -> list[Panel]:
+    """Read and write latency p50/p99 per pool and per top-level vdev, from zmon's
+    ``zpool iostat -w`` histograms (total wait: queue plus disk)."""
+    panels = []
+    for op in ("read", "write"):
+        panels.append(timeseries(
+            f"{op.capitalize()} latency per pool",
+            _quantiles("zmon_pool_io_latency_seconds_bucket", "instance, pool", op,
+                       "{{instance}} {{pool}}"),
+            unit="s", min=0, width=12,
+            description=f"{op.capitalize()} latency percentiles of the pool's leaf I/Os "
+                        "(queue plus disk)."))  # fmt: skip
+    for op in ("read", "write"):
+        panels.append(timeseries(
+            f"{op.capitalize()} latency per top-level vdev",
+            _quantiles("zmon_vdev_io_latency_seconds_bucket", "instance, pool, vdev", op,
+                       "{{instance}} {{vdev}}"),
+            unit="s", min=0, width=12,
+            description=f"{op.capitalize()} latency percentiles per top-level vdev: one slow "
+                        "mirror or raidz stands out."))  # fmt: skip
+    return panels
 
 
 def arc() -> dict[str, Any]:
@@ -179,6 +219,19 @@ def arc() -> dict[str, Any]:
         ], unit="ops", min=0, width=8, custom={"scaleDistribution": {"type": "log", "log": 10}},
                    description="Ghost hits are reads of blocks the ARC just evicted: many of "
                                "them against hits mean the ARC is too small."),
+        timeseries("ARC hit ratio and ghost hits", [
+            T(f"{hits} / ({hits} + {misses})", "{{instance}} hit ratio"),
+            T(f"{ghosts} / ({hits} + {misses})", "{{instance}} ghost hits per access"),
+        ], unit="percentunit", min=0, width=12,
+                   description="Both as a share of ARC accesses, on one axis: ghost hits "
+                               "rising as the hit ratio falls mean the ARC is too small."),
+        timeseries("Read latency (p99)", [
+            T(f"histogram_quantile(0.99, sum by (instance, pool, le) "
+              f"(rate(zmon_pool_io_latency_seconds_bucket{{{H}, op=\"read\"}}[{RI}])))",
+              "{{instance}} {{pool}}"),
+        ], unit="s", min=0, width=12,
+                   description="Read latency per pool, on the same time axis as the ARC: "
+                               "misses that go to disk show here."),
         timeseries("Slowdowns and ghost hits", [
             T(f"{ghosts} / {hits}", "{{instance}} ghost/hit ratio"),
             T(f"sum by (instance) (rate(zmon_pool_txg_sync_duration_seconds_sum{{{H}}}[{RI}])) "
@@ -224,14 +277,14 @@ def disks() -> dict[str, Any]:
     device = query_variable("device", "Disk", f"label_values(zmon_disk_smart_up{{{H}}}, device)")
     items: list[Panel | Row] = [
         table("Disks", [
-            I(f"max by (device, model, serial) (zmon_disk_info{{{D}}})"),
-            I(f"max by (device, pool, vdev) (zmon:vdev_device:info{{{D}}})"),
-            I(f"max by (device) (zmon_disk_smart_passed{{{D}}})"),
-            I(f"max by (device) (zmon_disk_temperature_celsius{{{D}}})"),
-            I(f"max by (device) (zmon_disk_reallocated_sectors{{{D}}})"),
-            I(f"max by (device) (zmon_disk_pending_sectors{{{D}}})"),
-            I(f"max by (device) (zmon_disk_crc_errors_total{{{D}}})"),
-            I(f"max by (device) (zmon_disk_standby{{{D}}})"),
+            I(f"max by (instance, device, model, serial) (zmon_disk_info{{{D}}})"),
+            I(f"max by (instance, device, pool, vdev) (zmon:vdev_device:info{{{D}}})"),
+            I(f"max by (instance, device) (zmon_disk_smart_passed{{{D}}})"),
+            I(f"max by (instance, device) (zmon_disk_temperature_celsius{{{D}}})"),
+            I(f"max by (instance, device) (zmon_disk_reallocated_sectors{{{D}}})"),
+            I(f"max by (instance, device) (zmon_disk_pending_sectors{{{D}}})"),
+            I(f"max by (instance, device) (zmon_disk_crc_errors_total{{{D}}})"),
+            I(f"max by (instance, device) (zmon_disk_standby{{{D}}})"),
         ], rename={"Value #C": "SMART passed", "Value #D": "°C", "Value #E": "Reallocated",
                    "Value #F": "Pending", "Value #G": "CRC errors", "Value #H": "Asleep"},
               hide=("Time", "Value #A", "Value #B"), height=10,
@@ -246,11 +299,13 @@ def disks() -> dict[str, Any]:
             T(f"zmon_disk_offline_uncorrectable_sectors{{{D}}}", "{{device}} uncorrectable"),
         ], min=0),
         bars("CRC errors and link events", [
-            T(f"increase(zmon_disk_crc_errors_total{{{D}}}[{RI}])", "{{device}} CRC"),
-            T(f"sum by (device, pattern) (increase(zmon_kernel_log_events_total{{{D}}}[{RI}]))",
-              "{{device}} {{pattern}}"),
-            T(f"sum by (device, action) (increase(zmon_disk_hotplug_events_total{{{D}}}[{RI}]))",
-              "{{device}} hotplug {{action}}"),
+            T(f"increase(zmon_disk_crc_errors_total{{{D}}}[{RI}])", "{{instance}} {{device}} CRC"),
+            T(f"sum by (instance, device, pattern) (increase("
+              f"zmon_kernel_log_events_total{{{D}}}[{RI}]))",
+              "{{instance}} {{device}} {{pattern}}"),
+            T(f"sum by (instance, device, action) (increase("
+              f"zmon_disk_hotplug_events_total{{{D}}}[{RI}]))",
+              "{{instance}} {{device}} hotplug {{action}}"),
         ], min=0, width=24,
              description="Per-device link trouble: UDMA CRC errors, kernel-log events by "
                          "pattern (link resets, timeouts, medium errors) and hotplug events."),

@@ -21,6 +21,7 @@ class Target:
     legend: str = ""
     instant: bool = False
     table: bool = False
+    heatmap: bool = False
 
     def render(self, ref: str) -> dict[str, Any]:
         out: dict[str, Any] = {"refId": ref, "datasource": DS, "expr": self.expr,
@@ -29,6 +30,8 @@ class Target:
             out["legendFormat"] = self.legend
         if self.table:
             out["format"] = "table"
+        if self.heatmap:
+            out["format"] = "heatmap"
         return out
 
 
@@ -57,6 +60,7 @@ class Panel:
     custom: dict[str, Any] = field(default_factory=dict)
     overrides: list[dict[str, Any]] = field(default_factory=list)
     transformations: list[dict[str, Any]] = field(default_factory=list)
+    repeat: str = ""  # one copy of the panel per value of this variable
 
     def render(self, panel_id: int, x: int, y: int) -> dict[str, Any]:
         defaults: dict[str, Any] = {}
@@ -87,6 +91,9 @@ class Panel:
         }
         if self.transformations:
             out["transformations"] = self.transformations
+        if self.repeat:
+            out["repeat"] = self.repeat
+            out["repeatDirection"] = "h"
         return out
 
 
@@ -129,6 +136,15 @@ def table(title: str, targets: list[Target], rename: dict[str, str] | None = Non
     kw.setdefault("transformations", [{"id": "merge", "options": {}},
                                       {"id": "organize", "options": organize}])  # fmt: skip
     return Panel("table", title, targets, **kw)
+
+
+def heatmap(title: str, expr: str, **kw: Any) -> Panel:
+    """Counts per histogram bucket over time (``expr`` yields one series per ``le``)."""
+    kw.setdefault("options", {"calculate": False, "yAxis": {"unit": "s"},
+                              "cellGap": 1, "color": {"mode": "scheme", "scheme": "Oranges"},
+                              "tooltip": {"show": True, "yHistogram": True}})  # fmt: skip
+    target = Target(expr, "{{le}}", heatmap=True)
+    return Panel("heatmap", title, [target], **kw)
 
 
 def state_timeline(title: str, targets: list[Target], **kw: Any) -> Panel:

@@ -163,7 +163,8 @@ def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
     if demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds, stepped=True)  # one run sees the first phase
+        host = DemoHost(cfg.demo_phase_seconds, stepped=True,  # one run sees the first phase
+                        story=cfg.demo_story)  # fmt: skip
         cfg = host.apply(cfg)
         host.start()
     try:
@@ -189,7 +190,8 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     if args.demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket))
+        host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket),
+                        story=cfg.demo_story)  # fmt: skip
         cfg = host.apply(cfg)
         host.start()
     daemon = Daemon(cfg, config_loader(args.config, args))

@@ -104,6 +104,7 @@ class Config:
     platform: str = "linux"
     collectors: dict[str, CollectorSettings] = field(default_factory=dict)
     demo_phase_seconds: float = 60.0
+    demo_story: str = "demo"
     source: str | None = None
 
     @property
@@ -150,6 +151,10 @@ def static_settings() -> list[Setting]:
                 choices=("linux", "freebsd")),
         Setting("demo.phase_seconds", float, 60.0,
                 "seconds each phase of the demo host lasts", "--demo.phase-seconds"),
+        Setting("demo.story", str, "demo",
+                "what the demo host replays: the looping demo, or one incident (fleet tests)",
+                "--demo.story", choices=("demo", "healthy", "checksum-then-replaced",
+                                         "degraded-then-resilvering", "suspended")),
     ]  # fmt: skip
     return s
 
@@ -455,6 +460,7 @@ def build_config(
         platform=v["host.platform"],
         collectors=colls,
         demo_phase_seconds=v["demo.phase_seconds"],
+        demo_story=v["demo.story"],
         source=source,
     )
 

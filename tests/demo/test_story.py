@@ -142,7 +142,7 @@ def test_kernel_log_counts_crc_errors_on_sdb_by_the_degraded_phase(tmp_path: Pat
             assert ms.sample_value("zmon_kernel_log_events_total",
                                    {"pattern": pattern, "device": "sdb"}), pattern  # fmt: skip
         devices = {s.labels.get("device") for f in ms.families() for s in f.samples
-                   if s.name == "zmon_kernel_log_events_total"}  # fmt: skip
+                   if s.name == "zmon_kernel_log_events_total" and s.value}  # fmt: skip
         assert devices == {"sdb"}  # every libata line was attributed through the device map
     finally:
         collector.close()
@@ -153,7 +153,8 @@ def _kernel_events(ms: MetricSet, device: str) -> dict[str, float]:
     """pattern -> count of the kernel_log collector's events for ``device``."""
     samples = [s for f in ms.families() for s in f.samples
                if s.name == "zmon_kernel_log_events_total"]  # fmt: skip
-    return {s.labels["pattern"]: s.value for s in samples if s.labels["device"] == device}
+    return {s.labels["pattern"]: s.value for s in samples
+            if s.labels["device"] == device and s.value}  # fmt: skip
 
 
 def test_kernel_log_counts_medium_errors_on_sda_by_the_resilvering_phase(tmp_path: Path) -> None:

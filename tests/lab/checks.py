@@ -362,7 +362,10 @@ def resolved(steps, name: str, labels: dict[str, str] | None = None, **kw) -> Ch
 
 ALERTS: list[Check] = [
     resolved(HEALTHY, "ZfsPoolDegraded"),
-    alert(CKSUM, "ZfsVdevChecksumErrors", {"pool": "tank", "vdev": SATA1, "device": dev(SATA1)}),
+    # Vdev alerts carry the vdev's identity only; the disk behind it is in the description.
+    alert(CKSUM, "ZfsVdevChecksumErrors", {"pool": "tank", "vdev": SATA1}),
+    # The first burst of checksum events pages: zmon serves the event counters at 0 before it.
+    alert(CKSUM, "ZfsErrorEvents", {"pool": "tank", "vdev": SATA1}),
     alert(CKSUM, "ZfsScrubFoundErrors", {"pool": "tank"}),
     alert(IO_ERRORS, "ZfsVdevIOErrors", {"pool": "rz", "vdev": "vdc"}),
     resolved(IO_ERRORS, "ZfsVdevChecksumErrors", {"pool": "tank"}),  # 20 s window, cleared
@@ -381,6 +384,16 @@ ALERTS: list[Check] = [
     alert(REMOVED, "ZfsVdevFaulted", {"pool": "tank", "vdev": SATA0}),
     alert(SUSPENDED, "ZfsPoolFaulted", {"pool": "fragile", "state": "suspended"},
           versions=("2.3.2",)),
+    # ZFS stuck pages critical from sources that do not hang with zpool: 2.3.2's kstat state
+    # SUSPENDED; on 2.1.11 the pool stays ONLINE by kstat, commits no txg and zpool hangs
+    # (the zpool collector times out twice: allow two timeouts and runs).
+    alert(SUSPENDED, "ZfsPoolStuck", {"pool": "fragile", "severity": "critical"},
+          versions=("2.3.2",)),
+    any_of(SUSPENDED, "2.1.11: ZfsPoolStuck pages for fragile where zpool hangs",
+           alert(SUSPENDED, "ZfsPoolStuck", {"pool": "fragile", "severity": "critical"}),
+           check(SUSPENDED, "zmon_collector_stale", {"collector": "zpool"}, eq(0),
+                 "zpool answered in this run: nothing hangs, nothing to page"),
+           versions=("2.1.11",), settle=180.0),
 ]
 
 

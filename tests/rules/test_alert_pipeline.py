@@ -111,7 +111,7 @@ def _run_story(pipeline: Pipeline, wanted: dict[str, Match]) -> dict[str, int]:
 
 
 def test_the_demo_story_pages_and_resolves(pipeline: Pipeline) -> None:
-    bitrot = {"pool": "tank", "vdev": "ata-QEMU_HARDDISK_ZLSATA1", "device": "sdb"}
+    bitrot = {"pool": "tank", "vdev": "ata-QEMU_HARDDISK_ZLSATA1"}  # no device: it may change
     found = _run_story(pipeline, {
         "checksum firing": _alert("ZfsVdevChecksumErrors", "firing", **bitrot),
         "checksum resolved": _alert("ZfsVdevChecksumErrors", "resolved", **bitrot),
@@ -119,7 +119,7 @@ def test_the_demo_story_pages_and_resolves(pipeline: Pipeline) -> None:
         "degraded resolved": _alert("ZfsPoolDegraded", "resolved", pool="tank"),
         "data errors firing": _alert("ZfsPoolDataErrors", "firing", pool="single"),
         "data errors resolved": _alert("ZfsPoolDataErrors", "resolved", pool="single"),
-        "cable firing": _alert("DiskCableFault", "firing", **bitrot),
+        "cable firing": _alert("DiskCableFault", "firing", device="sdb", pool="tank"),
     })  # fmt: skip
     assert found["checksum firing"] < found["checksum resolved"]
     assert found["degraded firing"] < found["degraded resolved"]
@@ -130,13 +130,16 @@ def test_the_demo_story_pages_and_resolves(pipeline: Pipeline) -> None:
     page = alerts[found["checksum firing"]]
     assert page["labels"]["severity"] == "critical"
     description = page["annotations"]["description"]
-    assert "ata-QEMU_HARDDISK_ZLSATA1 (disk sdb) of pool tank" in description
+    assert "ata-QEMU_HARDDISK_ZLSATA1 (disk sdb, serial ZLSATA1) of pool tank" in description
     assert page["annotations"]["runbook_url"].endswith("RUNBOOK.md#zfsvdevchecksumerrors")
 
     cable = alerts[found["cable firing"]]["annotations"]["description"]
     assert "Disk sdb" in cable and "pool tank" in cable and "replace the cable" in cable
 
     names = {a["labels"]["alertname"] for a in alerts}
+    cable = {tuple(sorted(a["labels"].items())) for a in alerts
+             if a["labels"]["alertname"] == "DiskCableFault" and a["status"] == "firing"}
+    assert len(cable) == 1, f"one cable fault, one label set (no second page): {cable}"
     false_pages = names & {"ZfsPoolFaulted", "ZfsPoolCapacityCritical", "ZmonTargetDown"}
     assert not false_pages, f"alerts the story must never raise: {false_pages}"
 
@@ -144,3 +147,13 @@ def test_the_demo_story_pages_and_resolves(pipeline: Pipeline) -> None:
 def test_pipeline_rules_are_the_scaled_rendering(tmp_path: Path) -> None:
     text = generate.render(scale=SCALE)
     assert "for: 2s" in text and "[20s]" in text
+
+
+def test_every_alert_the_readme_lists_for_a_demo_phase_arrives(pipeline: Pipeline) -> None:
+    wanted = {name for p in PHASES for name in p.alerts}
+    found = _run_story(pipeline, {n: _alert(n, "firing") for n in wanted})
+    assert set(found) == wanted
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for phase in PHASES:
+        row = next(line for line in readme.splitlines() if line.startswith(f"| {phase.name} |"))
+        assert all(name in row for name in phase.alerts), (phase.name, row)

@@ -104,6 +104,9 @@ def main(name: str, args: list[str], root: str) -> int:
     if name == "zpool" and args[:1] == ["events"]:
         sys.stdout.buffer.write((base / "events.log").read_bytes())
         return 0
+    if name == "zpool" and (base / "zpool-hangs").exists():
+        time.sleep(3600)  # a suspended pool on OpenZFS 2.1: zpool blocks until killed
+        return 1
     found = lookup(base / "current", argv)
     if found is None:
         sys.stderr.write(f"{name}: demo host has no recording of: {shlex.join(argv)}\n")

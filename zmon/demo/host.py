@@ -19,7 +19,7 @@ from zmon.config import CollectorSettings, Config, declared_binaries
 from zmon.demo.disks import BlockTree
 from zmon.demo.kernlog import syslog_lines
 from zmon.demo.module import write_module_tree
-from zmon.demo.timeline import PHASES, Phase
+from zmon.demo.timeline import PHASES, STORIES, Phase, starts
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
 from zmon.registry import Paths
@@ -47,6 +47,7 @@ _ARC_COUNTERS = {
 }
 _KSTAT_ROW = re.compile(r"^(\S+)(\s+)(\d+)(\s+)(-?\d+)\s*$")
 KERN_LOG = "/var/log/kern.log"  # under the demo's rootfs
+HANG_MARKER = "zpool-hangs"  # in the demo root while a pool is suspended (fakebin reads it)
 UPTIME_AT_START = 300.0  # the demo host booted five minutes before the story starts
 
 
@@ -69,11 +70,16 @@ class DemoHost:
         root: Path | None = None,
         first_phase: int = 0,
         stepped: bool = False,
+        story: str = "demo",
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._clock = clock
         self.phase_seconds = max(1.0, float(phase_seconds))
         self.stepped = stepped
+        self.phases = STORIES[story]
+        self.loops = story == "demo"  # the other stories stay in their last phase
+        self._starts = starts(self.phases)
+        self._units = sum(p.length for p in self.phases)
         self._own_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="zmon-demo-")) if root is None else root
         self._stop = threading.Event()
@@ -116,7 +122,8 @@ class DemoHost:
                 collectors[name] = replace(old, interval=new_interval,
                                            options={**old.options, **options})  # fmt: skip
 
-        tune("ups", nut=[self.upsd.address])
+        if not collectors.get("ups") or not collectors["ups"].options.get("nut"):
+            tune("ups", nut=[self.upsd.address])  # unless the config names a UPS server
         # The demo's disks answer at once and its story moves in phases: read SMART at least
         # twice a phase, without the pause between disks that spares real ones.
         tune("smart", interval=self.phase_seconds / 2, jitter=0.0)
@@ -130,9 +137,10 @@ class DemoHost:
             return dict(self._ups_vars)
 
     def _advance_ups(self, dt: float) -> None:
-        phase = PHASES[max(self._phase_index, 0)]
+        phase = self.phases[max(self._phase_index, 0)]
         # Drains to about 20 % over the on-battery phases, recharges over one phase.
-        drain = 80.0 / (2 * self.phase_seconds)
+        on_battery_units = sum(p.length for p in self.phases if p.on_battery) or 1
+        drain = 80.0 / (on_battery_units * self.phase_seconds)
         charge_rate = 80.0 / self.phase_seconds
         if phase.on_battery:
             self._ups_charge = max(5.0, self._ups_charge - drain * dt)
@@ -161,10 +169,10 @@ class DemoHost:
         kern_log = self.paths.root(KERN_LOG)
         kern_log.parent.mkdir(parents=True, exist_ok=True)
         kern_log.write_bytes(b"")
-        self._t0 -= first_phase * self.phase_seconds
+        self._t0 -= self._starts[first_phase] * self.phase_seconds
         self._boot_time = self._t0 - UPTIME_AT_START
         for index in range(first_phase + 1):  # history: every earlier phase's events
-            self._enter_phase(index, now=self._t0 + index * self.phase_seconds)
+            self._enter_phase(index, now=self._t0 + self._starts[index] * self.phase_seconds)
         self._write_arcstats(0.0, elapsed=0.0)
         self._advance_ups(0.0)
 
@@ -223,7 +231,10 @@ class DemoHost:
 
     def now(self) -> float:
         """The host's time: the wall clock, or a stepped host's current phase start."""
-        return self.time_of(self._position) if self.stepped else self._clock()
+        if not self.stepped:
+            return self._clock()
+        loop, index = divmod(self._position, len(self.phases))
+        return self.time_of(index, loop)
 
     def tick(self, now: float | None = None) -> None:
         """Advance the host to ``now`` (default ``now()``): move the ARC counters and the UPS
@@ -233,30 +244,37 @@ class DemoHost:
             dt, self._last_now = max(0.0, now - self._last_now), now
             self._write_arcstats(dt, elapsed=now - self._t0)  # the phase that was on
             self._advance_ups(dt)
-            index = (self._position if self.stepped
-                     else int((now - self._t0) // self.phase_seconds)) % len(PHASES)  # fmt: skip
+            if self.stepped:
+                index = self._position % len(self.phases)
+            else:
+                unit = int((now - self._t0) // self.phase_seconds)
+                unit = unit % self._units if self.loops else min(unit, self._units - 1)
+                index = max(i for i, start in enumerate(self._starts) if start <= unit)
             if self._phase_index != index:
                 while self._phase_index != index:  # through every phase due, none skipped
-                    self._enter_phase((self._phase_index + 1) % len(PHASES), now=now)
+                    self._enter_phase((self._phase_index + 1) % len(self.phases), now=now)
                 self._advance_ups(0.0)  # the new phase's mains power
 
     def step(self) -> Phase:
-        """A stepped host: move the clock to the start of the next phase and enter it."""
+        """A stepped host: move the clock to the start of the next phase and enter it.
+
+        A story that does not loop stays in its last phase."""
         if not self.stepped:
             raise RuntimeError("step() needs a stepped demo host")
         with self._lock:
-            self._position += 1
+            if self.loops or self._position < len(self.phases) - 1:
+                self._position += 1
         self.tick()
         return self.phase
 
     @property
     def phase(self) -> Phase:
-        return PHASES[self._phase_index]
+        return self.phases[self._phase_index]
 
     @property
     def loop(self) -> int:
         """How many times a stepped host went through the whole story."""
-        return self._position // len(PHASES)
+        return self._position // len(self.phases)
 
     @property
     def events_written(self) -> int:
@@ -270,17 +288,33 @@ class DemoHost:
 
     def time_of(self, index: int, loop: int = 0) -> float:
         """Wall time at which phase ``index`` of the ``loop``-th pass through the story starts."""
-        return self._t0 + (loop * len(PHASES) + index) * self.phase_seconds
+        return self._t0 + (loop * self._units + self._starts[index]) * self.phase_seconds
 
     def _enter_phase(self, index: int, now: float | None = None) -> None:
-        phase = PHASES[index]
+        phase = self.phases[index]
         scen = DATA / "scenarios" / phase.scenario
         _symlink(str(scen), self.root / "current")
         self._copy_kstats(scen)
+        self._suspend(phase.stuck_pool, self._clock() if now is None else now)
         self._append_events(scen / "events-new.txt")
         self._append_kernel_log(scen / "kernel-new.txt", self.now() if now is None else now)
         self._phase_index = index
         log.info("demo phase", phase=phase.name, scenario=phase.scenario)
+
+    def _suspend(self, pool: str, now: float) -> None:
+        """ZFS suspended ``pool`` (none: nothing is): its kstat state says so, the kernel logs
+        it, and every ``zpool`` command but the events follower hangs (OpenZFS 2.1)."""
+        marker = self.root / HANG_MARKER
+        if not pool:
+            marker.unlink(missing_ok=True)
+            return
+        (self.root / "proc" / "spl" / "kstat" / "zfs" / pool / "state").write_text("SUSPENDED\n")
+        seconds = now - self._boot_time
+        line = (f"[{seconds:12.6f}] WARNING: Pool '{pool}' has encountered an uncorrectable I/O "
+                "failure and has been suspended.\n")  # fmt: skip
+        with self.paths.root(KERN_LOG).open("a") as f:
+            f.write(syslog_lines(line, self._boot_time, now))
+        marker.write_text(pool + "\n")
 
     def _copy_kstats(self, scen: Path) -> None:
         src = scen / "proc" / "spl" / "kstat" / "zfs"
@@ -327,7 +361,7 @@ class DemoHost:
             f.write(text)
 
     def _write_arcstats(self, dt: float, elapsed: float) -> None:
-        phase = PHASES[max(self._phase_index, 0)]
+        phase = self.phases[max(self._phase_index, 0)]
         for field, (attr, share) in _ARC_COUNTERS.items():
             self._arc_acc[field] = self._arc_acc.get(field, 0.0) + getattr(phase, attr) * share * dt
         wobble = 0.97 + 0.03 * math.sin(elapsed / 30.0)

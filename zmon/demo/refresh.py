@@ -129,6 +129,81 @@ def time_anchors(dest: Path) -> list[str]:
     return []
 
 
+VDEV_HISTOGRAMS = "zpool-iostat-p-w-v.SYNTHETIC.txt"
+
+
+def _histogram_blocks(text: str) -> dict[str, list[str]]:
+    """``zpool iostat -w`` output as name -> the lines of its block (header to last rule)."""
+    blocks: dict[str, list[str]] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() and "total_wait" in lines[i]:
+            name = lines[i].split()[0]
+            end = i + 1
+            while end < len(lines) and lines[end].strip():
+                end += 1
+            blocks[name] = lines[i:end]
+            i = end
+        i += 1
+    return blocks
+
+
+def _scaled_block(block: list[str], name: str, share: float) -> list[str]:
+    """A copy of a histogram block for vdev ``name`` with every count times ``share``."""
+    first = block[0]
+    pad = max(len(first.split()[0]), len(name))
+    out = [name.ljust(pad) + first[len(first.split()[0]):]]
+    for line in block[1:]:
+        cells = line.split()
+        if len(cells) > 1 and all(c.isdigit() for c in cells[1:]):
+            width = len(line) - len(cells[0])
+            numbers = [str(int(int(c) * share)) for c in cells[1:]]
+            cols = "".join(n.rjust(7) for n in numbers)
+            out.append(cells[0].ljust(len(line) - width) + cols.rjust(width))
+        else:
+            out.append(line)
+    return out
+
+
+def write_vdev_histograms(dest: Path) -> bool:
+    """Write ``zpool iostat -p -w -v`` as the demo replays it, from the lab's pool histograms
+    (``-w`` without ``-v``) and its vdev tree (``-v -p -l``). SYNTHETIC: the lab did not record
+    per-vdev histograms, so each normal-class vdev gets its pool's counts split evenly among
+    its siblings (mirror and raidz members alike); log, cache and spare vdevs get none."""
+    from zmon.parsers.zpool_iostat import parse_zpool_iostat
+
+    pools_w, tree = dest / "zpool-iostat-p-w.txt", dest / "zpool-iostat-v-p-l.txt"
+    if not (pools_w.exists() and tree.exists()):
+        return False
+    blocks = _histogram_blocks(pools_w.read_text())
+    out: list[str] = []
+    for pool in parse_zpool_iostat(tree.read_bytes()).pools:
+        block = blocks.get(pool.name)
+        if block is None:
+            continue
+        share: dict[int, float] = {0: 1.0}  # depth -> share of the pool's I/O of this row
+        rows = pool.rows
+        for row in rows:
+            if row.depth > 0:
+                siblings = sum(1 for r in rows if r.depth == row.depth and r.vdev_class == "normal"
+                               and _parent(rows, r) is _parent(rows, row))  # fmt: skip
+                parent_share = share.get(row.depth - 1, 1.0)
+                share[row.depth] = parent_share / max(1, siblings)
+            portion = share[row.depth] if row.vdev_class == "normal" or row.depth == 0 else 0.0
+            out += _scaled_block(block, row.name, portion) + [""]
+    (dest / VDEV_HISTOGRAMS).write_text("\n".join(out))
+    return True
+
+
+def _parent(rows: list[Any], row: Any) -> Any:
+    index = rows.index(row)
+    for earlier in reversed(rows[:index]):
+        if earlier.depth < row.depth:
+            return earlier
+    return None
+
+
 def derived_recordings(dest: Path) -> list[str]:
     """Recordings for commands the lab did not run verbatim, made from what it did record.
 
@@ -149,9 +224,12 @@ def derived_recordings(dest: Path) -> list[str]:
         "zpool-status-p-v-s.txt": "zpool status -p -s -v",
         # The iostat parser reads the -H table (the tree inferred) like the aligned one.
         "zpool-iostat-H-p-v-l-q.txt": "zpool iostat -v -p -l -q",
-        # The lab ran -w without -v: pool histograms only, no per-vdev ones.
-        "zpool-iostat-p-w.txt": "zpool iostat -p -w -v",
     }
+    # The lab ran -w without -v: pool histograms only. The per-vdev ones are made from them.
+    if write_vdev_histograms(dest):
+        aliases[VDEV_HISTOGRAMS] = "zpool iostat -p -w -v"
+    elif (dest / "zpool-iostat-p-w.txt").exists():
+        aliases["zpool-iostat-p-w.txt"] = "zpool iostat -p -w -v"
     for file, command in aliases.items():
         if (dest / file).exists():
             rows.append(f"{file}\t0\t0\t{command}")

@@ -18,7 +18,7 @@ A loop restart is a new host: every counter starts again from zero at "healthy".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 CABLE_FAULT_SERIAL = "ZLSATA1"  # tank's second mirror member, sdb on ata2
 MEDIA_FAULT_SERIAL = "ZLSATA0"  # tank's first mirror member, sda on ata1
@@ -36,6 +36,8 @@ class Phase:
     link speed); the kernel log gets libata errors for the CRC errors new in the phase.
     ``pending_sectors`` and ``reallocated_sectors`` are the failing disk's attributes 197 and
     5 (raw values); the kernel log gets a failed read for each 8 sectors newly pending.
+    ``length`` is the phase's duration in units of ``--demo.phase-seconds``: an incident lasts
+    long enough for its alerts (``for: 1m`` and more) to fire at the default 60 s.
     """
 
     name: str
@@ -49,6 +51,9 @@ class Phase:
     link_gbps: float = LINK_GBPS
     pending_sectors: int = 0
     reallocated_sectors: int = 0
+    length: int = 1
+    alerts: tuple[str, ...] = ()  # what the shipped rules fire in this phase (README lists it)
+    stuck_pool: str = ""  # a pool ZFS suspended: kstat state SUSPENDED, zpool hangs
 
 
 # The scrub phase replays 04b, the lab's second scrub of tank, captured after 04's scrub had
@@ -61,13 +66,57 @@ PHASES: tuple[Phase, ...] = (
     Phase("scrub", "04b-scrub-in-progress-eta", 3500, 400, 20, 10),
     Phase("scrub-finished", "04-scrub-finished", 4000, 80, 3, 1),
     Phase("checksum-errors", "05-checksum-errors-repaired", 3800, 120, 5, 2,
-          crc_errors=3, link_gbps=1.5),
+          crc_errors=3, link_gbps=1.5, length=3,
+          alerts=("ZfsVdevChecksumErrors", "ZfsErrorEvents", "DiskCableFault")),
     Phase("degraded", "09-degraded-offline", 3000, 600, 150, 90, on_battery=True,
-          crc_errors=27, link_gbps=1.5),
+          crc_errors=27, link_gbps=1.5, length=3,
+          alerts=("ZfsPoolDegraded", "ZfsPoolDataErrors", "UpsOnBattery")),
     Phase("resilvering", "13-resilver-in-progress", 2500, 900, 400, 250, on_battery=True,
-          crc_errors=41, link_gbps=1.5, pending_sectors=8),
+          crc_errors=41, link_gbps=1.5, pending_sectors=8, length=2,
+          alerts=("UpsLowBattery", "UpsOnBatteryDuringScan", "DiskMediumErrors",
+                  "DiskPendingSectorsRising")),
     Phase("resilvering-later", "14-resilver-in-progress-later", 2500, 950, 450, 300,
           crc_errors=44, link_gbps=1.5, pending_sectors=8),
     Phase("resilvered", "15-resilver-finished", 3800, 150, 30, 15,
-          crc_errors=44, link_gbps=1.5, reallocated_sectors=8),
-)  # fmt: skip
+          crc_errors=44, link_gbps=1.5, reallocated_sectors=8, length=2,
+          alerts=("DiskReallocatedSectorsRising",)),
+)
+
+
+def _phase(base: str, **changes: object) -> Phase:
+    return replace(next(p for p in PHASES if p.name == base), **changes)  # type: ignore[arg-type]
+
+
+# Single incidents, one per host of a fleet (tests/fleet): each starts healthy and ends in its
+# last phase, where it stays (no loop). Mains power stays on: the UPS story is a shared server.
+_HEALTHY = _phase("healthy", length=2)
+STORIES: dict[str, tuple[Phase, ...]] = {
+    "demo": PHASES,
+    "healthy": (_HEALTHY,),
+    "checksum-then-replaced": (
+        _HEALTHY,
+        _phase("checksum-errors", length=4),
+        _phase("resilvering", on_battery=False, length=2),
+        _phase("resilvered", length=2),
+    ),
+    "degraded-then-resilvering": (
+        _HEALTHY,
+        _phase("degraded", on_battery=False, crc_errors=0, link_gbps=6.0, length=4),
+        _phase("resilvering", on_battery=False, crc_errors=0, link_gbps=6.0, pending_sectors=0,
+               length=2),
+    ),
+    "suspended": (
+        _phase("healthy", length=6),
+        _phase("healthy", name="suspended", stuck_pool="tank", length=2,
+               alerts=("ZfsPoolStuck",)),
+    ),
+}
+
+
+def starts(phases: tuple[Phase, ...]) -> tuple[int, ...]:
+    """Where each phase starts, in phase units from the start of the story."""
+    return tuple(sum(p.length for p in phases[:i]) for i in range(len(phases)))
+
+
+STARTS = starts(PHASES)
+LOOP_UNITS = sum(p.length for p in PHASES)  # fmt: skip

@@ -249,11 +249,13 @@ def read_model(families: Iterable[Any]) -> HostModel:
     model.events = [
         Event(lb.get("class", ""), lb.get("pool", ""), lb.get("vdev", ""), v)
         for lb, v in s.all("zmon_zfs_events_total")
+        if v  # the counters alert rules use are served at 0 before their first event
     ]
     model.event_last = s.by("zmon_zfs_events_last_timestamp_seconds", "class")
     model.kernel_pool_events = {
         (lb.get("pool", ""), lb.get("pattern", "")): v
         for lb, v in s.all("zmon_kernel_log_pool_events_total")
+        if v
     }
     return model
 
@@ -416,7 +418,7 @@ def _disks(s: Samples, pools: list[Pool]) -> dict[str, Disk]:
     for labels, value in s.all("zmon_disk_standby"):
         disk(labels.get("device", "")).standby = value > 0
     for labels, value in s.all("zmon_kernel_log_events_total"):
-        if labels.get("device"):
+        if labels.get("device") and value:  # zero-initialised counters: no event yet
             disk(labels["device"]).kernel[labels.get("pattern", "")] = value
     for labels, value in s.all("zmon_kernel_log_last_event_timestamp_seconds"):
         if labels.get("device"):

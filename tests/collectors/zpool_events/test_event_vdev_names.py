@@ -73,7 +73,8 @@ class Recording(ZpoolEventsCollector):
     def collect(self) -> MetricSet:
         ms = super().collect()
         fam = [f for f in ms.families() if f.name == "zmon_zfs_events"]
-        self.labels.append({s.labels["vdev"] for f in fam for s in f.samples})
+        # counted events only: the zero-initialised series name every known vdev
+        self.labels.append({s.labels["vdev"] for f in fam for s in f.samples if s.value})
         return ms
 
 

@@ -17,10 +17,13 @@ from typing import Any, BinaryIO, Protocol
 
 from zmon import logs, regexcheck
 from zmon.collectors.kernel_log.metrics import (
+    ALERTED_PATTERNS,
     Resolver,
     Tally,
+    TallySnapshot,
     kernel_log_metrics,
     name_only_resolver,
+    zero_series,
 )
 from zmon.errors import ParseError
 from zmon.host.kernelsources import JournalFollower, KmsgFollower
@@ -37,6 +40,7 @@ from zmon.parsers.kernel_log import (
     rules_from_table,
     rules_from_toml,
 )
+from zmon.products import VDEV_NAMES
 from zmon.registry import (
     Collector,
     Context,
@@ -106,6 +110,7 @@ class KernelLogCollector(Collector):
     name = "kernel_log"
     binaries = ("journalctl", "geom", "camcontrol")
     help = "disk and ZFS fault patterns in the kernel log (/dev/kmsg, journal or log file)"
+    needs = (VDEV_NAMES,)  # the pools, for their zero-initialised pool_suspended counters
     default_interval = 15.0
     default_timeout = 5.0
     options = (
@@ -221,7 +226,19 @@ class KernelLogCollector(Collector):
             raise ValueError(self._config_error)
         if not self._sources:
             raise NoDataError("no kernel log source: /dev/kmsg unreadable and no log file")
-        return kernel_log_metrics(self.tally.snapshot())
+        return kernel_log_metrics(self._with_known_names(self.tally.snapshot()))
+
+    def _with_known_names(self, snap: TallySnapshot) -> TallySnapshot:
+        """Counters the alert rules use, at 0 for every disk and pool known so far."""
+        try:
+            disks = [d.name for d in self.ctx.device_map().disks()]
+        except Exception as exc:  # noqa: BLE001 - counting must go on without the map
+            log.debug("no device map for zero-initialised series", error=repr(exc))
+            disks = []
+        known = self.ctx.product(VDEV_NAMES) or {}
+        pools = set(known) | set(_kstat_pools(self.ctx))
+        patterns = ALERTED_PATTERNS.get(self.ctx.platform, ALERTED_PATTERNS["linux"])
+        return zero_series(snap, patterns, disks, pools)
 
     # ---- sources
 
@@ -303,6 +320,16 @@ class KernelLogCollector(Collector):
 
     def _loop_error(self, exc: Exception) -> None:
         log.error("kernel log follower step failed", error=repr(exc))
+
+
+def _kstat_pools(ctx: Context) -> list[str]:
+    """Pools named by the Linux kstat directory (a pool's has a ``state`` file): known even
+    while ``zpool`` hangs."""
+    base = ctx.paths.proc("spl", "kstat", "zfs")
+    try:
+        return sorted(d.name for d in base.iterdir() if (d / "state").is_file())
+    except OSError:
+        return []
 
 
 def _readable(path: Path) -> bool:

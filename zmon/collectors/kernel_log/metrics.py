@@ -161,6 +161,36 @@ _H_LOST = ("Kernel log lines that could not be read: a partial line whose file w
 _H_FOLLOW = "1 while the kernel log source is open and followed, 0 while it is missing"
 
 
+# Patterns the shipped alert rules count with increase(). Their counters start at 0 for every
+# known disk (pool), so that a rule sees the first burst as a rise from 0: a series that only
+# appears with its first event starts at that count, and increase() over it is 0. Kept to the
+# patterns the rules use, per platform, to bound the series: 5 per disk on Linux.
+ALERTED_PATTERNS = {
+    "linux": ("ata_timeout", "crc_error", "link_down", "link_reset", "medium_error"),
+    "freebsd": ("ahci_timeout", "ata_timeout", "cam_timeout", "crc_error", "medium_error"),
+}
+ALERTED_POOL_PATTERNS = ("pool_suspended",)
+
+
+def zero_series(
+    snap: TallySnapshot, patterns: Iterable[str], devices: Iterable[str],
+    pools: Iterable[str] = (),
+) -> TallySnapshot:  # fmt: skip
+    """``snap`` with a 0 count for each pattern x known device (and pool pattern x pool)
+    that has none yet."""
+    events = dict(snap.events)
+    pattern_list = list(patterns)
+    for device in devices:
+        for pattern in pattern_list:
+            events.setdefault((pattern, device), 0)
+    pool_events = dict(snap.pool_events)
+    for pool in pools:
+        for pattern in ALERTED_POOL_PATTERNS:
+            pool_events.setdefault((pattern, pool), 0)
+    return TallySnapshot(events, snap.last_seen, pool_events, snap.lines, snap.read_errors,
+                         snap.following)  # fmt: skip
+
+
 def kernel_log_metrics(snap: TallySnapshot) -> MetricSet:
     """The kernel-log metric families from a tally snapshot."""
     ms = MetricSet()

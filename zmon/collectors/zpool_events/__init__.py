@@ -112,6 +112,25 @@ class EventCounter:
             return dict(self.counts), dict(self.last_timestamp), self.dropped
 
 
+# Event classes the shipped alert rules count with increase(). Their counters start at 0 for
+# every vdev zpool status names (and the pool itself, vdev=""), so that the first burst is a
+# rise from 0: a series that appears with its first event starts at that count, and increase()
+# over it is 0. Kept to these classes to bound the series: 4 per vdev.
+ALERTED_CLASSES = ("checksum", "data", "deadman", "io")
+
+
+def with_zero_counts(
+    counts: Mapping[tuple[str, str, str], int], names: Mapping[str, Iterable[str]]
+) -> dict[tuple[str, str, str], int]:
+    """``counts`` plus a 0 for each alerted class x known vdev (and pool) not counted yet."""
+    out = dict(counts)
+    for pool, vdevs in names.items():
+        for vdev in ("", *(v for v in vdevs if v != pool)):  # the root vdev is the pool
+            for cls in ALERTED_CLASSES:
+                out.setdefault((pool, vdev, cls), 0)
+    return out
+
+
 def event_metrics(
     counts: Mapping[tuple[str, str, str], int],
     last_timestamp: Mapping[str, float],
@@ -309,7 +328,8 @@ class ZpoolEventsCollector(Collector):
                                errno=follower.start_error.errno)  # fmt: skip
         self.pipeline.save()  # a quiet stream after a burst still gets its cursor written
         counts, last, dropped = self.counter.snapshot()
-        counts = relabel_vdevs(counts, self.ctx.product(VDEV_NAMES) or {})
+        names = self.ctx.product(VDEV_NAMES) or {}
+        counts = with_zero_counts(relabel_vdevs(counts, names), names)
         ms = event_metrics(counts, last, dropped)
         ms.gauge("zmon_zfs_events_follower_up",
                  "1 while the zpool events -f follower process is running.",

@@ -1,0 +1,150 @@
+"""The shipped Alertmanager configuration: valid for amtool, routes by severity, groups and
+inhibits as documented - checked on Debian's real Alertmanager with alerts posted to its API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import require_tool
+from tests.rules.stack import REPO, Process, Webhook, free_port, http_get
+
+pytestmark = pytest.mark.real
+
+CONFIG = REPO / "packaging" / "alertmanager" / "zmon.yml"
+DEADLINE = 60.0  # seconds for Alertmanager to act on posted alerts (it needs about 2)
+
+
+def _amtool() -> str:
+    return require_tool("amtool", "Debian package prometheus-alertmanager")
+
+
+def test_amtool_check_config_accepts_the_shipped_configuration() -> None:
+    run = subprocess.run([_amtool(), "check-config", str(CONFIG)], capture_output=True,
+                         text=True)  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "4 inhibit rules" in run.stdout
+
+
+@pytest.mark.parametrize(("labels", "receiver"), [
+    ({"alertname": "ZfsPoolStuck", "severity": "critical", "instance": "h1", "pool": "tank"},
+     "page"),
+    ({"alertname": "ZfsPoolDegraded", "severity": "warning", "instance": "h1", "pool": "tank"},
+     "ticket"),
+    ({"alertname": "ZfsArcGhostHitsHigh", "severity": "info", "instance": "h1"}, "ticket"),
+    ({"alertname": "UpsLowBattery", "severity": "critical", "ups": "ups", "server": "nut"},
+     "page"),
+    ({"alertname": "UpsOnBattery", "severity": "warning", "ups": "ups", "server": "nut"},
+     "ticket"),
+])  # fmt: skip
+def test_critical_pages_and_warnings_become_tickets(labels: dict[str, str], receiver: str) -> None:
+    args = [f"{k}={v}" for k, v in labels.items()]
+    run = subprocess.run([_amtool(), "config", "routes", "test", f"--config.file={CONFIG}",
+                          f"--verify.receivers={receiver}", *args],
+                         capture_output=True, text=True)  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _alertmanager_binary() -> str:
+    import shutil
+
+    found = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
+    return found or require_tool("prometheus-alertmanager", "Debian package of that name")
+
+
+@pytest.fixture(scope="module")
+def alertmanager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Webhook]]:
+    """The shipped configuration, receivers pointed at a recording webhook, waits shortened."""
+    binary = _alertmanager_binary()
+    tmp = tmp_path_factory.mktemp("am-config")
+    webhook = Webhook()
+    text = CONFIG.read_text().replace("http://127.0.0.1:9095/", webhook.url)
+    text = text.replace("group_wait: 30s", "group_wait: 2s")
+    cfg = tmp / "alertmanager.yml"
+    cfg.write_text(text)
+    address = f"127.0.0.1:{free_port()}"
+    proc = Process([binary, f"--config.file={cfg}", f"--storage.path={tmp / 'data'}",
+                    f"--web.listen-address={address}", "--cluster.listen-address=",
+                    "--log.level=warn"], tmp / "alertmanager.log")  # fmt: skip
+    try:
+        proc.wait_http(f"http://{address}/-/ready")
+        yield address, webhook
+    finally:
+        proc.stop()
+        webhook.stop()
+
+
+def _post(address: str, alerts: list[dict[str, str]]) -> None:
+    body = json.dumps([{"labels": a, "annotations": {"summary": "test"}} for a in alerts])
+    req = urllib.request.Request(f"http://{address}/api/v2/alerts", data=body.encode(),
+                                 headers={"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+
+
+def _state(address: str) -> dict[str, dict[str, Any]]:
+    alerts = json.loads(http_get(f"http://{address}/api/v2/alerts"))
+    return {a["labels"]["alertname"] + "/" + a["labels"].get("instance", ""): a["status"]
+            for a in alerts}  # fmt: skip
+
+
+def test_a_stuck_pool_inhibits_its_vdev_disk_and_collector_alerts_and_pages_once(
+    alertmanager: tuple[str, Webhook],
+) -> None:
+    address, webhook = alertmanager
+    host = {"instance": "stuck:9", "job": "zmon"}
+    _post(address, [
+        {**host, "alertname": "ZfsPoolStuck", "severity": "critical", "pool": "tank"},
+        {**host, "alertname": "ZfsVdevChecksumErrors", "severity": "critical", "pool": "tank",
+         "vdev": "sdb"},
+        {**host, "alertname": "DiskCableFault", "severity": "warning", "pool": "tank",
+         "vdev": "sdb", "device": "sdb"},
+        {**host, "alertname": "ZmonCollectorDataStale", "severity": "warning",
+         "collector": "zpool"},
+    ])  # fmt: skip
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        state = _state(address)
+        muted = [k for k, s in state.items() if k.endswith("/stuck:9") and s["inhibitedBy"]]
+        if len(muted) == 3 and any(n["receiver"] == "page" for n in webhook.notifications):
+            break
+        time.sleep(0.5)
+    state = _state(address)
+    assert not state["ZfsPoolStuck/stuck:9"]["inhibitedBy"]
+    for name in ("ZfsVdevChecksumErrors", "DiskCableFault", "ZmonCollectorDataStale"):
+        assert state[f"{name}/stuck:9"]["inhibitedBy"], f"{name} is not inhibited"
+    pages = [n for n in webhook.notifications if n["receiver"] == "page"
+             and n["groupLabels"].get("instance") == "stuck:9"]  # fmt: skip
+    assert len(pages) == 1, pages
+    assert [a["labels"]["alertname"] for a in pages[0]["alerts"]] == ["ZfsPoolStuck"]
+
+
+def test_hosts_sharing_a_ups_get_one_notification(alertmanager: tuple[str, Webhook]) -> None:
+    address, webhook = alertmanager
+    ups = {"alertname": "UpsOnBattery", "severity": "warning", "job": "zmon", "ups": "rack1",
+           "server": "nut.example:3493"}  # fmt: skip
+    _post(address, [{**ups, "instance": f"host{i}:9"} for i in range(3)])
+    deadline = time.monotonic() + DEADLINE
+
+    def ups_notifications() -> list[dict[str, Any]]:
+        return [n for n in webhook.notifications if n["groupLabels"].get("ups") == "rack1"]
+
+    while time.monotonic() < deadline and not ups_notifications():
+        time.sleep(0.5)
+    found = ups_notifications()
+    assert len(found) == 1, found
+    assert found[0]["groupLabels"] == {"ups": "rack1", "server": "nut.example:3493"}
+    assert len(found[0]["alerts"]) == 3
+
+
+def test_the_configuration_is_shipped_where_the_readme_says() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert "packaging/alertmanager/zmon.yml" in readme
+    assert Path(CONFIG).is_file()
