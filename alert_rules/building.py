@@ -36,7 +36,8 @@ class Alert:
     @property
     def dashboard_url(self) -> str:
         kind = self.dashboard or next(
-            (k for prefix, k in DASHBOARD_BY_PREFIX if self.alert.startswith(prefix)), "pool")
+            (k for prefix, k in DASHBOARD_BY_PREFIX if self.alert.startswith(prefix)), "pool"
+        )
         uid, variables = DASHBOARDS[kind]
         query = "&".join(f"var-{v}={{{{ $labels.{v} | urlquery }}}}" for v in variables)
         return f"{GRAFANA_URL}/d/{uid}/{uid}?{query}"
@@ -50,8 +51,14 @@ DASHBOARDS = {
     "arc": ("zmon-arc", ("instance",)),
     "fleet": ("zmon-fleet", ("instance",)),
 }
-DASHBOARD_BY_PREFIX = (("Disk", "disk"), ("UpsOnBatteryDuringScan", "pool"), ("Ups", "ups"),
-                       ("ZfsArc", "arc"), ("ZfsL2arc", "arc"), ("Zmon", "fleet"))  # fmt: skip
+DASHBOARD_BY_PREFIX = (
+    ("Disk", "disk"),
+    ("UpsOnBatteryDuringScan", "pool"),
+    ("Ups", "ups"),
+    ("ZfsArc", "arc"),
+    ("ZfsL2arc", "arc"),
+    ("Zmon", "fleet"),
+)
 
 
 @dataclass(frozen=True)
@@ -139,7 +146,7 @@ DISK = (
     '| query }}{{ with . | first | label "serial" }} (serial {{ . }}){{ end }}{{ end }}'
     "{{ with $labels.pool }} (pool {{ . }}"
     '{{ with printf "zmon:vdev_device:info{instance=%q,device=%q}" $labels.instance '
-    '$labels.device | query }}{{ with . | first }}, vdev {{ .Labels.vdev }}{{ end }}{{ end }}'
+    "$labels.device | query }}{{ with . | first }}, vdev {{ .Labels.vdev }}{{ end }}{{ end }}"
     "){{ end }}"
 )
 DISK_ = "D" + DISK[1:]  # at the start of a sentence

@@ -78,8 +78,12 @@ def fill(text: str, got: dict[Key, dict[str, str]]) -> str:
         if "exp_annotations:" in nxt:
             continue
         labels = {**_flow_labels(m.group("body")), "alertname": where["alertname"]}
-        key = (where["name"], where["alertname"], Duration(where["eval_time"]).seconds,
-               frozenset(labels.items()))  # fmt: skip
+        key = (
+            where["name"],
+            where["alertname"],
+            Duration(where["eval_time"]).seconds,
+            frozenset(labels.items()),
+        )
         annotations = got.get(key)
         if annotations is None:
             continue
@@ -118,8 +122,9 @@ def main(argv: list[str]) -> int:
         path = Path(name)
         if refresh:
             path.write_text(strip(path.read_text()))
-        run = subprocess.run([promtool, "test", "rules", path.name], capture_output=True,
-                             text=True, cwd=path.parent)  # fmt: skip
+        run = subprocess.run(
+            [promtool, "test", "rules", path.name], capture_output=True, text=True, cwd=path.parent
+        )
         path.write_text(fill(path.read_text(), rendered(run.stdout + run.stderr)))
     return 0
 

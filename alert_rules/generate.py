@@ -96,8 +96,11 @@ def _group_lines(group: Group) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m alert_rules.generate", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    p = argparse.ArgumentParser(
+        prog="python -m alert_rules.generate",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--check", action="store_true", help="fail if the rule file is out of date")
     p.add_argument("--scale", type=float, help="multiply every duration (tests only)")
     p.add_argument("--output", type=Path, help=f"where to write (default {RULES_FILE.name})")
@@ -111,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     if args.scale is not None and args.output is None:
-        print("--scale needs --output: the committed file holds production durations",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "--scale needs --output: the committed file holds production durations", file=sys.stderr
+        )
         return 2
     target.write_text(text)
     return 0

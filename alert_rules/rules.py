@@ -32,16 +32,25 @@ from alert_rules.thresholds import JOB_SELECTOR, Thresholds
 def recording_rules(t: Thresholds) -> Group:
     """Records that several groups join with. A record used by one group's alerts lives in
     that group, before them: rules of a group run in order, so the alerts see fresh values."""
-    return Group("zmon-recording", [
-        Record(VDEV_INFO, x("""
+    return Group(
+        "zmon-recording",
+        [
+            Record(
+                VDEV_INFO,
+                x("""
             max by (instance, job, pool, vdev, device) (zmon_vdev_info{device!=""})
-        """)),
-        Record(DISK_POOL, x(f"""
+        """),
+            ),
+            Record(
+                DISK_POOL,
+                x(f"""
             max by (instance, job, device, pool) (
               max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
             )
-        """)),
-    ])  # fmt: skip
+        """),
+            ),
+        ],
+    )
 
 
 ERROR_RECORDS = [
@@ -71,52 +80,82 @@ ARC_RECORDS = [
 def scan_records(t: Thresholds) -> list[Record]:
     running = "(max by (instance, job, pool) (zmon_pool_scan_in_progress) == 1)"
     return [
-        Record("zmon:pool_scan_elapsed:seconds", x(f"""
+        Record(
+            "zmon:pool_scan_elapsed:seconds",
+            x(f"""
             (time() - zmon_pool_scan_start_time_seconds)
             and on(instance, job, pool) {running}
-        """)),
-        Record("zmon:pool_scan_issued_bytes:rate", x(f"""
+        """),
+        ),
+        Record(
+            "zmon:pool_scan_issued_bytes:rate",
+            x(f"""
             rate(zmon_pool_scan_issued_bytes[{t.resilver_rate_window}])
             and on(instance, job, pool) {running}
-        """)),
-        Record("zmon:pool_scan_eta:seconds", x("""
+        """),
+        ),
+        Record(
+            "zmon:pool_scan_eta:seconds",
+            x("""
             (
               (zmon_pool_scan_to_issue_bytes or zmon_pool_scan_to_examine_bytes)
               - zmon_pool_scan_issued_bytes
             )
             / (zmon:pool_scan_issued_bytes:rate > 0)
-        """)),
-    ]  # fmt: skip
+        """),
+        ),
+    ]
 
 
 def pool_alerts(t: Thresholds) -> Group:
-    return Group("zmon-pools", [
-        Alert("ZfsPoolDegraded", 'zmon_pool_state{state="degraded"} == 1', "warning",
-              "A ZFS pool is degraded and runs with reduced redundancy.",
-              f"ZFS {POOL} is DEGRADED: a vdev is faulted, offline, removed or unavailable. "
-              "Another failure in the same vdev may lose data. "
-              "Run zpool status -x {{ $labels.pool }} to find the vdev.",
-              str(t.pool_state_for)),
-        Alert("ZfsPoolFaulted", 'zmon_pool_state{state=~"faulted|unavail|removed|suspended"} == 1',
-              "critical", "A ZFS pool is faulted, unavailable or suspended.",
-              f"ZFS {POOL} is {{{{ $labels.state | toUpper }}}}: its data cannot be read or "
-              "written. Run zpool status -v {{ $labels.pool }} now.",
-              str(t.pool_state_for)),
-        Alert("ZfsVdevFaulted",
-              per_vdev(x("""
+    return Group(
+        "zmon-pools",
+        [
+            Alert(
+                "ZfsPoolDegraded",
+                'zmon_pool_state{state="degraded"} == 1',
+                "warning",
+                "A ZFS pool is degraded and runs with reduced redundancy.",
+                f"ZFS {POOL} is DEGRADED: a vdev is faulted, offline, removed or unavailable. "
+                "Another failure in the same vdev may lose data. "
+                "Run zpool status -x {{ $labels.pool }} to find the vdev.",
+                str(t.pool_state_for),
+            ),
+            Alert(
+                "ZfsPoolFaulted",
+                'zmon_pool_state{state=~"faulted|unavail|removed|suspended"} == 1',
+                "critical",
+                "A ZFS pool is faulted, unavailable or suspended.",
+                f"ZFS {POOL} is {{{{ $labels.state | toUpper }}}}: its data cannot be read or "
+                "written. Run zpool status -v {{ $labels.pool }} now.",
+                str(t.pool_state_for),
+            ),
+            Alert(
+                "ZfsVdevFaulted",
+                per_vdev(
+                    x("""
                   zmon_vdev_state{state=~"faulted|unavail|removed"} == 1
                   unless on(instance, job, pool, vdev) zmon_vdev_info{type="root"}
-              """), ", state"), "warning",
-              "A ZFS vdev is faulted, unavailable or removed.",
-              f"ZFS {VDEV} is {{{{ $labels.state | toUpper }}}}. Replace or reattach it.",
-              str(t.pool_state_for)),
-        Alert("ZfsSpareInUse", per_vdev('zmon_vdev_state{state="inuse"} == 1'), "warning",
-              "A ZFS hot spare has replaced a failed disk.",
-              f"Hot spare {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on "
-              "{{ $labels.instance }} is in use. "
-              "Replace the failed disk, then detach the spare to make it available again.",
-              str(t.pool_state_for)),
-    ])  # fmt: skip
+              """),
+                    ", state",
+                ),
+                "warning",
+                "A ZFS vdev is faulted, unavailable or removed.",
+                f"ZFS {VDEV} is {{{{ $labels.state | toUpper }}}}. Replace or reattach it.",
+                str(t.pool_state_for),
+            ),
+            Alert(
+                "ZfsSpareInUse",
+                per_vdev('zmon_vdev_state{state="inuse"} == 1'),
+                "warning",
+                "A ZFS hot spare has replaced a failed disk.",
+                f"Hot spare {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on "
+                "{{ $labels.instance }} is in use. "
+                "Replace the failed disk, then detach the spare to make it available again.",
+                str(t.pool_state_for),
+            ),
+        ],
+    )
 
 
 def stuck_alerts(t: Thresholds) -> Group:
@@ -128,7 +167,7 @@ def stuck_alerts(t: Thresholds) -> Group:
     seen = (
         f'{{{{ with printf "zmon_pool_kstat_state{{{where},state!=\\"online\\"}} == 1" {args} '
         "| query }}"
-        '{{ with . | first }} kstat state {{ .Labels.state | toUpper }};{{ end }}{{ end }}'
+        "{{ with . | first }} kstat state {{ .Labels.state | toUpper }};{{ end }}{{ end }}"
         f'{{{{ with printf "increase(zmon_kernel_log_pool_events_total{{{where},'
         f'pattern=\\"pool_suspended\\"}}[{w}]) > 0" {args} | query }}}}'
         " the kernel logged the pool's suspension;{{ end }}"
@@ -139,8 +178,12 @@ def stuck_alerts(t: Thresholds) -> Group:
         "{{ with . | first | value }} zpool timed out {{ . | humanize }} times in the last "
         f"{tw};{{{{ end }}}}{{{{ end }}}}"
     )
-    return Group("zmon-stuck", [
-        Alert("ZfsPoolStuck", x(f"""
+    return Group(
+        "zmon-stuck",
+        [
+            Alert(
+                "ZfsPoolStuck",
+                x(f"""
             max by (instance, job, pool) (
               zmon_pool_kstat_state{{state="suspended"}} == 1
               or
@@ -162,73 +205,105 @@ def stuck_alerts(t: Thresholds) -> Group:
                 )
               )
             )
-        """), "critical",
-              "ZFS is stuck on a pool: I/O is suspended or zpool hangs.",
-              f"ZFS {POOL} is stuck. Seen:{seen} Reads and writes to it block, and zpool "
-              "reports nothing new for this host. Check the pool's disks, cabling and "
-              "controller; zpool clear {{ $labels.pool }} resumes I/O once they are back.",
-              str(t.stuck_for)),
-    ])  # fmt: skip
+        """),
+                "critical",
+                "ZFS is stuck on a pool: I/O is suspended or zpool hangs.",
+                f"ZFS {POOL} is stuck. Seen:{seen} Reads and writes to it block, and zpool "
+                "reports nothing new for this host. Check the pool's disks, cabling and "
+                "controller; zpool clear {{ $labels.pool }} resumes I/O once they are back.",
+                str(t.stuck_for),
+            ),
+        ],
+    )
 
 
 def integrity_alerts(t: Thresholds) -> Group:
     w = t.error_window
-    return Group("zmon-integrity", [
-        *ERROR_RECORDS,
-        Alert("ZfsVdevChecksumErrors",
-              per_vdev(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"), "critical",
-              "A ZFS vdev returned data that failed its checksum (silent corruption).",
-              f"ZFS {VDEV} had {{{{ $value | humanize }}}} new checksum errors in the last {w}. "
-              "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
-              "memory) before the next disk fails."),
-        Alert("ZfsVdevIOErrors",
-              per_vdev(x(f"""
+    return Group(
+        "zmon-integrity",
+        [
+            *ERROR_RECORDS,
+            Alert(
+                "ZfsVdevChecksumErrors",
+                per_vdev(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"),
+                "critical",
+                "A ZFS vdev returned data that failed its checksum (silent corruption).",
+                f"ZFS {VDEV} had {{{{ $value | humanize }}}} new checksum errors in the last {w}. "
+                "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
+                "memory) before the next disk fails.",
+            ),
+            Alert(
+                "ZfsVdevIOErrors",
+                per_vdev(
+                    x(f"""
                   (
                     increase(zmon_vdev_read_errors_total[{w}])
                     + increase(zmon_vdev_write_errors_total[{w}])
                   ) > 0
-              """)), "warning",
-              "A ZFS vdev had new read or write errors.",
-              f"ZFS {VDEV} had {{{{ $value | humanize }}}} new read/write errors in the last {w}."),
-        Alert("ZfsPoolDataErrors", x("""
+              """)
+                ),
+                "warning",
+                "A ZFS vdev had new read or write errors.",
+                f"ZFS {VDEV} had {{{{ $value | humanize }}}} new read/write errors "
+                f"in the last {w}.",
+            ),
+            Alert(
+                "ZfsPoolDataErrors",
+                x("""
             zmon_pool_data_errors > 0
             or on(instance, job, pool) (zmon_pool_data_errors_present == 1)
-        """), "critical",
-              "A ZFS pool has permanent data errors (data lost).",
-              f"ZFS {POOL} has permanent data errors: blocks that no copy could repair. "
-              "List the damaged files with zpool status -v {{ $labels.pool }}."),
-        Alert("ZfsPoolErrorsNotCleared",
-              per_vdev(x("""
+        """),
+                "critical",
+                "A ZFS pool has permanent data errors (data lost).",
+                f"ZFS {POOL} has permanent data errors: blocks that no copy could repair. "
+                "List the damaged files with zpool status -v {{ $labels.pool }}.",
+            ),
+            Alert(
+                "ZfsPoolErrorsNotCleared",
+                per_vdev(
+                    x("""
                   zmon:vdev_errors:sum > 0
                   and on(instance, job, pool) (zmon_pool_state{state="online"} == 1)
-              """)), "warning",
-              "An ONLINE ZFS pool still shows non-zero vdev error counters.",
-              f"ZFS {VDEV} shows {{{{ $value | humanize }}}} read/write/checksum errors while "
-              "the pool is ONLINE. Find the cause, then run zpool clear {{ $labels.pool }}.",
-              str(t.errors_not_cleared_for)),
-        Alert("ZfsErrorEvents",
-              events_per_vdev('zmon_zfs_events_total{class=~"checksum|io|data"}', w),
-              "warning",
-              "ZFS posted checksum, I/O or data error events.",
-              f"{{{{ $value | humanize }}}} ZFS checksum, I/O or data error events in the last "
-              f"{w} for pool {{{{ $labels.pool }}}}{{{{ with $labels.vdev }}}} vdev {{{{ . }}}}"
-              f"{{{{ end }}}}{VDEV_DISK} on {{{{ $labels.instance }}}}. See zpool events -v."),
-        Alert("ZfsDeadmanEvents",
-              events_per_vdev('zmon_zfs_events_total{class="deadman"}', w),
-              "critical",
-              "ZFS detected I/O that hung (deadman).",
-              "ZFS deadman fired for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}"
-              f"{{{{ end }}}}{VDEV_DISK} on "
-              "{{ $labels.instance }}: an I/O did not complete within "
-              "zfs_deadman_synctime_ms."),
-    ])  # fmt: skip
+              """)
+                ),
+                "warning",
+                "An ONLINE ZFS pool still shows non-zero vdev error counters.",
+                f"ZFS {VDEV} shows {{{{ $value | humanize }}}} read/write/checksum errors while "
+                "the pool is ONLINE. Find the cause, then run zpool clear {{ $labels.pool }}.",
+                str(t.errors_not_cleared_for),
+            ),
+            Alert(
+                "ZfsErrorEvents",
+                events_per_vdev('zmon_zfs_events_total{class=~"checksum|io|data"}', w),
+                "warning",
+                "ZFS posted checksum, I/O or data error events.",
+                f"{{{{ $value | humanize }}}} ZFS checksum, I/O or data error events in the last "
+                f"{w} for pool {{{{ $labels.pool }}}}{{{{ with $labels.vdev }}}} vdev {{{{ . }}}}"
+                f"{{{{ end }}}}{VDEV_DISK} on {{{{ $labels.instance }}}}. See zpool events -v.",
+            ),
+            Alert(
+                "ZfsDeadmanEvents",
+                events_per_vdev('zmon_zfs_events_total{class="deadman"}', w),
+                "critical",
+                "ZFS detected I/O that hung (deadman).",
+                "ZFS deadman fired for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}"
+                f"{{{{ end }}}}{VDEV_DISK} on "
+                "{{ $labels.instance }}: an I/O did not complete within "
+                "zfs_deadman_synctime_ms.",
+            ),
+        ],
+    )
 
 
 def scan_alerts(t: Thresholds) -> Group:
     stall = t.resilver_stall_window
-    return Group("zmon-scans", [
-        *scan_records(t),
-        Alert("ZfsResilverStalled", x(f"""
+    return Group(
+        "zmon-scans",
+        [
+            *scan_records(t),
+            Alert(
+                "ZfsResilverStalled",
+                x(f"""
             zmon_pool_scan_in_progress{{function=~"resilver|rebuild"}} == 1
             unless on(instance, job, pool) (zmon_pool_scan_paused == 1)
             and on(instance, job, pool) (changes(zmon_pool_scan_issued_bytes[{stall}]) == 0)
@@ -239,13 +314,17 @@ def scan_alerts(t: Thresholds) -> Group:
             (changes(zmon_pool_scan_examined_bytes[{stall}]) > 0)
             unless on(instance, job)
             (max_over_time(zmon_collector_stale{{collector="zpool"}}[{stall}]) == 1)
-        """), "warning",
-              "A ZFS resilver has stopped making progress.",
-              f"The {{{{ $labels.function }}}} of {POOL} has neither examined nor issued any "
-              f"bytes for {stall} and is not paused, while zpool status answers; the pool stays "
-              "without redundancy until it completes.",
-              str(t.resilver_stall_for)),
-        Alert("ZfsResilverSlow", x(f"""
+        """),
+                "warning",
+                "A ZFS resilver has stopped making progress.",
+                f"The {{{{ $labels.function }}}} of {POOL} has neither examined nor issued any "
+                f"bytes for {stall} and is not paused, while zpool status answers; the pool stays "
+                "without redundancy until it completes.",
+                str(t.resilver_stall_for),
+            ),
+            Alert(
+                "ZfsResilverSlow",
+                x(f"""
             (zmon:pool_scan_elapsed:seconds + zmon:pool_scan_eta:seconds)
             > {t.resilver_slow_factor} * zmon:pool_scan_elapsed:seconds
               * (zmon_pool_scan_to_issue_bytes or zmon_pool_scan_to_examine_bytes)
@@ -254,22 +333,31 @@ def scan_alerts(t: Thresholds) -> Group:
             (zmon_pool_scan_in_progress{{function=~"resilver|rebuild"}} == 1)
             and on(instance, job, pool)
             (zmon:pool_scan_elapsed:seconds > {t.resilver_slow_min_age.seconds})
-        """), "warning",
-              "A ZFS resilver will take far longer than its own average rate predicts.",
-              f"At its rate over the last {t.resilver_rate_window}, the resilver of {POOL} "
-              f"would take {{{{ $value | humanizeDuration }}}} in all, more than "
-              f"{t.resilver_slow_factor:g} times what its average rate so far predicts. "
-              "Look for a slow or failing disk and competing load.",
-              str(t.resilver_slow_for)),
-        Alert("ZfsScrubOverdue", x(f"""
+        """),
+                "warning",
+                "A ZFS resilver will take far longer than its own average rate predicts.",
+                f"At its rate over the last {t.resilver_rate_window}, the resilver of {POOL} "
+                f"would take {{{{ $value | humanizeDuration }}}} in all, more than "
+                f"{t.resilver_slow_factor:g} times what its average rate so far predicts. "
+                "Look for a slow or failing disk and competing load.",
+                str(t.resilver_slow_for),
+            ),
+            Alert(
+                "ZfsScrubOverdue",
+                x(f"""
             time() - zmon_pool_last_scrub_end_time_seconds > {t.scrub_max_age.seconds}
             unless on(instance, job, pool) (zmon_pool_scan_in_progress{{function="scrub"}} == 1)
-        """), "warning",
-              "A ZFS pool has not been scrubbed recently.",
-              f"The last completed scrub of {POOL} ended {{{{ $value | humanizeDuration }}}} "
-              f"ago (limit {t.scrub_max_age}). Run or schedule zpool scrub {{{{ $labels.pool }}}}.",
-              str(t.scrub_overdue_for)),
-        Alert("ZfsScrubFoundErrors", x(f"""
+        """),
+                "warning",
+                "A ZFS pool has not been scrubbed recently.",
+                f"The last completed scrub of {POOL} ended {{{{ $value | humanizeDuration }}}} "
+                f"ago (limit {t.scrub_max_age}). Run or schedule "
+                f"zpool scrub {{{{ $labels.pool }}}}.",
+                str(t.scrub_overdue_for),
+            ),
+            Alert(
+                "ZfsScrubFoundErrors",
+                x(f"""
             (
               zmon_pool_last_scrub_errors > 0
               or on(instance, job, pool)
@@ -290,80 +378,117 @@ def scan_alerts(t: Thresholds) -> Group:
               or zmon_pool_data_errors > 0
               or zmon_pool_data_errors_present == 1
             )
-        """), "warning",
-              "The last ZFS scrub found errors.",
-              f"The last scrub of {POOL} found damaged data (repaired, or errors it could not "
-              "repair). Check zpool status -v {{ $labels.pool }} and the vdev error counters. "
-              "The alert ends when zpool clear resets them, or "
-              f"{t.scrub_errors_max_age} after the scrub."),
-    ])  # fmt: skip
+        """),
+                "warning",
+                "The last ZFS scrub found errors.",
+                f"The last scrub of {POOL} found damaged data (repaired, or errors it could not "
+                "repair). Check zpool status -v {{ $labels.pool }} and the vdev error counters. "
+                "The alert ends when zpool clear resets them, or "
+                f"{t.scrub_errors_max_age} after the scrub.",
+            ),
+        ],
+    )
 
 
 def capacity_alerts(t: Thresholds) -> Group:
     cap = "zmon:pool_capacity:ratio"
-    return Group("zmon-capacity", [
-        *CAPACITY_RECORDS,
-        Alert("ZfsPoolCapacityWarning",
-              hysteresis(cap, "ZfsPoolCapacityWarning",
-                          t.capacity_warning_on, t.capacity_warning_off), "warning",
-              "A ZFS pool is filling up.",
-              f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (warns above "
-              f"{t.capacity_warning_on:.0%}, clears below {t.capacity_warning_off:.0%}).",
-              str(t.capacity_for)),
-        Alert("ZfsPoolCapacityCritical",
-              hysteresis(cap, "ZfsPoolCapacityCritical",
-                          t.capacity_critical_on, t.capacity_critical_off), "critical",
-              "A ZFS pool is nearly full.",
-              f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (above "
-              f"{t.capacity_critical_on:.0%}, clears below {t.capacity_critical_off:.0%}); "
-              "writes slow down sharply and will fail when it is full.",
-              str(t.capacity_for)),
-        Alert("ZfsPoolFragmentationHigh",
-              f"zmon_pool_fragmentation_ratio > {t.fragmentation_max}", "info",
-              "A ZFS pool's free space is highly fragmented.",
-              f"Free space of {POOL} is {{{{ $value | humanizePercentage }}}} fragmented; "
-              "allocation and writes slow down, worse as the pool fills.",
-              str(t.fragmentation_for)),
-    ])  # fmt: skip
+    return Group(
+        "zmon-capacity",
+        [
+            *CAPACITY_RECORDS,
+            Alert(
+                "ZfsPoolCapacityWarning",
+                hysteresis(
+                    cap, "ZfsPoolCapacityWarning", t.capacity_warning_on, t.capacity_warning_off
+                ),
+                "warning",
+                "A ZFS pool is filling up.",
+                f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (warns above "
+                f"{t.capacity_warning_on:.0%}, clears below {t.capacity_warning_off:.0%}).",
+                str(t.capacity_for),
+            ),
+            Alert(
+                "ZfsPoolCapacityCritical",
+                hysteresis(
+                    cap, "ZfsPoolCapacityCritical", t.capacity_critical_on, t.capacity_critical_off
+                ),
+                "critical",
+                "A ZFS pool is nearly full.",
+                f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (above "
+                f"{t.capacity_critical_on:.0%}, clears below {t.capacity_critical_off:.0%}); "
+                "writes slow down sharply and will fail when it is full.",
+                str(t.capacity_for),
+            ),
+            Alert(
+                "ZfsPoolFragmentationHigh",
+                f"zmon_pool_fragmentation_ratio > {t.fragmentation_max}",
+                "info",
+                "A ZFS pool's free space is highly fragmented.",
+                f"Free space of {POOL} is {{{{ $value | humanizePercentage }}}} fragmented; "
+                "allocation and writes slow down, worse as the pool fills.",
+                str(t.fragmentation_for),
+            ),
+        ],
+    )
 
 
 def memory_alerts(t: Thresholds) -> Group:
     w = t.error_window
-    return Group("zmon-memory", [
-        *ARC_RECORDS,
-        Alert("ZfsDedupTableTooLarge", x(f"""
+    return Group(
+        "zmon-memory",
+        [
+            *ARC_RECORDS,
+            Alert(
+                "ZfsDedupTableTooLarge",
+                x(f"""
             zmon_pool_ddt_in_core_bytes
             / on(instance, job) group_left() (zmon_arc_max_size_bytes > 0)
             > {t.ddt_arc_share_max}
-        """), "warning",
-              "A ZFS dedup table takes a large share of the ARC.",
-              f"The dedup table of {POOL} needs {{{{ $value | humanizePercentage }}}} of the "
-              f"ARC maximum in memory (limit {t.ddt_arc_share_max:.0%}); it will crowd out "
-              "cached data and slow every write."),
-        Alert("ZfsArcGhostHitsHigh", x(f"""
+        """),
+                "warning",
+                "A ZFS dedup table takes a large share of the ARC.",
+                f"The dedup table of {POOL} needs {{{{ $value | humanizePercentage }}}} of the "
+                f"ARC maximum in memory (limit {t.ddt_arc_share_max:.0%}); it will crowd out "
+                "cached data and slow every write.",
+            ),
+            Alert(
+                "ZfsArcGhostHitsHigh",
+                x(f"""
             zmon:arc_ghost_hits:ratio_rate5m > {t.arc_ghost_hit_ratio_max}
             and on(instance, job) zmon:arc_accesses:rate5m > {t.arc_min_ops}
-        """), "info",
-              "ZFS ARC ghost hits are high: the ARC looks too small.",
-              "On {{ $labels.instance }}, ghost hits are {{ $value | humanizePercentage }} "
-              "of ARC hits: recently evicted blocks are read again. A larger ARC (zfs_arc_max) "
-              "or an L2ARC would serve them.",
-              str(t.arc_for)),
-        Alert("ZfsL2arcErrors", x(f"""
+        """),
+                "info",
+                "ZFS ARC ghost hits are high: the ARC looks too small.",
+                "On {{ $labels.instance }}, ghost hits are {{ $value | humanizePercentage }} "
+                "of ARC hits: recently evicted blocks are read again. A larger ARC (zfs_arc_max) "
+                "or an L2ARC would serve them.",
+                str(t.arc_for),
+            ),
+            Alert(
+                "ZfsL2arcErrors",
+                x(f"""
             increase(zmon_arc_l2_io_errors_total[{w}]) > 0
             or increase(zmon_arc_l2_checksum_errors_total[{w}]) > 0
-        """), "warning",
-              "The ZFS L2ARC device returned I/O or checksum errors.",
-              "The L2ARC (cache) device on {{ $labels.instance }} returned errors in the last "
-              f"{w}. ZFS falls back to the pool, but check the cache device."),
-    ])  # fmt: skip
+        """),
+                "warning",
+                "The ZFS L2ARC device returned I/O or checksum errors.",
+                "The L2ARC (cache) device on {{ $labels.instance }} returned errors in the last "
+                f"{w}. ZFS falls back to the pool, but check the cache device.",
+            ),
+        ],
+    )
 
 
 def disk_alerts(t: Thresholds) -> Group:
     cw, sw = t.cable_window, t.sector_window
     awake = "unless on(instance, job, device) (zmon_disk_standby == 1)"
-    return Group("zmon-disks", [
-        Alert("DiskCableFault", with_pool(x(f"""
+    return Group(
+        "zmon-disks",
+        [
+            Alert(
+                "DiskCableFault",
+                with_pool(
+                    x(f"""
             (
               sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{cw}])) > 0
               or
@@ -382,132 +507,221 @@ def disk_alerts(t: Thresholds) -> Group:
               or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
               or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
             )
-        """)), "warning",
-              "Link errors on a disk whose media is healthy: suspect the cable or port.",
-              f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
-              f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
-              "steady. Reseat or replace the cable, or move the disk to another port."),
-        Alert("DiskSmartFailed", with_pool("zmon_disk_smart_passed == 0"),
-              "critical", "A disk failed its SMART overall health self-assessment.",
-              f"{DISK_} reports SMART health FAILED. Replace it."),
-        Alert("DiskReallocatedSectorsRising", with_pool(x(f"""
+        """)
+                ),
+                "warning",
+                "Link errors on a disk whose media is healthy: suspect the cable or port.",
+                f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
+                f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
+                "steady. Reseat or replace the cable, or move the disk to another port.",
+            ),
+            Alert(
+                "DiskSmartFailed",
+                with_pool("zmon_disk_smart_passed == 0"),
+                "critical",
+                "A disk failed its SMART overall health self-assessment.",
+                f"{DISK_} reports SMART health FAILED. Replace it.",
+            ),
+            Alert(
+                "DiskReallocatedSectorsRising",
+                with_pool(
+                    x(f"""
             {rise("zmon_disk_reallocated_sectors", sw)} > 0
             or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
-        """)), "warning",
-              "A disk is reallocating sectors.",
-              f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
-              "Plan its replacement."),
-        Alert("DiskPendingSectorsRising", with_pool(x(f"""
+        """)
+                ),
+                "warning",
+                "A disk is reallocating sectors.",
+                f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
+                "Plan its replacement.",
+            ),
+            Alert(
+                "DiskPendingSectorsRising",
+                with_pool(
+                    x(f"""
             {rise("zmon_disk_pending_sectors", sw)} > 0
             or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
-        """)), "warning",
-              "A disk has new pending or uncorrectable sectors.",
-              f"{DISK_} has {{{{ $value | humanize }}}} more pending or offline-uncorrectable "
-              f"sectors than at its lowest in the last {sw}: sectors it cannot read. "
-              "Scrub the pool and plan the disk's replacement."),
-        Alert("DiskNvmeMediaErrors",
-              with_pool(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"), "warning",
-              "An NVMe drive reported new media errors.",
-              f"{DISK_} had {{{{ $value | humanize }}}} new NVMe media and data integrity "
-              f"errors in the last {sw}."),
-        Alert("DiskMediumErrors", with_pool(x(f"""
+        """)
+                ),
+                "warning",
+                "A disk has new pending or uncorrectable sectors.",
+                f"{DISK_} has {{{{ $value | humanize }}}} more pending or offline-uncorrectable "
+                f"sectors than at its lowest in the last {sw}: sectors it cannot read. "
+                "Scrub the pool and plan the disk's replacement.",
+            ),
+            Alert(
+                "DiskNvmeMediaErrors",
+                with_pool(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"),
+                "warning",
+                "An NVMe drive reported new media errors.",
+                f"{DISK_} had {{{{ $value | humanize }}}} new NVMe media and data integrity "
+                f"errors in the last {sw}.",
+            ),
+            Alert(
+                "DiskMediumErrors",
+                with_pool(
+                    x(f"""
             sum by (instance, job, device) (
               increase(zmon_kernel_log_events_total{{pattern="medium_error"}}[{cw}])
             ) > 0
-        """)), "warning",
-              "The kernel logged medium errors for a disk.",
-              f"The kernel logged {{{{ $value | humanize }}}} medium errors for {DISK} in the "
-              f"last {cw}: the disk could not read a sector."),
-        Alert("DiskTemperatureHigh",
-              with_pool(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
-              "warning", "A disk is running hot.",
-              f"{DISK_} is at {{{{ $value }}}} °C (limit {t.disk_temperature_max:g} °C). "
-              "Check fans, airflow and the room.",
-              str(t.disk_temperature_for)),
-        Alert("DiskNvmeCriticalWarning",
-              with_pool("zmon_disk_nvme_critical_warning > 0"), "critical",
-              "An NVMe drive raised its critical warning flag.",
-              f"{DISK_} reports NVMe critical warning bits {{{{ $value }}}} (spare low, "
-              "temperature, reliability degraded, read-only or backup failed)."),
-        Alert("DiskNvmeWearHigh",
-              with_pool(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"), "warning",
-              "An NVMe drive is near the end of its rated endurance.",
-              f"{DISK_} has used {{{{ $value | humanizePercentage }}}} of its rated endurance. "
-              "Plan its replacement."),
-        Alert("DiskLinkSpeedDegraded", with_pool(x(f"""
+        """)
+                ),
+                "warning",
+                "The kernel logged medium errors for a disk.",
+                f"The kernel logged {{{{ $value | humanize }}}} medium errors for {DISK} in the "
+                f"last {cw}: the disk could not read a sector.",
+            ),
+            Alert(
+                "DiskTemperatureHigh",
+                with_pool(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
+                "warning",
+                "A disk is running hot.",
+                f"{DISK_} is at {{{{ $value }}}} °C (limit {t.disk_temperature_max:g} °C). "
+                "Check fans, airflow and the room.",
+                str(t.disk_temperature_for),
+            ),
+            Alert(
+                "DiskNvmeCriticalWarning",
+                with_pool("zmon_disk_nvme_critical_warning > 0"),
+                "critical",
+                "An NVMe drive raised its critical warning flag.",
+                f"{DISK_} reports NVMe critical warning bits {{{{ $value }}}} (spare low, "
+                "temperature, reliability degraded, read-only or backup failed).",
+            ),
+            Alert(
+                "DiskNvmeWearHigh",
+                with_pool(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"),
+                "warning",
+                "An NVMe drive is near the end of its rated endurance.",
+                f"{DISK_} has used {{{{ $value | humanizePercentage }}}} of its rated endurance. "
+                "Plan its replacement.",
+            ),
+            Alert(
+                "DiskLinkSpeedDegraded",
+                with_pool(
+                    x(f"""
             zmon_disk_interface_speed_bytes > 0
             < on(instance, job, device) zmon_disk_interface_max_speed_bytes
             {awake}
-        """)), "warning",
-              "A disk's link runs below its maximum speed.",
-              f"{DISK_} negotiated {{{{ $value | humanize }}}}B/s, below the speed it supports: "
-              "often a bad cable or backplane port. Reseat or replace the cable.",
-              str(t.link_speed_for)),
-    ])  # fmt: skip
+        """)
+                ),
+                "warning",
+                "A disk's link runs below its maximum speed.",
+                f"{DISK_} negotiated {{{{ $value | humanize }}}}B/s, below the speed it supports: "
+                "often a bad cable or backplane port. Reseat or replace the cable.",
+                str(t.link_speed_for),
+            ),
+        ],
+    )
 
 
 def ups_alerts(t: Thresholds) -> Group:
     on_battery = 'max by (instance, job) (zmon_ups_status{flag="OB"}) == 1'
-    return Group("zmon-ups", [
-        Alert("UpsOnBattery", 'zmon_ups_status{flag="OB"} == 1', "warning",
-              "A UPS is running on battery.",
-              "UPS {{ $labels.ups }} of {{ $labels.instance }} is on battery: mains power "
-              "is out.", str(t.ups_on_battery_for)),
-        Alert("UpsLowBattery", 'zmon_ups_status{flag="LB"} == 1', "critical",
-              "A UPS battery is low: shutdown is imminent.",
-              "UPS {{ $labels.ups }} of {{ $labels.instance }} reports LOW BATTERY. Hosts "
-              "on it will shut down; make sure pools are exported cleanly."),
-        Alert("UpsRuntimeLow",
-              f"zmon_ups_battery_runtime_seconds < {t.ups_runtime_min.seconds}", "warning",
-              "A UPS's estimated battery runtime is short.",
-              "UPS {{ $labels.ups }} of {{ $labels.instance }} estimates "
-              "{{ $value | humanizeDuration }} of runtime on battery (limit "
-              f"{t.ups_runtime_min}). Replace the battery or reduce the load.",
-              str(t.ups_runtime_for)),
-        Alert("UpsOnBatteryDuringScan", x(f"""
+    return Group(
+        "zmon-ups",
+        [
+            Alert(
+                "UpsOnBattery",
+                'zmon_ups_status{flag="OB"} == 1',
+                "warning",
+                "A UPS is running on battery.",
+                "UPS {{ $labels.ups }} of {{ $labels.instance }} is on battery: mains power "
+                "is out.",
+                str(t.ups_on_battery_for),
+            ),
+            Alert(
+                "UpsLowBattery",
+                'zmon_ups_status{flag="LB"} == 1',
+                "critical",
+                "A UPS battery is low: shutdown is imminent.",
+                "UPS {{ $labels.ups }} of {{ $labels.instance }} reports LOW BATTERY. Hosts "
+                "on it will shut down; make sure pools are exported cleanly.",
+            ),
+            Alert(
+                "UpsRuntimeLow",
+                f"zmon_ups_battery_runtime_seconds < {t.ups_runtime_min.seconds}",
+                "warning",
+                "A UPS's estimated battery runtime is short.",
+                "UPS {{ $labels.ups }} of {{ $labels.instance }} estimates "
+                "{{ $value | humanizeDuration }} of runtime on battery (limit "
+                f"{t.ups_runtime_min}). Replace the battery or reduce the load.",
+                str(t.ups_runtime_for),
+            ),
+            Alert(
+                "UpsOnBatteryDuringScan",
+                x(f"""
             zmon_pool_scan_in_progress == 1
             and on(instance, job) ({on_battery})
-        """), "warning",
-              "A ZFS scrub or resilver is running while the UPS is on battery.",
-              f"A {{{{ $labels.function }}}} of {POOL} is running on battery power; it "
-              "drains the battery faster. Pause a scrub with zpool scrub -p {{ $labels.pool }}.",
-              str(t.ups_on_battery_for)),
-        Alert("UpsUnreachable", "zmon_ups_up == 0 or zmon_ups_server_up == 0", "warning",
-              "zmon cannot read a UPS.",
-              "zmon on {{ $labels.instance }} gets no answer from "
-              "{{ with $labels.ups }}UPS {{ . }} on {{ else }}UPS server {{ end }}"
-              "{{ $labels.server }}: a power failure would go unnoticed.",
-              str(t.ups_unreachable_for)),
-    ])  # fmt: skip
+        """),
+                "warning",
+                "A ZFS scrub or resilver is running while the UPS is on battery.",
+                f"A {{{{ $labels.function }}}} of {POOL} is running on battery power; it "
+                "drains the battery faster. Pause a scrub with zpool scrub -p {{ $labels.pool }}.",
+                str(t.ups_on_battery_for),
+            ),
+            Alert(
+                "UpsUnreachable",
+                "zmon_ups_up == 0 or zmon_ups_server_up == 0",
+                "warning",
+                "zmon cannot read a UPS.",
+                "zmon on {{ $labels.instance }} gets no answer from "
+                "{{ with $labels.ups }}UPS {{ . }} on {{ else }}UPS server {{ end }}"
+                "{{ $labels.server }}: a power failure would go unnoticed.",
+                str(t.ups_unreachable_for),
+            ),
+        ],
+    )
 
 
 def zmon_alerts(t: Thresholds) -> Group:
-    return Group("zmon-self", [
-        Alert("ZmonCollectorFailing", "zmon_collector_success == 0", "warning",
-              "A zmon collector is failing.",
-              "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} fails; its "
-              "metrics are stale. See zmon's log.", str(t.collector_failing_for)),
-        Alert("ZmonCollectorDataStale", x(f"""
+    return Group(
+        "zmon-self",
+        [
+            Alert(
+                "ZmonCollectorFailing",
+                "zmon_collector_success == 0",
+                "warning",
+                "A zmon collector is failing.",
+                "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} fails; its "
+                "metrics are stale. See zmon's log.",
+                str(t.collector_failing_for),
+            ),
+            Alert(
+                "ZmonCollectorDataStale",
+                x(f"""
             time() - zmon_collector_last_success_timestamp_seconds
             > clamp_min(
                 {t.collector_stale_intervals} * zmon_collector_interval_seconds,
                 {t.collector_stale_min.seconds}
               )
             and zmon_collector_has_data == 1
-        """), "warning",
-              "Data from a zmon collector is stale.",
-              "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} last "
-              "succeeded {{ $value | humanizeDuration }} ago; alerts on its metrics are blind."),
-        Alert("ZmonTargetDown", f"up{{{JOB_SELECTOR}}} == 0", "warning",
-              "Prometheus cannot scrape zmon.",
-              "zmon on {{ $labels.instance }} does not answer scrapes: ZFS, disk and UPS "
-              "alerts for that host are blind.", str(t.target_down_for)),
-        Alert("ZmonTargetMissing", f"absent(up{{{JOB_SELECTOR}}})", "warning",
-              "Prometheus scrapes no zmon target.",
-              "Prometheus scrapes no target of job {{ $labels.job }} (selector "
-              f"{JOB_SELECTOR}): ZFS, disk and UPS alerts see nothing. "
-              "Check the scrape configuration.", str(t.target_down_for)),
-    ])  # fmt: skip
+        """),
+                "warning",
+                "Data from a zmon collector is stale.",
+                "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} last "
+                "succeeded {{ $value | humanizeDuration }} ago; alerts on its metrics are blind.",
+            ),
+            Alert(
+                "ZmonTargetDown",
+                f"up{{{JOB_SELECTOR}}} == 0",
+                "warning",
+                "Prometheus cannot scrape zmon.",
+                "zmon on {{ $labels.instance }} does not answer scrapes: ZFS, disk and UPS "
+                "alerts for that host are blind.",
+                str(t.target_down_for),
+            ),
+            Alert(
+                "ZmonTargetMissing",
+                f"absent(up{{{JOB_SELECTOR}}})",
+                "warning",
+                "Prometheus scrapes no zmon target.",
+                "Prometheus scrapes no target of job {{ $labels.job }} (selector "
+                f"{JOB_SELECTOR}): ZFS, disk and UPS alerts see nothing. "
+                "Check the scrape configuration.",
+                str(t.target_down_for),
+            ),
+        ],
+    )
 
 
 def groups(t: Thresholds) -> list[Group]:

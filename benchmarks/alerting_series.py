@@ -44,13 +44,15 @@ def figures(disks: int) -> dict[str, float]:
     tops = [f"raidz2-{t}" for t in range(max(1, disks // WIDTH))]
     vdevs = {"big": frozenset([*tops, *names])}
     # A host that has seen a little trouble: a few real counts on each side.
-    empty = TallySnapshot({("link_reset", names[0]): 2}, {}, {}, {"kmsg": 10}, {"kmsg": 0},
-                          {"kmsg": True})  # fmt: skip
+    empty = TallySnapshot(
+        {("link_reset", names[0]): 2}, {}, {}, {"kmsg": 10}, {"kmsg": 0}, {"kmsg": True}
+    )
     counts = {("big", names[0], "checksum"): 3, ("big", "", "scrub_finish"): 1}
 
     start = time.perf_counter()
-    log_after = render(kernel_log_metrics(
-        zero_series(empty, ALERTED_PATTERNS["linux"], names, ["big"])).families())
+    log_after = render(
+        kernel_log_metrics(zero_series(empty, ALERTED_PATTERNS["linux"], names, ["big"])).families()
+    )
     ev_after = render(event_metrics(with_zero_counts(counts, vdevs), {}, 0).families())
     seconds = time.perf_counter() - start
     log_before = render(kernel_log_metrics(empty).families())
@@ -77,17 +79,27 @@ def main(argv: list[str]) -> int:
     added = f["log_after"] - f["log_before"] + f["ev_after"] - f["ev_before"]
     print(f"host: {disks} disks in one pool ({disks // WIDTH} raidz2 of {WIDTH}), Linux")
     print(f"{'family':40} {'before':>8} {'after':>8} {'per disk':>9}")
-    print(f"{'zmon_kernel_log_* (5 patterns x disk)':40} {f['log_before']:8.0f} "
-          f"{f['log_after']:8.0f} {(f['log_after'] - f['log_before']) / disks:9.2f}")
-    print(f"{'zmon_zfs_events_total (4 classes x vdev)':40} {f['ev_before']:8.0f} "
-          f"{f['ev_after']:8.0f} {(f['ev_after'] - f['ev_before']) / disks:9.2f}")
-    print(f"added series: {added:.0f} ({added / disks:.2f} per disk), "
-          f"{f['bytes_added'] / 1024:.0f} KiB more exposition per scrape, "
-          f"rendered in {f['render_ms']:.1f} ms")
-    print(f"peer: the iostat collector's default series on the same host: "
-          f"{f['iostat_series']:.0f}; added / iostat = {added / f['iostat_series']:.2f}")
-    print(f"bound: {len(ALERTED_PATTERNS['linux'])} x disks + 1 x pools (kernel log), "
-          f"{len(ALERTED_CLASSES)} x (vdevs + pools) (events)")
+    print(
+        f"{'zmon_kernel_log_* (5 patterns x disk)':40} {f['log_before']:8.0f} "
+        f"{f['log_after']:8.0f} {(f['log_after'] - f['log_before']) / disks:9.2f}"
+    )
+    print(
+        f"{'zmon_zfs_events_total (4 classes x vdev)':40} {f['ev_before']:8.0f} "
+        f"{f['ev_after']:8.0f} {(f['ev_after'] - f['ev_before']) / disks:9.2f}"
+    )
+    print(
+        f"added series: {added:.0f} ({added / disks:.2f} per disk), "
+        f"{f['bytes_added'] / 1024:.0f} KiB more exposition per scrape, "
+        f"rendered in {f['render_ms']:.1f} ms"
+    )
+    print(
+        f"peer: the iostat collector's default series on the same host: "
+        f"{f['iostat_series']:.0f}; added / iostat = {added / f['iostat_series']:.2f}"
+    )
+    print(
+        f"bound: {len(ALERTED_PATTERNS['linux'])} x disks + 1 x pools (kernel log), "
+        f"{len(ALERTED_CLASSES)} x (vdevs + pools) (events)"
+    )
     return 0
 
 

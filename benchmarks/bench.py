@@ -73,8 +73,14 @@ def one_cycle(host: BigHost, name: str, extra: dict[str, Any], repeat: int) -> d
     cfg = host.apply(load(collectors(), None))
     settings = cfg.collectors[name]
     options = {**settings.options, **QUICK_OPTIONS.get(name, {}), **extra}
-    ctx = Context(paths=cfg.paths, runner=host.runner(), options=options, platform="linux",
-                  interval=settings.interval, timeout=settings.timeout)  # fmt: skip
+    ctx = Context(
+        paths=cfg.paths,
+        runner=host.runner(),
+        options=options,
+        platform="linux",
+        interval=settings.interval,
+        timeout=settings.timeout,
+    )
     collector = collectors()[name](ctx)
     cpu, wall = [], []
     try:
@@ -92,8 +98,13 @@ def one_cycle(host: BigHost, name: str, extra: dict[str, Any], repeat: int) -> d
         collector.close()
     text = b"".join(rendered)
     series = sum(1 for line in text.split(b"\n") if line and not line.startswith(b"#"))
-    return {"cpu": statistics.median(cpu), "wall": statistics.median(wall), "series": series,
-            "bytes": len(text), "gzip": len(gzip.compress(text, compresslevel=1))}  # fmt: skip
+    return {
+        "cpu": statistics.median(cpu),
+        "wall": statistics.median(wall),
+        "series": series,
+        "bytes": len(text),
+        "gzip": len(gzip.compress(text, compresslevel=1)),
+    }
 
 
 def exponent(points: list[tuple[int, float]]) -> float | None:
@@ -185,8 +196,11 @@ def grow_kernel_log(path: Path, stop: threading.Event, per_second: int = 20) -> 
             lines = []
             for _ in range(per_second):
                 n += 1
-                body = (FAULTS[n % len(FAULTS)] if n % 100 == 0 else
-                        "kernel: usb 1-1.{p}: new high-speed USB device number {n} using ehci-pci")
+                body = (
+                    FAULTS[n % len(FAULTS)]
+                    if n % 100 == 0
+                    else "kernel: usb 1-1.{p}: new high-speed USB device number {n} using ehci-pci"
+                )
                 lines.append("Dec  1 00:00:00 big " + body.format(n=n, p=n % 8, h="00", l="a"))
             fh.write("\n".join(lines) + "\n")
             fh.flush()
@@ -219,8 +233,10 @@ def scrape(port: int, clients: int, requests: int, gzip_ok: bool) -> dict[str, f
     for t in threads:
         t.join()
     times.sort()
-    return {"p50": times[len(times) // 2], "p99": times[min(len(times) - 1,
-                                                             int(len(times) * 0.99))]}  # fmt: skip
+    return {
+        "p50": times[len(times) // 2],
+        "p99": times[min(len(times) - 1, int(len(times) * 0.99))],
+    }
 
 
 def daemon_section(tmp: Path, vdevs: int, seconds: float) -> dict[str, Any]:
@@ -231,10 +247,24 @@ def daemon_section(tmp: Path, vdevs: int, seconds: float) -> dict[str, Any]:
     log = (tmp / "daemon.log").open("wb")
     say(f"daemon: zmon serve on the {vdevs}-vdev host for {seconds:.0f}s")
     t0 = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "zmon.cli", "serve", "--config", str(config),
-                             "--log.level", "warning", "--log.format", "json"],
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                            cwd=REPO)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "zmon.cli",
+            "serve",
+            "--config",
+            str(config),
+            "--log.level",
+            "warning",
+            "--log.format",
+            "json",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        cwd=REPO,
+    )
     stop = threading.Event()
     writer = threading.Thread(target=grow_kernel_log, args=(host.kernel_log, stop), daemon=True)
     writer.start()
@@ -289,12 +319,16 @@ def daemon_section(tmp: Path, vdevs: int, seconds: float) -> dict[str, Any]:
 
 def print_daemon(r: dict[str, Any]) -> None:
     print(f"\n## 2. The whole daemon, {r['seconds']:.0f} s at default intervals\n")
-    print("| CPU % of one core | CPU s | RSS MB (peak) | threads (peak) | fds (peak) | "
-          "fake programs' CPU s |")  # fmt: skip
+    print(
+        "| CPU % of one core | CPU s | RSS MB (peak) | threads (peak) | fds (peak) | "
+        "fake programs' CPU s |"
+    )
     print("|---:|---:|---:|---:|---:|---:|")
-    print(f"| {r['cpu_pct']:.2f} | {r['cpu']:.1f} | {r['rss_mb']:.1f} ({r['peak_rss_mb']:.1f}) | "
-          f"{r['threads']} ({r['peak_threads']}) | {r['fds']} ({r['peak_fds']}) | "
-          f"{r['children_cpu']:.1f} |")  # fmt: skip
+    print(
+        f"| {r['cpu_pct']:.2f} | {r['cpu']:.1f} | {r['rss_mb']:.1f} ({r['peak_rss_mb']:.1f}) | "
+        f"{r['threads']} ({r['peak_threads']}) | {r['fds']} ({r['peak_fds']}) | "
+        f"{r['children_cpu']:.1f} |"
+    )
     print(f"\nCollectors whose last run succeeded: {', '.join(r['collectors_ok'])}")
     print("\n## 3. Scrapes of the full exposition\n")
     print(f"{r['series']:,} series; {r['bytes']:,} bytes plain, {r['gzip_bytes']:,} gzip\n")
@@ -316,8 +350,10 @@ def admin_mtail_program(rules: list[Rule]) -> str:
     for rule in rules:
         rx = rule.regex.pattern.replace("/", "\\/")
         names = sorted(rule.regex.groupindex, key=rule.regex.groupindex.__getitem__)
-        group = next((n for p in ("device", "path", "vdev", "controller") for n in names
-                      if n.startswith(p)), None)  # fmt: skip
+        group = next(
+            (n for p in ("device", "path", "vdev", "controller") for n in names if n.startswith(p)),
+            None,
+        )
         label = f"${group}" if group else '""'
         out += [f"/{rx}/ {{", f'  kernel_faults_total["{rule.pattern}"][{label}]++', "}", ""]
     return "\n".join(out)
@@ -356,9 +392,15 @@ def follow_child(log: Path, out: Path, expect: int) -> None:
     target = root / "rootfs" / "var" / "log" / "kern.log"
     target.parent.mkdir(parents=True)
     (root / "state").mkdir()
-    ctx = Context(paths=host_paths(root), runner=CommandRunner(),
-                  options={**{o.name: o.default for o in KernelLogCollector.options},
-                           "source": "file", "files": ["/var/log/kern.log"]})  # fmt: skip
+    ctx = Context(
+        paths=host_paths(root),
+        runner=CommandRunner(),
+        options={
+            **{o.name: o.default for o in KernelLogCollector.options},
+            "source": "file",
+            "files": ["/var/log/kern.log"],
+        },
+    )
     collector = KernelLogCollector(ctx)
     collector.start()  # the file does not exist yet: when it appears, all of it is new
     t0, c0 = time.perf_counter(), time.process_time()
@@ -383,8 +425,9 @@ def follow_child(log: Path, out: Path, expect: int) -> None:
 def host_paths(root: Path):  # type: ignore[no-untyped-def]
     from zmon.registry import Paths
 
-    return Paths(procfs=root / "proc", sysfs=root / "sys", rootfs=root / "rootfs",
-                 state_dir=root / "state")  # fmt: skip
+    return Paths(
+        procfs=root / "proc", sysfs=root / "sys", rootfs=root / "rootfs", state_dir=root / "state"
+    )
 
 
 def prom_counts(text: str, metric: str) -> Counter[str]:
@@ -401,8 +444,10 @@ def kernel_log_section(tmp: Path, size: int, peer_size: int) -> list[dict[str, A
     log = tmp / "kern-big.log"
     t0 = time.perf_counter()
     lines = write_kernel_log(log, size, seed=17)
-    say(f"kernel log: {lines:,} lines, {log.stat().st_size / 2**20:.0f} MiB written in "
-        f"{time.perf_counter() - t0:.0f}s")  # fmt: skip
+    say(
+        f"kernel log: {lines:,} lines, {log.stat().st_size / 2**20:.0f} MiB written in "
+        f"{time.perf_counter() - t0:.0f}s"
+    )
     results = [match_readers(tmp, log, lines, with_peers=False)]
     if peer_size < log.stat().st_size:
         head = tmp / "kern-head.log"
@@ -419,27 +464,41 @@ def kernel_log_section(tmp: Path, size: int, peer_size: int) -> list[dict[str, A
 def match_readers(tmp: Path, log: Path, lines: int, with_peers: bool) -> dict[str, Any]:
     rows: dict[str, dict[str, Any]] = {}
     out = tmp / "follow.json"
-    wall, _, _ = run_measured([sys.executable, __file__, "--follow-child", str(log),
-                               "--lines", str(lines), "--out", str(out)])  # fmt: skip
+    wall, _, _ = run_measured(
+        [
+            sys.executable,
+            __file__,
+            "--follow-child",
+            str(log),
+            "--lines",
+            str(lines),
+            "--out",
+            str(out),
+        ]
+    )
     child = json.loads(out.read_text())
     rows["zmon follower (kernel_log collector, file source)"] = {
-        "wall": child["wall"], "cpu": child["cpu"], "rss": child["rss"]}
+        "wall": child["wall"],
+        "cpu": child["cpu"],
+        "rss": child["rss"],
+    }
     zmon_counts = Counter(child["counts"])
     say("kernel log: zmon parse kernel-log")
     parsed = tmp / "parse.prom"
     with parsed.open("wb") as fh:
-        wall, cpu, rss = run_measured([sys.executable, "-m", "zmon.cli", "parse", "kernel-log",
-                                       str(log)], stdout=fh)  # fmt: skip
+        wall, cpu, rss = run_measured(
+            [sys.executable, "-m", "zmon.cli", "parse", "kernel-log", str(log)], stdout=fh
+        )
     rows["zmon parse kernel-log"] = {"wall": wall, "cpu": cpu, "rss": rss}
     parse_counts = prom_counts(parsed.read_text(), "zmon_kernel_log_events_total")
     mtail = shutil.which("mtail") if with_peers else None
     peers: dict[str, Counter[str]] = {}
     if mtail:
         rules = default_rules()
-        for label, program in (("mtail, equivalent program (first match wins)",
-                                mtail_program(rules)),
-                               ("mtail, admin-style program (one regex per fault)",
-                                admin_mtail_program(rules))):  # fmt: skip
+        for label, program in (
+            ("mtail, equivalent program (first match wins)", mtail_program(rules)),
+            ("mtail, admin-style program (one regex per fault)", admin_mtail_program(rules)),
+        ):
             progs = tmp / f"progs-{len(peers)}"
             progs.mkdir(exist_ok=True)
             (progs / "kernel.mtail").write_text(program)
@@ -447,14 +506,32 @@ def match_readers(tmp: Path, log: Path, lines: int, with_peers: bool) -> dict[st
             result = tmp / f"mtail-{len(peers)}.prom"
             with result.open("wb") as fh:
                 wall, cpu, rss = run_measured(
-                    [mtail, "--one_shot", "--one_shot_format", "prometheus", "--progs",
-                     str(progs), "--logs", str(log), "--logtostderr"], stdout=fh)  # fmt: skip
+                    [
+                        mtail,
+                        "--one_shot",
+                        "--one_shot_format",
+                        "prometheus",
+                        "--progs",
+                        str(progs),
+                        "--logs",
+                        str(log),
+                        "--logtostderr",
+                    ],
+                    stdout=fh,
+                )
             rows[label] = {"wall": wall, "cpu": cpu, "rss": rss}
             metric = "zmon_kernel_log_events_total" if not peers else "kernel_faults_total"
             peers[label] = prom_counts(result.read_text(), metric)
-    return {"lines": lines, "bytes": log.stat().st_size, "rows": rows, "zmon": zmon_counts,
-            "parse": parse_counts, "peers": peers, "mtail": bool(mtail),
-            "peers_wanted": with_peers}  # fmt: skip
+    return {
+        "lines": lines,
+        "bytes": log.stat().st_size,
+        "rows": rows,
+        "zmon": zmon_counts,
+        "parse": parse_counts,
+        "peers": peers,
+        "mtail": bool(mtail),
+        "peers_wanted": with_peers,
+    }
 
 
 def print_kernel_log(r: dict[str, Any]) -> None:
@@ -463,44 +540,63 @@ def print_kernel_log(r: dict[str, Any]) -> None:
     rows = r["rows"]
     zmon_rates = {k: r["lines"] / v["wall"] for k, v in rows.items() if k.startswith("zmon")}
     cpu_rates = {k: r["lines"] / v["cpu"] for k, v in rows.items() if k.startswith("zmon")}
-    print("| reader | wall s | CPU s | lines/s | lines per CPU s | peak RSS MB | "
-          "zmon follower / it | zmon parse / it |")  # fmt: skip
+    print(
+        "| reader | wall s | CPU s | lines/s | lines per CPU s | peak RSS MB | "
+        "zmon follower / it | zmon parse / it |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     follow = "zmon follower (kernel_log collector, file source)"
     parse = "zmon parse kernel-log"
     for name, v in rows.items():
         rate, cpu_rate = r["lines"] / v["wall"], r["lines"] / v["cpu"]
-        ratios = [f"{zmon_rates[z] / rate:.1f}x ({cpu_rates[z] / cpu_rate:.1f}x)"
-                  for z in (follow, parse)]  # fmt: skip
+        ratios = [
+            f"{zmon_rates[z] / rate:.1f}x ({cpu_rates[z] / cpu_rate:.1f}x)" for z in (follow, parse)
+        ]
         if not r["peers_wanted"]:
             ratios = ["", ""]
-        print(f"| {name} | {v['wall']:.1f} | {v['cpu']:.1f} | {rate:,.0f} | {cpu_rate:,.0f} | "
-              f"{v['rss']:.0f} | {' | '.join(ratios)} |")  # fmt: skip
-    print("\n(ratios: zmon's lines/s over the reader's, by wall time (by CPU time); the "
-          "follower's time is from the file appearing to the last line counted)")
+        print(
+            f"| {name} | {v['wall']:.1f} | {v['cpu']:.1f} | {rate:,.0f} | {cpu_rate:,.0f} | "
+            f"{v['rss']:.0f} | {' | '.join(ratios)} |"
+        )
+    print(
+        "\n(ratios: zmon's lines/s over the reader's, by wall time (by CPU time); the "
+        "follower's time is from the file appearing to the last line counted)"
+    )
     if r["peers_wanted"] and not r["mtail"]:
         print("\nmtail is not installed (apt-get install mtail): no peer figures.")
     total = sum(r["zmon"].values())
     agree = r["zmon"] == r["parse"]
-    print(f"\nFault lines counted by zmon: {total:,} (follower and parse "
-          f"{'agree' if agree else 'DIFFER'}).")  # fmt: skip
+    print(
+        f"\nFault lines counted by zmon: {total:,} (follower and parse "
+        f"{'agree' if agree else 'DIFFER'})."
+    )
     for name, counts in r["peers"].items():
-        same = "the same counts per pattern" if counts == r["zmon"] else (
-            f"{sum(counts.values()):,} counts (a line may match several rules)"
-            if "admin" in name else f"counts differ: {dict(counts - r['zmon'])} / "
-            f"{dict(r['zmon'] - counts)}")  # fmt: skip
+        same = (
+            "the same counts per pattern"
+            if counts == r["zmon"]
+            else (
+                f"{sum(counts.values()):,} counts (a line may match several rules)"
+                if "admin" in name
+                else f"counts differ: {dict(counts - r['zmon'])} / {dict(r['zmon'] - counts)}"
+            )
+        )
         print(f"- {name}: {same}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="short pass: 60 s daemon, 64 MiB log, one repeat")  # fmt: skip
+    ap.add_argument(
+        "--quick", action="store_true", help="short pass: 60 s daemon, 64 MiB log, one repeat"
+    )
     ap.add_argument("--daemon-seconds", type=float, default=None)
     ap.add_argument("--kernel-log-bytes", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=None, help="cycles per collector and scale")
-    ap.add_argument("--peer-bytes", type=int, default=64 << 20,
-                    help="mtail and zmon side by side on this first part of the log")  # fmt: skip
+    ap.add_argument(
+        "--peer-bytes",
+        type=int,
+        default=64 << 20,
+        help="mtail and zmon side by side on this first part of the log",
+    )
     ap.add_argument("--sections", default="1,2,4", help="of 1 (with 5), 2 (with 3) and 4")
     ap.add_argument("--follow-child", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--lines", type=int, help=argparse.SUPPRESS)
@@ -514,13 +610,21 @@ def main(argv: list[str] | None = None) -> int:
     repeat = args.repeat or (1 if args.quick else 3)
     sections = set(args.sections.split(","))
     start = time.perf_counter()
-    cpu_model = next((ln.split(":", 1)[1].strip() for ln in
-                      Path("/proc/cpuinfo").read_text().splitlines()
-                      if ln.startswith("model name")), platform.machine())  # fmt: skip
+    cpu_model = next(
+        (
+            ln.split(":", 1)[1].strip()
+            for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        ),
+        platform.machine(),
+    )
     print("# zmon on a big storage host\n")
-    print(f"Machine: {os.cpu_count()} CPUs ({cpu_model}); Python {platform.python_version()}; "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the start "
-          f"{os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+    print(
+        f"Machine: {os.cpu_count()} CPUs ({cpu_model}); Python {platform.python_version()}; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the start "
+        f"{os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="zmon-bench-") as name:
         tmp = Path(name)
         coll = None
@@ -538,8 +642,10 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
         if coll:
             print_sizes(coll, SCALES[-1])
-    print(f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "
-          f"{os.getloadavg()[0]:.1f})")  # fmt: skip
+    print(
+        f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "
+        f"{os.getloadavg()[0]:.1f})"
+    )
     return 0
 
 

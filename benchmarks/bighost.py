@@ -51,6 +51,7 @@ def programs() -> list[str]:
     """The programs zmon's collectors declare (zpool, zfs, smartctl ...)."""
     return declared_binaries(collectors())
 
+
 DEMO = REPO / "zmon" / "demo" / "data" / "scenarios" / "01-healthy"
 SYNTHETIC = REPO / "tests" / "fixtures" / "disks" / "synthetic"
 POOL = "big"
@@ -147,26 +148,52 @@ class Recorder:
 
 def _leaf(rng: random.Random, name: str, parent: str, cls: str) -> dict[str, Any]:
     size = 16_000_900_661_248
-    return {"name": name, "vdev_type": "disk", "guid": rng.getrandbits(63), "path": f"/dev/{name}1",
-            "class": cls, "state": "ONLINE", "parent": parent, "rep_dev_size": size,
-            "phys_space": size, "read_errors": 0, "write_errors": 0, "checksum_errors": 0,
-            "slow_ios": 0, "trim_state": "UNTRIMMED", "trim_notsup": 0}  # fmt: skip
+    return {
+        "name": name,
+        "vdev_type": "disk",
+        "guid": rng.getrandbits(63),
+        "path": f"/dev/{name}1",
+        "class": cls,
+        "state": "ONLINE",
+        "parent": parent,
+        "rep_dev_size": size,
+        "phys_space": size,
+        "read_errors": 0,
+        "write_errors": 0,
+        "checksum_errors": 0,
+        "slow_ios": 0,
+        "trim_state": "UNTRIMMED",
+        "trim_notsup": 0,
+    }
 
 
 def _group(rng: random.Random, name: str, typ: str, cls: str, disks: list[str]) -> dict[str, Any]:
     children = {d: _leaf(rng, d, name, cls) for d in disks}
-    return {"name": name, "vdev_type": "disk", "guid": rng.getrandbits(63), "class": cls,
-            "state": "ONLINE", "parent": POOL, "alloc_space": 90_000_000_000_000,
-            "total_space": 128_000_000_000_000, "def_space": 96_000_000_000_000,
-            "rep_dev_size": 128_000_000_000_000, "read_errors": 0, "write_errors": 0,
-            "checksum_errors": 0, "vdevs": children}  # fmt: skip
+    return {
+        "name": name,
+        "vdev_type": "disk",
+        "guid": rng.getrandbits(63),
+        "class": cls,
+        "state": "ONLINE",
+        "parent": POOL,
+        "alloc_space": 90_000_000_000_000,
+        "total_space": 128_000_000_000_000,
+        "def_space": 96_000_000_000_000,
+        "rep_dev_size": 128_000_000_000_000,
+        "read_errors": 0,
+        "write_errors": 0,
+        "checksum_errors": 0,
+        "vdevs": children,
+    }
 
 
 def zpool_status_json(rng: random.Random, lay: Layout) -> str:
     """``zpool status -j --json-int -p -s -t -i -v`` (OpenZFS 2.3) of the one pool."""
     guid = rng.getrandbits(63)
-    top = {f"raidz2-{i}": _group(rng, f"raidz2-{i}", "raidz", "normal", g)
-           for i, g in enumerate(lay.data)}  # fmt: skip
+    top = {
+        f"raidz2-{i}": _group(rng, f"raidz2-{i}", "raidz", "normal", g)
+        for i, g in enumerate(lay.data)
+    }
     root = {"name": POOL, "vdev_type": "root", "guid": guid, "class": "normal",
             "state": "ONLINE", "alloc_space": 9_000_000_000_000_000,
             "total_space": 12_800_000_000_000_000, "def_space": 9_600_000_000_000_000,
@@ -195,15 +222,18 @@ def iostat_rows(lay: Layout) -> list[tuple[int, str]]:
 def zpool_get_all(template: str) -> str:
     """The demo's ``zpool get -Hp all`` of its first pool, renamed to ours."""
     first = template.split("\t", 1)[0]
-    rows = [line.split("\t", 1)[1] for line in template.splitlines()
-            if line.startswith(first + "\t")]  # fmt: skip
+    rows = [
+        line.split("\t", 1)[1] for line in template.splitlines() if line.startswith(first + "\t")
+    ]
     return "".join(f"{POOL}\t{row}\n" for row in rows)
 
 
 def zpool_list_cols() -> str:
     size, alloc = 12_800_000_000_000_000, 9_000_000_000_000_000
-    return (f"{POOL}\t{size}\t{alloc}\t{size - alloc}\t-\t-\t12\t70\t1.00\tONLINE\t-\t"
-            "15239731439872754938\n")  # fmt: skip
+    return (
+        f"{POOL}\t{size}\t{alloc}\t{size - alloc}\t-\t-\t12\t70\t1.00\tONLINE\t-\t"
+        "15239731439872754938\n"
+    )
 
 
 # ---- datasets
@@ -221,11 +251,12 @@ def datasets(shape: Shape, rng: random.Random) -> tuple[list[str], str, str]:
         kind = "volume" if i % 50 == 49 else "filesystem"
         used = rng.randrange(1 << 30, 1 << 40)
         volsize = str(1 << 40) if kind == "volume" else "-"
-        rows.append(f"{name}\t{kind}\t{used}\t{1 << 50}\t{used}\t1.35\t1.35\t0\t0\t0\t0\t"
-                    f"{used * 2}\t{used * 2}\t{used // 10}\t{used // 20}\t{used}\t0\t0\t"
-                    f"{volsize}\n")  # fmt: skip
-    snaps = [f"{names[i % len(names)]}@auto-{i // len(names):04d}"
-             for i in range(shape.snapshots)]  # fmt: skip
+        rows.append(
+            f"{name}\t{kind}\t{used}\t{1 << 50}\t{used}\t1.35\t1.35\t0\t0\t0\t0\t"
+            f"{used * 2}\t{used * 2}\t{used // 10}\t{used // 20}\t{used}\t0\t0\t"
+            f"{volsize}\n"
+        )
+    snaps = [f"{names[i % len(names)]}@auto-{i // len(names):04d}" for i in range(shape.snapshots)]
     return names, "".join(rows), "".join(s + "\n" for s in snaps)
 
 
@@ -235,8 +266,11 @@ def objset_kstat(template: str, name: str, rng: random.Random) -> str:
         parts = line.split()
         if len(parts) == 3 and parts[0] == "dataset_name":
             line = f"{'dataset_name':<32}7    {name}"
-        elif len(parts) == 3 and parts[1] == "4" and parts[0] in ("writes", "reads", "nread",
-                                                                  "nwritten"):  # fmt: skip
+        elif (
+            len(parts) == 3
+            and parts[1] == "4"
+            and parts[0] in ("writes", "reads", "nread", "nwritten")
+        ):
             line = f"{parts[0]:<32}4    {rng.randrange(1 << 40)}"
         out.append(line)
     return "\n".join(out) + "\n"
@@ -267,8 +301,11 @@ def smart_report(template: dict[str, Any], path: str, dtype: str, serial: str) -
     doc = json.loads(json.dumps(template))
     argv = ["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", dtype, path]
     doc["smartctl"]["argv"] = argv
-    doc["device"] = {**doc.get("device", {}), "name": path,
-                     "info_name": path + (" [SAT]" if dtype == "sat" else "")}  # fmt: skip
+    doc["device"] = {
+        **doc.get("device", {}),
+        "name": path,
+        "info_name": path + (" [SAT]" if dtype == "sat" else ""),
+    }
     if "serial_number" in doc:
         doc["serial_number"] = serial
     return json.dumps(doc, separators=(",", ":"))
@@ -287,8 +324,12 @@ class BigHost:
 
     @property
     def paths(self) -> Paths:
-        return Paths(procfs=self.root / "proc", sysfs=self.root / "sys",
-                     rootfs=self.root / "rootfs", state_dir=self.root / "state")  # fmt: skip
+        return Paths(
+            procfs=self.root / "proc",
+            sysfs=self.root / "sys",
+            rootfs=self.root / "rootfs",
+            state_dir=self.root / "state",
+        )
 
     @property
     def kernel_log(self) -> Path:
@@ -305,8 +346,9 @@ class BigHost:
                 collectors[name] = replace(old, options={**old.options, **options})
 
         tune("kernel_log", source="file", files=["/" + KERN_LOG])
-        return replace(cfg, paths=self.paths, binaries=binaries, platform="linux",
-                       collectors=collectors)  # fmt: skip
+        return replace(
+            cfg, paths=self.paths, binaries=binaries, platform="linux", collectors=collectors
+        )
 
     def config_toml(self, listen: str = "127.0.0.1:0") -> str:
         """A ``zmon serve`` configuration for this host: default intervals and options."""
@@ -342,20 +384,26 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
     get_all = zpool_get_all((DEMO / "zpool-get-Hp-all.txt").read_text())
     rec.add(["zpool", "get", "-Hp", "all"], get_all)
     rec.add(["zpool", "get", "-Hp", "guid"], f"{POOL}\tguid\t15239731439872754938\t-\n")
-    cols = ("name,size,allocated,free,checkpoint,expandsize,fragmentation,capacity,dedupratio,"
-            "health,altroot,guid")
+    cols = (
+        "name,size,allocated,free,checkpoint,expandsize,fragmentation,capacity,dedupratio,"
+        "health,altroot,guid"
+    )
     rec.add(["zpool", "list", "-Hp", "-o", cols], zpool_list_cols())
-    rec.add(["zpool", "status", "-D", "-p"],
-            f"  pool: {POOL}\n state: ONLINE\n\nerrors: No known data errors\n\n"
-            " dedup: no DDT entries\n")  # fmt: skip
+    rec.add(
+        ["zpool", "status", "-D", "-p"],
+        f"  pool: {POOL}\n state: ONLINE\n\nerrors: No known data errors\n\n"
+        " dedup: no DDT entries\n",
+    )
     rec.add(["zpool", "version", "-j"], (DEMO / "zpool-version.json").read_text())
     rec.add(["zfs", "version"], (DEMO / "zfs-version.txt").read_text())
 
     # datasets
     names, listing, snaps = datasets(shape, rng)
-    dcols = ("name,type,used,available,referenced,compressratio,refcompressratio,quota,"
-             "refquota,reservation,refreservation,logicalused,logicalreferenced,written,"
-             "usedbysnapshots,usedbydataset,usedbychildren,usedbyrefreservation,volsize")
+    dcols = (
+        "name,type,used,available,referenced,compressratio,refcompressratio,quota,"
+        "refquota,reservation,refreservation,logicalused,logicalreferenced,written,"
+        "usedbysnapshots,usedbydataset,usedbychildren,usedbyrefreservation,volsize"
+    )
     rec.add(["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", dcols], listing)
     rec.add(["zfs", "list", "-H", "-t", "snapshot", "-o", "name"], snaps)
 
@@ -384,13 +432,30 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
     devices = []
     for i, name in enumerate(lay.disks):
         host = i
-        devices.append({"name": name, "type": "disk", "tran": "sata", "hctl": f"{host}:0:0:0",
-                        "model": "BIG HDD 16TB", "serial": f"BIG{i:06d}", "rev": "SN04",
-                        "vendor": "ATA", "maj:min": f"{8 + i // 16}:{(i % 16) * 16}",
-                        "size": 16_000_900_661_248, "rota": True, "log-sec": 512,
-                        "phy-sec": 4096, "children": [{"name": name + "1",
+        devices.append(
+            {
+                "name": name,
+                "type": "disk",
+                "tran": "sata",
+                "hctl": f"{host}:0:0:0",
+                "model": "BIG HDD 16TB",
+                "serial": f"BIG{i:06d}",
+                "rev": "SN04",
+                "vendor": "ATA",
+                "maj:min": f"{8 + i // 16}:{(i % 16) * 16}",
+                "size": 16_000_900_661_248,
+                "rota": True,
+                "log-sec": 512,
+                "phy-sec": 4096,
+                "children": [
+                    {
+                        "name": name + "1",
                         "maj:min": f"{8 + i // 16}:{(i % 16) * 16 + 1}",
-                        "size": 16_000_898_564_096}]})  # fmt: skip
+                        "size": 16_000_898_564_096,
+                    }
+                ],
+            }
+        )
     BlockTree(root).build({"blockdevices": devices})
 
     # SMART
@@ -408,8 +473,11 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
         scan["devices"].append({"name": path, "info_name": info, "type": dtype, "protocol": proto})
         report = smart_report(templates[kind], path, dtype, f"S{rng.getrandbits(40):010X}")
         status = int(templates[kind]["smartctl"].get("exit_status", 0))
-        rec.add(["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", dtype, path],
-                report, status)  # fmt: skip
+        rec.add(
+            ["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", dtype, path],
+            report,
+            status,
+        )
     rec.add(["smartctl", "--scan-open", "--json=c"], json.dumps(scan, separators=(",", ":")))
     rec.close()
 
@@ -454,20 +522,27 @@ def write_kernel_log(path: Path, size: int, seed: int = 17, fault_ratio: float =
         if rng.random() < fault_ratio / 25:
             p, letter = rng.randrange(8), "abcdefgh"[rng.randrange(8)]
             for _ in range(rng.randrange(5, 50)):
-                block.append(rng.choice(FAULTS).format(n=rng.randrange(100000), h="00", p=p,
-                                                       l=letter))  # fmt: skip
+                block.append(
+                    rng.choice(FAULTS).format(n=rng.randrange(100000), h="00", p=p, l=letter)
+                )
         else:
-            block.append(rng.choice(NOISE).format(n=rng.randrange(100000),
-                                                  h=f"{rng.randrange(256):02x}",
-                                                  p=rng.randrange(8),
-                                                  l="abcdefgh"[rng.randrange(8)]))  # fmt: skip
+            block.append(
+                rng.choice(NOISE).format(
+                    n=rng.randrange(100000),
+                    h=f"{rng.randrange(256):02x}",
+                    p=rng.randrange(8),
+                    l="abcdefgh"[rng.randrange(8)],
+                )
+            )
     written = lines = 0
     with open(path, "w") as fh:
         rep = 0
         while written < size:
             stamp = f"May  {2 + rep % 27:2d} "
-            chunk = "".join(f"{stamp}{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d} nas "
-                            f"{body}\n" for i, body in enumerate(block))  # fmt: skip
+            chunk = "".join(
+                f"{stamp}{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d} nas {body}\n"
+                for i, body in enumerate(block)
+            )
             if written + len(chunk) > size:
                 chunk = chunk[: chunk.rfind("\n", 0, size - written) + 1]
                 if not chunk:
@@ -497,8 +572,9 @@ class RecordedRunner:
     def binary(self, name: str) -> str:
         return str(self.root / "bin" / name)
 
-    def run(self, argv: Sequence[str], *, timeout: float | None = None,
-            stdin: bytes | None = None) -> CommandResult:  # fmt: skip
+    def run(
+        self, argv: Sequence[str], *, timeout: float | None = None, stdin: bytes | None = None
+    ) -> CommandResult:
         key = tuple(argv)
         found = self.table.get(key)
         if found is None:
@@ -516,8 +592,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernel-log-bytes", type=int, default=0)
     args = ap.parse_args(argv)
     host = build_host(args.root, args.vdevs, args.seed, args.kernel_log_bytes)
-    flags = [f"--path.procfs={host.paths.procfs}", f"--path.sysfs={host.paths.sysfs}",
-             f"--path.rootfs={host.paths.rootfs}"]  # fmt: skip
+    flags = [
+        f"--path.procfs={host.paths.procfs}",
+        f"--path.sysfs={host.paths.sysfs}",
+        f"--path.rootfs={host.paths.rootfs}",
+    ]
     flags += [f"--binary.{b}={host.root / 'bin' / b}" for b in programs()]
     print(" ".join(flags))
     return 0

@@ -55,14 +55,18 @@ S(("127.0.0.1", int(sys.argv[2])), H).serve_forever()
     "cheroot 10 threads": """
 import sys
 from cheroot import wsgi
-""" + WSGI_APP + """
+"""
+    + WSGI_APP
+    + """
 wsgi.Server(("127.0.0.1", int(sys.argv[2])), app, numthreads=10, request_queue_size=4096,
             timeout=10).safe_start()
 """,
     "waitress 4 threads (no TLS)": """
 import sys
 import waitress
-""" + WSGI_APP + """
+"""
+    + WSGI_APP
+    + """
 waitress.serve(app, host="127.0.0.1", port=int(sys.argv[2]), threads=4, backlog=4096,
                connection_limit=1000, channel_timeout=10, _quiet=True)
 """,
@@ -98,21 +102,27 @@ def main(seconds: float = 5.0) -> None:
         payload = Path(tmp) / "payload"
         payload.write_bytes(zmon_exposition(Path(tmp)))
         print(f"payload: {payload.stat().st_size} bytes; {seconds:g} s per wrk run\n")
-        print(f"{'server':42} {'clients':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
-              f"{'req/s':>8} {'err':>5} {'t/o':>5}")  # fmt: skip
+        print(
+            f"{'server':42} {'clients':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
+            f"{'req/s':>8} {'err':>5} {'t/o':>5}"
+        )
         idle_rows = []
         for name, code in CANDIDATES.items():
             port = free_port()
-            proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), str(payload),
-                                     str(port)], cwd=Path(__file__).resolve().parents[1],
-                                    stderr=subprocess.PIPE)  # fmt: skip
+            proc = subprocess.Popen(
+                [sys.executable, "-c", textwrap.dedent(code), str(payload), str(port)],
+                cwd=Path(__file__).resolve().parents[1],
+                stderr=subprocess.PIPE,
+            )
             try:
                 wait_port(port)
                 url = f"http://127.0.0.1:{port}/metrics"
                 for clients in (10, 200):
                     r = wrk(url, clients, seconds)
-                    print(f"{name:42} {clients:7} {r.p50_ms:8.2f} {r.p99_ms:8.2f} "
-                          f"{r.max_ms:8.1f} {r.rps:8.0f} {r.errors:5} {r.timeouts:5}")
+                    print(
+                        f"{name:42} {clients:7} {r.p50_ms:8.2f} {r.p99_ms:8.2f} "
+                        f"{r.max_ms:8.1f} {r.rps:8.0f} {r.errors:5} {r.timeouts:5}"
+                    )
                 try:
                     base, loaded = idle_delay_ms(port, 200, half_request=True)
                 except (OSError, RuntimeError) as exc:

@@ -19,9 +19,11 @@ from zmon.collectors.iostat import HISTOGRAM_MODES, iostat_metrics  # noqa: E402
 from zmon.parsers.pow2_histogram import BUCKET_SETS  # noqa: E402
 from zmon.parsers.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat  # noqa: E402
 
-TOP = ("capacity operations bandwidth total_wait disk_wait syncq_wait asyncq_wait scrub trim "
-       "rebuild syncq_read syncq_write asyncq_read asyncq_write scrubq_read trimq_write "
-       "rebuildq_write")  # fmt: skip
+TOP = (
+    "capacity operations bandwidth total_wait disk_wait syncq_wait asyncq_wait scrub trim "
+    "rebuild syncq_read syncq_write asyncq_read asyncq_write scrubq_read trimq_write "
+    "rebuildq_write"
+)
 BOTTOM = "pool alloc free" + " read write" * 6 + " wait" * 3 + " pend activ" * 7
 HISTO_TOP = "total_wait disk_wait syncq_wait asyncq_wait"
 HISTO_BOTTOM = "latency" + " read write" * 4 + " scrub trim rebuild"
@@ -93,12 +95,16 @@ def main() -> None:
     tops = sum(1 for d, _ in rows if d == 1)
     figures, table_size, histo_size = measure(leaves)
     print(f"host: 1 pool, {tops} raidz2 top-level vdevs, {leaves} leaf vdevs ({len(rows)} rows)")
-    print(f"zpool iostat -v -p -l -q output: {table_size / 1024:.0f} KiB; "
-          f"zpool iostat -p -w -v output: {histo_size / 1024:.0f} KiB")  # fmt: skip
+    print(
+        f"zpool iostat -v -p -l -q output: {table_size / 1024:.0f} KiB; "
+        f"zpool iostat -p -w -v output: {histo_size / 1024:.0f} KiB"
+    )
     print(f"{'histograms':<10} {'buckets':<7} {'series':>8} {'histogram':>10} {'parse+build':>12}")
     for f in figures:
-        print(f"{f.mode:<10} {f.buckets:<7} {f.series:>8} {f.histogram_series:>10} "
-              f"{f.parse_seconds * 1000:>10.0f}ms")  # fmt: skip
+        print(
+            f"{f.mode:<10} {f.buckets:<7} {f.series:>8} {f.histogram_series:>10} "
+            f"{f.parse_seconds * 1000:>10.0f}ms"
+        )
 
 
 if __name__ == "__main__":

@@ -91,9 +91,11 @@ def generate(path: Path, lines: int, fault_ratio: float, seed: int = 42) -> None
         for i in range(lines):
             pool = FAULTS if rng.random() < fault_ratio else NOISE
             body = rng.choice(pool).format(
-                n=rng.randrange(100000), h=f"{rng.randrange(256):02x}", p=rng.randrange(8),
+                n=rng.randrange(100000),
+                h=f"{rng.randrange(256):02x}",
+                p=rng.randrange(8),
                 l="abcdefgh"[rng.randrange(8)],
-            )  # fmt: skip
+            )
             fh.write(f"May  2 10:{i // 60 % 60:02d}:{i % 60:02d} nas {body}\n")
 
 
@@ -196,10 +198,23 @@ def mtail_program(rules: list[Rule]) -> str:
 def run_mtail(mtail: str, progs: Path, log: Path) -> tuple[float, Counter[str]]:
     start = time.perf_counter()
     res = subprocess.run(
-        [mtail, "--one_shot", "--one_shot_format", "prometheus", "--progs", str(progs),
-         "--logs", str(log), "--logtostderr", "--port", "0"],  # no fixed port: runs in parallel
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            mtail,
+            "--one_shot",
+            "--one_shot_format",
+            "prometheus",
+            "--progs",
+            str(progs),
+            "--logs",
+            str(log),
+            "--logtostderr",
+            "--port",
+            "0",
+        ],  # no fixed port: runs in parallel
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     elapsed = time.perf_counter() - start
     if res.returncode != 0:
         raise RuntimeError(f"mtail failed: {res.stderr.strip()[-500:]}")
@@ -240,14 +255,18 @@ def main(argv: list[str] | None = None) -> int:
         # (name, seconds, lines, counts, counts comparable with zmon's on the same input)
         results: list[tuple[str, float, int, Counter[str], Counter[str] | None]] = []
         secs, lines, zmon_found = run_zmon(log, PatternSet(rules))
-        results.append(("zmon scanner (chunk keywords + rule regex)", secs, lines, zmon_found,
-                        zmon_found))  # fmt: skip
+        results.append(
+            ("zmon scanner (chunk keywords + rule regex)", secs, lines, zmon_found, zmon_found)
+        )
         _, head_lines, zmon_head = run_zmon(head, PatternSet(rules))
-        for prefilter, name in ((False, "per-line combined regex"),
-                                (True, "per-line keyword test + combined regex")):  # fmt: skip
+        for prefilter, name in (
+            (False, "per-line combined regex"),
+            (True, "per-line keyword test + combined regex"),
+        ):
             secs, _, found = run_per_line(head, rules, prefilter)
-            results.append((f"{name} (first {head_lines} lines)", secs, head_lines, found,
-                            zmon_head))  # fmt: skip
+            results.append(
+                (f"{name} (first {head_lines} lines)", secs, head_lines, found, zmon_head)
+            )
         if args.mtail:
             progs = Path(tmp) / "progs"
             progs.mkdir()
@@ -256,15 +275,25 @@ def main(argv: list[str] | None = None) -> int:
             empty.write_text("")
             startup, _ = run_mtail(args.mtail, progs, empty)
             secs, found = run_mtail(args.mtail, progs, log)
-            results.append((f"mtail --one_shot (incl. {startup:.2f}s start-up)", secs, lines,
-                            found, zmon_found))  # fmt: skip
-            results.append(("mtail --one_shot, start-up subtracted", secs - startup, lines,
-                            found, zmon_found))  # fmt: skip
+            results.append(
+                (
+                    f"mtail --one_shot (incl. {startup:.2f}s start-up)",
+                    secs,
+                    lines,
+                    found,
+                    zmon_found,
+                )
+            )
+            results.append(
+                ("mtail --one_shot, start-up subtracted", secs - startup, lines, found, zmon_found)
+            )
         else:
             print("mtail not found (apt-get install mtail): skipped")
         size = log.stat().st_size
-        print(f"{lines} lines, {size / 1e6:.1f} MB, {sum(zmon_found.values())} fault lines, "
-              f"Python {sys.version.split()[0]}")  # fmt: skip
+        print(
+            f"{lines} lines, {size / 1e6:.1f} MB, {sum(zmon_found.values())} fault lines, "
+            f"Python {sys.version.split()[0]}"
+        )
         base = lines / results[0][1]
         print(f"{'engine':60} {'seconds':>8} {'lines/s':>11} {'zmon is x faster':>17}")
         for name, secs, n, found, expect in results:

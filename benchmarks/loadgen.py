@@ -63,12 +63,23 @@ def wrk(url: str, clients: int, seconds: float, headers: dict[str, str] | None =
     if not exe:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
     threads = max(1, min(clients, 2))
-    cmd = [exe, "-t", str(threads), "-c", str(clients), "-d", f"{seconds:g}s", "--latency",
-           "--timeout", "10s"]  # fmt: skip
+    cmd = [
+        exe,
+        "-t",
+        str(threads),
+        "-c",
+        str(clients),
+        "-d",
+        f"{seconds:g}s",
+        "--latency",
+        "--timeout",
+        "10s",
+    ]
     for k, v in (headers or {}).items():
         cmd += ["-H", f"{k}: {v}"]
-    out = subprocess.run([*cmd, url], capture_output=True, text=True, timeout=seconds + 60,
-                         check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [*cmd, url], capture_output=True, text=True, timeout=seconds + 60, check=True
+    ).stdout
     num = r"([\d.]+(?:us|ms|s|m))"
     lat = re.search(rf"Latency\s+{num}\s+{num}\s+{num}", out)
     p50 = re.search(rf"50%\s+{num}", out)
@@ -83,15 +94,23 @@ def wrk(url: str, clients: int, seconds: float, headers: dict[str, str] | None =
     sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     errors = (sum(int(sock.group(i)) for i in (1, 2, 3)) if sock else 0) + (
-        int(non2xx.group(1)) if non2xx else 0)  # fmt: skip
-    return Run(clients, _ms(p50.group(1)) if p50 else nan, _ms(p99.group(1)) if p99 else nan,
-               _ms(lat.group(3)) if lat else nan,
-               int(total.group(1)), errors, int(sock.group(4)) if sock else 0,
-               float(rps.group(1)))  # fmt: skip
+        int(non2xx.group(1)) if non2xx else 0
+    )
+    return Run(
+        clients,
+        _ms(p50.group(1)) if p50 else nan,
+        _ms(p99.group(1)) if p99 else nan,
+        _ms(lat.group(3)) if lat else nan,
+        int(total.group(1)),
+        errors,
+        int(sock.group(4)) if sock else 0,
+        float(rps.group(1)),
+    )
 
 
-def scrape_latency_ms(port: int, samples: int = 50, tls: ssl.SSLContext | None = None,
-                      path: str = "/metrics") -> float:  # fmt: skip
+def scrape_latency_ms(
+    port: int, samples: int = 50, tls: ssl.SSLContext | None = None, path: str = "/metrics"
+) -> float:
     """Median time of one scrape on a fresh connection (what a Prometheus scrape after a
     reconnect costs), in milliseconds."""
     times = []

@@ -63,25 +63,57 @@ def zmon_config(tmp: Path) -> Path:
 
 
 def zmon_args(tmp: Path) -> list[str]:
-    return ["--config", str(zmon_config(tmp)), "--path.procfs", str(fake_procfs(tmp)),
-            "--path.sysfs", str(tmp / "sys"), "--path.state-dir", str(tmp / "state"),
-            "--log.level", "warning"]  # fmt: skip
+    return [
+        "--config",
+        str(zmon_config(tmp)),
+        "--path.procfs",
+        str(fake_procfs(tmp)),
+        "--path.sysfs",
+        str(tmp / "sys"),
+        "--path.state-dir",
+        str(tmp / "state"),
+        "--log.level",
+        "warning",
+    ]
 
 
 def zmon_exposition(tmp: Path) -> bytes:
     """What zmon serves for the benchmark tree (used as the candidates' payload too)."""
-    out = subprocess.run([sys.executable, "-m", "zmon.cli", "collect", "--once", *zmon_args(tmp)],
-                         capture_output=True, check=True, cwd=ROOT)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "zmon.cli", "collect", "--once", *zmon_args(tmp)],
+        capture_output=True,
+        check=True,
+        cwd=ROOT,
+    )
     return out.stdout
 
 
 def tls_files(tmp: Path) -> Path:
     """A self-signed certificate for 127.0.0.1 and a web config file using it."""
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
-                    "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", str(tmp / "key.pem"), "-out", str(tmp / "cert.pem")],
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(tmp / "key.pem"),
+            "-out",
+            str(tmp / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     web = tmp / "web.yml"
     web.write_text("tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n")
     return web
@@ -91,8 +123,13 @@ class Server:
     def __init__(self, name: str, cmd: list[str], port: int) -> None:
         self.name = name
         self.port = port
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_port(port)
 
     def stop(self) -> None:
@@ -111,8 +148,9 @@ def _ratio(a: float, b: float) -> str:
 def main(seconds: float = 10.0) -> int:
     exe = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
     if not exe:
-        raise SystemExit("node_exporter is not installed "
-                         "(apt-get install prometheus-node-exporter)")
+        raise SystemExit(
+            "node_exporter is not installed (apt-get install prometheus-node-exporter)"
+        )
     version = subprocess.run([exe, "--version"], capture_output=True, text=True)
     print((version.stdout or version.stderr).splitlines()[0])
     with tempfile.TemporaryDirectory(prefix="zmon-bench-") as d:
@@ -121,45 +159,92 @@ def main(seconds: float = 10.0) -> int:
         servers = []
         try:
             p = free_port()
-            servers.append(Server("node_exporter", [
-                exe, "--collector.disable-defaults", "--collector.zfs", f"--path.procfs={proc}",
-                f"--web.listen-address=127.0.0.1:{p}"], p))  # fmt: skip
+            servers.append(
+                Server(
+                    "node_exporter",
+                    [
+                        exe,
+                        "--collector.disable-defaults",
+                        "--collector.zfs",
+                        f"--path.procfs={proc}",
+                        f"--web.listen-address=127.0.0.1:{p}",
+                    ],
+                    p,
+                )
+            )
             p = free_port()
-            servers.append(Server("zmon", [sys.executable, "-m", "zmon.cli", "serve",
-                                           "--web.listen-address", f"127.0.0.1:{p}",
-                                           *zmon_args(tmp)], p))  # fmt: skip
+            servers.append(
+                Server(
+                    "zmon",
+                    [
+                        sys.executable,
+                        "-m",
+                        "zmon.cli",
+                        "serve",
+                        "--web.listen-address",
+                        f"127.0.0.1:{p}",
+                        *zmon_args(tmp),
+                    ],
+                    p,
+                )
+            )
             p = free_port()
-            servers.append(Server("zmon TLS", [sys.executable, "-m", "zmon.cli", "serve",
-                                               "--web.listen-address", f"127.0.0.1:{p}",
-                                               "--web.config.file", str(tls_files(tmp)),
-                                               *zmon_args(tmp)], p))  # fmt: skip
+            servers.append(
+                Server(
+                    "zmon TLS",
+                    [
+                        sys.executable,
+                        "-m",
+                        "zmon.cli",
+                        "serve",
+                        "--web.listen-address",
+                        f"127.0.0.1:{p}",
+                        "--web.config.file",
+                        str(tls_files(tmp)),
+                        *zmon_args(tmp),
+                    ],
+                    p,
+                )
+            )
             ne, zm, zt = servers
             import urllib.request
 
-            sizes = {s.name: len(urllib.request.urlopen(
-                f"http://127.0.0.1:{s.port}/metrics").read()) for s in (ne, zm)}  # fmt: skip
-            print(f"payload: node_exporter {sizes['node_exporter']} bytes, zmon {sizes['zmon']} "
-                  f"bytes; wrk {seconds:g} s per run, keep-alive\n")
+            sizes = {
+                s.name: len(urllib.request.urlopen(f"http://127.0.0.1:{s.port}/metrics").read())
+                for s in (ne, zm)
+            }
+            print(
+                f"payload: node_exporter {sizes['node_exporter']} bytes, zmon {sizes['zmon']} "
+                f"bytes; wrk {seconds:g} s per run, keep-alive\n"
+            )
             results: dict[str, list[Run]] = {s.name: [] for s in servers}
             for clients in CLIENTS:
                 for s in servers:
                     scheme = "https" if s.name.endswith("TLS") else "http"
-                    results[s.name].append(wrk(f"{scheme}://127.0.0.1:{s.port}/metrics",
-                                               clients, seconds))  # fmt: skip
-            print("| clients | node_exporter p50 / p99 / max ms | zmon p50 / p99 / max ms "
-                  "| zmon/NE p50, p99 | zmon TLS p50 / p99 / max ms | errors+timeouts NE / zmon "
-                  "/ zmon TLS | req/s NE / zmon / TLS |")
+                    results[s.name].append(
+                        wrk(f"{scheme}://127.0.0.1:{s.port}/metrics", clients, seconds)
+                    )
+            print(
+                "| clients | node_exporter p50 / p99 / max ms | zmon p50 / p99 / max ms "
+                "| zmon/NE p50, p99 | zmon TLS p50 / p99 / max ms | errors+timeouts NE / zmon "
+                "/ zmon TLS | req/s NE / zmon / TLS |"
+            )
             print("|---|---|---|---|---|---|---|")
-            for a, b, c in zip(results["node_exporter"], results["zmon"], results["zmon TLS"],
-                               strict=True):  # fmt: skip
-                print(f"| {a.clients} | {a.p50_ms:.2f} / {a.p99_ms:.2f} / {a.max_ms:.1f} "
-                      f"| {b.p50_ms:.2f} / {b.p99_ms:.2f} / {b.max_ms:.1f} "
-                      f"| {_ratio(b.p50_ms, a.p50_ms)}, {_ratio(b.p99_ms, a.p99_ms)} "
-                      f"| {c.p50_ms:.2f} / {c.p99_ms:.2f} / {c.max_ms:.1f} "
-                      f"| {a.errors}+{a.timeouts} / {b.errors}+{b.timeouts} / "
-                      f"{c.errors}+{c.timeouts} | {a.rps:.0f} / {b.rps:.0f} / {c.rps:.0f} |")
-            print("\nmedian scrape on a new connection, alone and beside 200 idle half-open "
-                  "connections (connected, nothing sent)")
+            for a, b, c in zip(
+                results["node_exporter"], results["zmon"], results["zmon TLS"], strict=True
+            ):
+                print(
+                    f"| {a.clients} | {a.p50_ms:.2f} / {a.p99_ms:.2f} / {a.max_ms:.1f} "
+                    f"| {b.p50_ms:.2f} / {b.p99_ms:.2f} / {b.max_ms:.1f} "
+                    f"| {_ratio(b.p50_ms, a.p50_ms)}, {_ratio(b.p99_ms, a.p99_ms)} "
+                    f"| {c.p50_ms:.2f} / {c.p99_ms:.2f} / {c.max_ms:.1f} "
+                    f"| {a.errors}+{a.timeouts} / {b.errors}+{b.timeouts} / "
+                    f"{c.errors}+{c.timeouts} | {a.rps:.0f} / {b.rps:.0f} / {c.rps:.0f} |"
+                )
+            print(
+                "\nmedian scrape on a new connection, alone and beside 200 idle half-open "
+                "connections (connected, nothing sent)"
+            )
             print("| server | alone ms | beside 200 idle ms | delay ms | RSS / peak MiB |")
             print("|---|---|---|---|---|")
             for s in servers:
@@ -168,8 +253,10 @@ def main(seconds: float = 10.0) -> int:
                     tls = ssl.create_default_context(cafile=str(tmp / "cert.pem"))
                 base, loaded = _idle(s.port, tls)
                 rss, peak = rss_mib(s.proc.pid)
-                print(f"| {s.name} | {base:.2f} | {loaded:.2f} | {loaded - base:+.2f} "
-                      f"| {rss:.1f} / {peak:.1f} |")
+                print(
+                    f"| {s.name} | {base:.2f} | {loaded:.2f} | {loaded - base:+.2f} "
+                    f"| {rss:.1f} / {peak:.1f} |"
+                )
         finally:
             for s in servers:
                 s.stop()

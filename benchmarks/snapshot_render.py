@@ -62,12 +62,16 @@ def main(series: int = 2000, collectors: int = 15) -> None:
     size = len(snap.exposition.text)
     print(f"{collectors} collectors x {series} series, exposition {size / 1024:.0f} KiB")
     print(f"  full render of every family (before):    {full * 1000:8.1f} ms per collector run")
-    print(f"  publish one run + join (now):            {(one_run + join) * 1000:8.1f} ms "
-          f"({one_run * 1000:.1f} render own families + {join * 1000:.1f} join and gzip)")
+    print(
+        f"  publish one run + join (now):            {(one_run + join) * 1000:8.1f} ms "
+        f"({one_run * 1000:.1f} render own families + {join * 1000:.1f} join and gzip)"
+    )
     print(f"  ratio before/now:                        {full / (one_run + join):8.1f}x")
-    print(f"  one cycle of all {collectors} collectors, before: {full * collectors * 1000:.0f} ms "
-          f"of renders in a row; now: {(one_run * collectors + join) * 1000:.0f} ms, spread "
-          "over the collectors' own threads, joins coalesced")
+    print(
+        f"  one cycle of all {collectors} collectors, before: {full * collectors * 1000:.0f} ms "
+        f"of renders in a row; now: {(one_run * collectors + join) * 1000:.0f} ms, spread "
+        "over the collectors' own threads, joins coalesced"
+    )
 
 
 if __name__ == "__main__":

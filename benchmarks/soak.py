@@ -24,9 +24,25 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = [f"--collector.{name}.interval" for name in (
-    "arc", "zpool", "zpool_list", "datasets", "iostat", "zfs_kstats", "pool_kstats", "txg",
-    "dedup", "devices", "smart", "ups", "zpool_events", "kernel_log")]  # fmt: skip
+FAST = [
+    f"--collector.{name}.interval"
+    for name in (
+        "arc",
+        "zpool",
+        "zpool_list",
+        "datasets",
+        "iostat",
+        "zfs_kstats",
+        "pool_kstats",
+        "txg",
+        "dedup",
+        "devices",
+        "smart",
+        "ups",
+        "zpool_events",
+        "kernel_log",
+    )
+]
 
 
 def free_port() -> int:
@@ -38,8 +54,9 @@ def free_port() -> int:
 def sample(pid: int) -> dict[str, float]:
     status = Path(f"/proc/{pid}/status").read_text()
     rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
-    threads = next(int(line.split()[1]) for line in status.splitlines()
-                   if line.startswith("Threads"))  # fmt: skip
+    threads = next(
+        int(line.split()[1]) for line in status.splitlines() if line.startswith("Threads")
+    )
     fds = len(os.listdir(f"/proc/{pid}/fd"))
     kids = 0
     for task in os.listdir(f"/proc/{pid}/task"):
@@ -68,11 +85,27 @@ def main() -> int:
     state = tempfile.mkdtemp(prefix="zmon-soak-")
     flags = [x for f in FAST for x in (f, str(args.interval))]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zmon.cli", "serve", "--demo", "--web.listen-address",
-         f"127.0.0.1:{port}", "--path.state-dir", state, "--log.level", "warning",
-         "--demo.phase-seconds", "30", *flags],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "zmon.cli",
+            "serve",
+            "--demo",
+            "--web.listen-address",
+            f"127.0.0.1:{port}",
+            "--path.state-dir",
+            state,
+            "--log.level",
+            "warning",
+            "--demo.phase-seconds",
+            "30",
+            *flags,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}/metrics"
     deadline = time.monotonic() + 30
     while True:
@@ -103,8 +136,10 @@ def main() -> int:
     start = time.monotonic()
     times: list[float] = []
     series: dict[str, list[float]] = {}
-    print(f"{'t (s)':>8} {'RSS MiB':>9} {'fds':>6} {'threads':>8} {'children':>9} "
-          f"{'scrapes':>9} {'errors':>7}")  # fmt: skip
+    print(
+        f"{'t (s)':>8} {'RSS MiB':>9} {'fds':>6} {'threads':>8} {'children':>9} "
+        f"{'scrapes':>9} {'errors':>7}"
+    )
     try:
         while time.monotonic() - start < args.seconds and proc.poll() is None:
             time.sleep(every)
@@ -115,8 +150,11 @@ def main() -> int:
                 series.setdefault(k, []).append(v)
             with lock:
                 ok, err = counts["ok"], counts["error"]
-            print(f"{now:8.0f} {s['rss_mib']:9.1f} {s['fds']:6.0f} {s['threads']:8.0f} "
-                  f"{s['children']:9.0f} {ok:9d} {err:7d}", flush=True)  # fmt: skip
+            print(
+                f"{now:8.0f} {s['rss_mib']:9.1f} {s['fds']:6.0f} {s['threads']:8.0f} "
+                f"{s['children']:9.0f} {ok:9d} {err:7d}",
+                flush=True,
+            )
     finally:
         stop.set()
         if proc.poll() is None:
@@ -126,8 +164,10 @@ def main() -> int:
     skip = len(times) // 10
     print("\nslope per hour after warm-up (a leak shows as a steady rise):")
     for key, values in series.items():
-        print(f"  {key:9} {slope_per_hour(times[skip:], values[skip:]):+10.2f} /h   "
-              f"first {values[skip]:.1f}  last {values[-1]:.1f}")  # fmt: skip
+        print(
+            f"  {key:9} {slope_per_hour(times[skip:], values[skip:]):+10.2f} /h   "
+            f"first {values[skip]:.1f}  last {values[-1]:.1f}"
+        )
     print(f"  scrapes   {counts['ok']} ok, {counts['error']} failed")
     return 0 if proc.returncode in (0, -signal.SIGTERM) else 1
 

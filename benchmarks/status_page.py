@@ -31,15 +31,30 @@ def host_families(pools: int, disks: int, datasets: int) -> dict[str, list]:  # 
     z, s, d = MetricSet(), MetricSet(), MetricSet()
     for p in range(pools):
         pool = f"pool{p}"
-        z.state_set("zmon_pool_state", "Pool state.", ["online", "degraded"], "online",
-                    {"pool": pool})  # fmt: skip
-        z.info("zmon_vdev_info", "Vdev.", {"pool": pool, "vdev": pool, "class": "normal",
-               "parent": "", "device": "", "type": "root", "state": "ONLINE"})  # fmt: skip
+        z.state_set(
+            "zmon_pool_state", "Pool state.", ["online", "degraded"], "online", {"pool": pool}
+        )
+        z.info(
+            "zmon_vdev_info",
+            "Vdev.",
+            {
+                "pool": pool,
+                "vdev": pool,
+                "class": "normal",
+                "parent": "",
+                "device": "",
+                "type": "root",
+                "state": "ONLINE",
+            },
+        )
         for k in range(disks):
             dev = f"sd{p}x{k}"
             labels = {"pool": pool, "vdev": dev, "class": "normal"}
-            z.info("zmon_vdev_info", "Vdev.", {**labels, "parent": pool, "device": dev,
-                   "type": "disk", "state": "ONLINE"})  # fmt: skip
+            z.info(
+                "zmon_vdev_info",
+                "Vdev.",
+                {**labels, "parent": pool, "device": dev, "type": "disk", "state": "ONLINE"},
+            )
             z.state_set("zmon_vdev_state", "Vdev state.", ["online", "faulted"], "online", labels)
             for kind in ("read", "write", "checksum"):
                 z.counter(f"zmon_vdev_{kind}_errors_total", "Errors.", 0.0, labels)
@@ -47,11 +62,19 @@ def host_families(pools: int, disks: int, datasets: int) -> dict[str, list]:  # 
             s.counter("zmon_disk_crc_errors_total", "CRC.", float(k % 3), {"device": dev})
             s.gauge("zmon_disk_temperature_celsius", "Temp.", 35.0, {"device": dev})
             for attr in range(20):  # the SMART attribute table, skipped by the views
-                s.gauge("zmon_disk_smart_attribute_raw", "Raw.", 0.0,
-                        {"device": dev, "id": str(attr), "name": f"a{attr}"})  # fmt: skip
+                s.gauge(
+                    "zmon_disk_smart_attribute_raw",
+                    "Raw.",
+                    0.0,
+                    {"device": dev, "id": str(attr), "name": f"a{attr}"},
+                )
     for n in range(datasets):
-        d.gauge("zmon_dataset_used_bytes", "Used.", float(n),
-                {"pool": "pool0", "dataset": f"pool0/ds{n}", "type": "filesystem"})  # fmt: skip
+        d.gauge(
+            "zmon_dataset_used_bytes",
+            "Used.",
+            float(n),
+            {"pool": "pool0", "dataset": f"pool0/ds{n}", "type": "filesystem"},
+        )
     return {"zpool": z.families(), "smart": s.families(), "datasets": d.families()}
 
 
@@ -68,8 +91,9 @@ def main(pools: int = 4, disks: int = 24, datasets: int = 20_000) -> None:
     snap = Snapshot()
     series = 0
     for name, fams in host_families(pools, disks, datasets).items():
-        state = CollectorState(name, 15.0, 10.0, success=True, has_data=True,
-                               last_success=time.time())  # fmt: skip
+        state = CollectorState(
+            name, 15.0, 10.0, success=True, has_data=True, last_success=time.time()
+        )
         state.publish(fams)
         snap.add(state)
         series += sum(len(f.samples) for f in fams)

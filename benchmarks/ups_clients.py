@@ -24,8 +24,14 @@ from tests.collectors.ups.nutlab import NutLab  # noqa: E402
 from zmon.host.ups.net import Deadline, Endpoint  # noqa: E402
 from zmon.host.ups.nut import NutClient  # noqa: E402
 
-VARS = {"ups.status": "OL", "battery.charge": "100", "battery.runtime": "3600",
-        "ups.load": "012.0", "input.voltage": "230.0", "ups.id": 'rack \\"A\\" left'}  # fmt: skip
+VARS = {
+    "ups.status": "OL",
+    "battery.charge": "100",
+    "battery.runtime": "3600",
+    "ups.load": "012.0",
+    "input.voltage": "230.0",
+    "ups.id": 'rack \\"A\\" left',
+}
 RUNS = 300
 
 
@@ -48,16 +54,21 @@ def against_real_upsd() -> None:
             for _ in range(RUNS):
                 ours.list_var("dummy", Deadline(5))
             t_ours = (time.perf_counter() - started) / RUNS
-            print(f"LIST VAR on a kept connection, mean of {RUNS}: "
-                  f"PyNUTClient {t_theirs * 1e3:.2f} ms, zmon {t_ours * 1e3:.2f} ms")
-            print(f"value with escaped quotes: PyNUTClient "
-                  f"{theirs.GetUPSVars('dummy').get(b'ups.id')!r}, "
-                  f"zmon {ours.list_var('dummy', Deadline(5)).get('ups.id')!r}")
+            print(
+                f"LIST VAR on a kept connection, mean of {RUNS}: "
+                f"PyNUTClient {t_theirs * 1e3:.2f} ms, zmon {t_ours * 1e3:.2f} ms"
+            )
+            print(
+                f"value with escaped quotes: PyNUTClient "
+                f"{theirs.GetUPSVars('dummy').get(b'ups.id')!r}, "
+                f"zmon {ours.list_var('dummy', Deadline(5)).get('ups.id')!r}"
+            )
             try:
                 print(f"LIST UPS, quoted description: PyNUTClient {theirs.GetUPSList()!r}")
             except Exception as err:  # noqa: BLE001 - report whatever it raises
-                print(f"LIST UPS, quoted description: PyNUTClient raised "
-                      f"{type(err).__name__}: {err}")
+                print(
+                    f"LIST UPS, quoted description: PyNUTClient raised {type(err).__name__}: {err}"
+                )
             print(f"LIST UPS, quoted description: zmon {ours.list_ups(Deadline(5))!r}")
             ours.close()
         finally:
@@ -122,5 +133,7 @@ def zmon_outcome(behaviour: str) -> str:
 if __name__ == "__main__":
     against_real_upsd()
     for case in ("eof", "trickle"):
-        print(f"{case}: PyNUTClient(timeout=1) {pynut_outcome(case)}; "
-              f"zmon (2 s deadline) {zmon_outcome(case)}")
+        print(
+            f"{case}: PyNUTClient(timeout=1) {pynut_outcome(case)}; "
+            f"zmon (2 s deadline) {zmon_outcome(case)}"
+        )

@@ -86,14 +86,20 @@ def fleet() -> dict[str, Any]:
                                        "{{instance}} {{pool}} {{function}}")],
                    min=0, description="Scrubs, resilvers and rebuilds in progress."),
     ]  # fmt: skip
-    return dashboard("zmon-fleet", "zmon / Fleet overview",
-                     "Every host: pool states, capacity, scrubs and open problems.",
-                     [_job(), _instance()], items)  # fmt: skip
+    return dashboard(
+        "zmon-fleet",
+        "zmon / Fleet overview",
+        "Every host: pool states, capacity, scrubs and open problems.",
+        [_job(), _instance()],
+        items,
+    )
 
 
 def _unit(field_name: str, unit: str) -> dict[str, Any]:
-    return {"matcher": {"id": "byName", "options": field_name},
-            "properties": [{"id": "unit", "value": unit}]}  # fmt: skip
+    return {
+        "matcher": {"id": "byName", "options": field_name},
+        "properties": [{"id": "unit", "value": unit}],
+    }
 
 
 def pool() -> dict[str, Any]:
@@ -165,16 +171,23 @@ def pool() -> dict[str, Any]:
                               "{{instance}} {{pool}} {{class}}")],
              min=0, description="zpool events by class (checksum, io, statechange, ...)."),
     ]  # fmt: skip
-    return dashboard("zmon-pool", "zmon / Pool detail",
-                     "One host's pools: vdev tree, scrubs and resilvers with ETA, capacity, "
-                     "errors and events.",
-                     [_job(), _instance(), _pool()], items)  # fmt: skip
+    return dashboard(
+        "zmon-pool",
+        "zmon / Pool detail",
+        "One host's pools: vdev tree, scrubs and resilvers with ETA, capacity, errors and events.",
+        [_job(), _instance(), _pool()],
+        items,
+    )
 
 
 def _quantiles(metric: str, by: str, op: str, legend: str) -> list[Any]:
-    return [T(f"histogram_quantile({q}, sum by ({by}, le) (rate({metric}{{{P}, "
-              f'op="{op}"}}[{RI}])))', f"{legend} p{int(float(q) * 100)}")
-            for q in ("0.5", "0.99")]  # fmt: skip
+    return [
+        T(
+            f'histogram_quantile({q}, sum by ({by}, le) (rate({metric}{{{P}, op="{op}"}}[{RI}])))',
+            f"{legend} p{int(float(q) * 100)}",
+        )
+        for q in ("0.5", "0.99")
+    ]
 
 
 def latency_panels() -> list[Panel]:
@@ -182,29 +195,49 @@ def latency_panels() -> list[Panel]:
     ``zpool iostat -w`` histograms (total wait: queue plus disk)."""
     panels = []
     for op in ("read", "write"):
-        panels.append(timeseries(
-            f"{op.capitalize()} latency per pool",
-            _quantiles("zmon_pool_io_latency_seconds_bucket", "instance, pool", op,
-                       "{{instance}} {{pool}}"),
-            unit="s", min=0, width=12,
-            description=f"{op.capitalize()} latency percentiles of the pool's leaf I/Os "
-                        "(queue plus disk)."))  # fmt: skip
+        panels.append(
+            timeseries(
+                f"{op.capitalize()} latency per pool",
+                _quantiles(
+                    "zmon_pool_io_latency_seconds_bucket",
+                    "instance, pool",
+                    op,
+                    "{{instance}} {{pool}}",
+                ),
+                unit="s",
+                min=0,
+                width=12,
+                description=f"{op.capitalize()} latency percentiles of the pool's leaf I/Os "
+                "(queue plus disk).",
+            )
+        )
     for op in ("read", "write"):
-        panels.append(timeseries(
-            f"{op.capitalize()} latency per top-level vdev",
-            _quantiles("zmon_vdev_io_latency_seconds_bucket", "instance, pool, vdev", op,
-                       "{{instance}} {{vdev}}"),
-            unit="s", min=0, width=12,
-            description=f"{op.capitalize()} latency percentiles per top-level vdev: one slow "
-                        "mirror or raidz stands out."))  # fmt: skip
+        panels.append(
+            timeseries(
+                f"{op.capitalize()} latency per top-level vdev",
+                _quantiles(
+                    "zmon_vdev_io_latency_seconds_bucket",
+                    "instance, pool, vdev",
+                    op,
+                    "{{instance}} {{vdev}}",
+                ),
+                unit="s",
+                min=0,
+                width=12,
+                description=f"{op.capitalize()} latency percentiles per top-level vdev: one slow "
+                "mirror or raidz stands out.",
+            )
+        )
     return panels
 
 
 def arc() -> dict[str, Any]:
     hits = f"rate(zmon_arc_hits_total{{{H}}}[{RI}])"
     misses = f"rate(zmon_arc_misses_total{{{H}}}[{RI}])"
-    ghosts = (f"(rate(zmon_arc_mru_ghost_hits_total{{{H}}}[{RI}]) + "
-              f"rate(zmon_arc_mfu_ghost_hits_total{{{H}}}[{RI}]))")  # fmt: skip
+    ghosts = (
+        f"(rate(zmon_arc_mru_ghost_hits_total{{{H}}}[{RI}]) + "
+        f"rate(zmon_arc_mfu_ghost_hits_total{{{H}}}[{RI}]))"
+    )
     items: list[Panel | Row] = [
         timeseries("ARC hit ratio", [T(f"{hits} / ({hits} + {misses})", "{{instance}}")],
                    unit="percentunit", min=0, max=1, width=8),
@@ -267,10 +300,14 @@ def arc() -> dict[str, Any]:
               "{{instance}} {{pool}}"),
         ], unit="s", min=0),
     ]  # fmt: skip
-    return dashboard("zmon-arc", "zmon / ARC and performance",
-                     "ARC hit ratio from rate(), ghost hits against hits, L2ARC, pool I/O and "
-                     "slowdowns on one time axis.",
-                     [_job(), _instance()], items)  # fmt: skip
+    return dashboard(
+        "zmon-arc",
+        "zmon / ARC and performance",
+        "ARC hit ratio from rate(), ghost hits against hits, L2ARC, pool I/O and "
+        "slowdowns on one time axis.",
+        [_job(), _instance()],
+        items,
+    )
 
 
 def disks() -> dict[str, Any]:
@@ -314,9 +351,13 @@ def disks() -> dict[str, Any]:
         bars("NVMe media errors", [T(f"increase(zmon_disk_nvme_media_errors_total{{{D}}}[{RI}])",
                                     "{{device}}")], min=0),
     ]  # fmt: skip
-    return dashboard("zmon-disks", "zmon / Disks",
-                     "SMART, temperature, CRC and kernel-log events per disk, joined to vdevs.",
-                     [_job(), _instance(), device], items)  # fmt: skip
+    return dashboard(
+        "zmon-disks",
+        "zmon / Disks",
+        "SMART, temperature, CRC and kernel-log events per disk, joined to vdevs.",
+        [_job(), _instance(), device],
+        items,
+    )
 
 
 def ups() -> dict[str, Any]:
@@ -339,9 +380,19 @@ def ups() -> dict[str, Any]:
         timeseries("Battery runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", "{{ups}}")],
                    unit="s", min=0, width=8),
     ]  # fmt: skip
-    return dashboard("zmon-ups", "zmon / UPS", "UPS state, battery, load and input power.",
-                     [_job(), _instance(), ups_var], items)  # fmt: skip
+    return dashboard(
+        "zmon-ups",
+        "zmon / UPS",
+        "UPS state, battery, load and input power.",
+        [_job(), _instance(), ups_var],
+        items,
+    )
 
 
-DASHBOARDS = {"zmon-fleet": fleet, "zmon-pool": pool, "zmon-arc": arc, "zmon-disks": disks,
-              "zmon-ups": ups}  # fmt: skip
+DASHBOARDS = {
+    "zmon-fleet": fleet,
+    "zmon-pool": pool,
+    "zmon-arc": arc,
+    "zmon-disks": disks,
+    "zmon-ups": ups,
+}

@@ -24,8 +24,13 @@ class Target:
     heatmap: bool = False
 
     def render(self, ref: str) -> dict[str, Any]:
-        out: dict[str, Any] = {"refId": ref, "datasource": DS, "expr": self.expr,
-                               "range": not self.instant, "instant": self.instant}  # fmt: skip
+        out: dict[str, Any] = {
+            "refId": ref,
+            "datasource": DS,
+            "expr": self.expr,
+            "range": not self.instant,
+            "instant": self.instant,
+        }
         if self.legend:
             out["legendFormat"] = self.legend
         if self.table:
@@ -119,51 +124,79 @@ def bars(title: str, targets: list[Target], **kw: Any) -> Panel:
 def stat(title: str, targets: list[Target], **kw: Any) -> Panel:
     kw.setdefault("width", 6)
     kw.setdefault("height", 4)
-    kw.setdefault("options", {"reduceOptions": {"calcs": ["lastNotNull"], "fields": "",
-                                                "values": False},
-                              "colorMode": "background", "graphMode": "none",
-                              "textMode": "auto"})  # fmt: skip
+    kw.setdefault(
+        "options",
+        {
+            "reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False},
+            "colorMode": "background",
+            "graphMode": "none",
+            "textMode": "auto",
+        },
+    )
     return Panel("stat", title, targets, **kw)
 
 
-def table(title: str, targets: list[Target], rename: dict[str, str] | None = None,
-          hide: tuple[str, ...] = ("Time",), **kw: Any) -> Panel:  # fmt: skip
+def table(
+    title: str,
+    targets: list[Target],
+    rename: dict[str, str] | None = None,
+    hide: tuple[str, ...] = ("Time",),
+    **kw: Any,
+) -> Panel:
     """Instant queries merged into one row per label set, columns renamed and ordered."""
     kw.setdefault("width", 24)
     kw.setdefault("options", {"showHeader": True, "cellHeight": "sm"})
     excluded = {name: True for name in hide}
     organize = {"excludeByName": excluded, "renameByName": rename or {}}
-    kw.setdefault("transformations", [{"id": "merge", "options": {}},
-                                      {"id": "organize", "options": organize}])  # fmt: skip
+    kw.setdefault(
+        "transformations", [{"id": "merge", "options": {}}, {"id": "organize", "options": organize}]
+    )
     return Panel("table", title, targets, **kw)
 
 
 def heatmap(title: str, expr: str, **kw: Any) -> Panel:
     """Counts per histogram bucket over time (``expr`` yields one series per ``le``)."""
-    kw.setdefault("options", {"calculate": False, "yAxis": {"unit": "s"},
-                              "cellGap": 1, "color": {"mode": "scheme", "scheme": "Oranges"},
-                              "tooltip": {"show": True, "yHistogram": True}})  # fmt: skip
+    kw.setdefault(
+        "options",
+        {
+            "calculate": False,
+            "yAxis": {"unit": "s"},
+            "cellGap": 1,
+            "color": {"mode": "scheme", "scheme": "Oranges"},
+            "tooltip": {"show": True, "yHistogram": True},
+        },
+    )
     target = Target(expr, "{{le}}", heatmap=True)
     return Panel("heatmap", title, [target], **kw)
 
 
 def state_timeline(title: str, targets: list[Target], **kw: Any) -> Panel:
     legend = {"displayMode": "list", "placement": "bottom"}
-    kw.setdefault("options", {"showValue": "never", "mergeValues": True, "rowHeight": 0.8,
-                              "legend": legend})  # fmt: skip
+    kw.setdefault(
+        "options", {"showValue": "never", "mergeValues": True, "rowHeight": 0.8, "legend": legend}
+    )
     return Panel("state-timeline", title, targets, **kw)
 
 
 def value_map(*pairs: tuple[str, str, str]) -> list[dict[str, Any]]:
     """Grafana value mappings from (value, text, color) triples."""
-    options = {v: {"text": text, "color": color, "index": i}
-               for i, (v, text, color) in enumerate(pairs)}  # fmt: skip
+    options = {
+        v: {"text": text, "color": color, "index": i} for i, (v, text, color) in enumerate(pairs)
+    }
     return [{"type": "value", "options": options}]
 
 
 def datasource_variable() -> dict[str, Any]:
-    return {"name": "datasource", "label": "Data source", "type": "datasource",
-            "query": "prometheus", "current": {}, "hide": 0, "refresh": 1, "regex": ""}  # fmt: skip
+    return {
+        "name": "datasource",
+        "label": "Data source",
+        "type": "datasource",
+        "query": "prometheus",
+        "current": {},
+        "hide": 0,
+        "refresh": 1,
+        "regex": "",
+    }
 
 
 def query_variable(name: str, label: str, query: str, multi: bool = True) -> dict[str, Any]:
@@ -188,8 +221,16 @@ def layout(items: list[Panel | Row]) -> list[dict[str, Any]]:
             y += row_height
             x = row_height = 0
             grid = {"h": 1, "w": GRID_WIDTH, "x": 0, "y": y}
-            out.append({"id": panel_id, "type": "row", "title": item.title, "collapsed": False,
-                        "gridPos": grid, "panels": []})  # fmt: skip
+            out.append(
+                {
+                    "id": panel_id,
+                    "type": "row",
+                    "title": item.title,
+                    "collapsed": False,
+                    "gridPos": grid,
+                    "panels": [],
+                }
+            )
             y += 1
             continue
         if x + item.width > GRID_WIDTH:
@@ -201,8 +242,13 @@ def layout(items: list[Panel | Row]) -> list[dict[str, Any]]:
     return out
 
 
-def dashboard(uid: str, title: str, description: str, variables: list[dict[str, Any]],
-              items: list[Panel | Row]) -> dict[str, Any]:  # fmt: skip
+def dashboard(
+    uid: str,
+    title: str,
+    description: str,
+    variables: list[dict[str, Any]],
+    items: list[Panel | Row],
+) -> dict[str, Any]:
     return {
         "uid": uid,
         "title": title,
@@ -224,7 +270,7 @@ def dashboard(uid: str, title: str, description: str, variables: list[dict[str, 
                 "includeVars": True,
                 "keepTime": True,
             }
-        ],  # fmt: skip
+        ],
         "annotations": {"list": []},
         "templating": {"list": [datasource_variable(), *variables]},
         "panels": layout(items),

@@ -27,20 +27,26 @@ def rendered() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m grafana.generate", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    p = argparse.ArgumentParser(
+        prog="python -m grafana.generate",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--check", action="store_true", help="fail if a dashboard is out of date")
     args = p.parse_args(argv)
     files = rendered()
     if args.check:
-        stale = [path for path, text in files.items()
-                 if not path.exists() or path.read_text() != text]  # fmt: skip
+        stale = [
+            path for path, text in files.items() if not path.exists() or path.read_text() != text
+        ]
         extra = sorted(set(OUT_DIR.glob("*.json")) - set(files))
         for path in stale:
             print(f"{path} is out of date: run python -m grafana.generate", file=sys.stderr)
         for path in extra:
-            print(f"{path} is not generated: remove it or add it to grafana/boards.py",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"{path} is not generated: remove it or add it to grafana/boards.py",
+                file=sys.stderr,
+            )
         return 1 if stale or extra else 0
     OUT_DIR.mkdir(exist_ok=True)
     for path, text in files.items():

@@ -33,8 +33,10 @@ def require_tool(name: str, why: str = "") -> str:
     path = shutil.which(name)
     if path:
         return path
-    not_run(f"'{name}' is not installed{(' (' + why + ')') if why else ''}",
-            "install it (tests/install-system-deps.sh)")  # fmt: skip
+    not_run(
+        f"'{name}' is not installed{(' (' + why + ')') if why else ''}",
+        "install it (tests/install-system-deps.sh)",
+    )
 
 
 def collector_doc(name: str) -> Path:
@@ -51,8 +53,9 @@ def fixture_path(*parts: str) -> Path:
     return FIXTURES.joinpath(*parts)
 
 
-def stop_process_group(proc: subprocess.Popen[bytes] | None, grace: float = 10.0,
-                       sig: int = signal.SIGTERM) -> None:  # fmt: skip
+def stop_process_group(
+    proc: subprocess.Popen[bytes] | None, grace: float = 10.0, sig: int = signal.SIGTERM
+) -> None:
     """Stop a process started with start_new_session=True, and everything in its group:
     `sig` first, SIGKILL after `grace` seconds. Never leaves it behind."""
     if proc is None or proc.poll() is not None:

@@ -88,9 +88,18 @@ def _walk(vdev: Any, chain: tuple[str, ...]) -> Iterable[tuple[Any, tuple[str, .
 def _smartctl(data: bytes) -> Reading:
     r = parse_smartctl(data)
     facts: set[Fact] = set()
-    for attr in ("model", "serial", "firmware", "passed", "temperature_celsius",
-                 "power_on_seconds", "power_cycles", "ata_error_log_count", "exit_status",
-                 "power_mode"):  # fmt: skip
+    for attr in (
+        "model",
+        "serial",
+        "firmware",
+        "passed",
+        "temperature_celsius",
+        "power_on_seconds",
+        "power_cycles",
+        "ata_error_log_count",
+        "exit_status",
+        "power_mode",
+    ):
         value = getattr(r, attr)
         if value is not None:
             facts.add((attr, value))
@@ -137,8 +146,9 @@ def _dedup(data: bytes) -> Reading:
     if b"dedup:" not in data:  # a zdb -S / -DD histogram, as zmon parse zpool-dedup reads it
         hist = parse_zdb_histogram(data)
         facts.add(("simulated", hist.simulated))
-        facts.update(("bucket", b, json.dumps(asdict(r), sort_keys=True))
-                     for b, r in hist.buckets.items())  # fmt: skip
+        facts.update(
+            ("bucket", b, json.dumps(asdict(r), sort_keys=True)) for b, r in hist.buckets.items()
+        )
         return frozenset(facts), False
     for s in parse_dedup_status(data):
         for key, value in asdict(s).items():
@@ -187,13 +197,16 @@ def _reader(path: Path) -> Callable[[bytes], Reading]:
 
 def public_corpus() -> list[Path]:
     """Every public sample: the corpus folders, the kernel-log and the UPS samples."""
-    files = [*fixture_path("zpool_status", "corpus").iterdir(),
-             *fixture_path("disks", "corpus").iterdir(),
-             *fixture_path("arc", "corpus").iterdir(),
-             *fixture_path("pools", "corpus").iterdir(),
-             *fixture_path("perf", "corpus").iterdir(),
-             *fixture_path("kernel_log").glob("log_*"),
-             *fixture_path("ups").glob("upsc_*"), *fixture_path("ups").glob("apcaccess_*")]
+    files = [
+        *fixture_path("zpool_status", "corpus").iterdir(),
+        *fixture_path("disks", "corpus").iterdir(),
+        *fixture_path("arc", "corpus").iterdir(),
+        *fixture_path("pools", "corpus").iterdir(),
+        *fixture_path("perf", "corpus").iterdir(),
+        *fixture_path("kernel_log").glob("log_*"),
+        *fixture_path("ups").glob("upsc_*"),
+        *fixture_path("ups").glob("apcaccess_*"),
+    ]
     return sorted(p for p in files if p.is_file() and p.suffix in (".txt", ".json"))
 
 
@@ -226,10 +239,14 @@ def check_head(path: Path, lines: int) -> None:
     assert not wrong, f"{path.name} cut after line {lines}: values the whole file lacks: {wrong}"
     lost = full_facts - facts
     if lost and _reader(path) in (_zpool_status, _zpool_events) and not partial:
-        assert (_whole_records_lost(path, facts) or _complete_by_format(lost, facts)
-                or _open_ended(lost, facts)), (
+        assert (
+            _whole_records_lost(path, facts)
+            or _complete_by_format(lost, facts)
+            or _open_ended(lost, facts)
+        ), (
             f"{path.name} cut after line {lines} lost {sorted(lost, key=repr)[:3]}... "
-            "but is not marked partial")
+            "but is not marked partial"
+        )
 
 
 def _open_ended(lost: frozenset[Fact], facts: frozenset[Fact]) -> bool:
@@ -251,8 +268,7 @@ def _complete_by_format(lost: frozenset[Fact], facts: frozenset[Fact]) -> bool:
     """A head that is a whole output by its format: ``errors: List of errors unavailable``
     may be the last line zpool prints for a suspended pool (its count is then unknown)."""
     unavailable = {f[0] for f in facts if f[1:] == ("errors_unavailable", True)}
-    return all(f[0] in unavailable and f[1] in ("data_errors", "data_errors_present")
-               for f in lost)  # fmt: skip
+    return all(f[0] in unavailable and f[1] in ("data_errors", "data_errors_present") for f in lost)
 
 
 def _whole_records_lost(path: Path, facts: frozenset[Fact]) -> bool:
@@ -266,8 +282,9 @@ def _whole_records_lost(path: Path, facts: frozenset[Fact]) -> bool:
     return all(f in facts for f in full_facts if isinstance(f[0], int) and f[0] in kept)
 
 
-@settings(max_examples=500, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@settings(
+    max_examples=500, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(st.data())
 def test_a_truncated_sample_gives_a_subset_of_its_facts(data: st.DataObject) -> None:
     path = data.draw(st.sampled_from(CORPUS), label="file")

@@ -41,8 +41,10 @@ def _asks_the_registry(node: ast.AST) -> bool:
     """``x in collectors()``, ``x not in parse_kinds()``, ``collectors().get(x)``."""
     registry = {"collectors()", "parse_kinds()", "registry.collectors()"}
     if isinstance(node, ast.Compare):
-        return any(isinstance(op, ast.In | ast.NotIn) and _dotted(right) in registry
-                   for op, right in zip(node.ops, node.comparators, strict=True))  # fmt: skip
+        return any(
+            isinstance(op, ast.In | ast.NotIn) and _dotted(right) in registry
+            for op, right in zip(node.ops, node.comparators, strict=True)
+        )
     return isinstance(node, ast.Call) and _dotted(node.func) in {f"{r}.get" for r in registry}
 
 
@@ -71,8 +73,11 @@ def guards_in(source: str, rel: str) -> list[str]:
 
 
 def test_no_test_skips_because_something_is_absent() -> None:
-    found = [g for p in sorted(TESTS.rglob("*.py"))
-             for g in guards_in(p.read_text(), p.relative_to(REPO).as_posix())]  # fmt: skip
+    found = [
+        g
+        for p in sorted(TESTS.rglob("*.py"))
+        for g in guards_in(p.read_text(), p.relative_to(REPO).as_posix())
+    ]
     assert not found, "name the collector, or skip through tests.helpers.not_run:\n" + "\n".join(
         found
     )
@@ -165,10 +170,26 @@ def _session(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_fixture.py").write_text(TESTS_OF_THE_FIXTURE)
     env = {**os.environ, "PYTHONPATH": str(REPO), "CI": ""}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
-         str(tmp_path), "-c", os.devnull, *args, str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "-c",
+            os.devnull,
+            *args,
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_outside_ci_a_run_neither_writes_nor_passes_on_missing_golden_files(

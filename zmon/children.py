@@ -102,8 +102,12 @@ def sweep(owner: str | None = None) -> int:
         for pid in _stray_children():
             found += 1
             _leaked[owner] = _leaked.get(owner, 0) + 1
-            _log.warning("killed a process that outlived its run", collector=owner, pid=pid,
-                         command=_cmdline(pid))  # fmt: skip
+            _log.warning(
+                "killed a process that outlived its run",
+                collector=owner,
+                pid=pid,
+                command=_cmdline(pid),
+            )
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
             _unreaped[pid] = owner

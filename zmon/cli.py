@@ -31,23 +31,35 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the daemon and serve /metrics")
     serve.add_argument("--config", metavar="FILE", help="TOML config file")
-    serve.add_argument("--demo", action="store_true",
-                       help="serve a simulated host replayed from real captures")  # fmt: skip
-    serve.add_argument("--demo.control-socket", dest="demo_control_socket", metavar="PATH",
-                       help="with --demo: the story moves on only when asked through this "
-                       "Unix socket (for tests; see zmon/demo/control.py)")  # fmt: skip
+    serve.add_argument(
+        "--demo", action="store_true", help="serve a simulated host replayed from real captures"
+    )
+    serve.add_argument(
+        "--demo.control-socket",
+        dest="demo_control_socket",
+        metavar="PATH",
+        help="with --demo: the story moves on only when asked through this "
+        "Unix socket (for tests; see zmon/demo/control.py)",
+    )
     add_flags(serve, settings)
 
     collect = sub.add_parser("collect", help="run every enabled collector once and print")
-    collect.add_argument("--once", action="store_true", required=True,
-                         help="run once and print the exposition to stdout")  # fmt: skip
+    collect.add_argument(
+        "--once",
+        action="store_true",
+        required=True,
+        help="run once and print the exposition to stdout",
+    )
     collect.add_argument("--config", metavar="FILE", help="TOML config file")
     collect.add_argument("--demo", action="store_true", help="collect from the demo host")
     add_flags(collect, settings)
 
-    status = sub.add_parser("status", help="explain this host's health (or a remote zmon's)",
-                            description="A one-screen health report with diagnoses. Exit "
-                            "code 0 healthy, 1 warning, 2 critical, 3 unknown.")  # fmt: skip
+    status = sub.add_parser(
+        "status",
+        help="explain this host's health (or a remote zmon's)",
+        description="A one-screen health report with diagnoses. Exit "
+        "code 0 healthy, 1 warning, 2 critical, 3 unknown.",
+    )
     status.add_argument("--config", metavar="FILE", help="TOML config file")
     status.add_argument("--demo", action="store_true", help="report on the demo host")
     from zmon.status.cli import add_arguments
@@ -56,10 +68,12 @@ def _parser() -> argparse.ArgumentParser:
     add_flags(status, settings)
 
     kinds = parse_kinds()
-    parse = sub.add_parser("parse", help="parse one captured output and print its metrics",
-                           formatter_class=argparse.RawDescriptionHelpFormatter,
-                           epilog="kinds:\n" + "\n".join(
-                               f"  {k:14} {h}" for k, (_, h) in kinds.items()))  # fmt: skip
+    parse = sub.add_parser(
+        "parse",
+        help="parse one captured output and print its metrics",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="kinds:\n" + "\n".join(f"  {k:14} {h}" for k, (_, h) in kinds.items()),
+    )
     parse.add_argument("kind", choices=sorted(kinds), metavar="KIND")
     parse.add_argument("file", nargs="?", default="-", help="file to read, or - for stdin")
 
@@ -163,8 +177,11 @@ def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
     if demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds, stepped=True,  # one run sees the first phase
-                        story=cfg.demo_story)  # fmt: skip
+        host = DemoHost(
+            cfg.demo_phase_seconds,
+            stepped=True,  # one run sees the first phase
+            story=cfg.demo_story,
+        )
         cfg = host.apply(cfg)
         host.start()
     try:
@@ -190,8 +207,7 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     if args.demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket),
-                        story=cfg.demo_story)  # fmt: skip
+        host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket), story=cfg.demo_story)
         cfg = host.apply(cfg)
         host.start()
     daemon = Daemon(cfg, config_loader(args.config, args))

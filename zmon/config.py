@@ -176,17 +176,44 @@ def aliases(registry: Mapping[str, type[Collector]]) -> dict[str, str]:
 def collector_settings(registry: Mapping[str, type[Collector]]) -> list[Setting]:
     s: list[Setting] = []
     for binary in declared_binaries(registry):
-        s.append(Setting(f"binaries.{binary}", str, binary, f"path of the {binary} program",
-                         f"--binary.{binary}"))  # fmt: skip
+        s.append(
+            Setting(
+                f"binaries.{binary}",
+                str,
+                binary,
+                f"path of the {binary} program",
+                f"--binary.{binary}",
+            )
+        )
     short = aliases(registry)
     for name, cls in registry.items():
-        s.append(Setting(f"collectors.{name}.enabled", bool, cls.default_enabled,
-                         f"enable the {name} collector ({cls.help})", f"--collector.{name}"))
-        s.append(Setting(f"collectors.{name}.interval", float, cls.default_interval,
-                         f"seconds between {name} runs", f"--collector.{name}.interval"))
-        s.append(Setting(f"collectors.{name}.timeout", float, cls.default_timeout,
-                         f"hard limit in seconds for one {name} run",
-                         f"--collector.{name}.timeout"))  # fmt: skip
+        s.append(
+            Setting(
+                f"collectors.{name}.enabled",
+                bool,
+                cls.default_enabled,
+                f"enable the {name} collector ({cls.help})",
+                f"--collector.{name}",
+            )
+        )
+        s.append(
+            Setting(
+                f"collectors.{name}.interval",
+                float,
+                cls.default_interval,
+                f"seconds between {name} runs",
+                f"--collector.{name}.interval",
+            )
+        )
+        s.append(
+            Setting(
+                f"collectors.{name}.timeout",
+                float,
+                cls.default_timeout,
+                f"hard limit in seconds for one {name} run",
+                f"--collector.{name}.timeout",
+            )
+        )
         for opt in cls.options:
             s.append(_option_setting(name, opt, short))
     return s
@@ -198,8 +225,9 @@ def _option_setting(collector: str, opt: Option, short: Mapping[str, str]) -> Se
     for alias, target in short.items():
         if target == key:
             flag = "--" + alias
-    return Setting(key, opt.type, opt.default, opt.help, flag, opt.choices,
-                   repeatable=opt.type is list)  # fmt: skip
+    return Setting(
+        key, opt.type, opt.default, opt.help, flag, opt.choices, repeatable=opt.type is list
+    )
 
 
 def all_settings(registry: Mapping[str, type[Collector]]) -> dict[str, Setting]:
@@ -235,8 +263,9 @@ def coerce(setting: Setting, value: Any, source: str | None = None) -> Any:
             raise ConfigError(key, f"must be greater than 0, got {value!r}", source)
         if _is_duration(key):
             if out > MAX_SECONDS:
-                raise ConfigError(key, f"must be at most {MAX_SECONDS:g} seconds, got {value!r}",
-                                  source)  # fmt: skip
+                raise ConfigError(
+                    key, f"must be at most {MAX_SECONDS:g} seconds, got {value!r}", source
+                )
         elif out > MAX_NUMBER:
             raise ConfigError(key, f"must be at most {MAX_NUMBER:g}, got {value!r}", source)
     elif t is list:
@@ -378,19 +407,36 @@ def add_flags(parser: argparse.ArgumentParser, settings: Mapping[str, Setting]) 
     for s in settings.values():
         dest = "set:" + s.key
         if s.type is bool:
-            group.add_argument(s.flag, dest=dest, action="store_true", default=None,
-                               help=f"{s.help} [{s.key}, default {s.default}]")
+            group.add_argument(
+                s.flag,
+                dest=dest,
+                action="store_true",
+                default=None,
+                help=f"{s.help} [{s.key}, default {s.default}]",
+            )
             neg = "--no-" + s.flag[2:]
-            group.add_argument(neg, dest=dest, action="store_false", default=None,
-                               help=argparse.SUPPRESS)
+            group.add_argument(
+                neg, dest=dest, action="store_false", default=None, help=argparse.SUPPRESS
+            )
         elif s.repeatable:
-            group.add_argument(s.flag, dest=dest, action="append", default=None,
-                               metavar="VALUE", help=f"{s.help} (repeatable) [{s.key}]")
+            group.add_argument(
+                s.flag,
+                dest=dest,
+                action="append",
+                default=None,
+                metavar="VALUE",
+                help=f"{s.help} (repeatable) [{s.key}]",
+            )
         elif s.type is dict:
             continue
         else:
-            group.add_argument(s.flag, dest=dest, default=None, metavar=s.type.__name__.upper(),
-                               help=f"{s.help} [{s.key}, default {s.default}]")  # fmt: skip
+            group.add_argument(
+                s.flag,
+                dest=dest,
+                default=None,
+                metavar=s.type.__name__.upper(),
+                help=f"{s.help} [{s.key}, default {s.default}]",
+            )
 
 
 def flag_values(ns: argparse.Namespace, settings: Mapping[str, Setting]) -> dict[str, Any]:
@@ -520,8 +566,11 @@ def check_environment(cfg: Config) -> list[ConfigError]:
             socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         except (OSError, UnicodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            problems.append(ConfigError("web.listen_address",
-                                        f"cannot resolve host {host!r}: {reason}", cfg.source))
+            problems.append(
+                ConfigError(
+                    "web.listen_address", f"cannot resolve host {host!r}: {reason}", cfg.source
+                )
+            )
     return problems
 
 
@@ -549,4 +598,3 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, dict):
         return "{}"
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
-

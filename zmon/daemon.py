@@ -81,8 +81,13 @@ class Daemon:
         # orphans of our tools come back to us, to be reaped (and the role ends with us)
         self._subreaper = children.become_subreaper()
         self.scheduler.start()
-        log.info("serving", addresses=self.server.ports(), tls=web.tls is not None,
-                 basic_auth=bool(web.users), collectors=sorted(self.scheduler.workers))  # fmt: skip
+        log.info(
+            "serving",
+            addresses=self.server.ports(),
+            tls=web.tls is not None,
+            basic_auth=bool(web.users),
+            collectors=sorted(self.scheduler.workers),
+        )
 
     def scheduler_healthy(self) -> bool:
         return self.scheduler.healthy()
@@ -133,8 +138,11 @@ class Daemon:
             return
         logs.setup(new.log_level, new.log_format)
         self.cfg = new
-        log.info("config reloaded", collectors=sorted(self.scheduler.workers),
-                 addresses=self.server.ports() if self.server else {})  # fmt: skip
+        log.info(
+            "config reloaded",
+            collectors=sorted(self.scheduler.workers),
+            addresses=self.server.ports() if self.server else {},
+        )
 
     def _swap_scheduler(self, new: Config) -> None:
         """Stop the running collectors and start those of ``new``; a new set that fails to

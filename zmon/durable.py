@@ -58,7 +58,7 @@ def write_atomic(path: Path | str, data: bytes, ops: FileOps = SYSTEM) -> None:
         try:
             view = memoryview(data)
             while view:
-                view = view[ops.write(fd, view):]
+                view = view[ops.write(fd, view) :]
             ops.fsync(fd)
         finally:
             ops.close(fd)

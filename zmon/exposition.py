@@ -24,8 +24,12 @@ from zmon.metrics import HistogramFamily
 _METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 # family type -> (suffix of the name in the text format, the TYPE printed)
-_TYPES = {"counter": ("_total", "counter"), "info": ("_info", "gauge"),
-          "stateset": ("", "gauge"), "unknown": ("", "untyped")}  # fmt: skip
+_TYPES = {
+    "counter": ("_total", "counter"),
+    "info": ("_info", "gauge"),
+    "stateset": ("", "gauge"),
+    "unknown": ("", "untyped"),
+}
 _OPENMETRICS_ONLY = ("_created", "_gsum", "_gcount")
 # A sample value as Go prints it (the client's own function, so the digits are the same).
 floatToGoString = cast(Callable[[float], str], _untyped_go)

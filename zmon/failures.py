@@ -21,8 +21,16 @@ COMMAND_FAILED = "command_failed"  # a tool exited with an error status
 IO_ERROR = "io_error"  # reading a file or socket failed
 ERROR = "error"  # anything else (a bug: see the log)
 
-REASONS = (TIMEOUT, PERMISSION_DENIED, FD_EXHAUSTED, CANNOT_EXECUTE, OUTPUT_INVALID,
-           COMMAND_FAILED, IO_ERROR, ERROR)  # fmt: skip
+REASONS = (
+    TIMEOUT,
+    PERMISSION_DENIED,
+    FD_EXHAUSTED,
+    CANNOT_EXECUTE,
+    OUTPUT_INVALID,
+    COMMAND_FAILED,
+    IO_ERROR,
+    ERROR,
+)
 
 _FD = {errno.EMFILE, errno.ENFILE}
 _PERM = {errno.EACCES, errno.EPERM}

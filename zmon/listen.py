@@ -37,8 +37,9 @@ def bind(address: str, backlog: int = BACKLOG) -> socket.socket:
         if host == "":
             sock = _bind_any(port)
         else:
-            info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                      flags=socket.AI_PASSIVE)[0]  # fmt: skip
+            info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[
+                0
+            ]
             sock = _bind_one(info[0], info[4])
         sock.listen(backlog)
     except OSError as exc:

@@ -8,8 +8,12 @@ from typing import Any
 
 import structlog
 
-_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
-           "error": logging.ERROR}  # fmt: skip
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
 
 
 def setup(level: str = "info", fmt: str = "auto", stream: Any = None) -> None:

@@ -40,21 +40,31 @@ class HistogramFamily(Metric):
         self._plain = value
         self._series = []
 
-    def add_series(self, labels: dict[str, str], les: tuple[str, ...], cumulative: list[float],
-                   count: float, total: float) -> None:  # fmt: skip
+    def add_series(
+        self,
+        labels: dict[str, str],
+        les: tuple[str, ...],
+        cumulative: list[float],
+        count: float,
+        total: float,
+    ) -> None:
         """One histogram: ``les`` (ending in ``+Inf``) and the cumulative count at each."""
         self._series.append((labels, les, cumulative, count, total))
 
     def has_samples(self) -> bool:
         return bool(self._plain or self._series)
 
-    def series(self) -> tuple[list[Sample], list[tuple[dict[str, str], tuple[str, ...],
-                                                     list[float], float, float]]]:  # fmt: skip
+    def series(
+        self,
+    ) -> tuple[
+        list[Sample], list[tuple[dict[str, str], tuple[str, ...], list[float], float, float]]
+    ]:
         """The samples built so far, then the compact series after them (for rendering)."""
         return self._plain, self._series
 
-    def _build(self, series: list[tuple[dict[str, str], tuple[str, ...], list[float], float,
-                                        float]]) -> list[Sample]:  # fmt: skip
+    def _build(
+        self, series: list[tuple[dict[str, str], tuple[str, ...], list[float], float, float]]
+    ) -> list[Sample]:
         name = self.name
         out = []
         for base, les, cumulative, count, total in series:
@@ -78,8 +88,11 @@ class MetricSet:
     def _family(self, name: str, help_text: str, typ: str) -> Metric:
         fam = self._families.get(name)
         if fam is None:
-            fam = HistogramFamily(name, help_text) if typ == "histogram" else Metric(
-                name, help_text, typ)  # fmt: skip
+            fam = (
+                HistogramFamily(name, help_text)
+                if typ == "histogram"
+                else Metric(name, help_text, typ)
+            )
             self._families[name] = fam
         elif fam.type != typ:
             raise ValueError(f"metric {name} used as {typ} and as {fam.type}")

@@ -36,8 +36,9 @@ class StaticRunner:
         self.calls.append(key)
         start = time.monotonic()
         if key not in self.responses:
-            raise CommandError(f"cannot run {argv[0]}: no recorded output for {' '.join(key)}",
-                               errno=errno.ENOENT)  # fmt: skip
+            raise CommandError(
+                f"cannot run {argv[0]}: no recorded output for {' '.join(key)}", errno=errno.ENOENT
+            )
         resp = self.responses[key]
         if callable(resp) and not isinstance(resp, CommandResult):
             return resp(argv)

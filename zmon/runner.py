@@ -123,18 +123,21 @@ class CommandRunner:
         start = time.monotonic()
         env = self._environment()
         try:
-            proc = children.spawn(lambda: subprocess.Popen(
-                args,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-            ))  # fmt: skip
+            proc = children.spawn(
+                lambda: subprocess.Popen(
+                    args,
+                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            )
         except OSError as exc:
-            raise CommandError(f"cannot run {args[0]}: {exc.strerror or exc}",
-                               errno=exc.errno) from exc  # fmt: skip
+            raise CommandError(
+                f"cannot run {args[0]}: {exc.strerror or exc}", errno=exc.errno
+            ) from exc
         with self._lock:
             self._live.add(proc)
         try:
@@ -148,10 +151,12 @@ class CommandRunner:
             except OutputTooLarge as exc:
                 _kill_group(proc)
                 _drain_after_kill(proc)
-                result = CommandResult(tuple(args), proc.returncode, b"", b"",
-                                       time.monotonic() - start)  # fmt: skip
-                raise CommandError(f"{args[0]} printed more than {self.max_output} bytes; "
-                                   "killed", result) from exc  # fmt: skip
+                result = CommandResult(
+                    tuple(args), proc.returncode, b"", b"", time.monotonic() - start
+                )
+                raise CommandError(
+                    f"{args[0]} printed more than {self.max_output} bytes; killed", result
+                ) from exc
         finally:
             with self._lock:
                 self._live.discard(proc)
@@ -202,7 +207,7 @@ def _communicate_bounded(
             for key, _ in sel.select(left):
                 if key.fileobj is proc.stdin:
                     try:
-                        pending = pending[os.write(key.fd, pending[:65536]):]
+                        pending = pending[os.write(key.fd, pending[:65536]) :]
                     except BrokenPipeError:
                         pending = memoryview(b"")
                     if not pending:

@@ -45,9 +45,7 @@ class CollectorWorker:
         self._jitter = jitter
         self._stop = threading.Event()
         self._wake = threading.Event()
-        self._thread = threading.Thread(
-            target=self._loop, name=f"zmon-{state.name}", daemon=True
-        )
+        self._thread = threading.Thread(target=self._loop, name=f"zmon-{state.name}", daemon=True)
         self._changes = StateChangeLog(log)
         self._current: threading.Thread | None = None
         self.first_run_done = threading.Event()
@@ -134,8 +132,9 @@ class CollectorWorker:
         if not thread.is_alive():
             self.state.running_since = None
         if thread.is_alive():
-            self._record_failure("timeout", f"run exceeded its {timeout:g}s timeout",
-                                 failures.TIMEOUT)  # fmt: skip
+            self._record_failure(
+                "timeout", f"run exceeded its {timeout:g}s timeout", failures.TIMEOUT
+            )
         elif errors:
             exc = errors[0]
             if isinstance(exc, NoDataError):
@@ -144,8 +143,13 @@ class CollectorWorker:
                 self.state.publish([])
                 self.state.last_success = wall_start + duration
                 self.state.runs["nodata"] += 1
-                self._changes.report(self.state.name, "no data on this host", "info",
-                                     collector=self.state.name, reason=str(exc))  # fmt: skip
+                self._changes.report(
+                    self.state.name,
+                    "no data on this host",
+                    "info",
+                    collector=self.state.name,
+                    reason=str(exc),
+                )
             else:
                 reason = failures.classify(exc)
                 kind = "timeout" if reason == failures.TIMEOUT else "failure"
@@ -158,8 +162,7 @@ class CollectorWorker:
             self.state.last_error_reason = ""
             self.state.last_success = wall_start + duration
             self.state.runs["success"] += 1
-            self._changes.report(self.state.name, "collector ok", "info",
-                                 collector=self.state.name)  # fmt: skip
+            self._changes.report(self.state.name, "collector ok", "info", collector=self.state.name)
         self.first_run_done.set()
         self._on_update(self.state)
 
@@ -170,11 +173,17 @@ class CollectorWorker:
         self.state.runs[kind] += 1
         if reason == failures.FD_EXHAUSTED:
             self.state.fd_exhausted += 1
-            log.error("out of file descriptors", collector=self.state.name, error=message,
-                      **fd_usage())  # fmt: skip
-        self._changes.report(self.state.name, "collector failing", "warning",
-                             collector=self.state.name, reason=reason,
-                             error=message)  # fmt: skip
+            log.error(
+                "out of file descriptors", collector=self.state.name, error=message, **fd_usage()
+            )
+        self._changes.report(
+            self.state.name,
+            "collector failing",
+            "warning",
+            collector=self.state.name,
+            reason=reason,
+            error=message,
+        )
 
 
 def _seconds(value: float, fallback: float) -> float:
@@ -240,9 +249,10 @@ class Scheduler:
         remaining = dict(self.workers)
         for w in remaining.values():
             w.after = [
-                p for p in self.workers.values()
+                p
+                for p in self.workers.values()
                 if p is not w and any(prod in p.collector.provides for prod in w.collector.needs)
-            ]  # fmt: skip
+            ]
         layers: list[list[CollectorWorker]] = []
         done: set[str] = set()
         while remaining:

@@ -63,22 +63,45 @@ def make_app(
         method = scope["method"]
         path = scope["path"]
         if auth is not None and not await _authorized(auth, scope):
-            await _reply(send, 401, b"unauthorized\n", b"text/plain; charset=utf-8", method,
-                         [(b"www-authenticate", b'Basic realm="zmon"'), *extra])
+            await _reply(
+                send,
+                401,
+                b"unauthorized\n",
+                b"text/plain; charset=utf-8",
+                method,
+                [(b"www-authenticate", b'Basic realm="zmon"'), *extra],
+            )
             return
         if method not in ("GET", "HEAD"):
-            await _reply(send, 405, b"method not allowed\n", b"text/plain; charset=utf-8",
-                         method, [(b"allow", b"GET, HEAD"), *extra])
+            await _reply(
+                send,
+                405,
+                b"method not allowed\n",
+                b"text/plain; charset=utf-8",
+                method,
+                [(b"allow", b"GET, HEAD"), *extra],
+            )
             return
         if path == "/metrics":
             expo = snapshot.exposition
             if b"gzip" in _header(scope, b"accept-encoding").lower():
-                await _reply(send, 200, expo.gzipped, CONTENT_TYPE.encode(), method,
-                             [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding"),
-                              *extra])
+                await _reply(
+                    send,
+                    200,
+                    expo.gzipped,
+                    CONTENT_TYPE.encode(),
+                    method,
+                    [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding"), *extra],
+                )
             else:
-                await _reply(send, 200, expo.text, CONTENT_TYPE.encode(), method,
-                             [(b"vary", b"Accept-Encoding"), *extra])
+                await _reply(
+                    send,
+                    200,
+                    expo.text,
+                    CONTENT_TYPE.encode(),
+                    method,
+                    [(b"vary", b"Accept-Encoding"), *extra],
+                )
         elif path == "/healthz":
             if healthy():
                 await _reply(send, 200, b"ok\n", b"text/plain", method, extra)
@@ -179,17 +202,32 @@ class _DeadlineProtocol(HttpToolsProtocol):
 class _Generation:
     """One uvicorn server on a set of listening sockets, with one app and TLS context."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, app: ASGIApp, sockets: list[Any],
-                 web: WebConfig, limits: dict[str, float]) -> None:  # fmt: skip
-        protocol = type("ZmonHTTPProtocol", (_DeadlineProtocol,),
-                        {"read_timeout": limits["read_timeout"]})  # fmt: skip
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        app: ASGIApp,
+        sockets: list[Any],
+        web: WebConfig,
+        limits: dict[str, float],
+    ) -> None:
+        protocol = type(
+            "ZmonHTTPProtocol", (_DeadlineProtocol,), {"read_timeout": limits["read_timeout"]}
+        )
         config = uvicorn.Config(
-            app, http=protocol, loop="asyncio", lifespan="off", log_config=None, access_log=False,
-            server_header=False, backlog=BACKLOG, interface="asgi3",
+            app,
+            http=protocol,
+            loop="asyncio",
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            server_header=False,
+            backlog=BACKLOG,
+            interface="asgi3",
             # uvicorn counts the connection asking, so N+1 lets N connections in
             limit_concurrency=int(limits["max_connections"]) + 1,
-            timeout_keep_alive=int(limits["idle_timeout"]), timeout_graceful_shutdown=5,
-        )  # fmt: skip
+            timeout_keep_alive=int(limits["idle_timeout"]),
+            timeout_graceful_shutdown=5,
+        )
         config.load()
         ctx = web.ssl_context()
         if ctx is not None:
@@ -243,12 +281,16 @@ class HTTPFrontend:
         idle_timeout: float = 120.0,
     ) -> None:
         self._app_for = app_for
-        self._limits = {"max_connections": max_connections, "read_timeout": read_timeout,
-                        "idle_timeout": idle_timeout}  # fmt: skip
+        self._limits = {
+            "max_connections": max_connections,
+            "read_timeout": read_timeout,
+            "idle_timeout": idle_timeout,
+        }
         self._listeners = Listeners()
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="zmon-http",
-                                        daemon=True)  # fmt: skip
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="zmon-http", daemon=True
+        )
         self._current: _Generation | None = None
         self._lock = threading.Lock()
         # uvicorn logs through the stdlib: keep its errors (an exception in the app), drop its
@@ -263,8 +305,9 @@ class HTTPFrontend:
             sockets = self._listeners.prepare(addresses)  # ListenError: nothing changed
             gen: _Generation | None = None
             try:
-                gen = _Generation(self._loop, self._app_for(web), list(sockets.values()), web,
-                                  self._limits)  # fmt: skip
+                gen = _Generation(
+                    self._loop, self._app_for(web), list(sockets.values()), web, self._limits
+                )
                 gen.start()
             except BaseException:
                 if gen is not None:

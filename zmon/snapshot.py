@@ -178,39 +178,75 @@ def self_metrics(states: list[CollectorState], now: float, start_time: float) ->
     for s in states:
         lab = {"collector": s.name}
         if s.success is not None:
-            m.gauge("zmon_collector_success", "1 if the collector's last run succeeded, else 0.",
-                    1.0 if s.success else 0.0, lab)
-            m.gauge("zmon_collector_duration_seconds", "How long the collector's last run took.",
-                    s.last_duration, lab)
-        m.gauge("zmon_collector_last_success_timestamp_seconds",
-                "Unix time of the collector's last successful run (0 if none yet).",
-                s.last_success, lab)
-        m.gauge("zmon_collector_stale",
-                "1 if the collector's data is older than its schedule promises or its last run "
-                "failed; the last good data is still served.",
-                1.0 if s.stale(now) else 0.0, lab)
-        m.gauge("zmon_collector_has_data",
-                "1 if the source exists on this host; 0 when it has nothing to collect.",
-                1.0 if s.has_data else 0.0, lab)
-        m.gauge("zmon_collector_running", "1 while a run is in progress.",
-                1.0 if s.running_since is not None else 0.0, lab)
-        m.gauge("zmon_collector_interval_seconds", "Configured seconds between runs.",
-                s.interval, lab)
+            m.gauge(
+                "zmon_collector_success",
+                "1 if the collector's last run succeeded, else 0.",
+                1.0 if s.success else 0.0,
+                lab,
+            )
+            m.gauge(
+                "zmon_collector_duration_seconds",
+                "How long the collector's last run took.",
+                s.last_duration,
+                lab,
+            )
+        m.gauge(
+            "zmon_collector_last_success_timestamp_seconds",
+            "Unix time of the collector's last successful run (0 if none yet).",
+            s.last_success,
+            lab,
+        )
+        m.gauge(
+            "zmon_collector_stale",
+            "1 if the collector's data is older than its schedule promises or its last run "
+            "failed; the last good data is still served.",
+            1.0 if s.stale(now) else 0.0,
+            lab,
+        )
+        m.gauge(
+            "zmon_collector_has_data",
+            "1 if the source exists on this host; 0 when it has nothing to collect.",
+            1.0 if s.has_data else 0.0,
+            lab,
+        )
+        m.gauge(
+            "zmon_collector_running",
+            "1 while a run is in progress.",
+            1.0 if s.running_since is not None else 0.0,
+            lab,
+        )
+        m.gauge(
+            "zmon_collector_interval_seconds", "Configured seconds between runs.", s.interval, lab
+        )
         for result, count in s.runs.items():
-            m.counter("zmon_collector_runs_total", "Collector runs since start, by result.",
-                      count, {**lab, "result": result})  # fmt: skip
+            m.counter(
+                "zmon_collector_runs_total",
+                "Collector runs since start, by result.",
+                count,
+                {**lab, "result": result},
+            )
         if s.success is False and s.last_error_reason:
-            m.gauge("zmon_collector_last_error_info",
-                    "1 while the collector's last run failed; reason is one of timeout, "
-                    "permission_denied, fd_exhausted, cannot_execute, output_invalid, "
-                    "command_failed, io_error, error (the message is in the log).",
-                    1.0, {**lab, "reason": s.last_error_reason})  # fmt: skip
-        m.counter("zmon_collector_fd_exhausted_total",
-                  "Collector runs that failed because zmon ran out of file descriptors "
-                  "(EMFILE/ENFILE).", s.fd_exhausted, lab)  # fmt: skip
-        m.counter("zmon_child_processes_leaked_total",
-                  "Processes a run started that outlived it (escaped their process group) "
-                  "and were killed and reaped.", children.leaked(s.name), lab)  # fmt: skip
+            m.gauge(
+                "zmon_collector_last_error_info",
+                "1 while the collector's last run failed; reason is one of timeout, "
+                "permission_denied, fd_exhausted, cannot_execute, output_invalid, "
+                "command_failed, io_error, error (the message is in the log).",
+                1.0,
+                {**lab, "reason": s.last_error_reason},
+            )
+        m.counter(
+            "zmon_collector_fd_exhausted_total",
+            "Collector runs that failed because zmon ran out of file descriptors (EMFILE/ENFILE).",
+            s.fd_exhausted,
+            lab,
+        )
+        m.counter(
+            "zmon_child_processes_leaked_total",
+            "Processes a run started that outlived it (escaped their process group) "
+            "and were killed and reaped.",
+            children.leaked(s.name),
+            lab,
+        )
     m.info("zmon_build_info", "zmon's version; always 1.", {"version": __version__})
     m.gauge("zmon_start_time_seconds", "Unix time zmon started.", start_time)
     return m.families()

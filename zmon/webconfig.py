@@ -58,8 +58,15 @@ ALLOWED_HEADERS = (
     "Strict-Transport-Security", "X-Content-Type-Options", "X-Frame-Options",
     "X-XSS-Protection", "Content-Security-Policy",
 )  # fmt: skip
-_TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version",
-             "max_version", "prefer_server_cipher_suites"}  # fmt: skip
+_TLS_KEYS = {
+    "cert_file",
+    "key_file",
+    "client_auth_type",
+    "client_ca_file",
+    "min_version",
+    "max_version",
+    "prefer_server_cipher_suites",
+}
 _TLS_UNSUPPORTED = {"cert": "inline certificates", "key": "inline keys",
                     "client_ca": "inline client CAs",
                     "cipher_suites": "choosing cipher suites (OpenSSL's secure defaults apply)",
@@ -86,15 +93,19 @@ class TLSSettings:
         try:
             ctx.load_cert_chain(self.cert_file, self.key_file)
         except (OSError, ssl.SSLError) as exc:
-            raise ConfigError(f"{_KEY}: tls_server_config.cert_file/key_file",
-                              f"cannot load {self.cert_file} with {self.key_file}: {exc}") from None
+            raise ConfigError(
+                f"{_KEY}: tls_server_config.cert_file/key_file",
+                f"cannot load {self.cert_file} with {self.key_file}: {exc}",
+            ) from None
         ctx.verify_mode = CLIENT_AUTH[self.client_auth_type]
         if self.client_ca_file is not None:
             try:
                 ctx.load_verify_locations(cafile=str(self.client_ca_file))
             except (OSError, ssl.SSLError) as exc:
-                raise ConfigError(f"{_KEY}: tls_server_config.client_ca_file",
-                                  f"cannot load {self.client_ca_file}: {exc}") from None
+                raise ConfigError(
+                    f"{_KEY}: tls_server_config.client_ca_file",
+                    f"cannot load {self.client_ca_file}: {exc}",
+                ) from None
         return ctx
 
 
@@ -125,8 +136,10 @@ def load_web_config(path: str | Path) -> WebConfig:
     _mapping(data, "(top level)", path)
     for key in data:
         if key == "rate_limit":
-            raise ConfigError(f"{_KEY}: {key}", "not supported by zmon (web.max_connections "
-                              "bounds concurrent scrapes instead)")  # fmt: skip
+            raise ConfigError(
+                f"{_KEY}: {key}",
+                "not supported by zmon (web.max_connections bounds concurrent scrapes instead)",
+            )
         if key not in ("tls_server_config", "http_server_config", "basic_auth_users"):
             raise ConfigError(f"{_KEY}: {key}", f"unknown key in {path}")
     base = path.parent
@@ -158,8 +171,9 @@ def _tls(raw: Any, base: Path, path: Path) -> TLSSettings | None:
     section = _mapping(raw, where, path)
     for key in section:
         if key in _TLS_UNSUPPORTED:
-            raise ConfigError(f"{_KEY}: {where}.{key}",
-                              f"not supported by zmon ({_TLS_UNSUPPORTED[key]})")  # fmt: skip
+            raise ConfigError(
+                f"{_KEY}: {where}.{key}", f"not supported by zmon ({_TLS_UNSUPPORTED[key]})"
+            )
         if key not in _TLS_KEYS:
             raise ConfigError(f"{_KEY}: {where}.{key}", f"unknown key in {path}")
     cert = _string(section, "cert_file", where, path)
@@ -169,23 +183,29 @@ def _tls(raw: Any, base: Path, path: Path) -> TLSSettings | None:
         raise ConfigError(f"{_KEY}: {where}.{missing}", "required when tls_server_config is set")
     auth = _string(section, "client_auth_type", where, path) or "NoClientCert"
     if auth in UNVERIFIED_CLIENT_AUTH:
-        raise ConfigError(f"{_KEY}: {where}.client_auth_type",
-                          f"{auth} accepts client certificates without verifying them, which "
-                          "zmon does not do; use VerifyClientCertIfGiven or "
-                          "RequireAndVerifyClientCert with client_ca_file")  # fmt: skip
+        raise ConfigError(
+            f"{_KEY}: {where}.client_auth_type",
+            f"{auth} accepts client certificates without verifying them, which "
+            "zmon does not do; use VerifyClientCertIfGiven or "
+            "RequireAndVerifyClientCert with client_ca_file",
+        )
     if auth not in CLIENT_AUTH:
-        raise ConfigError(f"{_KEY}: {where}.client_auth_type",
-                          f"must be one of {', '.join(CLIENT_AUTH)}, got {auth!r}")
+        raise ConfigError(
+            f"{_KEY}: {where}.client_auth_type",
+            f"must be one of {', '.join(CLIENT_AUTH)}, got {auth!r}",
+        )
     ca = _string(section, "client_ca_file", where, path)
     if auth != "NoClientCert" and not ca:
-        raise ConfigError(f"{_KEY}: {where}.client_ca_file",
-                          f"required when client_auth_type is {auth}")
+        raise ConfigError(
+            f"{_KEY}: {where}.client_ca_file", f"required when client_auth_type is {auth}"
+        )
     versions = {}
     for key in ("min_version", "max_version"):
         v = _string(section, key, where, path)
         if v is not None and v not in TLS_VERSIONS:
-            raise ConfigError(f"{_KEY}: {where}.{key}",
-                              f"must be one of {', '.join(TLS_VERSIONS)}, got {v!r}")
+            raise ConfigError(
+                f"{_KEY}: {where}.{key}", f"must be one of {', '.join(TLS_VERSIONS)}, got {v!r}"
+            )
         versions[key] = v
     prefer = section.get("prefer_server_cipher_suites")
     if prefer is not None and not isinstance(prefer, bool):
@@ -212,8 +232,11 @@ def _users(raw: Any, path: Path) -> dict[str, bytes]:
         if not isinstance(user, str) or not user or ":" in user:
             raise ConfigError(key, "a user name must be a non-empty string without ':'")
         if not isinstance(hashed, str) or not hashed.startswith(("$2a$", "$2b$", "$2y$")):
-            raise ConfigError(key, "expected a bcrypt hash ($2a$, $2b$ or $2y$), e.g. from "
-                              "htpasswd -nBC 10 \"\" | tr -d ':\\n'")  # fmt: skip
+            raise ConfigError(
+                key,
+                "expected a bcrypt hash ($2a$, $2b$ or $2y$), e.g. from "
+                "htpasswd -nBC 10 \"\" | tr -d ':\\n'",
+            )
         try:
             bcrypt.checkpw(b"", hashed.encode())
         except ValueError:
@@ -239,8 +262,9 @@ def _http(raw: Any, path: Path) -> tuple[tuple[str, str], ...]:
     for name, value in headers.items():
         key = f"{_KEY}: {where}.headers.{name}"
         if not isinstance(name, str) or name.lower() not in allowed:
-            raise ConfigError(key, f"setting this header is not allowed; allowed: "
-                              f"{', '.join(ALLOWED_HEADERS)}")  # fmt: skip
+            raise ConfigError(
+                key, f"setting this header is not allowed; allowed: {', '.join(ALLOWED_HEADERS)}"
+            )
         if not isinstance(value, str) or any(c in value for c in "\r\n"):
             raise ConfigError(key, "expected a one-line string")
         out.append((allowed[name.lower()], value))

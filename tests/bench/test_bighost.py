@@ -36,9 +36,16 @@ def run_collector(host: BigHost, name: str, runner, board: Board):  # type: igno
     settings = cfg.collectors[name]
     # no pause between disks, no wait for a first event: the host answers at once
     options = {**settings.options, **QUICK.get(name, {})}
-    ctx = Context(paths=cfg.paths, runner=runner, options=options,
-                  platform="linux", board=board, interval=settings.interval,
-                  timeout=settings.timeout, one_shot=True)  # fmt: skip
+    ctx = Context(
+        paths=cfg.paths,
+        runner=runner,
+        options=options,
+        platform="linux",
+        board=board,
+        interval=settings.interval,
+        timeout=settings.timeout,
+        one_shot=True,
+    )
     collector = collectors()[name](ctx)
     try:
         collector.start()
@@ -68,11 +75,19 @@ def test_every_collector_reads_the_big_host(host: BigHost) -> None:
 def test_the_host_has_its_shape(host: BigHost) -> None:
     runner = host.runner()
     iostat = run_collector(host, "iostat", runner, Board())
-    leaves = {s.labels["vdev"] for f in iostat.families() for s in f.samples
-              if s.labels.get("vdev", "").startswith("sd")}  # fmt: skip
+    leaves = {
+        s.labels["vdev"]
+        for f in iostat.families()
+        for s in f.samples
+        if s.labels.get("vdev", "").startswith("sd")
+    }
     assert len(leaves) == 10
-    ops = {s.labels["vdev"] for f in iostat.families() for s in f.samples
-           if s.name == "zmon_vdev_operations_total"}  # fmt: skip
+    ops = {
+        s.labels["vdev"]
+        for f in iostat.families()
+        for s in f.samples
+        if s.name == "zmon_vdev_operations_total"
+    }
     assert leaves <= ops, "every leaf has its operation counts (from its -w block)"
     smart = run_collector(host, "smart", runner, Board())
     disks = {s.labels.get("device") for f in smart.families() for s in f.samples}

@@ -38,20 +38,45 @@ def plain_copy(families: list[Metric]) -> list[Metric]:
 
 def awkward() -> MetricSet:
     ms = MetricSet()
-    ms.gauge("zmon_t_bytes", 'Help with \\ backslash,\nnewline and "quotes".', 1.5,
-             {"pool": 'ta"nk', "path": "a\\b\nc", "z": "last", "a": "first"})  # fmt: skip
-    for value in (0.0, -0.0, 1e6, 1234567.0, 12345678901.0, 1e-9, -3.25, math.inf, -math.inf,
-                  math.nan, 2**53):  # fmt: skip
+    ms.gauge(
+        "zmon_t_bytes",
+        'Help with \\ backslash,\nnewline and "quotes".',
+        1.5,
+        {"pool": 'ta"nk', "path": "a\\b\nc", "z": "last", "a": "first"},
+    )
+    for value in (
+        0.0,
+        -0.0,
+        1e6,
+        1234567.0,
+        12345678901.0,
+        1e-9,
+        -3.25,
+        math.inf,
+        -math.inf,
+        math.nan,
+        2**53,
+    ):
         ms.gauge("zmon_t_values", "Values as Go prints them.", value, {"v": repr(value)})
     ms.counter("zmon_t_events_total", "A counter.", 3, {"device": "sda"})
     ms.info("zmon_t_info", "An info.", {"version": "2.3.2", "b": ""})
     ms.state_set("zmon_t_state", "A state set.", ("ONLINE", "DEGRADED"), "ONLINE", {"pool": "p"})
     buckets = [(1e-06, 1), (0.001, 5), (1.0, 7)]
-    for labels in ({}, {"a": "1"}, {"pool": "p", "vdev": "sda", "class": "normal"},
-                   {"zz": "x", "a": "y\\"}):  # fmt: skip
+    for labels in (
+        {},
+        {"a": "1"},
+        {"pool": "p", "vdev": "sda", "class": "normal"},
+        {"zz": "x", "a": "y\\"},
+    ):
         ms.histogram("zmon_t_latency_seconds", "A histogram.", buckets, 9, 0.25, labels)
-    ms.histogram("zmon_t_inf_seconds", "Bounds ending in +Inf.", [(1.0, 2), (math.inf, 3)],
-                 3, 1.0, {"op": "read"})  # fmt: skip
+    ms.histogram(
+        "zmon_t_inf_seconds",
+        "Bounds ending in +Inf.",
+        [(1.0, 2), (math.inf, 3)],
+        3,
+        1.0,
+        {"op": "read"},
+    )
     ms.gauge("zmon_t_no_labels", "No labels.", 7)
     return ms
 
@@ -65,8 +90,12 @@ def test_compact_histograms_give_the_samples_add_sample_would() -> None:
     fam = awkward()._families["zmon_t_latency_seconds"]
     assert isinstance(fam, HistogramFamily)
     reference = Metric(fam.name, fam.documentation, "histogram")
-    for base in ({}, {"a": "1"}, {"pool": "p", "vdev": "sda", "class": "normal"},
-                 {"zz": "x", "a": "y\\"}):  # fmt: skip
+    for base in (
+        {},
+        {"a": "1"},
+        {"pool": "p", "vdev": "sda", "class": "normal"},
+        {"zz": "x", "a": "y\\"},
+    ):
         for le, value in (("1e-06", 1.0), ("0.001", 5.0), ("1.0", 7.0), ("+Inf", 9.0)):
             reference.add_sample(fam.name + "_bucket", {**base, "le": le}, value)
         reference.add_sample(fam.name + "_count", base, 9.0)
@@ -97,8 +126,9 @@ def big_families(tmp_path_factory: pytest.TempPathFactory) -> list[Metric]:
         if name in ("kernel_log", "zpool_events", "hotplug"):
             continue  # followers: covered by tests/bench
         options = {**cfg.collectors[name].options, "histograms": "all", "jitter": 0.0}
-        ctx = Context(paths=cfg.paths, runner=runner, options=options, platform="linux",
-                      one_shot=True)  # fmt: skip
+        ctx = Context(
+            paths=cfg.paths, runner=runner, options=options, platform="linux", one_shot=True
+        )
         try:
             families += cls(ctx).collect().families()
         except NoDataError:
@@ -117,6 +147,10 @@ def test_big_host_exposition_passes_promtool(big_families: list[Metric]) -> None
     merged = MetricSet()
     for fam in big_families:
         merged.add_family(fam)
-    result = subprocess.run([promtool, "check", "metrics"], input=render(merged.families()),
-                            capture_output=True, timeout=120)  # fmt: skip
+    result = subprocess.run(
+        [promtool, "check", "metrics"],
+        input=render(merged.families()),
+        capture_output=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout.decode()[-2000:] + result.stderr.decode()[-2000:]

@@ -37,8 +37,7 @@ def test_snapshot_serves_the_gzip_of_its_text() -> None:
     snap = Snapshot()
     for i in range(3):
         ms = MetricSet()
-        ms.gauge("zmon_t_shared", "Shared by every collector (merged at render).", i,
-                 {"c": str(i)})  # fmt: skip
+        ms.gauge("zmon_t_shared", "Shared by every collector (merged at render).", i, {"c": str(i)})
         ms.gauge(f"zmon_t_own{i}", "Only this collector's.", i)
         state = CollectorState(f"c{i}", 15.0, 10.0, success=True)
         state.publish(ms.families())

@@ -32,8 +32,7 @@ def _frontend(**limits: float) -> HTTPFrontend:
     s = Scheduler()
     s.add(One(Context(paths=Paths(), runner=StaticRunner())), 60, 1)
     s.workers["one"].run_once()
-    return HTTPFrontend(lambda web: make_app(s.snapshot, lambda: True, web=web),
-                        **limits)  # type: ignore[arg-type]  # fmt: skip
+    return HTTPFrontend(lambda web: make_app(s.snapshot, lambda: True, web=web), **limits)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -66,8 +65,9 @@ def test_http11_keep_alive_serves_many_requests_on_one_connection(server: HTTPFr
 
 def test_listen_backlog_is_large(server: HTTPFrontend) -> None:
     ss = require_tool("ss", "reads the listen backlog of a socket")
-    out = subprocess.run([ss, "-Hltn", f"sport = :{server.port}"], capture_output=True,
-                         text=True, check=True).stdout.split()  # fmt: skip
+    out = subprocess.run(
+        [ss, "-Hltn", f"sport = :{server.port}"], capture_output=True, text=True, check=True
+    ).stdout.split()
     # LISTEN Recv-Q Send-Q ...; for a listening socket Send-Q is the backlog (capped by
     # net.core.somaxconn, which is 4096 on current kernels)
     somaxconn = int(open("/proc/sys/net/core/somaxconn").read())

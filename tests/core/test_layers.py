@@ -30,8 +30,17 @@ BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "
         "zmon.runner", "zmon.replay", "zmon.children", "zmon.durable", "zmon.failures",
         "zmon.regexcheck"}  # fmt: skip
 # zmon.collectors itself is only the namespace the registry discovers plugins in
-CORE = {"zmon.registry", "zmon.products", "zmon.snapshot", "zmon.scheduler", "zmon.config",
-        "zmon.server", "zmon.listen", "zmon.webconfig", "zmon.collectors"}  # fmt: skip
+CORE = {
+    "zmon.registry",
+    "zmon.products",
+    "zmon.snapshot",
+    "zmon.scheduler",
+    "zmon.config",
+    "zmon.server",
+    "zmon.listen",
+    "zmon.webconfig",
+    "zmon.collectors",
+}
 ENTRY = {"zmon.daemon", "zmon.cli", "zmon.status.cli"}
 LAYERS = ("base", "parsers", "host", "core", "collectors", "entry")
 
@@ -74,8 +83,9 @@ def imports(module: str, path: Path, known: set[str]) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*anchor, base] if base else anchor)
-            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
-                     for a in node.names]  # fmt: skip
+            names = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
         else:
             continue
         for name in names:

@@ -33,9 +33,13 @@ def _alive(pid: int) -> bool:
 
 
 def test_runs_argv_and_captures_output(tmp_path: Path) -> None:
-    prog = _script(tmp_path, "echoer", "import sys, os\n"
-                   "print(' '.join(sys.argv[1:])); print(os.environ['LC_ALL'], file=sys.stderr)\n"
-                   "sys.exit(3)")
+    prog = _script(
+        tmp_path,
+        "echoer",
+        "import sys, os\n"
+        "print(' '.join(sys.argv[1:])); print(os.environ['LC_ALL'], file=sys.stderr)\n"
+        "sys.exit(3)",
+    )
     result = CommandRunner(binaries={"echoer": prog}).run(["echoer", "a b", "$HOME;"])
     assert result.stdout == b"a b $HOME;\n"  # no shell: nothing expanded or split
     assert result.stderr == b"C\n"

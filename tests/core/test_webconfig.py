@@ -28,7 +28,10 @@ def test_empty_file_is_plain_http(tmp_path: Path) -> None:
 
 
 def test_users_and_headers(tmp_path: Path) -> None:
-    web = load_web_config(_write(tmp_path, f"""
+    web = load_web_config(
+        _write(
+            tmp_path,
+            f"""
 basic_auth_users:
   prometheus: {_hash("secret")}
 http_server_config:
@@ -36,10 +39,14 @@ http_server_config:
   headers:
     x-frame-options: deny
     Strict-Transport-Security: max-age=31536000
-"""))
+""",
+        )
+    )
     assert set(web.users) == {"prometheus"}
-    assert web.headers == (("X-Frame-Options", "deny"),
-                           ("Strict-Transport-Security", "max-age=31536000"))  # fmt: skip
+    assert web.headers == (
+        ("X-Frame-Options", "deny"),
+        ("Strict-Transport-Security", "max-age=31536000"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -47,31 +54,54 @@ http_server_config:
     [
         ("tls_server_config: [1]\n", "tls_server_config", "expected a mapping"),
         ("tls_server_config:\n  key_file: k.pem\n", "tls_server_config.cert_file", "required"),
-        ("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  cipher_suites: [x]\n",
-         "tls_server_config.cipher_suites", "not supported"),
-        ("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  bogus: 1\n",
-         "tls_server_config.bogus", "unknown key"),
-        ("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
-         "  client_auth_type: RequireAnyClientCert\n",
-         "tls_server_config.client_auth_type", "without verifying"),
-        ("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
-         "  client_auth_type: RequireAndVerifyClientCert\n",
-         "tls_server_config.client_ca_file", "required when"),
-        ("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  min_version: TLS14\n",
-         "tls_server_config.min_version", "must be one of"),
-        ("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n",
-         "tls_server_config.cert_file/key_file", "cannot load"),
+        (
+            "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  cipher_suites: [x]\n",
+            "tls_server_config.cipher_suites",
+            "not supported",
+        ),
+        (
+            "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  bogus: 1\n",
+            "tls_server_config.bogus",
+            "unknown key",
+        ),
+        (
+            "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
+            "  client_auth_type: RequireAnyClientCert\n",
+            "tls_server_config.client_auth_type",
+            "without verifying",
+        ),
+        (
+            "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
+            "  client_auth_type: RequireAndVerifyClientCert\n",
+            "tls_server_config.client_ca_file",
+            "required when",
+        ),
+        (
+            "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  min_version: TLS14\n",
+            "tls_server_config.min_version",
+            "must be one of",
+        ),
+        (
+            "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n",
+            "tls_server_config.cert_file/key_file",
+            "cannot load",
+        ),
         ("basic_auth_users:\n  alice: plaintext\n", "basic_auth_users.alice", "bcrypt hash"),
-        ("basic_auth_users:\n  alice: $2y$10$notreallyahash\n", "basic_auth_users.alice",
-         "not a valid bcrypt hash"),
-        ("http_server_config:\n  headers:\n    Set-Cookie: a=b\n",
-         "http_server_config.headers.Set-Cookie", "not allowed"),
-        ("http_server_config:\n  keepalive: true\n", "http_server_config.keepalive",
-         "unknown key"),
+        (
+            "basic_auth_users:\n  alice: $2y$10$notreallyahash\n",
+            "basic_auth_users.alice",
+            "not a valid bcrypt hash",
+        ),
+        (
+            "http_server_config:\n  headers:\n    Set-Cookie: a=b\n",
+            "http_server_config.headers.Set-Cookie",
+            "not allowed",
+        ),
+        ("http_server_config:\n  keepalive: true\n", "http_server_config.keepalive", "unknown key"),
         ("basic_auth: {}\n", "basic_auth", "unknown key"),
         ("tls_server_config: {cert_file: [\n", "web.config.file", "not valid YAML"),
     ],
-)  # fmt: skip
+)
 def test_bad_file_names_the_key(tmp_path: Path, text: str, key: str, reason: str) -> None:
     with pytest.raises(ConfigError) as err:
         load_web_config(_write(tmp_path, text))
@@ -94,9 +124,15 @@ def test_basic_auth_checks_and_remembers_only_successes() -> None:
     assert auth.cached(good) is None  # first time: needs bcrypt
     assert auth.check(good)
     assert auth.cached(good) is True  # then remembered
-    for header in (_basic("prometheus", "wrong"), _basic("nobody", "secret"), "Bearer x",
-                   "Basic !!!", "Basic " + base64.b64encode(b"nocolon").decode(),
-                   _basic("prometheus", "x" * 100), None):  # fmt: skip
+    for header in (
+        _basic("prometheus", "wrong"),
+        _basic("nobody", "secret"),
+        "Bearer x",
+        "Basic !!!",
+        "Basic " + base64.b64encode(b"nocolon").decode(),
+        _basic("prometheus", "x" * 100),
+        None,
+    ):
         assert not auth.check(header)
         assert not auth.cached(header)
 
@@ -118,21 +154,40 @@ def test_serve_refuses_a_bad_web_config_naming_the_key(tmp_path: Path) -> None:
     import sys
 
     web = _write(tmp_path, "basic_auth_users:\n  alice: hunter2\n")
-    r = subprocess.run([sys.executable, "-m", "zmon.cli", "serve", "--web.listen-address",
-                        "127.0.0.1:0", "--web.config.file", str(web),
-                        "--path.state-dir", str(tmp_path / "state")],
-                       capture_output=True, text=True, timeout=60)  # fmt: skip
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zmon.cli",
+            "serve",
+            "--web.listen-address",
+            "127.0.0.1:0",
+            "--web.config.file",
+            str(web),
+            "--path.state-dir",
+            str(tmp_path / "state"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2
     assert "basic_auth_users.alice" in r.stderr
 
 
-@pytest.mark.parametrize("text, key", [
-    ("rate_limit:\n  interval: 1s\n  burst: 5\n", "rate_limit"),
-    ("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  client_ca: abc\n",
-     "tls_server_config.client_ca"),
-])  # fmt: skip
-def test_toolkit_keys_zmon_does_not_implement_are_refused(tmp_path: Path, text: str,
-                                                          key: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("rate_limit:\n  interval: 1s\n  burst: 5\n", "rate_limit"),
+        (
+            "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  client_ca: abc\n",
+            "tls_server_config.client_ca",
+        ),
+    ],
+)
+def test_toolkit_keys_zmon_does_not_implement_are_refused(
+    tmp_path: Path, text: str, key: str
+) -> None:
     with pytest.raises(ConfigError, match="not supported by zmon") as err:
         load_web_config(_write(tmp_path, text))
     assert err.value.key.endswith(key)

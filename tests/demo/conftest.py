@@ -48,10 +48,15 @@ class PhaseRunner:
 
 
 def make_collector(
-    host: DemoHost, name: str, *, runner: Runner | None = None, one_shot: bool = True,
-    board: Board | None = None, devices: DeviceMapCache | None = None,
+    host: DemoHost,
+    name: str,
+    *,
+    runner: Runner | None = None,
+    one_shot: bool = True,
+    board: Board | None = None,
+    devices: DeviceMapCache | None = None,
     options: dict | None = None,  # type: ignore[type-arg]
-) -> Collector:  # fmt: skip
+) -> Collector:
     """Collector ``name`` as the demo configures it, ``options`` overriding its options."""
     cfg = demo_config(host)
     settings = cfg.collectors[name]

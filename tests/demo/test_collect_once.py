@@ -25,8 +25,10 @@ def exposition() -> str:
     """stdout of ``zmon collect --once --demo``, run as the command line runs it."""
     result = subprocess.run(
         [sys.executable, "-m", "zmon.cli", "collect", "--once", "--demo"],
-        capture_output=True, timeout=120, cwd=Path(__file__).resolve().parents[2],
-    )  # fmt: skip
+        capture_output=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert result.returncode == 0, result.stderr.decode(errors="replace")[-2000:]
     return result.stdout.decode()
 
@@ -59,8 +61,14 @@ def test_stdout_holds_only_the_exposition(exposition: str) -> None:
 def test_exposition_parses_and_has_the_disk_story(exposition: str) -> None:
     exposition = _exposition_lines(exposition)
     names = {f.name for f in text_string_to_metric_families(exposition)}
-    for family in ("zmon_disk_device_info", "zmon_disk_info", "zmon_disk_smart_passed",
-                   "zmon_disk_crc_errors", "zmon_disk_interface_speed_bytes",
-                   "zmon_vdev_info", "zmon_ups_status"):  # fmt: skip
+    for family in (
+        "zmon_disk_device_info",
+        "zmon_disk_info",
+        "zmon_disk_smart_passed",
+        "zmon_disk_crc_errors",
+        "zmon_disk_interface_speed_bytes",
+        "zmon_vdev_info",
+        "zmon_ups_status",
+    ):
         assert family in names, family
     assert 'zmon_disk_crc_errors_total{device="sdb"} 0.0' in exposition  # healthy phase

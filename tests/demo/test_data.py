@@ -22,13 +22,21 @@ def _template() -> dict:  # type: ignore[type-arg]
 
 
 def test_sata_report_adds_the_missing_attributes_in_smartctl_shape() -> None:
-    doc = sata_report(_template(), "/dev/sdb", "ZLSATA1",
-                      "smartctl --json=c --nocheck=standby --all -d sat /dev/sdb",
-                      crc_errors=27, link_gbps=1.5)  # fmt: skip
+    doc = sata_report(
+        _template(),
+        "/dev/sdb",
+        "ZLSATA1",
+        "smartctl --json=c --nocheck=standby --all -d sat /dev/sdb",
+        crc_errors=27,
+        link_gbps=1.5,
+    )
     assert list(doc).index("interface_speed") == list(doc).index("ata_version") + 1
     assert doc["interface_speed"]["current"] == {
-        "sata_value": 1, "string": "1.5 Gb/s", "units_per_second": 15,
-        "bits_per_unit": 100000000}  # fmt: skip
+        "sata_value": 1,
+        "string": "1.5 Gb/s",
+        "units_per_second": 15,
+        "bits_per_unit": 100000000,
+    }
     assert doc["interface_speed"]["max"]["string"] == "6.0 Gb/s"
     ids = [row["id"] for row in doc["ata_smart_attributes"]["table"]]
     assert ids == sorted(ids) and {5, 197, 198, 199} <= set(ids)
@@ -43,9 +51,14 @@ def test_sata_report_adds_the_missing_attributes_in_smartctl_shape() -> None:
 
 
 def test_sata_report_of_the_failing_disk_has_its_pending_and_reallocated_sectors() -> None:
-    doc = sata_report(_template(), "/dev/sda", "ZLSATA0",
-                      "smartctl --json=c --nocheck=standby --all -d sat /dev/sda",
-                      pending_sectors=8, reallocated_sectors=3)  # fmt: skip
+    doc = sata_report(
+        _template(),
+        "/dev/sda",
+        "ZLSATA0",
+        "smartctl --json=c --nocheck=standby --all -d sat /dev/sda",
+        pending_sectors=8,
+        reallocated_sectors=3,
+    )
     rows = {row["id"]: row for row in doc["ata_smart_attributes"]["table"]}
     assert rows[197]["raw"] == {"value": 8, "string": "8"}
     assert rows[5]["name"] == "Reallocated_Sector_Ct" and rows[5]["raw"]["value"] == 3
@@ -69,11 +82,11 @@ def test_cable_lines_follow_the_crc_errors_and_the_link_speed() -> None:
     assert lines == cable_lines("ata2", before, after, 100.0)  # a refresh writes the same
     text = "\n".join(lines)
     assert text.index("limiting SATA link speed to 3.0 Gbps") < text.index(
-        "limiting SATA link speed to 1.5 Gbps")  # fmt: skip
+        "limiting SATA link speed to 1.5 Gbps"
+    )
     assert text.rstrip().endswith("ata2: EH complete")
     assert cable_lines("ata2", after, after, 0.0) == []  # no new errors, no messages
-    events = scan_text(syslog_lines(text, boot_time=0.0, now=1000.0),
-                       PatternSet(default_rules()))  # fmt: skip
+    events = scan_text(syslog_lines(text, boot_time=0.0, now=1000.0), PatternSet(default_rules()))
     crc = [e.device for e in events if e.pattern == "crc_error"]
     assert crc and set(crc) <= {"ata2", "ata2.00"}
     assert {e.pattern for e in events} >= {"crc_error", "link_reset", "ata_exception"}
@@ -91,19 +104,24 @@ def test_media_lines_report_one_uncorrectable_read_per_8_pending_sectors() -> No
     assert media_lines(sda, after, after, 0.0) == []  # no new pending sectors, no messages
     assert media_lines(sda, after, before, 0.0) == []  # remapped: the disk says nothing
     # The block layer's sector is the failed read's LBA, as libata and the CDB give it.
-    for cmd, cdb, io in zip(re.findall(r"cmd 60/08:..:(..):(..):(..)/", text),
-                            re.findall(r"CDB: Read\(10\) 28 00 (.. .. .. ..) 00 00 08 00", text),
-                            re.findall(r"dev sda, sector (\d+) ", text), strict=True):  # fmt: skip
+    for cmd, cdb, io in zip(
+        re.findall(r"cmd 60/08:..:(..):(..):(..)/", text),
+        re.findall(r"CDB: Read\(10\) 28 00 (.. .. .. ..) 00 00 08 00", text),
+        re.findall(r"dev sda, sector (\d+) ", text),
+        strict=True,
+    ):
         lba = int(io)
         assert int("".join(reversed(cmd)), 16) == lba == int(cdb.replace(" ", ""), 16)
         assert lba % 8 == 0 and 2048 + 8192 <= lba < 2048 + 2076672 - 1024  # in ZFS's data
-    events = scan_text(syslog_lines(text, boot_time=0.0, now=1000.0),
-                       PatternSet(default_rules()))  # fmt: skip
+    events = scan_text(syslog_lines(text, boot_time=0.0, now=1000.0), PatternSet(default_rules()))
     patterns: dict[str, set[str | None]] = {}
     for e in events:
         patterns.setdefault(e.pattern, set()).add(e.device)
-    assert patterns == {"ata_exception": {"ata1.00"}, "medium_error": {"ata1.00", "sda"},
-                        "io_error": {"sda"}}  # fmt: skip
+    assert patterns == {
+        "ata_exception": {"ata1.00"},
+        "medium_error": {"ata1.00", "sda"},
+        "io_error": {"sda"},
+    }
     assert sum(e.pattern == "medium_error" for e in events) == 6  # UNC + 2 sense lines, twice
 
 
@@ -129,15 +147,19 @@ def test_events_split_in_capture_order_whatever_the_loop_order() -> None:
         "01-a": "TIME CLASS\n" + "".join(_event(e, "c") for e in range(1, 4)),
         "04-a": "TIME CLASS\n" + "".join(_event(e, "c") for e in range(1, 7)),
     }
-    new = {name: [eid for eid, _ in split_events(text)]
-           for name, text in split_in_capture_order(texts).items()}  # fmt: skip
+    new = {
+        name: [eid for eid, _ in split_events(text)]
+        for name, text in split_in_capture_order(texts).items()
+    }
     assert new == {"01-a": [1, 2, 3], "04-a": [4, 5, 6], "04b-b": [7, 8]}
 
 
 def _phase_events(phase: Phase) -> list[tuple[int, str]]:
     text = (DATA / "scenarios" / phase.scenario / "events-new.txt").read_text()
-    return [(eid, re.search(r'class = "([^"]+)"', block).group(1))  # type: ignore[union-attr]
-            for eid, block in split_events(text)]  # fmt: skip
+    return [
+        (eid, re.search(r'class = "([^"]+)"', block).group(1))  # type: ignore[union-attr]
+        for eid, block in split_events(text)
+    ]
 
 
 def test_every_recorded_event_is_replayed_once_a_loop() -> None:

@@ -39,8 +39,12 @@ def test_demo_loops_through_every_phase(tmp_path: Path) -> None:
                         up = ms.sample_value("zmon_disk_smart_up", {"device": disk})
                         assert up == 1, (host.phase.name, disk)
                     crc.append(ms.sample_value("zmon_disk_crc_errors_total", {"device": "sdb"}))
-                    media.append(tuple(ms.sample_value(m, {"device": "sda"}) for m in (
-                        "zmon_disk_pending_sectors", "zmon_disk_reallocated_sectors")))  # fmt: skip
+                    media.append(
+                        tuple(
+                            ms.sample_value(m, {"device": "sda"})
+                            for m in ("zmon_disk_pending_sectors", "zmon_disk_reallocated_sectors")
+                        )
+                    )
             sizes.append(kern_log.stat().st_size)
     finally:
         for collector in running.values():
@@ -68,7 +72,8 @@ def test_a_late_tick_enters_every_phase_in_between(tmp_path: Path) -> None:
         for host in (late, steady):
             assert host.paths.root(KERN_LOG).stat().st_size > 0
         assert (late.root / "events.log").read_text().count("eid = ") == (
-            steady.root / "events.log").read_text().count("eid = ")  # fmt: skip
+            steady.root / "events.log"
+        ).read_text().count("eid = ")
         count = [h.paths.root(KERN_LOG).read_text().count("\n") for h in (late, steady)]
         assert count[0] == count[1]
     finally:

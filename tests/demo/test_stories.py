@@ -31,19 +31,22 @@ def test_the_suspended_story_suspends_tank_and_zpool_hangs(tmp_path: Path) -> No
     host = DemoHost(phase_seconds=10, root=tmp_path / "host", story="suspended")
     kstats = make_collector(host, "pool_kstats", one_shot=False)
     try:
-        before = kstats.collect().sample_value("zmon_pool_kstat_state",
-                                               {"pool": "tank", "state": "suspended"})  # fmt: skip
+        before = kstats.collect().sample_value(
+            "zmon_pool_kstat_state", {"pool": "tank", "state": "suspended"}
+        )
         assert before == 0
         zpool = str(host.root / "bin" / "zpool")
         subprocess.run([zpool, "list", "-Hp"], timeout=20, capture_output=True)  # answers
         host.tick(now=host.time_of(1) + 1)
         assert host.phase.name == "suspended"
-        after = kstats.collect().sample_value("zmon_pool_kstat_state",
-                                              {"pool": "tank", "state": "suspended"})  # fmt: skip
+        after = kstats.collect().sample_value(
+            "zmon_pool_kstat_state", {"pool": "tank", "state": "suspended"}
+        )
         assert after == 1
         events = scan_text(host.paths.root(KERN_LOG).read_text(), PatternSet(default_rules()))
         assert [(e.pattern, e.pool) for e in events if e.pattern == "pool_suspended"] == [
-            ("pool_suspended", "tank")]  # fmt: skip
+            ("pool_suspended", "tank")
+        ]
         with pytest.raises(subprocess.TimeoutExpired):
             subprocess.run([zpool, "status", "-p"], timeout=2, capture_output=True)
     finally:

@@ -19,8 +19,11 @@ from zmon.metrics import MetricSet
 PHASE = {p.name: i for i, p in enumerate(PHASES)}
 STORY = tuple(p.name for p in PHASES)
 SATA = ("sda", "sdb", "sdc", "sdd")
-MEDIA = ("zmon_disk_reallocated_sectors", "zmon_disk_pending_sectors",
-         "zmon_disk_offline_uncorrectable_sectors")  # fmt: skip
+MEDIA = (
+    "zmon_disk_reallocated_sectors",
+    "zmon_disk_pending_sectors",
+    "zmon_disk_offline_uncorrectable_sectors",
+)
 GBPS = 1e9 / 8  # bytes per second in one Gb/s
 
 
@@ -29,8 +32,9 @@ def smart(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MetricSet]:
     """The smart collector's metrics in each phase of the story."""
     out = {}
     for name in STORY:
-        host = DemoHost(phase_seconds=60, root=tmp_path_factory.mktemp(name),
-                        first_phase=PHASE[name])  # fmt: skip
+        host = DemoHost(
+            phase_seconds=60, root=tmp_path_factory.mktemp(name), first_phase=PHASE[name]
+        )
         try:
             out[name] = collect(host, "smart")
         finally:
@@ -54,8 +58,7 @@ def test_sdb_link_runs_at_1_5_gbps_from_the_checksum_errors_on(
 ) -> None:
     for name in STORY:
         current = smart[name].sample_value("zmon_disk_interface_speed_bytes", {"device": "sdb"})
-        maximum = smart[name].sample_value("zmon_disk_interface_max_speed_bytes",
-                                           {"device": "sdb"})  # fmt: skip
+        maximum = smart[name].sample_value("zmon_disk_interface_max_speed_bytes", {"device": "sdb"})
         slow = PHASE[name] >= PHASE["checksum-errors"]
         assert current == pytest.approx((1.5 if slow else 6.0) * GBPS), name
         assert maximum == pytest.approx(6.0 * GBPS), name
@@ -112,8 +115,9 @@ def test_other_disks_stay_clean_and_every_disk_answers(smart: dict[str, MetricSe
         ms = smart[name]
         for disk in ("sda", "sdc", "sdd"):
             assert _crc(ms, disk) == 0, (name, disk)
-            assert ms.sample_value("zmon_disk_interface_speed_bytes",
-                                   {"device": disk}) == pytest.approx(6.0 * GBPS)  # fmt: skip
+            assert ms.sample_value(
+                "zmon_disk_interface_speed_bytes", {"device": disk}
+            ) == pytest.approx(6.0 * GBPS)
         for disk in (*SATA, "nvme0n1", "nvme1n1"):
             assert ms.sample_value("zmon_disk_smart_up", {"device": disk}) == 1, (name, disk)
             assert ms.sample_value("zmon_disk_smart_passed", {"device": disk}) == 1
@@ -139,10 +143,15 @@ def test_kernel_log_counts_crc_errors_on_sdb_by_the_degraded_phase(tmp_path: Pat
         ms = wait_for(counted)
         assert ms is not None, "no crc_error for sdb in the kernel log"
         for pattern in ("crc_error", "link_reset", "ata_exception"):
-            assert ms.sample_value("zmon_kernel_log_events_total",
-                                   {"pattern": pattern, "device": "sdb"}), pattern  # fmt: skip
-        devices = {s.labels.get("device") for f in ms.families() for s in f.samples
-                   if s.name == "zmon_kernel_log_events_total" and s.value}  # fmt: skip
+            assert ms.sample_value(
+                "zmon_kernel_log_events_total", {"pattern": pattern, "device": "sdb"}
+            ), pattern
+        devices = {
+            s.labels.get("device")
+            for f in ms.families()
+            for s in f.samples
+            if s.name == "zmon_kernel_log_events_total" and s.value
+        }
         assert devices == {"sdb"}  # every libata line was attributed through the device map
     finally:
         collector.close()
@@ -151,10 +160,12 @@ def test_kernel_log_counts_crc_errors_on_sdb_by_the_degraded_phase(tmp_path: Pat
 
 def _kernel_events(ms: MetricSet, device: str) -> dict[str, float]:
     """pattern -> count of the kernel_log collector's events for ``device``."""
-    samples = [s for f in ms.families() for s in f.samples
-               if s.name == "zmon_kernel_log_events_total"]  # fmt: skip
-    return {s.labels["pattern"]: s.value for s in samples
-            if s.labels["device"] == device and s.value}  # fmt: skip
+    samples = [
+        s for f in ms.families() for s in f.samples if s.name == "zmon_kernel_log_events_total"
+    ]
+    return {
+        s.labels["pattern"]: s.value for s in samples if s.labels["device"] == device and s.value
+    }
 
 
 def test_kernel_log_counts_medium_errors_on_sda_by_the_resilvering_phase(tmp_path: Path) -> None:
@@ -164,8 +175,11 @@ def test_kernel_log_counts_medium_errors_on_sda_by_the_resilvering_phase(tmp_pat
         collector.start()
         key = {"pattern": "medium_error", "device": "sda"}
         host.tick(now=host.time_of(PHASE["resilvering"] - 1) + 1.0)
-        assert wait_for(lambda: collector.collect().sample_value(
-            "zmon_kernel_log_events_total", {"pattern": "crc_error", "device": "sdb"}))  # fmt: skip
+        assert wait_for(
+            lambda: collector.collect().sample_value(
+                "zmon_kernel_log_events_total", {"pattern": "crc_error", "device": "sdb"}
+            )
+        )
         assert not collector.collect().sample_value("zmon_kernel_log_events_total", key)
         host.tick(now=host.time_of(PHASE["resilvering"]) + 1.0)
         assert host.phase.name == "resilvering"
@@ -217,8 +231,9 @@ def test_vdev_info_joins_sdb_to_pool_tank(tmp_path: Path) -> None:
         host.stop()
     vdev = "ata-QEMU_HARDDISK_ZLSATA1"
     assert ms.sample_value("zmon_vdev_info", {"pool": "tank", "vdev": vdev, "device": "sdb"}) == 1
-    assert ms.sample_value("zmon_vdev_state",
-                           {"pool": "tank", "vdev": vdev, "state": "offline"}) == 1  # fmt: skip
+    assert (
+        ms.sample_value("zmon_vdev_state", {"pool": "tank", "vdev": vdev, "state": "offline"}) == 1
+    )
 
 
 @pytest.mark.parametrize(("phase", "on_battery"), [("healthy", False), ("degraded", True)])
@@ -231,6 +246,8 @@ def test_ups_goes_on_battery_while_the_pool_is_degraded(
         ms = collect(host, "ups")
     finally:
         host.stop()
-    status = {flag: ms.sample_value("zmon_ups_status", {"ups": "demo-ups", "flag": flag})
-              for flag in ("OL", "OB")}  # fmt: skip
+    status = {
+        flag: ms.sample_value("zmon_ups_status", {"ups": "demo-ups", "flag": flag})
+        for flag in ("OL", "OB")
+    }
     assert status == ({"OL": 0, "OB": 1} if on_battery else {"OL": 1, "OB": 0})

@@ -14,8 +14,7 @@ from zmon.host.devices import DeviceMap
 from zmon.registry import Context
 from zmon.replay import StaticRunner
 
-DISKS = ["nvme0n1", "nvme1n1", "sda", "sdb", "sdc", "sdd",
-         "vda", "vdb", "vdc", "vdd", "vde", "vdf"]  # fmt: skip
+DISKS = ["nvme0n1", "nvme1n1", "sda", "sdb", "sdc", "sdd", "vda", "vdb", "vdc", "vdd", "vde", "vdf"]
 
 
 def test_sys_block_lists_the_lab_vms_block_devices(demo_host: DemoHost) -> None:
@@ -46,15 +45,26 @@ def test_device_map_has_every_disk_with_its_partitions(demo_host: DemoHost) -> N
     nvme = dmap.get("nvme1n1")
     assert nvme is not None
     assert (nvme.transport, nvme.nvme_controller, nvme.partitions) == (
-        "nvme", "nvme1", ("nvme1n1p1", "nvme1n1p9"))  # fmt: skip
+        "nvme",
+        "nvme1",
+        ("nvme1n1p1", "nvme1n1p9"),
+    )
 
 
 def test_every_name_of_the_faulty_disk_resolves_to_sdb(demo_host: DemoHost) -> None:
     dmap = DeviceMap.build(demo_host.paths)
-    for name in ("ata2", "ata2.00", "1:0:0:0", "sd 1:0:0:0", "sdb1", "/dev/sdb",
-                 "ata-QEMU_HARDDISK_ZLSATA1", "ata-QEMU_HARDDISK_ZLSATA1-part1",
-                 "/dev/disk/by-id/ata-QEMU_HARDDISK_ZLSATA1-part1",
-                 "pci-0000:00:05.0-ata-2"):  # fmt: skip
+    for name in (
+        "ata2",
+        "ata2.00",
+        "1:0:0:0",
+        "sd 1:0:0:0",
+        "sdb1",
+        "/dev/sdb",
+        "ata-QEMU_HARDDISK_ZLSATA1",
+        "ata-QEMU_HARDDISK_ZLSATA1-part1",
+        "/dev/disk/by-id/ata-QEMU_HARDDISK_ZLSATA1-part1",
+        "pci-0000:00:05.0-ata-2",
+    ):
         assert dmap.resolve(name) == "sdb", name
     assert dmap.resolve("ata1") == "sda"
     assert dmap.resolve("/dev/nvme0") == "nvme0n1"
@@ -73,9 +83,19 @@ def test_devices_collector_reports_every_disk(demo_host: DemoHost) -> None:
                   "scsi_address": f"{i}:0:0:0", "serial": f"ZLSATA{i}",
                   "by_id": f"ata-QEMU_HARDDISK_ZLSATA{i}"}  # fmt: skip
         assert ms.sample_value("zmon_disk_device_info", labels) == 1, disk
-    assert ms.sample_value("zmon_disk_device_info", {
-        "device": "nvme0n1", "transport": "nvme", "serial": "ZLNVME0", "model": "QEMU NVMe Ctrl",
-        "firmware": "7.2.22"}) == 1  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_disk_device_info",
+            {
+                "device": "nvme0n1",
+                "transport": "nvme",
+                "serial": "ZLNVME0",
+                "model": "QEMU NVMe Ctrl",
+                "firmware": "7.2.22",
+            },
+        )
+        == 1
+    )
     assert (
         ms.sample_value(
             "zmon_disk_device_info", {"device": "vdf", "transport": "virtio", "serial": "ZLVIRT5"}
@@ -104,14 +124,22 @@ def test_hotplug_series_are_the_demo_disks_at_zero(demo_host: DemoHost) -> None:
     """The hotplug collector listens to this machine's udev; in the demo it starts from the
     demo's disks, each at zero, so its output does not depend on the machine."""
     cfg = demo_config(demo_host)
-    ctx = Context(paths=cfg.paths, runner=StaticRunner(), options=cfg.collectors["hotplug"].options,
-                  platform="linux")  # fmt: skip
+    ctx = Context(
+        paths=cfg.paths,
+        runner=StaticRunner(),
+        options=cfg.collectors["hotplug"].options,
+        platform="linux",
+    )
     collector = HotplugCollector(ctx, monitor_factory=lambda source: _QuietMonitor())
     collector.start()
     try:
         ms = collector.collect()
     finally:
         collector.close()
-    series = {(s.labels["device"], s.labels["action"]): s.value
-              for f in ms.families() for s in f.samples if s.name.endswith("_total")}  # fmt: skip
+    series = {
+        (s.labels["device"], s.labels["action"]): s.value
+        for f in ms.families()
+        for s in f.samples
+        if s.name.endswith("_total")
+    }
     assert series == {(d, a): 0.0 for d in DISKS for a in ("add", "remove", "change")}

@@ -70,8 +70,12 @@ def render() -> str:
         fams = {n: f for n, f in fams.items() if n not in seen}
         if not fams:
             continue
-        lines += [f"## {title}", "", "| metric | type | labels | meaning and source |",
-                  "|---|---|---|---|"]  # fmt: skip
+        lines += [
+            f"## {title}",
+            "",
+            "| metric | type | labels | meaning and source |",
+            "|---|---|---|---|",
+        ]
         for name in sorted(fams):
             typ, doc, labels = fams[name]
             shown = name + "_total" if typ == "counter" else name
@@ -91,9 +95,14 @@ def test_reference_is_current(golden) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_every_served_metric_is_documented() -> None:
-    served = {f.name for f in text_string_to_metric_families(
-        (GOLDEN / "e2e" / "serve-resilvering.prom").read_text())}  # fmt: skip
-    documented = set(re.findall(r"^\| `(zmon_[a-z0-9_]+?)(?:_total)?` \|", REFERENCE.read_text(),
-                                re.M))  # fmt: skip
+    served = {
+        f.name
+        for f in text_string_to_metric_families(
+            (GOLDEN / "e2e" / "serve-resilvering.prom").read_text()
+        )
+    }
+    documented = set(
+        re.findall(r"^\| `(zmon_[a-z0-9_]+?)(?:_total)?` \|", REFERENCE.read_text(), re.M)
+    )
     missing = sorted(served - documented)
     assert not missing, f"served but not in docs/metrics.md: {missing}"

@@ -37,10 +37,14 @@ def kstat_table() -> str:
         lines.append(f"| `{metric}` | {first.kind} | {labels} | {first.kstat}: {fields} |\n")
     for kstat, (metric, label, prefix, _) in FAMILIES.items():
         without = f" without `{prefix}`" if prefix else ""
-        lines.append(f"| `{metric}` | counter | `{label}`: the field name{without} | "
-                     f"{kstat}: every field |\n")  # fmt: skip
-    lines.append(f"| `{GENERIC_METRIC}` | gauge | `kstat`, `name` | a numeric field of these "
-                 "kstats not listed above |\n")  # fmt: skip
+        lines.append(
+            f"| `{metric}` | counter | `{label}`: the field name{without} | "
+            f"{kstat}: every field |\n"
+        )
+    lines.append(
+        f"| `{GENERIC_METRIC}` | gauge | `kstat`, `name` | a numeric field of these "
+        "kstats not listed above |\n"
+    )
     return "".join(lines)
 
 

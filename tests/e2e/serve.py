@@ -31,8 +31,10 @@ class ZmonProcess:
         listen = [] if port else ["--web.listen-address", f"127.0.0.1:{self.port}"]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "zmon.cli", "serve", *listen, "--log.format", "json", *args],
-            stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self.base = f"http://127.0.0.1:{self.port}"
         self._wait_up()
 

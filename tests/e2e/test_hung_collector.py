@@ -31,8 +31,9 @@ def _wait(check, timeout: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
 
 
 def _runs(text: str, result: str) -> float:
-    m = re.search(rf'^zmon_collector_runs_total{{collector="arc",result="{result}"}} (\S+)$',
-                  text, re.M)  # fmt: skip
+    m = re.search(
+        rf'^zmon_collector_runs_total{{collector="arc",result="{result}"}} (\S+)$', text, re.M
+    )
     return float(m.group(1)) if m else 0.0
 
 
@@ -40,15 +41,20 @@ def test_scrapes_answer_while_sysctl_hangs(tmp_path: Path) -> None:
     hang = _hanging_program(tmp_path, "hung-sysctl")
     zmon = ZmonProcess(
         [
-            "--host.platform", "freebsd",
-            "--binary.sysctl", str(hang),
-            "--collector.arc.interval", "1",
-            "--collector.arc.timeout", "1.5",
-            "--path.state-dir", str(tmp_path / "state"),
+            "--host.platform",
+            "freebsd",
+            "--binary.sysctl",
+            str(hang),
+            "--collector.arc.interval",
+            "1",
+            "--collector.arc.timeout",
+            "1.5",
+            "--path.state-dir",
+            str(tmp_path / "state"),
             *_only("arc"),
         ],
         tmp_path / "zmon.log",
-    )  # fmt: skip
+    )
 
     def scrape_during_a_hang() -> bool:
         """A whole scrape while one hung sysctl lives: it did not wait for the collector."""

@@ -22,16 +22,31 @@ BLOCK_PYUDEV = (
 
 
 def test_daemon_starts_and_serves_without_pyudev(tmp_path: Path) -> None:
-    check = subprocess.run([sys.executable, "-c", BLOCK_PYUDEV.split("\n")[0] +
-                            "\nimport pyudev"], capture_output=True, text=True)  # fmt: skip
+    check = subprocess.run(
+        [sys.executable, "-c", BLOCK_PYUDEV.split("\n")[0] + "\nimport pyudev"],
+        capture_output=True,
+        text=True,
+    )
     assert "ImportError" in check.stderr or "ModuleNotFoundError" in check.stderr
     port = free_port()
     log = tmp_path / "zmon.log"
     proc = subprocess.Popen(
-        [sys.executable, "-c", BLOCK_PYUDEV, "serve", "--web.listen-address",
-         f"127.0.0.1:{port}", "--path.state-dir", str(tmp_path / "state"),
-         "--log.format", "json"],
-        stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            BLOCK_PYUDEV,
+            "serve",
+            "--web.listen-address",
+            f"127.0.0.1:{port}",
+            "--path.state-dir",
+            str(tmp_path / "state"),
+            "--log.format",
+            "json",
+        ],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 30
         body = ""

@@ -34,10 +34,18 @@ def test_sighup_reloads_and_rejects_bad_config(tmp_path: Path) -> None:
     cfg = tmp_path / "zmon.toml"
     _config(cfg, ["arc"])
     zmon = ZmonProcess(
-        ["--config", str(cfg), "--path.procfs", str(_proc_tree(tmp_path)),
-         "--path.sysfs", str(tmp_path / "sys"), "--path.state-dir", str(tmp_path / "state")],
+        [
+            "--config",
+            str(cfg),
+            "--path.procfs",
+            str(_proc_tree(tmp_path)),
+            "--path.sysfs",
+            str(tmp_path / "sys"),
+            "--path.state-dir",
+            str(tmp_path / "state"),
+        ],
         tmp_path / "zmon.log",
-    )  # fmt: skip
+    )
     try:
         zmon.wait_for("zmon_arc_hits_total 100.0")
         # A broken file is rejected; the daemon keeps running with the old config.
@@ -75,10 +83,19 @@ def test_sighup_to_a_busy_port_keeps_the_old_config_and_the_daemon(tmp_path: Pat
     cfg = tmp_path / "zmon.toml"
     _config(cfg, ["arc"], f'\n[web]\nlisten_address = ["127.0.0.1:{port}"]\n')
     zmon = ZmonProcess(
-        ["--config", str(cfg), "--path.procfs", str(_proc_tree(tmp_path)),
-         "--path.sysfs", str(tmp_path / "sys"), "--path.state-dir", str(tmp_path / "state")],
-        tmp_path / "zmon.log", port=port,
-    )  # fmt: skip
+        [
+            "--config",
+            str(cfg),
+            "--path.procfs",
+            str(_proc_tree(tmp_path)),
+            "--path.sysfs",
+            str(tmp_path / "sys"),
+            "--path.state-dir",
+            str(tmp_path / "state"),
+        ],
+        tmp_path / "zmon.log",
+        port=port,
+    )
     try:
         zmon.wait_for("zmon_arc_hits_total 100.0")
         with socket.socket() as busy:

@@ -31,8 +31,9 @@ def fuzz(name: str, minutes: float) -> tuple[int, str | None]:
     stop = time.monotonic() + minutes * 60
     tried = 0
 
-    @settings(max_examples=2000, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @settings(
+        max_examples=2000, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(data=st.one_of(mutants(seeds), st.binary(max_size=4096)))
     def check(data: bytes) -> None:
         nonlocal tried

@@ -38,8 +38,7 @@ class Resources:
 
     @classmethod
     def now(cls) -> Resources:
-        return cls(len(os.listdir("/proc/self/fd")), threading.active_count(),
-                   len(child_pids()))  # fmt: skip
+        return cls(len(os.listdir("/proc/self/fd")), threading.active_count(), len(child_pids()))
 
 
 def child_pids() -> set[int]:
@@ -64,8 +63,11 @@ def settle(before: Resources, timeout: float = 10.0) -> Resources:
     while True:
         gc.collect()
         now = Resources.now()
-        if (now.fds <= before.fds and now.threads <= before.threads
-                and now.children <= before.children) or time.monotonic() > deadline:  # fmt: skip
+        if (
+            now.fds <= before.fds
+            and now.threads <= before.threads
+            and now.children <= before.children
+        ) or time.monotonic() > deadline:
             return now
         time.sleep(0.01)
 

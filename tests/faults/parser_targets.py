@@ -117,7 +117,7 @@ def mutants(draw: st.DrawFn, seeds: list[bytes]) -> bytes:
             if line:
                 k = draw(st.integers(0, len(line) - 1))
                 repl = draw(st.sampled_from([b"9", b".", b":", b" ", b"(", b"\n", b"\x00"]))
-                lines[i] = line[:k] + repl + line[k + 1:]
+                lines[i] = line[:k] + repl + line[k + 1 :]
         elif op == 5:  # random bytes in a line
             lines[i] = draw(st.binary(max_size=80)) + b"\n"
         else:  # two lines swapped

@@ -49,8 +49,9 @@ class Counting(Collector):
         return MetricSet()
 
 
-@pytest.mark.parametrize("interval,timeout", [(float("inf"), 1e308), (float("nan"), float("nan")),
-                                              (1e308, float("inf"))])  # fmt: skip
+@pytest.mark.parametrize(
+    "interval,timeout", [(float("inf"), 1e308), (float("nan"), float("nan")), (1e308, float("inf"))]
+)
 def test_a_worker_survives_values_that_slipped_past_validation(interval, timeout) -> None:
     """The last guard: the loop thread used to die of OverflowError (and /healthz turned 503)
     or run back to back on NaN."""
@@ -98,10 +99,15 @@ def test_check_config_reports_every_problem(tmp_path: Path, capsys) -> None:
     lines = capsys.readouterr().err.strip().splitlines()
     keys = [line.split(": ")[3] for line in lines]
     assert keys == [
-        "collectors.arc.interval", "collectors.arc.timeout", "collectors.zpool.interval",
-        "collectors.kernel_log.patterns", "collectors.smart.exclude", "collectors.ups.nut",
-        "collectors.ups.nut_password_file", "web.listen_address",
-    ], lines  # fmt: skip
+        "collectors.arc.interval",
+        "collectors.arc.timeout",
+        "collectors.zpool.interval",
+        "collectors.kernel_log.patterns",
+        "collectors.smart.exclude",
+        "collectors.ups.nut",
+        "collectors.ups.nut_password_file",
+        "web.listen_address",
+    ], lines
     assert "catastrophically" in lines[4] and "bad port" in lines[5]
     assert "cannot resolve host" in lines[7]
 
@@ -115,6 +121,8 @@ def test_check_config_names_a_regex_that_does_not_compile(tmp_path: Path, capsys
 
 def test_check_config_still_passes_a_good_file(tmp_path: Path, capsys) -> None:
     cfg = tmp_path / "zmon.toml"
-    cfg.write_text('[web]\nlisten_address = "127.0.0.1:0"\n[collectors.ups]\n'
-                   'nut = ["ups@127.0.0.1:3493"]\n[collectors.smart]\nexclude = "^/dev/sd[ab]$"\n')
+    cfg.write_text(
+        '[web]\nlisten_address = "127.0.0.1:0"\n[collectors.ups]\n'
+        'nut = ["ups@127.0.0.1:3493"]\n[collectors.smart]\nexclude = "^/dev/sd[ab]$"\n'
+    )
     assert main(["check-config", str(cfg)]) == 0, capsys.readouterr().err

@@ -20,8 +20,13 @@ TARGETS = targets()
 def test_parser_raises_only_parse_error(name: str) -> None:
     func, seeds = TARGETS[name]
 
-    @settings(max_examples=100, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @settings(
+        max_examples=100,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(data=st.one_of(mutants(seeds), st.sampled_from(seeds)))
     def check(data: bytes) -> None:
         try:
@@ -34,8 +39,10 @@ def test_parser_raises_only_parse_error(name: str) -> None:
 
 def test_smartctl_malformed_link_speed_is_a_parse_error_or_ignored() -> None:
     """The original finding: ValueError from 'current: 3.0. Gb/s'."""
-    text = ("smartctl 7.3\n=== START OF INFORMATION SECTION ===\nDevice Model:     X\n"
-            "SATA Version is:  SATA 3.1, 6.0 Gb/s (current: 3.0. Gb/s)\n")
+    text = (
+        "smartctl 7.3\n=== START OF INFORMATION SECTION ===\nDevice Model:     X\n"
+        "SATA Version is:  SATA 3.1, 6.0 Gb/s (current: 3.0. Gb/s)\n"
+    )
     try:
         parse_smartctl_text(text)
     except ParseError:

@@ -53,8 +53,9 @@ def busy_port():  # type: ignore[no-untyped-def]
     sock.close()
 
 
-def serve(cfg: Path, listen_port: int, enabled: list[str], args: list[str],
-          log: Path) -> ZmonProcess:  # fmt: skip
+def serve(
+    cfg: Path, listen_port: int, enabled: list[str], args: list[str], log: Path
+) -> ZmonProcess:
     """``zmon serve`` listening where the config file says (no --web.listen-address flag,
     which would override every reload)."""
     cfg.write_text(_toml(enabled, listen=f"127.0.0.1:{listen_port}"))
@@ -62,8 +63,21 @@ def serve(cfg: Path, listen_port: int, enabled: list[str], args: list[str],
     zmon.port, zmon.log_path = listen_port, log
     zmon._log = log.open("wb")
     zmon.proc = subprocess.Popen(
-        [sys.executable, "-m", "zmon.cli", "serve", "--config", str(cfg), "--log.format", "json",
-         *args], stdout=zmon._log, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "zmon.cli",
+            "serve",
+            "--config",
+            str(cfg),
+            "--log.format",
+            "json",
+            *args,
+        ],
+        stdout=zmon._log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     zmon.base = f"http://127.0.0.1:{listen_port}"
     zmon._wait_up()
     return zmon
@@ -81,10 +95,20 @@ def test_sighup_to_a_busy_port_keeps_the_daemon_and_starts_nothing(tmp_path, bus
     failed, zmon died, and the `zpool events -f` the reload had started was orphaned."""
     marker = "reload-busy-port-events"
     cfg = tmp_path / "zmon.toml"
-    zmon = serve(cfg, free_port(), ["arc"],
-                 ["--path.procfs", str(_arc_proc(tmp_path)), "--path.state-dir",
-                  str(tmp_path / "state"), "--binary.zpool", str(_fake_zpool(tmp_path, marker))],
-                 tmp_path / "zmon.log")  # fmt: skip
+    zmon = serve(
+        cfg,
+        free_port(),
+        ["arc"],
+        [
+            "--path.procfs",
+            str(_arc_proc(tmp_path)),
+            "--path.state-dir",
+            str(tmp_path / "state"),
+            "--binary.zpool",
+            str(_fake_zpool(tmp_path, marker)),
+        ],
+        tmp_path / "zmon.log",
+    )
     try:
         zmon.wait_for("zmon_arc_hits_total 100.0")
         cfg.write_text(_toml(["arc", "zpool_events"], listen=f"127.0.0.1:{busy_port}"))
@@ -103,8 +127,13 @@ def test_sighup_to_a_busy_port_keeps_the_daemon_and_starts_nothing(tmp_path, bus
 
 def test_sighup_to_a_free_port_moves_the_server(tmp_path) -> None:
     cfg = tmp_path / "zmon.toml"
-    zmon = serve(cfg, free_port(), ["arc"], ["--path.procfs", str(_arc_proc(tmp_path)),
-                 "--path.state-dir", str(tmp_path / "state")], tmp_path / "zmon.log")  # fmt: skip
+    zmon = serve(
+        cfg,
+        free_port(),
+        ["arc"],
+        ["--path.procfs", str(_arc_proc(tmp_path)), "--path.state-dir", str(tmp_path / "state")],
+        tmp_path / "zmon.log",
+    )
     old_base = zmon.base
     try:
         zmon.wait_for("zmon_arc_hits_total 100.0")
@@ -124,13 +153,24 @@ def test_sighup_to_a_free_port_moves_the_server(tmp_path) -> None:
 def test_sighup_with_infinite_values_is_rejected(tmp_path) -> None:
     cfg = tmp_path / "zmon.toml"
     cfg.write_text(_toml(["arc"]))
-    zmon = ZmonProcess(["--config", str(cfg), "--path.procfs", str(_arc_proc(tmp_path)),
-                        "--path.state-dir", str(tmp_path / "state")],
-                       tmp_path / "zmon.log")  # fmt: skip
+    zmon = ZmonProcess(
+        [
+            "--config",
+            str(cfg),
+            "--path.procfs",
+            str(_arc_proc(tmp_path)),
+            "--path.state-dir",
+            str(tmp_path / "state"),
+        ],
+        tmp_path / "zmon.log",
+    )
     try:
         zmon.wait_for("zmon_arc_hits_total 100.0")
-        cfg.write_text(_toml(["arc"], extra="[collectors.arc]\ninterval = inf\ntimeout = 1e308\n")
-                       .replace("[collectors.arc]\nenabled = true\n", ""))  # fmt: skip
+        cfg.write_text(
+            _toml(["arc"], extra="[collectors.arc]\ninterval = inf\ntimeout = 1e308\n").replace(
+                "[collectors.arc]\nenabled = true\n", ""
+            )
+        )
         zmon.proc.send_signal(signal.SIGHUP)
         _wait_log(zmon, "reload rejected")
         assert zmon.get("/healthz") == b"ok\n"
@@ -166,15 +206,21 @@ def test_hundreds_of_reloads_over_every_path_leak_nothing(tmp_path, busy_port) -
 
     def loader() -> Config:
         cfg = load(collectors(), str(cfg_path))
-        return replace(cfg, paths=Paths(procfs=procfs, sysfs=tmp_path / "sys", rootfs=tmp_path,
-                                        state_dir=tmp_path / "state"))  # fmt: skip
+        return replace(
+            cfg,
+            paths=Paths(
+                procfs=procfs, sysfs=tmp_path / "sys", rootfs=tmp_path, state_dir=tmp_path / "state"
+            ),
+        )
 
     cfg_path.write_text(files["good-arc"])
     daemon = Daemon(loader(), loader)
     daemon.start()
     # moving the server waits for the old one's poll loop (0.5 s): a few times, not hundreds
     order = ["good-none", "invalid", "good-arc", "busy-port", "infinite", "good-arc"] * 10 + [
-        "new-port", "good-arc"]  # fmt: skip
+        "new-port",
+        "good-arc",
+    ]
     outcomes: dict[str, int] = {}
     try:
         for name in dict.fromkeys(order):  # warm up each path once

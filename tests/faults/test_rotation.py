@@ -92,9 +92,14 @@ class Run:
         self.follower = self._new()
 
     def _new(self) -> FileFollower:
-        return FileFollower(self.log, lambda text: self.delivered.extend(text.splitlines()),
-                            store=self.store, key="file-kern", clock=self.clock,
-                            retire_after=5.0)  # fmt: skip
+        return FileFollower(
+            self.log,
+            lambda text: self.delivered.extend(text.splitlines()),
+            store=self.store,
+            key="file-kern",
+            clock=self.clock,
+            retire_after=5.0,
+        )
 
     def poll(self) -> None:
         self.follower.poll()
@@ -121,8 +126,9 @@ MODES = ["rename", "rename-compress", "dateext", "copytruncate"]
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_every_line_exactly_once_through_1000_cycles_of_rotations(tmp_path: Path,
-                                                                  mode: str) -> None:  # fmt: skip
+def test_every_line_exactly_once_through_1000_cycles_of_rotations(
+    tmp_path: Path, mode: str
+) -> None:
     log = tmp_path / "kern.log"
     log.write_text("before zmon started\n")
     clock = Clock()
@@ -156,6 +162,7 @@ def test_every_line_exactly_once_through_1000_cycles_of_rotations(tmp_path: Path
             # was still empty when zmon stopped has no first bytes to be recognised by once
             # it is copied or compressed (RELIABILITY.md, known limits)
             if cycle % 151 == 100 and cycle % 31 != 7:
+
                 def twice() -> None:
                     write()
                     rot.rotate()

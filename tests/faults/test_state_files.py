@@ -78,13 +78,15 @@ def test_every_loader_survives_a_hostile_state_file(tmp_path: Path, kind: str) -
 
 
 @pytest.mark.parametrize("kind", ["nested-arrays", "fifo"])
-def test_zpool_collector_runs_1000_times_on_a_hostile_scrub_file(tmp_path: Path,
-                                                                  kind: str) -> None:  # fmt: skip
+def test_zpool_collector_runs_1000_times_on_a_hostile_scrub_file(tmp_path: Path, kind: str) -> None:
     """The original finding: a deeply nested scrub file failed every zpool run."""
     plant(tmp_path / "state" / "zpool-last-scrub.json", kind)
     runner = StaticRunner(responses=json_runner("04-scrub-finished", "zpool-status.json"))
-    ctx = Context(paths=Paths(rootfs=tmp_path, state_dir=tmp_path / "state"), runner=runner,
-                  options={"timezone": "UTC", "device_map": False})  # fmt: skip
+    ctx = Context(
+        paths=Paths(rootfs=tmp_path, state_dir=tmp_path / "state"),
+        runner=runner,
+        options={"timezone": "UTC", "device_map": False},
+    )
     rig = Rig(ZpoolCollector(ctx))
     rig.cycle(2)
     with no_leaks():
@@ -116,8 +118,9 @@ def test_kill_9_at_any_point_leaves_the_state_whole_and_never_behind(tmp_path: P
     path = tmp_path / "state.json"
     last = 0
     for i in range(60):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(last)],
-                                stdout=subprocess.PIPE, text=True)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(last)], stdout=subprocess.PIPE, text=True
+        )
         assert proc.stdout is not None
         reported = int(proc.stdout.readline())  # at least one write done
         time.sleep((i % 7) * 0.003)
@@ -201,7 +204,7 @@ def naive_write(path: str, data: bytes, ops: durable.FileOps) -> None:
     fd = ops.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     view = memoryview(data)
     while view:
-        view = view[ops.write(fd, view):]
+        view = view[ops.write(fd, view) :]
     ops.close(fd)
     ops.replace(path + ".tmp", path)
 

@@ -40,8 +40,10 @@ def script(path: Path, body: str, mode: int = 0o755) -> str:
 
 @pytest.fixture
 def tools(tmp_path: Path) -> dict[str, str]:
-    good = f'case "$1" in list) cat {LAB}/zpool-list-Hp-o-cols.txt;; ' \
-           f'get) cat {LAB}/zpool-get-Hp-all.txt;; *) exit 1;; esac'  # fmt: skip
+    good = (
+        f'case "$1" in list) cat {LAB}/zpool-list-Hp-o-cols.txt;; '
+        f"get) cat {LAB}/zpool-get-Hp-all.txt;; *) exit 1;; esac"
+    )
     pids = tmp_path / "escaped.pids"
     (tmp_path / "garbage.bin").write_bytes(b"\x00\xff\tnot\ta\tpool\n\x1b[31m\xfe" * 50)
     return {
@@ -51,9 +53,11 @@ def tools(tmp_path: Path) -> dict[str, str]:
         "crash": script(tmp_path / "crash", "kill -SEGV $$"),
         "garbage": script(tmp_path / "garbage", f"cat {tmp_path}/garbage.bin"),
         "flood": script(tmp_path / "flood", "exec yes 'tank 1 2 3 a flood line'"),
-        "setsid": script(tmp_path / "setsid",
-                         f"setsid sh -c 'echo $$ >> {pids}; exec sleep 1000' "
-                         f"</dev/null >/dev/null 2>&1 &\n{good}"),
+        "setsid": script(
+            tmp_path / "setsid",
+            f"setsid sh -c 'echo $$ >> {pids}; exec sleep 1000' "
+            f"</dev/null >/dev/null 2>&1 &\n{good}",
+        ),
         "not_executable": script(tmp_path / "noexec", good, mode=0o644),
         "missing": str(tmp_path / "no-such-zpool"),
         "pids": str(pids),
@@ -64,8 +68,10 @@ def tools(tmp_path: Path) -> dict[str, str]:
 def rig(tmp_path: Path, tools: dict[str, str]):  # type: ignore[no-untyped-def]
     binaries = {"zpool": tools["good"]}
     runner = CommandRunner(binaries=binaries, default_timeout=5.0, max_output=256 << 10)
-    ctx = Context(paths=Paths(procfs=tmp_path, sysfs=tmp_path, rootfs=tmp_path,
-                              state_dir=tmp_path / "state"), runner=runner)  # fmt: skip
+    ctx = Context(
+        paths=Paths(procfs=tmp_path, sysfs=tmp_path, rootfs=tmp_path, state_dir=tmp_path / "state"),
+        runner=runner,
+    )
     rig = Rig(ListOnly(ctx), timeout=5.0)
     rig.binaries = binaries  # type: ignore[attr-defined]
     rig.runner = runner  # type: ignore[attr-defined]
@@ -95,13 +101,16 @@ def assert_recovers(rig: Rig, tools: dict[str, str]) -> None:
     assert rig.self_metric("zmon_collector_stale") == 0.0
 
 
-@pytest.mark.parametrize("fault,reason,timeout", [
-    ("crash", "command_failed", 5.0),
-    ("garbage", "output_invalid", 5.0),
-    ("flood", "command_failed", 5.0),
-    ("not_executable", "permission_denied", 5.0),
-    ("hung", "timeout", 0.005),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "fault,reason,timeout",
+    [
+        ("crash", "command_failed", 5.0),
+        ("garbage", "output_invalid", 5.0),
+        ("flood", "command_failed", 5.0),
+        ("not_executable", "permission_denied", 5.0),
+        ("hung", "timeout", 0.005),
+    ],
+)
 def test_failing_tool_keeps_last_data_marked_stale(rig, tools, fault, reason, timeout) -> None:
     use(rig, tools[fault])
     rig.state.timeout = timeout

@@ -97,8 +97,7 @@ def daemon():  # type: ignore[no-untyped-def]
 
 def rig_for(daemon: Daemon) -> Rig:
     clock = Clock()
-    ctx = Context(Paths(), StaticRunner({}), {"apcupsd": [daemon.address],
-                                             "connect_timeout": 0.2})  # fmt: skip
+    ctx = Context(Paths(), StaticRunner({}), {"apcupsd": [daemon.address], "connect_timeout": 0.2})
     collector = UpsCollector(ctx, clock=clock)
     collector._query_timeout = 5.0  # answers from the good daemon, whatever the load
     rig = Rig(collector, timeout=2.0)

@@ -16,22 +16,46 @@ from zmon.host.devnames import (
 
 @pytest.mark.parametrize(
     "name, whole",
-    [("sda", "sda"), ("sdc1", "sdc"), ("/dev/sdc1", "sdc"), ("sdaa12", "sdaa"), ("vdb2", "vdb"),
-     ("xvda1", "xvda"), ("nvme0n1", "nvme0n1"), ("nvme0n1p2", "nvme0n1"),
-     ("nvme0c1n1", "nvme0n1"), ("nvme2c3n4p1", "nvme2n4"), ("ada0p3", "ada0"),
-     ("ada0s1a", "ada0"), ("da12p1", "da12"), ("nda0p4", "nda0"), ("nvd1p1", "nvd1"),
-     ("mmcsd0s1", "mmcsd0"), ("mmcblk0p1", "mmcblk0"), ("c0t5000CCA0d0s0", "c0t5000CCA0d0"),
-     ("mirror-0", "mirror-0")],
-)  # fmt: skip
+    [
+        ("sda", "sda"),
+        ("sdc1", "sdc"),
+        ("/dev/sdc1", "sdc"),
+        ("sdaa12", "sdaa"),
+        ("vdb2", "vdb"),
+        ("xvda1", "xvda"),
+        ("nvme0n1", "nvme0n1"),
+        ("nvme0n1p2", "nvme0n1"),
+        ("nvme0c1n1", "nvme0n1"),
+        ("nvme2c3n4p1", "nvme2n4"),
+        ("ada0p3", "ada0"),
+        ("ada0s1a", "ada0"),
+        ("da12p1", "da12"),
+        ("nda0p4", "nda0"),
+        ("nvd1p1", "nvd1"),
+        ("mmcsd0s1", "mmcsd0"),
+        ("mmcblk0p1", "mmcblk0"),
+        ("c0t5000CCA0d0s0", "c0t5000CCA0d0"),
+        ("mirror-0", "mirror-0"),
+    ],
+)
 def test_whole_disk_name(name, whole):
     assert whole_disk_name(name) == whole
 
 
 @pytest.mark.parametrize(
     "name, expected",
-    [("sda", True), ("ada0p3", True), ("nvme0c0n1", True), ("mmcsd0", True), ("zd16", True),
-     ("nvme0", False), ("mirror-0", False), ("ata-WDC_X", False), ("/tmp/f1", False)],
-)  # fmt: skip
+    [
+        ("sda", True),
+        ("ada0p3", True),
+        ("nvme0c0n1", True),
+        ("mmcsd0", True),
+        ("zd16", True),
+        ("nvme0", False),
+        ("mirror-0", False),
+        ("ata-WDC_X", False),
+        ("/tmp/f1", False),
+    ],
+)
 def test_looks_like_kernel_disk(name, expected):
     assert looks_like_kernel_disk(name) is expected
 

@@ -361,8 +361,9 @@ def test_random_rotations_and_restarts_lose_and_double_nothing(tmp_path: Path, s
             log.write_text("")
 
     for _ in range(60):
-        op = rng.choice(["append", "append", "append", "partial", "poll", "poll", "rotate",
-                         "restart", "tick"])  # fmt: skip
+        op = rng.choice(
+            ["append", "append", "append", "partial", "poll", "poll", "rotate", "restart", "tick"]
+        )
         if op == "append":
             new = [f"{rng.getrandbits(32):08x} {counter + i}" for i in range(rng.randint(1, 5))]
             counter += len(new)

@@ -42,8 +42,10 @@ def capture(version: str) -> int:
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(src, dest)
         size = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file())
-        print(f"lab-capture {version}: {len(list(dest.iterdir()))} steps, {size // 1024} KiB "
-              f"in {dest}")  # fmt: skip
+        print(
+            f"lab-capture {version}: {len(list(dest.iterdir()))} steps, {size // 1024} KiB "
+            f"in {dest}"
+        )
         if run.failures:
             print(f"lab-capture {version}: note {len(run.failures)} failing live checks")
     return 0

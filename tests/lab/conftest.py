@@ -40,8 +40,12 @@ class LabRuns:
         with self.slots:
             try:
                 stamp = time.strftime("%Y%m%d-%H%M%S")
-                self.results[version] = run_lab(version, self.base / f"{version}-{stamp}",
-                                                manifest=self.manifest, progress=self.progress)
+                self.results[version] = run_lab(
+                    version,
+                    self.base / f"{version}-{stamp}",
+                    manifest=self.manifest,
+                    progress=self.progress,
+                )
             except BaseException as exc:  # noqa: BLE001 - handed to the test that waits
                 self.results[version] = exc
             finally:
@@ -77,11 +81,17 @@ class LabRuns:
 
 
 @pytest.fixture(scope="session")
-def lab_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-             ) -> Iterator[LabRuns]:  # fmt: skip
-    selected = [item.callspec.params["version"] for item in request.session.items
-                if item.originalname == "test_live" and hasattr(item, "callspec")]  # fmt: skip
+def lab_runs(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[LabRuns]:
+    selected = [
+        item.callspec.params["version"]
+        for item in request.session.items
+        if item.originalname == "test_live" and hasattr(item, "callspec")
+    ]
     base = os.environ.get("ZMON_LAB_RUN_DIR")
     install_reaper()
-    yield LabRuns(list(dict.fromkeys(selected)),
-                  Path(base) if base else tmp_path_factory.mktemp("lab"))  # fmt: skip
+    yield LabRuns(
+        list(dict.fromkeys(selected)), Path(base) if base else tmp_path_factory.mktemp("lab")
+    )

@@ -33,8 +33,11 @@ class Scrape:
                 self.samples.append((s.name, dict(s.labels), float(s.value)))
 
     def select(self, name: str, labels: Mapping[str, tuple[str, ...]]) -> list[float]:
-        return [v for n, lab, v in self.samples if n == name
-                and all(lab.get(k, "") in want for k, want in labels.items())]  # fmt: skip
+        return [
+            v
+            for n, lab, v in self.samples
+            if n == name and all(lab.get(k, "") in want for k, want in labels.items())
+        ]
 
     def value(self, name: str, labels: Mapping[str, tuple[str, ...]]) -> float | None:
         found = self.select(name, labels)
@@ -119,14 +122,18 @@ def greater_than_at(step: str) -> Expect:
 def advancing(window: float) -> Expect:
     """The value grows within `window` seconds (fresh collections at both ends). Scans issue
     in bursts, so the window is an upper bound: the check passes at the first growth."""
-    return Expect(f"grows within {window:g} s", lambda d: d is not None and d > 0,
-                  window=window, early=True)  # fmt: skip
+    return Expect(
+        f"grows within {window:g} s", lambda d: d is not None and d > 0, window=window, early=True
+    )
 
 
 def stalled(window: float, max_delta: float) -> Expect:
     """The value moves by at most max_delta over `window` seconds."""
-    return Expect(f"moves <= {max_delta:g} over {window:g} s",
-                  lambda d: d is not None and 0 <= d <= max_delta, window=window)  # fmt: skip
+    return Expect(
+        f"moves <= {max_delta:g} over {window:g} s",
+        lambda d: d is not None and 0 <= d <= max_delta,
+        window=window,
+    )
 
 
 # ---------------------------------------------------------------------- checks
@@ -145,7 +152,8 @@ class Check:
 
     def applies(self, step: str, version: str) -> bool:
         return (ALL_STEPS in self.steps or step in self.steps) and (
-            not self.versions or version in self.versions)
+            not self.versions or version in self.versions
+        )
 
     def selector(self, facts: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
         out: dict[str, tuple[str, ...]] = {}
@@ -167,8 +175,9 @@ def any_of(steps: str | Iterable[str], what: str, *rows: Check, **kw: object) ->
     return Check(names, "any-of", {}, present(), what, alternatives=rows, **kw)  # type: ignore[arg-type]
 
 
-def check(steps: str | Iterable[str], metric: str, labels: Labels, expect: Expect, what: str,
-          **kw: object) -> Check:  # fmt: skip
+def check(
+    steps: str | Iterable[str], metric: str, labels: Labels, expect: Expect, what: str, **kw: object
+) -> Check:
     """Table helper: one step name or several."""
     names = (steps,) if isinstance(steps, str) else tuple(steps)
     return Check(names, metric, labels, expect, what, **kw)  # type: ignore[arg-type]
@@ -183,16 +192,28 @@ class AllCollectorsSucceed:
     """
 
     exceptions: Mapping[str, list[tuple[str, tuple[str, ...], tuple[str, ...]]]] = field(
-        default_factory=dict)
+        default_factory=dict
+    )
 
     def expand(self, scrape: Scrape, step: str, version: str) -> list[Check]:
         out = []
         for name in scrape.label_values("zmon_collector_success", "collector"):
             pending = "; ".join(
-                reason for reason, steps, versions in self.exceptions.get(name, [])
-                if (not steps or step in steps) and (not versions or version in versions))
-            out.append(Check((step,), "zmon_collector_success", {"collector": name}, eq(1),
-                             f"collector {name} succeeds", pending=pending, settle=20.0))
+                reason
+                for reason, steps, versions in self.exceptions.get(name, [])
+                if (not steps or step in steps) and (not versions or version in versions)
+            )
+            out.append(
+                Check(
+                    (step,),
+                    "zmon_collector_success",
+                    {"collector": name},
+                    eq(1),
+                    f"collector {name} succeeds",
+                    pending=pending,
+                    settle=20.0,
+                )
+            )
         return out
 
 
@@ -222,8 +243,9 @@ def _fmt(v: float | None) -> str:
     return "nothing" if v is None else f"{v:g}"
 
 
-def evaluate(chk: Check, scrape: Scrape, facts: Mapping[str, str],
-             history: Mapping[str, Scrape]) -> tuple[bool, str]:  # fmt: skip
+def evaluate(
+    chk: Check, scrape: Scrape, facts: Mapping[str, str], history: Mapping[str, Scrape]
+) -> tuple[bool, str]:
     """(passes, observed) for a check without a time window."""
     if chk.alternatives:
         seen = [evaluate(a, scrape, facts, history) for a in chk.alternatives]
@@ -246,10 +268,14 @@ def evaluate(chk: Check, scrape: Scrape, facts: Mapping[str, str],
 class StepRunner:
     """Scrape, wait for fresh data, evaluate one step's checks (with settle time)."""
 
-    def __init__(self, scrape: Callable[[], str], version: str,
-                 sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic, wait_fresh: bool = True,
-                 ) -> None:  # fmt: skip
+    def __init__(
+        self,
+        scrape: Callable[[], str],
+        version: str,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        wait_fresh: bool = True,
+    ) -> None:
         self.scrape_text = scrape
         self.fresh = wait_fresh
         self.version = version
@@ -274,16 +300,22 @@ class StepRunner:
         deadline = self.clock() + timeout
         s = first
         while True:
-            stale = [c for c in _frequent(s)
-                     if not _fresh(s, c, since if isinstance(since, float) else since.get(c, 0.0))
-                     and _runs(s).get(c, 0) - runs0.get(c, 0) < 2]
+            stale = [
+                c
+                for c in _frequent(s)
+                if not _fresh(s, c, since if isinstance(since, float) else since.get(c, 0.0))
+                and _runs(s).get(c, 0) - runs0.get(c, 0) < 2
+            ]
             if not stale or self.clock() > deadline:
                 return s
             self.sleep(1.0)
             s = self.scrape()
 
     def run(
-        self, step: str, facts: Mapping[str, str], checks: Iterable[Check],
+        self,
+        step: str,
+        facts: Mapping[str, str],
+        checks: Iterable[Check],
         collectors: AllCollectorsSucceed | None = None,
     ) -> tuple[list[Result], Scrape]:
         self.facts.update(facts)
@@ -303,8 +335,11 @@ class StepRunner:
                 ok, seen = evaluate(c, scrape, self.facts, self.history)
                 results[i] = Result(step, c, c.describe(self.facts), ok, seen)
             # pending rows are re-evaluated while waiting but never hold the step up
-            waiting = [plain[i] for i, r in results.items()
-                       if not r.ok and not r.pending and self.clock() - start < plain[i].settle]
+            waiting = [
+                plain[i]
+                for i, r in results.items()
+                if not r.ok and not r.pending and self.clock() - start < plain[i].settle
+            ]
             if not waiting:
                 break
             self.sleep(2.0)
@@ -325,8 +360,7 @@ class StepRunner:
             elapsed = self.clock() - t0
             self.sleep(max(0.0, min(5.0, window - elapsed)))
             # every collector ran again since the first scrape
-            later = self.wait_fresh({c: t + 0.001 for c, t in _starts(first).items()},
-                                    timeout=60.0)  # fmt: skip
+            later = self.wait_fresh({c: t + 0.001 for c, t in _starts(first).items()}, timeout=60.0)
             over = self.clock() - t0 >= window
             for i, c in enumerate(timed):
                 if i in done:
@@ -336,8 +370,7 @@ class StepRunner:
                 delta = None if a is None or b is None else b - a
                 ok = c.expect.test(delta)
                 if over or (ok and c.expect.early):
-                    done[i] = Result(step, c, c.describe(self.facts), ok,
-                                     f"{_fmt(a)} -> {_fmt(b)}")  # fmt: skip
+                    done[i] = Result(step, c, c.describe(self.facts), ok, f"{_fmt(a)} -> {_fmt(b)}")
         return [done[i] for i in sorted(done)]
 
 

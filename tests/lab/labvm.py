@@ -87,16 +87,25 @@ class Manifest:
             key, sep, value = line.partition("=")
             if sep:
                 env[key.strip()] = value.strip()
-        initrds = {k[7:].replace("_", "."): Path(v) for k, v in env.items()
-                   if k.startswith("INITRD_")}  # fmt: skip
+        initrds = {
+            k[7:].replace("_", "."): Path(v) for k, v in env.items() if k.startswith("INITRD_")
+        }
         debvers = {k[7:].replace("_", "."): v for k, v in env.items() if k.startswith("DEBVER_")}
-        return cls(env.get("KVER", ""), Path(env.get("KERNEL", "")),
-                   Path(env.get("ZMON_SITE", "")), initrds, debvers)  # fmt: skip
+        return cls(
+            env.get("KVER", ""),
+            Path(env.get("KERNEL", "")),
+            Path(env.get("ZMON_SITE", "")),
+            initrds,
+            debvers,
+        )
 
     def missing(self, version: str) -> str | None:
         """Why this version cannot boot (a missing artifact), or None."""
-        for what, path in (("kernel", self.kernel), ("zmon layer", self.zmon_site),
-                           ("initramfs", self.initrds.get(version))):  # fmt: skip
+        for what, path in (
+            ("kernel", self.kernel),
+            ("zmon layer", self.zmon_site),
+            ("initramfs", self.initrds.get(version)),
+        ):
             if path is None or not path.exists():
                 return f"{what} for OpenZFS {version} not built ({path}); run `make lab`"
         return None
@@ -120,10 +129,18 @@ def read_facts(path: Path) -> dict[str, str]:
 class LabVM:
     """One boot of the lab VM for one OpenZFS version; use as a context manager."""
 
-    def __init__(self, manifest: Manifest, version: str, run_dir: Path,
-                 zmon_args: Sequence[str], *, capture: bool = False,
-                 smp: int = 2, mem_mib: int = 3072,
-                 progress: Callable[[str], None] = lambda _msg: None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        manifest: Manifest,
+        version: str,
+        run_dir: Path,
+        zmon_args: Sequence[str],
+        *,
+        capture: bool = False,
+        smp: int = 2,
+        mem_mib: int = 3072,
+        progress: Callable[[str], None] = lambda _msg: None,
+    ) -> None:
         self.manifest = manifest
         self.version = version
         self.run_dir = run_dir
@@ -190,12 +207,19 @@ class LabVM:
         self.port = free_port()
         argv = self._qemu_argv()
         (self.run_dir / "qemu.argv").write_text(" ".join(argv) + "\n")
-        self.progress(f"booting OpenZFS {self.version} VM (TCG), zmon on 127.0.0.1:{self.port}, "
-                      f"run dir {self.run_dir}")  # fmt: skip
+        self.progress(
+            f"booting OpenZFS {self.version} VM (TCG), zmon on 127.0.0.1:{self.port}, "
+            f"run dir {self.run_dir}"
+        )
         self.started = time.monotonic()
         with self.console.open("wb") as out:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         track(self.proc)
 
     def alive(self) -> bool:
@@ -227,14 +251,15 @@ class LabVM:
         deadline = time.monotonic() + timeout
         while not path.exists():
             if not self.alive():
-                raise LabError(f"the VM stopped before step {step} "
-                               f"(exit {self.proc.returncode if self.proc else '?'})")  # fmt: skip
+                raise LabError(
+                    f"the VM stopped before step {step} "
+                    f"(exit {self.proc.returncode if self.proc else '?'})"
+                )
             if time.monotonic() > deadline:
                 raise LabError(f"step {step} not ready after {timeout:.0f} s")
             time.sleep(0.5)
         facts = read_facts(path)
-        self.progress(f"{self.version} {step}: ready at "
-                      f"{time.monotonic() - self.started:.0f} s")  # fmt: skip
+        self.progress(f"{self.version} {step}: ready at {time.monotonic() - self.started:.0f} s")
         return facts
 
     def ack(self, step: str) -> None:
@@ -267,13 +292,18 @@ class LabVM:
     def logs(self, lines: int = 120) -> str:
         """Tails of the guest console, the guest driver log and the zmon log."""
         parts = []
-        sources = (("guest console", self.console), ("guest driver", self.ctl / "guest.log"),
-                   ("zmon log", self.ctl / "zmon.log"), ("zed log", self.ctl / "zed.log"))
+        sources = (
+            ("guest console", self.console),
+            ("guest driver", self.ctl / "guest.log"),
+            ("zmon log", self.ctl / "zmon.log"),
+            ("zed log", self.ctl / "zed.log"),
+        )
         for title, path in sources:
             if path.exists():
                 text = path.read_text(errors="replace").splitlines()[-lines:]
-                parts.append(f"----- {title} ({path}), last {len(text)} lines -----\n"
-                             + "\n".join(text))  # fmt: skip
+                parts.append(
+                    f"----- {title} ({path}), last {len(text)} lines -----\n" + "\n".join(text)
+                )
         return "\n".join(parts)
 
 

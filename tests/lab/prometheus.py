@@ -35,8 +35,9 @@ class AlertWatcher:
     def start(self, zmon_port: int) -> None:
         binary = shutil.which("prometheus")
         if binary is None:
-            raise LabError("no prometheus binary for the lab's alert checks "
-                           "(apt-get install prometheus)")  # fmt: skip
+            raise LabError(
+                "no prometheus binary for the lab's alert checks (apt-get install prometheus)"
+            )
         self.dir.mkdir(parents=True, exist_ok=True)
         self.targets = [f"127.0.0.1:{zmon_port}"]
         rules = self.dir / "zmon.rules.yml"
@@ -45,17 +46,27 @@ class AlertWatcher:
             "global:\n  scrape_interval: 5s\n  evaluation_interval: 2s\n"
             f"rule_files:\n  - {rules}\n"
             "scrape_configs:\n  - job_name: zmon\n    static_configs:\n"
-            f"      - targets: ['{self.targets[0]}']\n")  # fmt: skip
+            f"      - targets: ['{self.targets[0]}']\n"
+        )
         self.port = free_port()
         log = (self.dir / "prometheus.log").open("wb")
         self.proc = subprocess.Popen(
-            [binary, f"--config.file={self.dir / 'prometheus.yml'}",
-             f"--storage.tsdb.path={self.dir / 'data'}",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+            [
+                binary,
+                f"--config.file={self.dir / 'prometheus.yml'}",
+                f"--storage.tsdb.path={self.dir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+                "--log.level=warn",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         track(self.proc)
-        self.progress(f"prometheus on 127.0.0.1:{self.port} evaluating zmon's alert rules "
-                      f"(durations scaled by {checks.ALERT_SCALE:g})")  # fmt: skip
+        self.progress(
+            f"prometheus on 127.0.0.1:{self.port} evaluating zmon's alert rules "
+            f"(durations scaled by {checks.ALERT_SCALE:g})"
+        )
 
     def stop(self) -> None:
         stop_process_group(self.proc, grace=20)
@@ -75,8 +86,9 @@ class AlertWatcher:
             lines.append(f"ALERTS{{{body}}} 1")
         return Scrape("\n".join(lines) + "\n")
 
-    def check(self, step: str, version: str, facts: dict[str, str] | None = None,
-              since: float = 0.0) -> list[Result]:  # fmt: skip
+    def check(
+        self, step: str, version: str, facts: dict[str, str] | None = None, since: float = 0.0
+    ) -> list[Result]:
         """The step's ALERTS rows. An alert that must fire counts if it was active at any
         time since `since` (host Unix time: the guest started the step then), since a short
         scaled window may have closed again by now; a resolved alert must be gone now."""

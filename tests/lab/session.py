@@ -44,8 +44,12 @@ def zmon_args(nut_port: int | None = None) -> list[str]:
     if nut_port is not None:  # qemu's user network forwards 10.0.2.2 to the host's loopback
         args += ["--ups.nut", f"{HOST_FROM_GUEST}:{nut_port}"]
     for name, cls in sorted(collectors().items()):
-        args += [f"--collector.{name}.interval", str(INTERVALS.get(name, DEFAULT_INTERVAL)),
-                 f"--collector.{name}.timeout", str(max(MIN_TIMEOUT, cls.default_timeout))]
+        args += [
+            f"--collector.{name}.interval",
+            str(INTERVALS.get(name, DEFAULT_INTERVAL)),
+            f"--collector.{name}.timeout",
+            str(max(MIN_TIMEOUT, cls.default_timeout)),
+        ]
         for opt in cls.options:
             value = OPTIONS.get((name, opt.name))
             if value is not None:
@@ -74,19 +78,25 @@ class LabRun:
             "PENDING": sum(r.pending and not r.ok for r in self.results),
             "PENDING-PASSES": sum(r.pending and r.ok for r in self.results),
         }
-        head = (f"OpenZFS {self.version} lab run: {len(self.steps_seen)}/{len(checks.STEPS)} "
-                f"steps in {self.seconds:.0f} s; "
-                + ", ".join(f"{k} {v}" for k, v in counts.items()))  # fmt: skip
+        head = (
+            f"OpenZFS {self.version} lab run: {len(self.steps_seen)}/{len(checks.STEPS)} "
+            f"steps in {self.seconds:.0f} s; " + ", ".join(f"{k} {v}" for k, v in counts.items())
+        )
         lines = [head, *(r.line() for r in self.results)]
         if self.error:
             lines.append(f"ERROR: {self.error}")
         return "\n".join(lines) + "\n"
 
 
-def run_lab(version: str, run_dir: Path, *, capture: bool = False,
-            steps: Sequence[str] = checks.STEPS,
-            progress: Callable[[str], None] = lambda _m: None,
-            manifest: Manifest | None = None) -> LabRun:  # fmt: skip
+def run_lab(
+    version: str,
+    run_dir: Path,
+    *,
+    capture: bool = False,
+    steps: Sequence[str] = checks.STEPS,
+    progress: Callable[[str], None] = lambda _m: None,
+    manifest: Manifest | None = None,
+) -> LabRun:
     """Boot, walk the steps, evaluate the table; never raises for a failing guest."""
     manifest = manifest or Manifest.load()
     if manifest is None:
@@ -98,8 +108,7 @@ def run_lab(version: str, run_dir: Path, *, capture: bool = False,
     t0 = time.monotonic()
     alerts = _prometheus(run_dir, progress)
     ups = NutLab(run_dir / "nut", {checks.UPS: checks.UPS_ONLINE})
-    vm = LabVM(manifest, version, run_dir, zmon_args(ups.port), capture=capture,
-               progress=progress)  # fmt: skip
+    vm = LabVM(manifest, version, run_dir, zmon_args(ups.port), capture=capture, progress=progress)
     try:
         ups.start()
         for proc in (ups.upsd, *ups.drivers.values()):
@@ -120,13 +129,16 @@ def run_lab(version: str, run_dir: Path, *, capture: bool = False,
                 cap = vm.ctl / "captures" / step
                 cap.mkdir(parents=True, exist_ok=True)
                 (cap / "metrics.prom").write_text(
-                    filter_exposition(scrape.text, checks.keep_in_capture))
+                    filter_exposition(scrape.text, checks.keep_in_capture)
+                )
                 (cap / "facts.txt").write_text("".join(f"{k}={v}\n" for k, v in facts.items()))
             run.results += results
             run.steps_seen.append(step)
             bad = [r for r in results if not r.ok and not r.pending]
-            progress(f"{version} {step}: {len(results) - len(bad)}/{len(results)} checks ok"
-                     + (f", FAILED: {'; '.join(r.description for r in bad)}" if bad else ""))
+            progress(
+                f"{version} {step}: {len(results) - len(bad)}/{len(results)} checks ok"
+                + (f", FAILED: {'; '.join(r.description for r in bad)}" if bad else "")
+            )
             if step == steps[-1] and run.failures:
                 (vm.steps / "dump-threads").touch()  # zmon's thread stacks into its log
             if step in checks.HOST_ACTIONS:

@@ -31,8 +31,11 @@ LIVE: dict[tuple[str, str], tuple[str, set[str]]] = {
 
 def run_status(url: str) -> tuple[int, dict[str, Any] | None, str]:
     """(exit code, the JSON report if any, stdout) of ``zmon status --url URL --json``."""
-    proc = subprocess.run([sys.executable, "-m", "zmon.cli", "status", "--url", url, "--json",
-                           "--timeout", "20"], capture_output=True, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "zmon.cli", "status", "--url", url, "--json", "--timeout", "20"],
+        capture_output=True,
+        timeout=60,
+    )
     out = proc.stdout.decode(errors="replace")
     try:
         report = json.loads(out)
@@ -47,9 +50,15 @@ def expected(step: str, version: str) -> tuple[int, str, set[str]]:
     return code, head, rules
 
 
-def status_results(step: str, version: str, url: str, run: Run = run_status,
-                   settle: float = 30.0, sleep: Callable[[float], None] = time.sleep,
-                   clock: Callable[[], float] = time.monotonic) -> list[Result]:  # fmt: skip
+def status_results(
+    step: str,
+    version: str,
+    url: str,
+    run: Run = run_status,
+    settle: float = 30.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[Result]:
     """Three rows for the step (exit code, headline, diagnoses), retried for ``settle`` s."""
     code, head, rules = expected(step, version)
     start = clock()

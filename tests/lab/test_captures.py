@@ -71,8 +71,11 @@ def _about(row: Check, names: set[str]) -> bool:
     """Rows the zpool collector alone decides: its metrics, no device (not mapped here), no
     time window (a capture is one moment)."""
     rows = row.alternatives or (row,)
-    return (not row.expect.window and all("device" not in r.labels for r in rows)
-            and any(r.metric in names for r in rows))  # fmt: skip
+    return (
+        not row.expect.window
+        and all("device" not in r.labels for r in rows)
+        and any(r.metric in names for r in rows)
+    )
 
 
 @pytest.mark.parametrize("version", checks.VERSIONS)
@@ -86,9 +89,13 @@ def test_live_table_holds_on_the_replayed_captures(version: str, tmp_path: Path)
     assert len(rows) > 40, "the table lost its zpool rows?"
     current: dict[str, Scrape] = {}
     clock = [0.0]
-    runner = StepRunner(lambda: current["scrape"].text, version, wait_fresh=False,
-                        sleep=lambda s: clock.__setitem__(0, clock[0] + s),
-                        clock=lambda: clock[0])  # fmt: skip
+    runner = StepRunner(
+        lambda: current["scrape"].text,
+        version,
+        wait_fresh=False,
+        sleep=lambda s: clock.__setitem__(0, clock[0] + s),
+        clock=lambda: clock[0],
+    )
     failures: list[Result] = []
     for step, facts, scrape in steps:
         current["scrape"] = scrape

@@ -47,6 +47,10 @@ def test_live(version: str, lab_runs: LabRuns, capsys: pytest.CaptureFixture[str
         problems = [f.line() for f in run.failures]
         if run.error:
             problems.insert(0, run.error)
-        pytest.fail(f"OpenZFS {version} lab: {len(problems)} problem(s):\n" + "\n".join(problems)
-                    + f"\n(run dir {run.run_dir}; guest console and zmon log are printed in the "
-                    "captured stdout below)", pytrace=False)  # fmt: skip
+        pytest.fail(
+            f"OpenZFS {version} lab: {len(problems)} problem(s):\n"
+            + "\n".join(problems)
+            + f"\n(run dir {run.run_dir}; guest console and zmon log are printed in the "
+            "captured stdout below)",
+            pytrace=False,
+        )

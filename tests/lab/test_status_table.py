@@ -40,8 +40,9 @@ def test_a_wrong_answer_fails_after_the_settle_time() -> None:
     def sleep(seconds: float) -> None:
         now[0] += seconds
 
-    rows = status_results(checks.CKSUM, "2.3.2", "u", run=run, settle=10, sleep=sleep,
-                          clock=lambda: now[0])  # fmt: skip
+    rows = status_results(
+        checks.CKSUM, "2.3.2", "u", run=run, settle=10, sleep=sleep, clock=lambda: now[0]
+    )
     assert [r.ok for r in rows] == [False, False, False] and len(calls) == 5
     assert "FAIL" in rows[0].line() and "zmon status: exit code 1" in rows[0].line()
 

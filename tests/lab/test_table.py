@@ -41,12 +41,17 @@ def test_every_row_names_known_steps_and_versions(table: str) -> None:
         assert row.what and row.metric, row
         for step in (s for s in (row.expect.step,) if s):
             assert checks.STEPS.index(step) < min(
-                checks.STEPS.index(s) for s in row.steps if s != ALL_STEPS), row
+                checks.STEPS.index(s) for s in row.steps if s != ALL_STEPS
+            ), row
 
 
 def test_every_contract_metric_is_asserted_live() -> None:
-    asserted = {r.metric for row in checks.CHECKS for r in (row, *row.alternatives)
-                if not row.pending and r.expect.text != "absent"}  # fmt: skip
+    asserted = {
+        r.metric
+        for row in checks.CHECKS
+        for r in (row, *row.alternatives)
+        if not row.pending and r.expect.text != "absent"
+    }
     asserted.add("zmon_collector_success")  # checks.COLLECTORS: every collector, every step
     missing = [m for m in checks.CONTRACT_METRICS if m not in asserted and m not in checks.NOT_LIVE]
     assert not missing, f"contract metrics no live row asserts: {missing}"
@@ -128,8 +133,15 @@ def test_step_waits_for_fresh_data_and_reports_pending() -> None:
     runner = _runner(zmon)
     rows = [
         check("s", "zmon_vdev_state", {"vdev": "ata-X", "state": "online"}, eq(1), "online"),
-        check("s", "zmon_vdev_state", {"vdev": "ata-X", "state": "faulted"}, eq(1), "faulted",
-              settle=0, pending="collector not there yet"),
+        check(
+            "s",
+            "zmon_vdev_state",
+            {"vdev": "ata-X", "state": "faulted"},
+            eq(1),
+            "faulted",
+            settle=0,
+            pending="collector not there yet",
+        ),
     ]
     collectors = AllCollectorsSucceed({"smart": [("no SMART in this VM", (), ())]})
     results, _ = runner.run("s", {"guest_time": "100"}, rows, collectors)
@@ -154,8 +166,10 @@ def test_history_and_time_windows() -> None:
     results, _ = runner.run("b", {"guest_time": "0"}, rows)
     assert [r.ok for r in results] == [True, True]
     zmon.texts = [_expo(issued=7000)]
-    rows = [check("c", "zmon_pool_scan_issued_bytes", {"pool": "tank"}, stalled(5, 10), "stuck"),
-            check("c", "zmon_pool_scan_issued_bytes", {"pool": "tank"}, ge(1), "some")]
+    rows = [
+        check("c", "zmon_pool_scan_issued_bytes", {"pool": "tank"}, stalled(5, 10), "stuck"),
+        check("c", "zmon_pool_scan_issued_bytes", {"pool": "tank"}, ge(1), "some"),
+    ]
     results, _ = runner.run("c", {"guest_time": "0"}, rows)
     assert [r.ok for r in results] == [True, True]
 
@@ -176,8 +190,7 @@ def test_table_holds_on_the_captured_run(version: str) -> None:
     for p in steps:
         runner.scrape_text = lambda t=texts[p.name]: t  # type: ignore[misc]
         rows = [c for c in checks.CHECKS if not c.expect.window]
-        results, _ = runner.run(p.name, {**read_facts(p / "facts.txt"), "guest_time": "0"},
-                                rows)  # fmt: skip
+        results, _ = runner.run(p.name, {**read_facts(p / "facts.txt"), "guest_time": "0"}, rows)
         failures += [r.line() for r in results if not r.ok and not r.pending]
     assert not failures, "\n".join(failures)
 

@@ -70,8 +70,9 @@ def zfs_fuse(tmp_path: Path) -> Iterator[tuple[str, str]]:
     if not _daemon_running():
         log = (tmp_path / "zfs-fuse.log").open("wb")
         # --no-daemon: stays in the foreground (its -p pid file is only written when forking)
-        proc = subprocess.Popen([daemon, "--no-daemon"], stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)  # fmt: skip
+        proc = subprocess.Popen(
+            [daemon, "--no-daemon"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         deadline = time.monotonic() + 20
         while subprocess.run([zpool, "list"], capture_output=True).returncode != 0:
             if proc.poll() is not None or time.monotonic() > deadline:
@@ -98,17 +99,28 @@ def _run(*argv: str) -> str:
 def _zmon_parse(status: str, tmp_path: Path, name: str) -> Scrape:
     f = tmp_path / f"{name}.txt"
     f.write_text(status)
-    r = subprocess.run([sys.executable, "-m", "zmon.cli", "parse", "zpool-status", str(f)],
-                       capture_output=True, text=True, cwd=REPO, timeout=60)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-m", "zmon.cli", "parse", "zpool-status", str(f)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert r.returncode == 0, f"zmon parse zpool-status rejected real zfs-fuse output:\n{r.stderr}"
     return Scrape(r.stdout)
 
 
 def _state(s: Scrape, pool: str, vdev: str | None = None) -> str:
-    name, labels = ("zmon_pool_state", {"pool": (pool,)}) if vdev is None else (
-        "zmon_vdev_state", {"pool": (pool,), "vdev": (vdev,)})
-    on = [lab["state"] for n, lab, v in s.samples
-          if n == name and v == 1 and all(lab.get(k) in w for k, w in labels.items())]
+    name, labels = (
+        ("zmon_pool_state", {"pool": (pool,)})
+        if vdev is None
+        else ("zmon_vdev_state", {"pool": (pool,), "vdev": (vdev,)})
+    )
+    on = [
+        lab["state"]
+        for n, lab, v in s.samples
+        if n == name and v == 1 and all(lab.get(k) in w for k, w in labels.items())
+    ]
     return on[0] if len(on) == 1 else f"<{on}>"
 
 
@@ -203,13 +215,29 @@ def test_every_collector_on_zfs_fuse(zfs_fuse: tuple[str, str], tmp_path: Path) 
         _wait_scrub(zpool, pool)
 
         r = subprocess.run(
-            [sys.executable, "-m", "zmon.cli", "collect", "--once", "--binary.zpool", zpool,
-             "--binary.zfs", zfs, "--path.state-dir", str(tmp_path / "state")],
-            capture_output=True, text=True, cwd=REPO, timeout=300)  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "zmon.cli",
+                "collect",
+                "--once",
+                "--binary.zpool",
+                zpool,
+                "--binary.zfs",
+                zfs,
+                "--path.state-dir",
+                str(tmp_path / "state"),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=300,
+        )
         assert r.returncode == 0, r.stderr
         s = Scrape(r.stdout)
-        failed = [lab["collector"] for n, lab, v in s.samples
-                  if n == "zmon_collector_success" and v != 1]  # fmt: skip
+        failed = [
+            lab["collector"] for n, lab, v in s.samples if n == "zmon_collector_success" and v != 1
+        ]
         assert failed == [], f"collectors failing on zfs-fuse: {failed}\n{r.stderr[-3000:]}"
         assert _state(s, pool) == "online"
         assert (_counter(s, "zmon_vdev_checksum_errors_total", pool, str(f2)) or 0) > 0

@@ -35,14 +35,16 @@ def _require_root() -> None:
 
 
 def _zmon_paths() -> set[str]:
-    out = subprocess.run(["find", "/etc", "/opt", "/usr", "/lib/systemd", "/var/lib", "-xdev",
-                          "-path", "*zmon*"], capture_output=True, text=True)  # fmt: skip
+    out = subprocess.run(
+        ["find", "/etc", "/opt", "/usr", "/lib/systemd", "/var/lib", "-xdev", "-path", "*zmon*"],
+        capture_output=True,
+        text=True,
+    )
     return set(out.stdout.split("\n")) - {""}
 
 
 def _installed() -> bool:
-    r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", "zmon"], capture_output=True,
-                       text=True)  # fmt: skip
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", "zmon"], capture_output=True, text=True)
     return "installed" in r.stdout and "not-installed" not in r.stdout
 
 
@@ -71,9 +73,13 @@ def _serve_like_systemd(tmp_path: Path) -> None:
     Path("/var/lib/zmon").mkdir(mode=0o750, exist_ok=True)  # systemd's StateDirectory=zmon
     port = free_port()
     log = (tmp_path / "zmon.log").open("wb")
-    proc = subprocess.Popen([*argv, "--web.listen-address", f"127.0.0.1:{port}"],
-                            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env}, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [*argv, "--web.listen-address", f"127.0.0.1:{port}"],
+        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         body = b""
@@ -96,9 +102,13 @@ def _serve_like_systemd(tmp_path: Path) -> None:
 
 def test_deb_builds_installs_runs_and_purges_cleanly(tmp_path: Path) -> None:
     _require_root()
-    for tool, why in (("dpkg-buildpackage", "builds the .deb"), ("dh", "debhelper"),
-                      ("apt-get", "installs the .deb"), ("systemd-analyze", "verifies the unit")):
-        require_tool(tool, why)  # fmt: skip
+    for tool, why in (
+        ("dpkg-buildpackage", "builds the .deb"),
+        ("dh", "debhelper"),
+        ("apt-get", "installs the .deb"),
+        ("systemd-analyze", "verifies the unit"),
+    ):
+        require_tool(tool, why)
     if _installed():
         _run(*APT, "purge", "zmon", timeout=900)
     before = _zmon_paths()

@@ -32,16 +32,23 @@ def _run(tmp_path: Path, command: str, config: str) -> subprocess.CompletedProce
     daemon.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {tmp_path}/daemon.args\n')
     daemon.chmod(0o755)
     zmon = tmp_path / "zmon"
-    zmon.write_text(f"#!{sys.executable}\nimport sys\nfrom zmon.cli import main\n"
-                    "sys.exit(main())\n")  # fmt: skip
+    zmon.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom zmon.cli import main\nsys.exit(main())\n"
+    )
     zmon.chmod(0o755)
     script = SCRIPT.read_text().replace(". /etc/rc.subr", f". {tmp_path}/rc.subr")
     script = script.replace("/usr/sbin/daemon", str(daemon))
     (tmp_path / "rc").write_text(script)
-    settings = (f"zmon_bin={zmon}; zmon_config={config}; zmon_state_dir={tmp_path}/db; "
-                "zmon_flags='--web.listen-address 127.0.0.1:10999'; ")  # fmt: skip
-    return subprocess.run(["sh", "-c", settings + f"set -- {command}; . {tmp_path}/rc"],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    settings = (
+        f"zmon_bin={zmon}; zmon_config={config}; zmon_state_dir={tmp_path}/db; "
+        "zmon_flags='--web.listen-address 127.0.0.1:10999'; "
+    )
+    return subprocess.run(
+        ["sh", "-c", settings + f"set -- {command}; . {tmp_path}/rc"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_syntax() -> None:

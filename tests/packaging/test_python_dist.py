@@ -38,9 +38,14 @@ def test_installs_in_a_fresh_venv_and_runs(dist: Path, tmp_path: Path, kind: str
     _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", artifact)
     assert _run(venv / "bin" / "zmon", "--version").startswith("zmon ")
     # the demo host's captures and the kernel-log patterns are package data
-    out = _run(venv / "bin" / "zmon", "collect", "--once", "--demo",
-               "--path.state-dir", tmp_path / "state")  # fmt: skip
+    out = _run(
+        venv / "bin" / "zmon", "collect", "--once", "--demo", "--path.state-dir", tmp_path / "state"
+    )
     assert "zmon_pool_state{" in out
-    patterns = _run(venv / "bin" / "python", "-c", "import importlib.resources as r; "
-                    "print(sorted(p.name for p in (r.files('zmon') / 'patterns').iterdir()))")
+    patterns = _run(
+        venv / "bin" / "python",
+        "-c",
+        "import importlib.resources as r; "
+        "print(sorted(p.name for p in (r.files('zmon') / 'patterns').iterdir()))",
+    )
     assert ".toml" in patterns

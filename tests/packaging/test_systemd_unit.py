@@ -21,8 +21,11 @@ UNIT = Path(__file__).parents[2] / "packaging" / "zmon.service"
 
 def _security() -> tuple[float, list[str]]:
     tool = require_tool("systemd-analyze", "rates and verifies the unit")
-    out = subprocess.run([tool, "security", "--offline=true", "--no-pager", str(UNIT)],
-                         capture_output=True, text=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [tool, "security", "--offline=true", "--no-pager", str(UNIT)],
+        capture_output=True,
+        text=True,
+    ).stdout
     score = re.search(r"Overall exposure level for zmon.service: ([\d.]+)", out)
     assert score, out
     exposed = [line.split()[1] for line in out.splitlines() if line.startswith("✗")]
@@ -49,8 +52,7 @@ def test_every_remaining_exposure_is_explained_in_a_comment() -> None:
 def test_verify_passes(tmp_path: Path) -> None:
     tool = require_tool("systemd-analyze")
     text = UNIT.read_text()
-    assert re.search(r"^ExecStart=/usr/bin/zmon serve --config /etc/zmon/zmon.toml$", text,
-                     re.M)  # fmt: skip
+    assert re.search(r"^ExecStart=/usr/bin/zmon serve --config /etc/zmon/zmon.toml$", text, re.M)
     # verify checks that ExecStart exists: point it at a stand-in (the .deb test checks the
     # installed unit with the real binary)
     stand_in = tmp_path / "zmon"

@@ -28,20 +28,30 @@ HEADER = "6 1 0x01 3 144 5266997922 97951858082072\nname                        
     [
         ("hits                            4    8772612", ("hits", KstatEntry(U64, 8772612))),
         # a 32-character name leaves a single space before the type column
-        ("demand_iohit_predictive_prefetch 4    221984",
-         ("demand_iohit_predictive_prefetch", KstatEntry(U64, 221984))),
+        (
+            "demand_iohit_predictive_prefetch 4    221984",
+            ("demand_iohit_predictive_prefetch", KstatEntry(U64, 221984)),
+        ),
         ("1 ns                            4    0", ("1 ns", KstatEntry(U64, 0))),
         ("1024 ns                         4    17", ("1024 ns", KstatEntry(U64, 17))),
-        ("memory_available_bytes          3    -12345",
-         ("memory_available_bytes", KstatEntry(KstatDataType.INT64, -12345))),
-        ("dataset_name                    7    tank/my data",
-         ("dataset_name", KstatEntry(KstatDataType.STRING, "tank/my data"))),
-        ("dataset_name                    7    ",
-         ("dataset_name", KstatEntry(KstatDataType.STRING, ""))),
+        (
+            "memory_available_bytes          3    -12345",
+            ("memory_available_bytes", KstatEntry(KstatDataType.INT64, -12345)),
+        ),
+        (
+            "dataset_name                    7    tank/my data",
+            ("dataset_name", KstatEntry(KstatDataType.STRING, "tank/my data")),
+        ),
+        (
+            "dataset_name                    7    ",
+            ("dataset_name", KstatEntry(KstatDataType.STRING, "")),
+        ),
         ("hits\t4\t5", ("hits", KstatEntry(U64, 5))),
         ("hits 4 5\r", ("hits", KstatEntry(U64, 5))),
-        ("odd 2 name                      2    7",
-         ("odd 2 name", KstatEntry(KstatDataType.UINT32, 7))),
+        (
+            "odd 2 name                      2    7",
+            ("odd 2 name", KstatEntry(KstatDataType.UINT32, 7)),
+        ),
         # not rows
         ("hash_chai", None),
         ("hits                            4", None),
@@ -52,7 +62,7 @@ HEADER = "6 1 0x01 3 144 5266997922 97951858082072\nname                        
         ("hits                            4    +5", None),
         ("name                            type data", None),
     ],
-)  # fmt: skip
+)
 def test_named_row(line: str, expected: tuple[str, KstatEntry] | None) -> None:
     assert parse_named_row(line) == expected
 
@@ -157,11 +167,14 @@ SYSCTL = "kstat.zfs.misc.arcstats.hits: 5\nkstat.zfs.misc.arcstats.misses: 6\n"
         ("kstat.zfs.misc.arcstats.hits=5\n", "kstat.zfs.misc.arcstats", {"hits": 5}),  # -e
         ("kstat.zfs.misc.arcstats.x: -3\n", "kstat.zfs.misc.arcstats", {"x": -3}),
         ("/zfs-kstat/zfs/arcstats/c:104857600\n", None, {"c": 104857600}),  # grep -H
-        ("kstat.zfs.tank.dataset.objset-0x36.dataset_name: tank/a b\n", None,
-         {"dataset_name": "tank/a b"}),
+        (
+            "kstat.zfs.tank.dataset.objset-0x36.dataset_name: tank/a b\n",
+            None,
+            {"dataset_name": "tank/a b"},
+        ),
         ("\n" + SYSCTL + "\n\n", None, {"hits": 5, "misses": 6}),
     ],
-)  # fmt: skip
+)
 def test_parse_sysctl(text: str, prefix: str | None, expected: dict[str, object]) -> None:
     entries = parse_sysctl(text, prefix)
     assert {k: v.value for k, v in entries.items()} == expected
@@ -179,7 +192,7 @@ def test_parse_sysctl(text: str, prefix: str | None, expected: dict[str, object]
         ("sysctl: unknown oid 'kstat.zfs.misc.arcstats'\n", "kstat.zfs.misc.arcstats", 1, "sysctl"),
         ("kstat.zfs.misc.arcstats.: 1\n", "kstat.zfs.misc.arcstats", 1, "empty field"),
     ],
-)  # fmt: skip
+)
 def test_parse_sysctl_errors(
     text: str, prefix: str | None, line_no: int | None, fragment: str
 ) -> None:
@@ -196,9 +209,16 @@ def test_keyvals_keep_values_with_separators() -> None:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [(SYSCTL, True), ("kstat.x=1", True), ("/a/b:1", True), (HEADER, False),
-     ("hits 4 1", False), ("name type data", False), ("", False)],
-)  # fmt: skip
+    [
+        (SYSCTL, True),
+        ("kstat.x=1", True),
+        ("/a/b:1", True),
+        (HEADER, False),
+        ("hits 4 1", False),
+        ("name type data", False),
+        ("", False),
+    ],
+)
 def test_looks_like_sysctl(text: str, expected: bool) -> None:
     assert looks_like_sysctl(text) is expected
 
@@ -217,8 +237,9 @@ NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,39}|[0-9]{1,10} ns", fullmatch=True)
 def test_spl_formatted_rows_round_trip(name: str, dtype: KstatDataType, data) -> None:  # type: ignore[no-untyped-def]
     """Rows printed as SPL prints them (``%-31s %-4d <value>``) parse back exactly."""
     if dtype in (KstatDataType.CHAR, KstatDataType.STRING):
-        value = data.draw(st.from_regex(r"[a-z0-9/_.:-]([a-z0-9/_.: -]{0,30}[a-z0-9/_.:-])?",
-                                        fullmatch=True))  # fmt: skip
+        value = data.draw(
+            st.from_regex(r"[a-z0-9/_.:-]([a-z0-9/_.: -]{0,30}[a-z0-9/_.:-])?", fullmatch=True)
+        )
     elif dtype in (KstatDataType.INT32, KstatDataType.INT64, KstatDataType.LONG):
         value = data.draw(st.integers(-(2**63), 2**63 - 1))
     else:

@@ -16,8 +16,7 @@ from zmon.metrics import MetricSet
 from zmon.parsers.txgs import parse_dmu_tx_assign, parse_txgs
 from zmon.parsers.zpool_iostat import parse_zpool_iostat
 
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 KINDS = (parse_zpool_iostat_kind, parse_txgs_kind, parse_kstat_kind)
 PARSERS = (parse_zpool_iostat, parse_txgs, parse_dmu_tx_assign)
 SAMPLES = (
@@ -27,9 +26,29 @@ SAMPLES = (
     lab("2.3.2", "01-healthy", "kstat-tank-txgs.txt"),
     lab("2.3.2", "01-healthy", "kstat-tank-dmu_tx_assign.txt"),
 )
-TOKENS = st.sampled_from(["-", "0", "18446744073709551615", "1.5K", "3ms", "x", "\t", "  ",
-                          "logs", "nan", "inf", "-1", "txg", "C", "1 ns", "==> a <==", "",
-                          "²", "٣"])  # fmt: skip
+TOKENS = st.sampled_from(
+    [
+        "-",
+        "0",
+        "18446744073709551615",
+        "1.5K",
+        "3ms",
+        "x",
+        "\t",
+        "  ",
+        "logs",
+        "nan",
+        "inf",
+        "-1",
+        "txg",
+        "C",
+        "1 ns",
+        "==> a <==",
+        "",
+        "²",
+        "٣",
+    ]
+)
 
 
 def finite(ms: MetricSet) -> None:

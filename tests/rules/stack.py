@@ -45,8 +45,9 @@ class Process:
         self.argv = list(argv)
         self.log = log
         self._out = log.open("wb")
-        self.proc = subprocess.Popen(self.argv, stdout=self._out, stderr=subprocess.STDOUT,
-                                     cwd=cwd, start_new_session=True)  # fmt: skip
+        self.proc = subprocess.Popen(
+            self.argv, stdout=self._out, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True
+        )
 
     def wait_http(self, url: str, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
@@ -81,10 +82,23 @@ class SteppedDemo:
     def __init__(self, tmp: Path) -> None:
         self.address = f"127.0.0.1:{free_port()}"
         self.socket = tmp / "demo.sock"
-        self.proc = Process([sys.executable, "-m", "zmon.cli", "serve", "--demo",
-                             "--demo.control-socket", str(self.socket),
-                             "--web.listen-address", self.address, "--log.format", "json"],
-                            tmp / "zmon.log", cwd=REPO)  # fmt: skip
+        self.proc = Process(
+            [
+                sys.executable,
+                "-m",
+                "zmon.cli",
+                "serve",
+                "--demo",
+                "--demo.control-socket",
+                str(self.socket),
+                "--web.listen-address",
+                self.address,
+                "--log.format",
+                "json",
+            ],
+            tmp / "zmon.log",
+            cwd=REPO,
+        )
         self.proc.wait_http(f"http://{self.address}/healthz")
         self.control = DemoControlClient(self.socket)
         self.runs: dict[str, int] = {}
@@ -121,7 +135,8 @@ class SteppedDemo:
         text = self.metrics()
         behind = []
         events = sum(_values(text, "zmon_zfs_events_total")) + sum(
-            _values(text, "zmon_zfs_events_dropped_total"))  # fmt: skip
+            _values(text, "zmon_zfs_events_dropped_total")
+        )
         if events < reply["events"]:
             behind.append(f"zpool_events counted {events:g} of {reply['events']} events")
         lines = sum(_values(text, "zmon_kernel_log_lines_read_total"))
@@ -140,15 +155,20 @@ class SteppedDemo:
 
 def _values(text: str, name: str) -> list[float]:
     """The values of every sample of ``name`` in an exposition."""
-    return [float(m.group(1)) for m in
-            re.finditer(rf"^{name}(?:{{[^}}]*}})? (\S+)$", text, re.M)]  # fmt: skip
+    return [float(m.group(1)) for m in re.finditer(rf"^{name}(?:{{[^}}]*}})? (\S+)$", text, re.M)]
 
 
 class Prometheus:
     """A Prometheus server scraping zmon every second, with the given rule files."""
 
-    def __init__(self, binary: str, tmp: Path, target: str, rule_files: Sequence[Path],
-                 alertmanager: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        binary: str,
+        tmp: Path,
+        target: str,
+        rule_files: Sequence[Path],
+        alertmanager: str | None = None,
+    ) -> None:
         self.address = f"127.0.0.1:{free_port()}"
         self.url = f"http://{self.address}"
         config = {
@@ -156,7 +176,7 @@ class Prometheus:
                 "scrape_interval": "1s",
                 "scrape_timeout": "1s",
                 "evaluation_interval": "1s",
-            },  # fmt: skip
+            },
             "rule_files": [str(p) for p in rule_files],
             "scrape_configs": [{"job_name": "zmon", "static_configs": [{"targets": [target]}]}],
         }
@@ -165,11 +185,17 @@ class Prometheus:
             config["alerting"] = {"alertmanagers": managers}
         cfg = tmp / "prometheus.yml"
         cfg.write_text(json.dumps(config, indent=2))  # JSON is YAML
-        self.proc = Process([binary, f"--config.file={cfg}",
-                             f"--storage.tsdb.path={tmp / 'prometheus-data'}",
-                             f"--web.listen-address={self.address}",
-                             "--rules.alert.resend-delay=1s", "--log.level=warn"],
-                            tmp / "prometheus.log")  # fmt: skip
+        self.proc = Process(
+            [
+                binary,
+                f"--config.file={cfg}",
+                f"--storage.tsdb.path={tmp / 'prometheus-data'}",
+                f"--web.listen-address={self.address}",
+                "--rules.alert.resend-delay=1s",
+                "--log.level=warn",
+            ],
+            tmp / "prometheus.log",
+        )
         self.proc.wait_http(f"{self.url}/-/ready")
 
     def api(self, path: str, **params: Any) -> Any:
@@ -209,18 +235,22 @@ class Prometheus:
         deadline = time.monotonic() + timeout
         seen: set[float] = set()
         while time.monotonic() < deadline:
-            got = {r["metric"]["collector"]: float(r["value"][1]) for r in
-                   self.query("sum by (collector) (zmon_collector_runs_total)")}  # fmt: skip
+            got = {
+                r["metric"]["collector"]: float(r["value"][1])
+                for r in self.query("sum by (collector) (zmon_collector_runs_total)")
+            }
             if all(got.get(c, -1) >= n for c, n in demo.runs.items()):
                 seen |= {float(r["value"][0]) for r in self.query('timestamp(up{job="zmon"})')}
                 if len(seen) >= scrapes:
                     return
             time.sleep(0.2)
-        raise AssertionError(f"Prometheus never scraped the demo's current phase:\n"
-                             f"{self.proc.tail()}")  # fmt: skip
+        raise AssertionError(
+            f"Prometheus never scraped the demo's current phase:\n{self.proc.tail()}"
+        )
 
-    def wait_alerts_settled(self, after: float, max_for: float, delivered: Webhook,
-                            timeout: float = 300) -> None:  # fmt: skip
+    def wait_alerts_settled(
+        self, after: float, max_for: float, delivered: Webhook, timeout: float = 300
+    ) -> None:
         """Wait until the rules have run on data scraped by ``after`` (Unix time) and reached
         their verdict: no alert whose ``for`` is at most ``max_for`` is still pending, and
         every firing alert has reached ``delivered`` through Alertmanager."""
@@ -229,9 +259,15 @@ class Prometheus:
         while time.monotonic() < deadline:
             groups = self.api("rules", type="alert")["groups"]
             evaluated = all(_unix(g["lastEvaluation"]) > after for g in groups)
-            pending = sorted({r["name"] for g in groups for r in g["rules"]
-                              if r["duration"] <= max_for
-                              and any(a["state"] == "pending" for a in r["alerts"])})  # fmt: skip
+            pending = sorted(
+                {
+                    r["name"]
+                    for g in groups
+                    for r in g["rules"]
+                    if r["duration"] <= max_for
+                    and any(a["state"] == "pending" for a in r["alerts"])
+                }
+            )
             firing = [a["labels"] for a in self.api("alerts")["alerts"] if a["state"] == "firing"]
             got = [a["labels"] for a in delivered.alerts() if a.get("status") == "firing"]
             undelivered = sorted({f["alertname"] for f in firing if f not in got})
@@ -262,15 +298,23 @@ def start_alertmanager(binary: str, tmp: Path, webhook_url: str) -> tuple[Proces
     address = f"127.0.0.1:{free_port()}"
     config = {
         "route": {"receiver": "webhook", "group_by": ["..."], "group_wait": "1s",
-                  "group_interval": "1s", "repeat_interval": "1h"},  # fmt: skip
+                  "group_interval": "1s", "repeat_interval": "1h"},
         "receivers": [{"name": "webhook",
                        "webhook_configs": [{"url": webhook_url, "send_resolved": True}]}],
     }  # fmt: skip
     cfg = tmp / "alertmanager.yml"
     cfg.write_text(json.dumps(config, indent=2))
-    proc = Process([binary, f"--config.file={cfg}", f"--storage.path={tmp / 'am-data'}",
-                    f"--web.listen-address={address}", "--cluster.listen-address=",
-                    "--log.level=warn"], tmp / "alertmanager.log")  # fmt: skip
+    proc = Process(
+        [
+            binary,
+            f"--config.file={cfg}",
+            f"--storage.path={tmp / 'am-data'}",
+            f"--web.listen-address={address}",
+            "--cluster.listen-address=",
+            "--log.level=warn",
+        ],
+        tmp / "alertmanager.log",
+    )
     proc.wait_http(f"http://{address}/-/ready")
     return proc, address
 

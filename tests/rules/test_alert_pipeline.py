@@ -70,8 +70,11 @@ Match = Callable[[dict[str, Any]], bool]
 def _alert(name: str, status: str, **labels: str) -> Match:
     def match(a: dict[str, Any]) -> bool:
         got = a.get("labels", {})
-        return (a.get("status") == status and got.get("alertname") == name
-                and all(got.get(k) == v for k, v in labels.items()))  # fmt: skip
+        return (
+            a.get("status") == status
+            and got.get("alertname") == name
+            and all(got.get(k) == v for k, v in labels.items())
+        )
 
     return match
 
@@ -112,15 +115,18 @@ def _run_story(pipeline: Pipeline, wanted: dict[str, Match]) -> dict[str, int]:
 
 def test_the_demo_story_pages_and_resolves(pipeline: Pipeline) -> None:
     bitrot = {"pool": "tank", "vdev": "ata-QEMU_HARDDISK_ZLSATA1"}  # no device: it may change
-    found = _run_story(pipeline, {
-        "checksum firing": _alert("ZfsVdevChecksumErrors", "firing", **bitrot),
-        "checksum resolved": _alert("ZfsVdevChecksumErrors", "resolved", **bitrot),
-        "degraded firing": _alert("ZfsPoolDegraded", "firing", pool="tank"),
-        "degraded resolved": _alert("ZfsPoolDegraded", "resolved", pool="tank"),
-        "data errors firing": _alert("ZfsPoolDataErrors", "firing", pool="single"),
-        "data errors resolved": _alert("ZfsPoolDataErrors", "resolved", pool="single"),
-        "cable firing": _alert("DiskCableFault", "firing", device="sdb", pool="tank"),
-    })  # fmt: skip
+    found = _run_story(
+        pipeline,
+        {
+            "checksum firing": _alert("ZfsVdevChecksumErrors", "firing", **bitrot),
+            "checksum resolved": _alert("ZfsVdevChecksumErrors", "resolved", **bitrot),
+            "degraded firing": _alert("ZfsPoolDegraded", "firing", pool="tank"),
+            "degraded resolved": _alert("ZfsPoolDegraded", "resolved", pool="tank"),
+            "data errors firing": _alert("ZfsPoolDataErrors", "firing", pool="single"),
+            "data errors resolved": _alert("ZfsPoolDataErrors", "resolved", pool="single"),
+            "cable firing": _alert("DiskCableFault", "firing", device="sdb", pool="tank"),
+        },
+    )
     assert found["checksum firing"] < found["checksum resolved"]
     assert found["degraded firing"] < found["degraded resolved"]
     assert found["data errors firing"] < found["data errors resolved"]
@@ -137,8 +143,11 @@ def test_the_demo_story_pages_and_resolves(pipeline: Pipeline) -> None:
     assert "Disk sdb" in cable and "pool tank" in cable and "replace the cable" in cable
 
     names = {a["labels"]["alertname"] for a in alerts}
-    cable = {tuple(sorted(a["labels"].items())) for a in alerts
-             if a["labels"]["alertname"] == "DiskCableFault" and a["status"] == "firing"}
+    cable = {
+        tuple(sorted(a["labels"].items()))
+        for a in alerts
+        if a["labels"]["alertname"] == "DiskCableFault" and a["status"] == "firing"
+    }
     assert len(cable) == 1, f"one cable fault, one label set (no second page): {cable}"
     false_pages = names & {"ZfsPoolFaulted", "ZfsPoolCapacityCritical", "ZmonTargetDown"}
     assert not false_pages, f"alerts the story must never raise: {false_pages}"

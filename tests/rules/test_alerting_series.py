@@ -70,8 +70,12 @@ def test_kernel_log_knows_pools_from_kstats_while_zpool_hangs(tmp_path: Path) ->
 
 
 def test_zpool_events_serves_rule_classes_at_zero_for_each_known_vdev(tmp_path: Path) -> None:
-    paths = Paths(procfs=tmp_path / "proc", sysfs=tmp_path / "sys", rootfs=tmp_path / "root",
-                  state_dir=tmp_path / "state")  # fmt: skip
+    paths = Paths(
+        procfs=tmp_path / "proc",
+        sysfs=tmp_path / "sys",
+        rootfs=tmp_path / "root",
+        state_dir=tmp_path / "state",
+    )
     board = Board()
     board.publish(VDEV_NAMES, {"tank": frozenset({"tank", "mirror-0", "sdb"})})
     ctx = Context(paths, StaticRunner(), {"startup_wait": 0.0}, "linux", board=board)
@@ -92,7 +96,7 @@ def _selected(metric: str, label: str) -> set[str]:
     """Label values a rule selects for ``metric`` by = or =~ (alternatives split)."""
     text = generate.render()
     found: set[str] = set()
-    for m in re.finditer(metric + r'\{([^}]*)\}', text):
+    for m in re.finditer(metric + r"\{([^}]*)\}", text):
         for k, op, v in re.findall(r'(\w+)\s*(=~|=|!=|!~)\s*\\?"([^"\\]*)', m.group(1)):
             if k == label and op in ("=", "=~"):
                 found.update(v.split("|"))

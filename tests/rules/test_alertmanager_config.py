@@ -27,28 +27,53 @@ def _amtool() -> str:
 
 
 def test_amtool_check_config_accepts_the_shipped_configuration() -> None:
-    run = subprocess.run([_amtool(), "check-config", str(CONFIG)], capture_output=True,
-                         text=True)  # fmt: skip
+    run = subprocess.run([_amtool(), "check-config", str(CONFIG)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "4 inhibit rules" in run.stdout
 
 
-@pytest.mark.parametrize(("labels", "receiver"), [
-    ({"alertname": "ZfsPoolStuck", "severity": "critical", "instance": "h1", "pool": "tank"},
-     "page"),
-    ({"alertname": "ZfsPoolDegraded", "severity": "warning", "instance": "h1", "pool": "tank"},
-     "ticket"),
-    ({"alertname": "ZfsArcGhostHitsHigh", "severity": "info", "instance": "h1"}, "ticket"),
-    ({"alertname": "UpsLowBattery", "severity": "critical", "ups": "ups", "server": "nut"},
-     "page"),
-    ({"alertname": "UpsOnBattery", "severity": "warning", "ups": "ups", "server": "nut"},
-     "ticket"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("labels", "receiver"),
+    [
+        (
+            {"alertname": "ZfsPoolStuck", "severity": "critical", "instance": "h1", "pool": "tank"},
+            "page",
+        ),
+        (
+            {
+                "alertname": "ZfsPoolDegraded",
+                "severity": "warning",
+                "instance": "h1",
+                "pool": "tank",
+            },
+            "ticket",
+        ),
+        ({"alertname": "ZfsArcGhostHitsHigh", "severity": "info", "instance": "h1"}, "ticket"),
+        (
+            {"alertname": "UpsLowBattery", "severity": "critical", "ups": "ups", "server": "nut"},
+            "page",
+        ),
+        (
+            {"alertname": "UpsOnBattery", "severity": "warning", "ups": "ups", "server": "nut"},
+            "ticket",
+        ),
+    ],
+)
 def test_critical_pages_and_warnings_become_tickets(labels: dict[str, str], receiver: str) -> None:
     args = [f"{k}={v}" for k, v in labels.items()]
-    run = subprocess.run([_amtool(), "config", "routes", "test", f"--config.file={CONFIG}",
-                          f"--verify.receivers={receiver}", *args],
-                         capture_output=True, text=True)  # fmt: skip
+    run = subprocess.run(
+        [
+            _amtool(),
+            "config",
+            "routes",
+            "test",
+            f"--config.file={CONFIG}",
+            f"--verify.receivers={receiver}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -70,9 +95,17 @@ def alertmanager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     cfg = tmp / "alertmanager.yml"
     cfg.write_text(text)
     address = f"127.0.0.1:{free_port()}"
-    proc = Process([binary, f"--config.file={cfg}", f"--storage.path={tmp / 'data'}",
-                    f"--web.listen-address={address}", "--cluster.listen-address=",
-                    "--log.level=warn"], tmp / "alertmanager.log")  # fmt: skip
+    proc = Process(
+        [
+            binary,
+            f"--config.file={cfg}",
+            f"--storage.path={tmp / 'data'}",
+            f"--web.listen-address={address}",
+            "--cluster.listen-address=",
+            "--log.level=warn",
+        ],
+        tmp / "alertmanager.log",
+    )
     try:
         proc.wait_http(f"http://{address}/-/ready")
         yield address, webhook
@@ -83,16 +116,21 @@ def alertmanager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 
 def _post(address: str, alerts: list[dict[str, str]]) -> None:
     body = json.dumps([{"labels": a, "annotations": {"summary": "test"}} for a in alerts])
-    req = urllib.request.Request(f"http://{address}/api/v2/alerts", data=body.encode(),
-                                 headers={"Content-Type": "application/json"})  # fmt: skip
+    req = urllib.request.Request(
+        f"http://{address}/api/v2/alerts",
+        data=body.encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=10) as r:
         assert r.status == 200
 
 
 def _state(address: str) -> dict[str, dict[str, Any]]:
     alerts = json.loads(http_get(f"http://{address}/api/v2/alerts"))
-    return {a["labels"]["alertname"] + "/" + a["labels"].get("instance", ""): a["status"]
-            for a in alerts}  # fmt: skip
+    return {
+        a["labels"]["alertname"] + "/" + a["labels"].get("instance", ""): a["status"]
+        for a in alerts
+    }
 
 
 def test_a_stuck_pool_inhibits_its_vdev_disk_and_collector_alerts_and_pages_once(
@@ -100,15 +138,33 @@ def test_a_stuck_pool_inhibits_its_vdev_disk_and_collector_alerts_and_pages_once
 ) -> None:
     address, webhook = alertmanager
     host = {"instance": "stuck:9", "job": "zmon"}
-    _post(address, [
-        {**host, "alertname": "ZfsPoolStuck", "severity": "critical", "pool": "tank"},
-        {**host, "alertname": "ZfsVdevChecksumErrors", "severity": "critical", "pool": "tank",
-         "vdev": "sdb"},
-        {**host, "alertname": "DiskCableFault", "severity": "warning", "pool": "tank",
-         "vdev": "sdb", "device": "sdb"},
-        {**host, "alertname": "ZmonCollectorDataStale", "severity": "warning",
-         "collector": "zpool"},
-    ])  # fmt: skip
+    _post(
+        address,
+        [
+            {**host, "alertname": "ZfsPoolStuck", "severity": "critical", "pool": "tank"},
+            {
+                **host,
+                "alertname": "ZfsVdevChecksumErrors",
+                "severity": "critical",
+                "pool": "tank",
+                "vdev": "sdb",
+            },
+            {
+                **host,
+                "alertname": "DiskCableFault",
+                "severity": "warning",
+                "pool": "tank",
+                "vdev": "sdb",
+                "device": "sdb",
+            },
+            {
+                **host,
+                "alertname": "ZmonCollectorDataStale",
+                "severity": "warning",
+                "collector": "zpool",
+            },
+        ],
+    )
     deadline = time.monotonic() + DEADLINE
     while time.monotonic() < deadline:
         state = _state(address)
@@ -120,16 +176,24 @@ def test_a_stuck_pool_inhibits_its_vdev_disk_and_collector_alerts_and_pages_once
     assert not state["ZfsPoolStuck/stuck:9"]["inhibitedBy"]
     for name in ("ZfsVdevChecksumErrors", "DiskCableFault", "ZmonCollectorDataStale"):
         assert state[f"{name}/stuck:9"]["inhibitedBy"], f"{name} is not inhibited"
-    pages = [n for n in webhook.notifications if n["receiver"] == "page"
-             and n["groupLabels"].get("instance") == "stuck:9"]  # fmt: skip
+    pages = [
+        n
+        for n in webhook.notifications
+        if n["receiver"] == "page" and n["groupLabels"].get("instance") == "stuck:9"
+    ]
     assert len(pages) == 1, pages
     assert [a["labels"]["alertname"] for a in pages[0]["alerts"]] == ["ZfsPoolStuck"]
 
 
 def test_hosts_sharing_a_ups_get_one_notification(alertmanager: tuple[str, Webhook]) -> None:
     address, webhook = alertmanager
-    ups = {"alertname": "UpsOnBattery", "severity": "warning", "job": "zmon", "ups": "rack1",
-           "server": "nut.example:3493"}  # fmt: skip
+    ups = {
+        "alertname": "UpsOnBattery",
+        "severity": "warning",
+        "job": "zmon",
+        "ups": "rack1",
+        "server": "nut.example:3493",
+    }
     _post(address, [{**ups, "instance": f"host{i}:9"} for i in range(3)])
     deadline = time.monotonic() + DEADLINE
 

@@ -106,19 +106,26 @@ def test_every_aggregation_keeps_the_host(uid: str) -> None:
 
 
 def _titles_with(board: dict[str, Any], pattern: str) -> list[str]:
-    return [p["title"] for p in _panels(board)
-            if any(re.search(pattern, t["expr"]) for t in p["targets"])]  # fmt: skip
+    return [
+        p["title"]
+        for p in _panels(board)
+        if any(re.search(pattern, t["expr"]) for t in p["targets"])
+    ]
 
 
 @pytest.mark.parametrize("op", ["read", "write"])
 def test_pool_dashboard_shows_latency_percentiles_per_pool_and_top_level_vdev(op: str) -> None:
     """Finding 6: slowdowns show as latency percentiles from zmon's histograms."""
     board = BOARDS["zmon-pool"]
-    for metric, by in (("zmon_pool_io_latency_seconds_bucket", "instance, pool, le"),
-                       ("zmon_vdev_io_latency_seconds_bucket", "instance, pool, vdev, le")):
+    for metric, by in (
+        ("zmon_pool_io_latency_seconds_bucket", "instance, pool, le"),
+        ("zmon_vdev_io_latency_seconds_bucket", "instance, pool, vdev, le"),
+    ):
         for q in ("0.5", "0.99"):
-            pattern = (rf"histogram_quantile\({q}, sum by \({by}\) \(rate\({metric}"
-                       rf'\{{[^}}]*op="{op}"')  # fmt: skip
+            pattern = (
+                rf"histogram_quantile\({q}, sum by \({by}\) \(rate\({metric}"
+                rf'\{{[^}}]*op="{op}"'
+            )
             assert _titles_with(board, pattern), f"no p{q} {op} latency from {metric}"
 
 
@@ -126,17 +133,21 @@ def test_pool_dashboard_has_a_latency_heatmap() -> None:
     heatmaps = [p for p in _panels(BOARDS["zmon-pool"]) if p["type"] == "heatmap"]
     assert heatmaps, "no heatmap panel"
     for p in heatmaps:
-        assert all(t.get("format") == "heatmap" and "_latency_seconds_bucket" in t["expr"]
-                   for t in p["targets"])  # fmt: skip
+        assert all(
+            t.get("format") == "heatmap" and "_latency_seconds_bucket" in t["expr"]
+            for t in p["targets"]
+        )
         assert p.get("repeat") == "instance", "one heatmap per host: buckets must not merge"
 
 
 def test_arc_hit_ratio_and_ghost_hits_share_one_axis_next_to_read_latency() -> None:
     board = BOARDS["zmon-arc"]
-    both = [p for p in _panels(board)
-            if any("zmon_arc_hits_total" in t["expr"] and "misses" in t["expr"]
-                   for t in p["targets"])
-            and any("ghost_hits" in t["expr"] for t in p["targets"])]  # fmt: skip
+    both = [
+        p
+        for p in _panels(board)
+        if any("zmon_arc_hits_total" in t["expr"] and "misses" in t["expr"] for t in p["targets"])
+        and any("ghost_hits" in t["expr"] for t in p["targets"])
+    ]
     assert both, "no panel with ARC hit ratio and ghost hits together"
     panel = both[0]
     assert panel["fieldConfig"]["defaults"]["unit"] == "percentunit"

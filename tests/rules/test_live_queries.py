@@ -122,8 +122,9 @@ def test_every_referenced_metric_is_in_zmon_output(demo: Window) -> None:
     assert not unexplained, f"rules or dashboards read metrics zmon does not serve: {unexplained}"
     stale = sorted(set(pending.NOT_IN_DEMO_YET) & served_families)
     if stale:
-        warnings.warn(f"the demo now serves {stale}: remove them from tests/rules/pending.py",
-                      stacklevel=1)  # fmt: skip
+        warnings.warn(
+            f"the demo now serves {stale}: remove them from tests/rules/pending.py", stacklevel=1
+        )
 
 
 def test_pending_list_names_only_metrics_the_rules_or_dashboards_use() -> None:

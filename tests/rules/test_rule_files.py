@@ -29,8 +29,9 @@ def test_committed_rule_file_is_the_generator_output() -> None:
 @pytest.mark.real
 def test_promtool_check_rules_accepts_the_rule_file() -> None:
     promtool = require_tool("promtool", "Debian package prometheus")
-    run = subprocess.run([promtool, "check", "rules", str(generate.RULES_FILE)],
-                         capture_output=True, text=True)  # fmt: skip
+    run = subprocess.run(
+        [promtool, "check", "rules", str(generate.RULES_FILE)], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -48,8 +49,12 @@ def test_promtool_check_rules_accepts_the_scaled_test_rendering(tmp_path: Path) 
 @pytest.mark.parametrize("test_file", TEST_FILES, ids=lambda p: p.name)
 def test_promtool_unit_tests_pass(test_file: Path) -> None:
     promtool = require_tool("promtool", "Debian package prometheus")
-    run = subprocess.run([promtool, "test", "rules", test_file.name], cwd=test_file.parent,
-                         capture_output=True, text=True)  # fmt: skip
+    run = subprocess.run(
+        [promtool, "test", "rules", test_file.name],
+        cwd=test_file.parent,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -120,8 +125,9 @@ def test_alert_description_names_what_its_labels_carry(alert: Alert) -> None:
 
 
 def test_runbook_has_a_section_per_alert() -> None:
-    headings = {h.strip().lower() for h in re.findall(r"^###\s+(\S+)\s*$", RUNBOOK.read_text(),
-                                                      re.M)}  # fmt: skip
+    headings = {
+        h.strip().lower() for h in re.findall(r"^###\s+(\S+)\s*$", RUNBOOK.read_text(), re.M)
+    }
     missing = [a.alert for a in alert_rules() if a.alert.lower() not in headings]
     assert not missing, f"RUNBOOK.md has no '### Name' section for {missing}"
 
@@ -140,8 +146,9 @@ def test_every_metric_in_rules_and_dashboards_is_one_zmon_exports() -> None:
     # Names a collector composes (f"{prefix}_io_latency_seconds") are found in the catalogue,
     # which tests/docs checks against the real output.
     catalogue = (REPO / "docs" / "metrics.md").read_text()
-    unknown = sorted(n for n in names
-                     if f'"{family(n)}' not in source and f"| `{family(n)}` |" not in catalogue)
+    unknown = sorted(
+        n for n in names if f'"{family(n)}' not in source and f"| `{family(n)}` |" not in catalogue
+    )
     assert not unknown, f"metrics no zmon module exports: {unknown}"
 
 
@@ -149,16 +156,24 @@ def test_device_joins_keep_alerts_for_disks_zmon_cannot_map() -> None:
     assert "or on(instance, job, device)" in with_pool("x > 0")
 
 
-VDEV_ALERTS = ("ZfsVdevChecksumErrors", "ZfsVdevIOErrors", "ZfsPoolErrorsNotCleared",
-               "ZfsErrorEvents", "ZfsDeadmanEvents", "ZfsVdevFaulted", "ZfsSpareInUse")  # fmt: skip
+VDEV_ALERTS = (
+    "ZfsVdevChecksumErrors",
+    "ZfsVdevIOErrors",
+    "ZfsPoolErrorsNotCleared",
+    "ZfsErrorEvents",
+    "ZfsDeadmanEvents",
+    "ZfsVdevFaulted",
+    "ZfsSpareInUse",
+)
 
 
 @pytest.mark.parametrize("name", VDEV_ALERTS)
 def test_vdev_alerts_are_identified_by_their_vdev_not_the_disk_behind_it(name: str) -> None:
     """A replaced disk changes the vdev's ``device``: as a label it would re-page (finding 3)."""
     alert = next(a for a in rules.alerts(DEFAULTS) if a.alert == name)
-    assert alert.expr.startswith(("max by (instance, job, pool, vdev", "sum by (instance, job, "
-                                  "pool, vdev)")), alert.expr  # fmt: skip
+    assert alert.expr.startswith(
+        ("max by (instance, job, pool, vdev", "sum by (instance, job, pool, vdev)")
+    ), alert.expr
     assert "group_left(device)" not in alert.expr
     assert "$labels.device" not in alert.description
 

@@ -84,9 +84,14 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
             if name in NOT_HERE:
                 continue
             follower = name in FOLLOWERS
-            made[name] = make_collector(host, name, runner=runner if not follower else None,
-                                        board=board, devices=devices,
-                                        one_shot=not follower)  # fmt: skip
+            made[name] = make_collector(
+                host,
+                name,
+                runner=runner if not follower else None,
+                board=board,
+                devices=devices,
+                one_shot=not follower,
+            )
         for name in FOLLOWERS:  # the kernel log is followed from its end, as by a daemon
             made[name].collect()
         skipped = _log_lines(host)
@@ -116,8 +121,12 @@ def _settle(host: DemoHost, made: dict[str, Any], skipped: int) -> None:
 
     def kernel_read() -> bool:
         ms = made["kernel_log"].collect()
-        read = sum(s.value for f in ms.families() for s in f.samples
-                   if s.name == "zmon_kernel_log_lines_read_total")  # fmt: skip
+        read = sum(
+            s.value
+            for f in ms.families()
+            for s in f.samples
+            if s.name == "zmon_kernel_log_lines_read_total"
+        )
         return read >= lines
 
     def events_read() -> bool:

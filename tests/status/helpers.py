@@ -17,22 +17,36 @@ def families(text: str) -> list[Any]:
     return list(text_string_to_metric_families(text))
 
 
-def pool_text(pool: str = "tank", state: str = "online", disks: tuple[str, ...] = ("sda", "sdb"),
-              vdev_states: dict[str, str] | None = None) -> str:  # fmt: skip
+def pool_text(
+    pool: str = "tank",
+    state: str = "online",
+    disks: tuple[str, ...] = ("sda", "sdb"),
+    vdev_states: dict[str, str] | None = None,
+) -> str:
     """A mirror pool of whole disks (vdev named like the disk), as the zpool collector says."""
     states = vdev_states or {}
-    lines = [f'zmon_pool_state{{pool="{pool}",state="{s}"}} {int(s == state)}'
-             for s in ("online", "degraded", "faulted", "suspended")]  # fmt: skip
-    lines.append(f'zmon_vdev_info{{class="normal",device="",parent="",pool="{pool}",'
-                 f'state="{state.upper()}",type="root",vdev="{pool}"}} 1')
-    lines.append(f'zmon_vdev_info{{class="normal",device="",parent="{pool}",pool="{pool}",'
-                 f'state="ONLINE",type="mirror",vdev="mirror-0"}} 1')
+    lines = [
+        f'zmon_pool_state{{pool="{pool}",state="{s}"}} {int(s == state)}'
+        for s in ("online", "degraded", "faulted", "suspended")
+    ]
+    lines.append(
+        f'zmon_vdev_info{{class="normal",device="",parent="",pool="{pool}",'
+        f'state="{state.upper()}",type="root",vdev="{pool}"}} 1'
+    )
+    lines.append(
+        f'zmon_vdev_info{{class="normal",device="",parent="{pool}",pool="{pool}",'
+        f'state="ONLINE",type="mirror",vdev="mirror-0"}} 1'
+    )
     for d in disks:
-        lines.append(f'zmon_vdev_info{{class="normal",device="{d}",parent="mirror-0",'
-                     f'pool="{pool}",state="{states.get(d, "online").upper()}",type="disk",'
-                     f'vdev="{d}"}} 1')
-        lines.append(f'zmon_vdev_state{{class="normal",pool="{pool}",'
-                     f'state="{states.get(d, "online")}",vdev="{d}"}} 1')
+        lines.append(
+            f'zmon_vdev_info{{class="normal",device="{d}",parent="mirror-0",'
+            f'pool="{pool}",state="{states.get(d, "online").upper()}",type="disk",'
+            f'vdev="{d}"}} 1'
+        )
+        lines.append(
+            f'zmon_vdev_state{{class="normal",pool="{pool}",'
+            f'state="{states.get(d, "online")}",vdev="{d}"}} 1'
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -36,8 +36,9 @@ def _keep_logging() -> Iterator[None]:
 class Exporter:
     """Serves one exposition at /metrics (404 elsewhere), optionally over TLS with auth."""
 
-    def __init__(self, text: str, tls: ssl.SSLContext | None = None,
-                 auth: tuple[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, text: str, tls: ssl.SSLContext | None = None, auth: tuple[str, str] | None = None
+    ) -> None:
         body = text.encode()
         expected = "Basic " + base64.b64encode(":".join(auth).encode()).decode() if auth else None
         self.requests: list[str] = []
@@ -88,8 +89,9 @@ def exporter() -> Iterator[object]:
         e.stop()
 
 
-@pytest.mark.parametrize("step,code", [("01-healthy", 0), ("04-checksum-errors-repaired", 1),
-                                       ("06-permanent-errors", 2)])  # fmt: skip
+@pytest.mark.parametrize(
+    "step,code", [("01-healthy", 0), ("04-checksum-errors-repaired", 1), ("06-permanent-errors", 2)]
+)
 def test_exit_code_follows_the_worst_finding(exporter, capsys, step: str, code: int) -> None:  # type: ignore[no-untyped-def]
     e = exporter(step)
     assert main(["status", "--url", f"http://127.0.0.1:{e.port}"]) == code
@@ -132,24 +134,71 @@ def test_a_running_zmon_answers_with_its_own_report(capsys) -> None:  # type: ig
 
 
 def _openssl(tmp: Path, *args: str) -> None:
-    subprocess.run([require_tool("openssl", "TLS certificates for zmon status --url"), *args],
-                   cwd=tmp, check=True, capture_output=True, timeout=60)  # fmt: skip
+    subprocess.run(
+        [require_tool("openssl", "TLS certificates for zmon status --url"), *args],
+        cwd=tmp,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A CA, a server certificate for localhost and a client certificate, made by openssl."""
     tmp = tmp_path_factory.mktemp("pki")
-    _openssl(tmp, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key",
-             "-out", "ca.pem", "-days", "2", "-subj", "/CN=zmon test CA")
-    for name, ext in (("server", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
-                      ("client", "extendedKeyUsage=clientAuth")):
-        _openssl(tmp, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
-                 "-out", f"{name}.csr", "-subj", f"/CN={name}")
+    _openssl(
+        tmp,
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=zmon test CA",
+    )
+    for name, ext in (
+        ("server", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
+        ("client", "extendedKeyUsage=clientAuth"),
+    ):
+        _openssl(
+            tmp,
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            f"{name}.key",
+            "-out",
+            f"{name}.csr",
+            "-subj",
+            f"/CN={name}",
+        )
         (tmp / f"{name}.ext").write_text(ext + "\n")
-        _openssl(tmp, "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-                 "-CAcreateserial", "-out", f"{name}.pem", "-days", "2",
-                 "-extfile", f"{name}.ext")  # fmt: skip
+        _openssl(
+            tmp,
+            "x509",
+            "-req",
+            "-in",
+            f"{name}.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            f"{name}.pem",
+            "-days",
+            "2",
+            "-extfile",
+            f"{name}.ext",
+        )
     (tmp / "password").write_text("s3cret\n")
     return tmp
 
@@ -179,8 +228,12 @@ def test_tls_client_certificate_and_basic_auth(exporter, pki: Path, capsys) -> N
 
 def test_local_demo_host_report_as_a_check() -> None:
     """``zmon status --demo`` collects once from the demo host, as on a real host."""
-    result = subprocess.run([sys.executable, "-m", "zmon.cli", "status", "--demo"],
-                            capture_output=True, timeout=120, cwd=ROOT)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "zmon.cli", "status", "--demo"],
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     out = result.stdout.decode()
     assert result.returncode == 0, out + result.stderr.decode()[-2000:]
     assert out.startswith("OK - 3 pools healthy (rz, single, tank)\n")

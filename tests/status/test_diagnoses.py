@@ -13,8 +13,7 @@ from zmon.status.history import History
 from zmon.status.model import read_model
 
 DAY = 86400.0
-ARC_BASE = ("zmon_arc_size_bytes 1e9\nzmon_arc_max_size_bytes 2e9\n"
-            "zmon_arc_misses_total 10000\n")  # fmt: skip
+ARC_BASE = "zmon_arc_size_bytes 1e9\nzmon_arc_max_size_bytes 2e9\nzmon_arc_misses_total 10000\n"
 
 
 @dataclass(frozen=True)
@@ -151,14 +150,16 @@ def test_rule_fires_with_its_words(rule: str) -> None:
 
 @pytest.mark.parametrize("rule", [r.id for r in RULES])
 def test_healthy_host_fires_nothing(rule: str) -> None:
-    healthy = (pool_text() + ARC_BASE + "zmon_arc_hits_total 1e6\n"
-               'zmon_disk_smart_passed{device="sda"} 1\n'
-               'zmon_disk_crc_errors_total{device="sda"} 0\n'
-               'zmon_ups_up{server="s",ups="u"} 1\n'
-               'zmon_ups_status{flag="OL",server="s",ups="u"} 1\n'
-               'zmon_collector_success{collector="zpool"} 1\n'
-               'zmon_pool_last_scrub_end_time_seconds{pool="tank"} '
-               f'{NOW - 3 * DAY}\n')  # fmt: skip
+    healthy = (
+        pool_text() + ARC_BASE + "zmon_arc_hits_total 1e6\n"
+        'zmon_disk_smart_passed{device="sda"} 1\n'
+        'zmon_disk_crc_errors_total{device="sda"} 0\n'
+        'zmon_ups_up{server="s",ups="u"} 1\n'
+        'zmon_ups_status{flag="OL",server="s",ups="u"} 1\n'
+        'zmon_collector_success{collector="zpool"} 1\n'
+        'zmon_pool_last_scrub_end_time_seconds{pool="tank"} '
+        f"{NOW - 3 * DAY}\n"
+    )
     assert [f for f in findings(healthy) if f.rule == rule] == []
 
 
@@ -169,15 +170,19 @@ def test_crc_errors_with_bad_media_are_a_dying_disk_not_a_cable() -> None:
 
 
 def test_checksum_errors_on_a_disk_with_a_bad_link_are_told_as_the_cable() -> None:
-    text = CASES["cable_fault"].text + \
-        'zmon_vdev_checksum_errors_total{class="normal",pool="tank",vdev="sdc"} 3\n'
+    text = (
+        CASES["cable_fault"].text
+        + 'zmon_vdev_checksum_errors_total{class="normal",pool="tank",vdev="sdc"} 3\n'
+    )
     rules = [f.rule for f in findings(text)]
     assert "cable_fault" in rules and "checksum_errors" not in rules
 
 
 def test_a_slow_link_joins_the_cable_evidence() -> None:
-    text = CASES["cable_fault"].text + ('zmon_disk_interface_speed_bytes{device="sdc"} 1.875e8\n'
-                                        'zmon_disk_interface_max_speed_bytes{device="sdc"} 7.5e8\n')
+    text = CASES["cable_fault"].text + (
+        'zmon_disk_interface_speed_bytes{device="sdc"} 1.875e8\n'
+        'zmon_disk_interface_max_speed_bytes{device="sdc"} 7.5e8\n'
+    )
     (f,) = [f for f in findings(text) if f.rule == "cable_fault"]
     assert "link at 1.5 of 6 Gb/s" in f.evidence
 
@@ -201,9 +206,15 @@ def test_a_paused_resilver_is_not_stalled() -> None:
 def test_arc_ratio_uses_the_last_hour_when_there_is_one() -> None:
     h = History(step=1.0)
     for before, hits, ghost in ((3000, 100_000, 36_000), (0, 200_000, 37_000)):
-        h.observe(NOW - before, read_model(families(
-            ARC_BASE.replace("10000", str(hits // 10)) + f"zmon_arc_hits_total {hits}\n"
-            f"zmon_arc_mru_ghost_hits_total {ghost}\n")))  # fmt: skip
+        h.observe(
+            NOW - before,
+            read_model(
+                families(
+                    ARC_BASE.replace("10000", str(hits // 10)) + f"zmon_arc_hits_total {hits}\n"
+                    f"zmon_arc_mru_ghost_hits_total {ghost}\n"
+                )
+            ),
+        )
     text = ARC_BASE + "zmon_arc_hits_total 200000\nzmon_arc_mru_ghost_hits_total 37000\n"
     # 18.5 % since boot, but 1 % in the last 50 minutes: the recent window decides
     assert [f.rule for f in findings(text) if f.rule == "arc_too_small"] == ["arc_too_small"]
@@ -227,5 +238,6 @@ def test_cable_evidence_counts_what_is_new_in_the_recent_history() -> None:
     for before, crc in ((3000, 30), (1200, 33), (0, 37)):
         h.observe(NOW - before, read_model(families(case.text.replace(" 37\n", f" {crc}\n"))))
     (f,) = [f for f in findings(case.text, h) if f.rule == "cable_fault"]
-    assert f.evidence == ("37 CRC errors and 5 link resets, media clean "
-                          "(7 CRC errors new in the last 50 min)")  # fmt: skip
+    assert f.evidence == (
+        "37 CRC errors and 5 link resets, media clean (7 CRC errors new in the last 50 min)"
+    )

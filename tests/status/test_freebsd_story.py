@@ -35,13 +35,16 @@ def test_flushcache48_timeouts_then_vdev_io_failure_is_a_cable_or_port_fault() -
     report = story_report()
     cable = [f for f in report["findings"] if f["rule"] == "cable_fault"]
     assert [f["subject"] for f in cable] == ["ad4 (mirror of tank)"]
-    assert cable[0]["evidence"] == ("4 command timeouts, then 2 failed ATA commands, "
-                                    "2 ZFS vdev I/O failures and 12 write errors in tank, "
-                                    "media clean")  # fmt: skip
+    assert cable[0]["evidence"] == (
+        "4 command timeouts, then 2 failed ATA commands, "
+        "2 ZFS vdev I/O failures and 12 write errors in tank, "
+        "media clean"
+    )
     assert cable[0]["cause"] == "suspect cable or port"
     assert cable[0]["text"].startswith(
         "ad4 (mirror of tank): 4 command timeouts, then 2 failed ATA commands, 2 ZFS vdev "
-        "I/O failures and 12 write errors in tank, media clean → suspect cable or port; reseat")
+        "I/O failures and 12 write errors in tank, media clean → suspect cable or port; reseat"
+    )
 
 
 def test_it_is_not_called_a_dying_disk() -> None:

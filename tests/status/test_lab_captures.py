@@ -22,12 +22,21 @@ EXPECTED: dict[str, tuple[int, str, set[str]]] = {
     "02-scrub-in-progress": (0, "OK - 3 pools healthy", set()),
     "03-scrub-finished": (0, "OK - 3 pools healthy", set()),
     "04-checksum-errors-repaired": (
-        1, "WARNING - ata-QEMU_HARDDISK_ZLSATA1 (sdb, mirror-0 of tank): data read back did "
-        "not match its checksum", {"checksum_errors"}),
-    "05-io-errors": (1, "WARNING - vdc (raidz1-0 of rz): the device failed reads or writes",
-                     {"io_errors"}),
-    "06-permanent-errors": (2, SINGLE_LOST, {"data_errors", "ups_low_battery",
-                                             "scrub_found_errors"}),
+        1,
+        "WARNING - ata-QEMU_HARDDISK_ZLSATA1 (sdb, mirror-0 of tank): data read back did "
+        "not match its checksum",
+        {"checksum_errors"},
+    ),
+    "05-io-errors": (
+        1,
+        "WARNING - vdc (raidz1-0 of rz): the device failed reads or writes",
+        {"io_errors"},
+    ),
+    "06-permanent-errors": (
+        2,
+        SINGLE_LOST,
+        {"data_errors", "ups_low_battery", "scrub_found_errors"},
+    ),
     "07-degraded-offline": (2, SINGLE_LOST, {"pool_degraded"}),
     "08-faulted": (2, SINGLE_LOST, {"pool_degraded"}),
     "09-resilver-in-progress": (2, SINGLE_LOST, {"resilver_running"}),
@@ -44,8 +53,12 @@ BY_VERSION = {("2.3.2", "14-pool-suspended"): {"pool_unavailable"}}
 
 def captured_report(version: str, step: str) -> dict:  # type: ignore[type-arg]
     text = (LAB / version / step / "metrics.prom").read_text()
-    now = max(float(v) for v in re.findall(
-        r"^zmon_collector_last_success_timestamp_seconds\{[^}]*\} (\S+)$", text, re.M))
+    now = max(
+        float(v)
+        for v in re.findall(
+            r"^zmon_collector_last_success_timestamp_seconds\{[^}]*\} (\S+)$", text, re.M
+        )
+    )
     return build_report(families(text), now, host="lab")
 
 

@@ -26,10 +26,26 @@ class Degraded(Collector):
         m = MetricSet()
         states = ["online", "degraded"]
         m.state_set("zmon_pool_state", "Pool state.", states, "degraded", {"pool": "tank"})
-        m.state_set("zmon_vdev_state", "Vdev state.", ["online", "offline"], "offline",
-                    {"pool": "tank", "vdev": "sdb", "class": "normal"})  # fmt: skip
-        m.info("zmon_vdev_info", "Vdev.", {"pool": "tank", "vdev": "sdb", "class": "normal",
-               "parent": "tank", "device": "sdb", "type": "disk", "state": "OFFLINE"})  # fmt: skip
+        m.state_set(
+            "zmon_vdev_state",
+            "Vdev state.",
+            ["online", "offline"],
+            "offline",
+            {"pool": "tank", "vdev": "sdb", "class": "normal"},
+        )
+        m.info(
+            "zmon_vdev_info",
+            "Vdev.",
+            {
+                "pool": "tank",
+                "vdev": "sdb",
+                "class": "normal",
+                "parent": "tank",
+                "device": "sdb",
+                "type": "disk",
+                "state": "OFFLINE",
+            },
+        )
         return m
 
 
@@ -66,16 +82,22 @@ def test_window_change_and_standstill() -> None:
 def test_charts_show_scan_progress_arc_ratios_and_error_counters() -> None:
     h = History(step=1.0)
     for i in range(4):
-        text = (pool_text() + 'zmon_pool_scan_info{function="scrub",pool="tank",'
-                'state="in_progress"} 1\n'
-                f'zmon_pool_scan_progress_ratio{{pool="tank"}} {0.2 * i}\n'
-                f"zmon_arc_hits_total {1000 * i}\nzmon_arc_misses_total {100 * i}\n"
-                f"zmon_arc_mru_ghost_hits_total {50 * i}\n"
-                f'zmon_disk_crc_errors_total{{device="sdb"}} {3 * i}\n')  # fmt: skip
+        text = (
+            pool_text() + 'zmon_pool_scan_info{function="scrub",pool="tank",'
+            'state="in_progress"} 1\n'
+            f'zmon_pool_scan_progress_ratio{{pool="tank"}} {0.2 * i}\n'
+            f"zmon_arc_hits_total {1000 * i}\nzmon_arc_misses_total {100 * i}\n"
+            f"zmon_arc_mru_ghost_hits_total {50 * i}\n"
+            f'zmon_disk_crc_errors_total{{device="sdb"}} {3 * i}\n'
+        )
         h.observe(NOW + 60 * i, read_model(families(text)))
     titles = {c["title"]: c for c in charts(h.view())}
-    assert set(titles) == {"scan of tank", "ARC hit ratio", "ARC ghost hits per hit",
-                           "CRC errors of sdb"}  # fmt: skip
+    assert set(titles) == {
+        "scan of tank",
+        "ARC hit ratio",
+        "ARC ghost hits per hit",
+        "CRC errors of sdb",
+    }
     assert titles["ARC hit ratio"]["latest"] == "91 %"
     assert titles["ARC ghost hits per hit"]["latest"] == "5.0 %"
     assert titles["scan of tank"]["latest"] == "60 %"
@@ -89,8 +111,10 @@ def test_page_has_no_external_asset_and_links_each_problem_to_its_runbook() -> N
     assert "<script" not in page
     assert '<meta http-equiv="refresh"' in page and 'name="viewport"' in page
     (item,) = re.findall(r"<li class='finding sev-warning'>.*?</li>", page)
-    assert "pool tank</b>: sdb is OFFLINE → <span class='cause'>the pool runs with reduced " \
+    assert (
+        "pool tank</b>: sdb is OFFLINE → <span class='cause'>the pool runs with reduced "
         "redundancy</span>" in item
+    )
     assert "RUNBOOK.md#zfspooldegraded" in item
 
 

@@ -36,9 +36,12 @@ RED, AMBER, GREEN = (0xB0, 0x00, 0x20), (0xD9, 0x9A, 0x00), (0x17, 0x66, 0x17)
 def _chromium(args: list[str], timeout: float = 90.0) -> bytes:
     binary = require_tool("chromium", "the status page in a real browser")
     with tempfile.TemporaryDirectory(prefix="zmon-chromium-") as profile:
-        proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={profile}", *args],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                start_new_session=True)  # fmt: skip
+        proc = subprocess.Popen(
+            [binary, *FLAGS, f"--user-data-dir={profile}", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             out, _ = proc.communicate(timeout=timeout)
         finally:
@@ -77,14 +80,18 @@ def page_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_chromium_renders_pool_tree_diagnoses_and_state_colours(page_url: str) -> None:
     dom = _chromium(["--dump-dom", page_url]).decode()
     # the pool tree of tank, with the disk being replaced and the replacement
-    assert "id=\"tree-tank\"" in dom
-    for vdev in ("mirror-0", "replacing-1", "ata-QEMU_HARDDISK_ZLSATA1",
-                 "nvme-QEMU_NVMe_Ctrl_ZLNVME0"):  # fmt: skip
+    assert 'id="tree-tank"' in dom
+    for vdev in (
+        "mirror-0",
+        "replacing-1",
+        "ata-QEMU_HARDDISK_ZLSATA1",
+        "nvme-QEMU_NVMe_Ctrl_ZLNVME0",
+    ):
         assert f"{vdev}</td>" in dom or f"{vdev} (" in dom, vdev
     # the diagnosis lines, with their runbook links
     assert 'class="finding sev-critical"' in dom
     assert "sdb (ata2, replacing-1 of tank)</b>: 44 CRC errors" in dom
-    assert "<span class=\"cause\">suspect cable or port</span>" in dom
+    assert '<span class="cause">suspect cable or port</span>' in dom
     assert "sda (ata1, mirror-0 of tank)</b>: 8 sectors pending" in dom
     assert "RUNBOOK.md#diskcablefault" in dom
     # the last hour: scan progress and ARC charts drawn as inline SVG

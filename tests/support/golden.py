@@ -60,5 +60,6 @@ class WrittenFiles:
 
     def changed(self) -> list[Path]:
         after = self._stamp()
-        return sorted(p for p in self.before.keys() | after.keys()
-                      if self.before.get(p) != after.get(p))  # fmt: skip
+        return sorted(
+            p for p in self.before.keys() | after.keys() if self.before.get(p) != after.get(p)
+        )

@@ -59,9 +59,20 @@ def block(sys: Path, devdir: str, name: str, dev: str, parts: dict[str, str]) ->
     return bdir
 
 
-def scsi_disk(sys: Path, parent: str, hctl: str, name: str, dev: str, *, vendor: str,
-              model: str, rev: str, serial: str | None = None, wwid: str | None = None,
-              parts: dict[str, str] | None = None) -> None:  # fmt: skip
+def scsi_disk(
+    sys: Path,
+    parent: str,
+    hctl: str,
+    name: str,
+    dev: str,
+    *,
+    vendor: str,
+    model: str,
+    rev: str,
+    serial: str | None = None,
+    wwid: str | None = None,
+    parts: dict[str, str] | None = None,
+) -> None:
     h, c, t, _ = hctl.split(":")
     sdev = f"{parent}/target{h}:{c}:{t}/{hctl}"
     write(sys / sdev / "vendor", f"{vendor:<8}\n")
@@ -186,11 +197,27 @@ def main() -> None:
     link(sys / "class" / "enclosure" / "7:0:24:0", encl)
     # NVMe controllers and namespaces.
     for ctrl, pci, model, serial, fw, ns_dev, parts, wwid in (
-        ("nvme0", "0000:00:1d.0/0000:3d:00.0", "Samsung SSD 970 EVO Plus 1TB", "S4EWNX0R123456A",
-         "2B2QEXM7", "259:0", {"nvme0n1p1": "259:1"}, "eui.0025385891b12345"),
-        ("nvme1", "0000:00:1d.4/0000:3e:00.0", "INTEL SSDPE2KX010T8", "PHLJ123400AB1P0FGN",
-         "VDV10131", "259:2", {}, "eui.01000000000000005cd2e4aabbccddee"),
-    ):  # fmt: skip
+        (
+            "nvme0",
+            "0000:00:1d.0/0000:3d:00.0",
+            "Samsung SSD 970 EVO Plus 1TB",
+            "S4EWNX0R123456A",
+            "2B2QEXM7",
+            "259:0",
+            {"nvme0n1p1": "259:1"},
+            "eui.0025385891b12345",
+        ),
+        (
+            "nvme1",
+            "0000:00:1d.4/0000:3e:00.0",
+            "INTEL SSDPE2KX010T8",
+            "PHLJ123400AB1P0FGN",
+            "VDV10131",
+            "259:2",
+            {},
+            "eui.01000000000000005cd2e4aabbccddee",
+        ),
+    ):
         cdir = f"{PCI}/{pci}/nvme/{ctrl}"
         write(sys / cdir / "model", f"{model:<40}\n")
         write(sys / cdir / "serial", f"{serial:<20}\n")

@@ -46,8 +46,9 @@ def zfs_get_values(get_text: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def zfs_list_output(get_text: str, columns: Sequence[str],
-                    types: Sequence[str] = ("filesystem", "volume")) -> str:  # fmt: skip
+def zfs_list_output(
+    get_text: str, columns: Sequence[str], types: Sequence[str] = ("filesystem", "volume")
+) -> str:
     """What ``zfs list -Hp -t <types> -o <columns>`` would print for the same datasets."""
     rows = []
     for name, props in zfs_get_values(get_text).items():
@@ -59,12 +60,22 @@ def zfs_list_output(get_text: str, columns: Sequence[str],
 
 
 def snapshot_names(get_text: str) -> str:
-    return "".join(n + "\n" for n, p in zfs_get_values(get_text).items()
-                   if p.get("type") == "snapshot")  # fmt: skip
+    return "".join(
+        n + "\n" for n, p in zfs_get_values(get_text).items() if p.get("type") == "snapshot"
+    )
 
 
-def context(runner: StaticRunner | object, tmp: Path, options: Mapping[str, object] | None = None,
-            procfs: Path | None = None, sysfs: Path | None = None) -> Context:  # fmt: skip
-    paths = Paths(procfs=procfs or tmp / "noproc", sysfs=sysfs or tmp / "nosys", rootfs=tmp,
-                  state_dir=tmp / "state")  # fmt: skip
+def context(
+    runner: StaticRunner | object,
+    tmp: Path,
+    options: Mapping[str, object] | None = None,
+    procfs: Path | None = None,
+    sysfs: Path | None = None,
+) -> Context:
+    paths = Paths(
+        procfs=procfs or tmp / "noproc",
+        sysfs=sysfs or tmp / "nosys",
+        rootfs=tmp,
+        state_dir=tmp / "state",
+    )
     return Context(paths=paths, runner=runner, options=dict(options or {}))  # type: ignore[arg-type]

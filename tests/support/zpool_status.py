@@ -35,8 +35,11 @@ def pool_named(status: ZpoolStatus, name: str) -> Pool:
 
 
 def vdev_named(pool: Pool, name: str, vdev_class: str | None = None, nth: int = 0) -> Vdev:
-    matches = [v for v in pool.vdevs() if v.name == name
-               and (vdev_class is None or v.vdev_class == vdev_class)]  # fmt: skip
+    matches = [
+        v
+        for v in pool.vdevs()
+        if v.name == name and (vdev_class is None or v.vdev_class == vdev_class)
+    ]
     assert len(matches) > nth, f"vdev {name!r} ({vdev_class}) in {pool.name}"
     return matches[nth]
 

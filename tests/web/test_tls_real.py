@@ -29,8 +29,11 @@ PASSWORD = "scrape-secret"
 
 
 def _openssl(*args: str) -> None:
-    subprocess.run([require_tool("openssl", "makes the test certificates"), *args], check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        [require_tool("openssl", "makes the test certificates"), *args],
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -39,27 +42,72 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("pki")
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     for ca in ("ca", "other-ca"):
-        _openssl("req", "-x509", *ec, "-days", "2", "-subj", f"/CN=zmon test {ca}",
-                 "-keyout", str(d / f"{ca}.key"), "-out", str(d / f"{ca}.pem"))  # fmt: skip
-    for name, ext in (("server", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth"),
-                      ("client", "extendedKeyUsage=clientAuth")):  # fmt: skip
+        _openssl(
+            "req",
+            "-x509",
+            *ec,
+            "-days",
+            "2",
+            "-subj",
+            f"/CN=zmon test {ca}",
+            "-keyout",
+            str(d / f"{ca}.key"),
+            "-out",
+            str(d / f"{ca}.pem"),
+        )
+    for name, ext in (
+        ("server", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth"),
+        ("client", "extendedKeyUsage=clientAuth"),
+    ):
         (d / f"{name}.ext").write_text(ext + "\n")
-        _openssl("req", "-new", *ec, "-subj", f"/CN={name}", "-keyout", str(d / f"{name}.key"),
-                 "-out", str(d / f"{name}.csr"))  # fmt: skip
-        _openssl("x509", "-req", "-in", str(d / f"{name}.csr"), "-CA", str(d / "ca.pem"),
-                 "-CAkey", str(d / "ca.key"), "-CAcreateserial", "-days", "2",
-                 "-extfile", str(d / f"{name}.ext"), "-out", str(d / f"{name}.pem"))  # fmt: skip
+        _openssl(
+            "req",
+            "-new",
+            *ec,
+            "-subj",
+            f"/CN={name}",
+            "-keyout",
+            str(d / f"{name}.key"),
+            "-out",
+            str(d / f"{name}.csr"),
+        )
+        _openssl(
+            "x509",
+            "-req",
+            "-in",
+            str(d / f"{name}.csr"),
+            "-CA",
+            str(d / "ca.pem"),
+            "-CAkey",
+            str(d / "ca.key"),
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            str(d / f"{name}.ext"),
+            "-out",
+            str(d / f"{name}.pem"),
+        )
     return d
 
 
 def _web_config(path: Path, pki: Path, password: str = PASSWORD, client_auth: str = "") -> None:
     hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(10)).decode()
-    lines = ["tls_server_config:", f"  cert_file: {pki / 'server.pem'}",
-             f"  key_file: {pki / 'server.key'}", "  min_version: TLS12"]  # fmt: skip
+    lines = [
+        "tls_server_config:",
+        f"  cert_file: {pki / 'server.pem'}",
+        f"  key_file: {pki / 'server.key'}",
+        "  min_version: TLS12",
+    ]
     if client_auth:
         lines += [f"  client_auth_type: {client_auth}", f"  client_ca_file: {pki / 'ca.pem'}"]
-    lines += ["basic_auth_users:", f"  prometheus: '{hashed}'",
-              "http_server_config:", "  headers:", "    X-Frame-Options: deny"]  # fmt: skip
+    lines += [
+        "basic_auth_users:",
+        f"  prometheus: '{hashed}'",
+        "http_server_config:",
+        "  headers:",
+        "    X-Frame-Options: deny",
+    ]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -70,28 +118,55 @@ class TLSZmon:
         self.port = free_port()
         self.log = tmp / "zmon.log"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "zmon.cli", "serve", "--demo",
-             "--web.listen-address", f"127.0.0.1:{self.port}", "--web.config.file", str(web),
-             "--path.state-dir", str(tmp / "state"), "--log.format", "json"],
-            stdout=self.log.open("wb"), stderr=subprocess.STDOUT,
-            start_new_session=True)  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "zmon.cli",
+                "serve",
+                "--demo",
+                "--web.listen-address",
+                f"127.0.0.1:{self.port}",
+                "--web.config.file",
+                str(web),
+                "--path.state-dir",
+                str(tmp / "state"),
+                "--log.format",
+                "json",
+            ],
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self.url = f"https://127.0.0.1:{self.port}"
 
     def wait_up(self, pki: Path) -> None:
         deadline = time.monotonic() + 30
         while True:
             assert self.proc.poll() is None, self.log.read_text()
-            r = self.curl(pki, "/metrics", "--cert", str(pki / "client.pem"),
-                          "--key", str(pki / "client.key"))  # fmt: skip
+            r = self.curl(
+                pki, "/metrics", "--cert", str(pki / "client.pem"), "--key", str(pki / "client.key")
+            )
             if r.returncode == 0 and "zmon_build_info" in r.stdout:
                 return  # up, and the first collection is published
             assert time.monotonic() < deadline, f"zmon did not come up: {r}\n{self.log.read_text()}"
             time.sleep(0.2)
 
-    def curl(self, pki: Path, path: str, *extra: str, user: str | None = f"prometheus:{PASSWORD}"
-             ) -> subprocess.CompletedProcess[str]:  # fmt: skip
-        cmd = [require_tool("curl", "is the TLS client"), "-sS", "--max-time", "10",
-               "--cacert", str(pki / "ca.pem"), "-o", "-", "-D", "-", *extra]  # fmt: skip
+    def curl(
+        self, pki: Path, path: str, *extra: str, user: str | None = f"prometheus:{PASSWORD}"
+    ) -> subprocess.CompletedProcess[str]:
+        cmd = [
+            require_tool("curl", "is the TLS client"),
+            "-sS",
+            "--max-time",
+            "10",
+            "--cacert",
+            str(pki / "ca.pem"),
+            "-o",
+            "-",
+            "-D",
+            "-",
+            *extra,
+        ]
         if user:
             cmd += ["-u", user]
         return subprocess.run([*cmd, self.url + path], capture_output=True, text=True)
@@ -134,12 +209,26 @@ def test_wrong_password_no_password_and_unknown_ca_are_refused(
     assert _status(z.curl(pki, "/metrics", user=None)) == 401
     assert _status(z.curl(pki, "/metrics", user=f"nobody:{PASSWORD}")) == 401
     # a client that trusts another CA does not accept zmon's certificate
-    bad = subprocess.run(["curl", "-sS", "--max-time", "10", "--cacert", str(pki / "other-ca.pem"),
-                          z.url + "/metrics"], capture_output=True, text=True)  # fmt: skip
+    bad = subprocess.run(
+        [
+            "curl",
+            "-sS",
+            "--max-time",
+            "10",
+            "--cacert",
+            str(pki / "other-ca.pem"),
+            z.url + "/metrics",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 60, bad.stderr  # curl: peer certificate cannot be authenticated
     # plain HTTP on the TLS port gets no metrics
-    plain = subprocess.run(["curl", "-sS", "--max-time", "10", f"http://127.0.0.1:{z.port}/metrics"],
-                           capture_output=True, text=True)  # fmt: skip
+    plain = subprocess.run(
+        ["curl", "-sS", "--max-time", "10", f"http://127.0.0.1:{z.port}/metrics"],
+        capture_output=True,
+        text=True,
+    )
     assert "zmon_build_info" not in plain.stdout
 
 
@@ -151,8 +240,10 @@ def test_client_certificate_required_after_sighup(
     z.proc.send_signal(signal.SIGHUP)
     cert = ("--cert", str(pki / "client.pem"), "--key", str(pki / "client.key"))
     deadline = time.monotonic() + 20
-    while z.curl(pki, "/healthz", *cert, user="prometheus:new-secret").returncode != 0 or \
-            _status(z.curl(pki, "/healthz", *cert, user="prometheus:new-secret")) != 200:
+    while (
+        z.curl(pki, "/healthz", *cert, user="prometheus:new-secret").returncode != 0
+        or _status(z.curl(pki, "/healthz", *cert, user="prometheus:new-secret")) != 200
+    ):
         assert time.monotonic() < deadline, z.log.read_text()
         time.sleep(0.2)
     assert _status(z.curl(pki, "/metrics", *cert, user=f"prometheus:{PASSWORD}")) == 401
@@ -181,27 +272,35 @@ scrape_configs:
   - job_name: zmon
     scheme: https
     tls_config:
-      ca_file: {pki / 'ca.pem'}
+      ca_file: {pki / "ca.pem"}
     basic_auth:
       username: prometheus
-      password_file: {tmp_path / 'password'}
+      password_file: {tmp_path / "password"}
     static_configs:
       - targets: ['127.0.0.1:{z.port}']
 """)
     port = free_port()
     log = (tmp_path / "prometheus.log").open("wb")
     prom = subprocess.Popen(
-        [binary, f"--config.file={tmp_path / 'prometheus.yml'}",
-         f"--storage.tsdb.path={tmp_path / 'data'}", f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        [
+            binary,
+            f"--config.file={tmp_path / 'prometheus.yml'}",
+            f"--storage.tsdb.path={tmp_path / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         last: object = None
         while time.monotonic() < deadline:
             try:
                 q = urllib.parse.urlencode({"query": 'zmon_build_info{job="zmon"}'})
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/query?{q}",
-                                            timeout=5) as r:  # fmt: skip
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/api/v1/query?{q}", timeout=5
+                ) as r:
                     last = json.load(r)["data"]["result"]
                 if last:
                     break

@@ -39,8 +39,9 @@ def _runs(worker: CollectorWorker) -> int:
     return sum(worker.state.runs.values())
 
 
-def fresh_runs(workers: Mapping[str, CollectorWorker], timeout: float = FRESH_TIMEOUT,
-               poll: float = 0.05) -> tuple[dict[str, int], list[str]]:  # fmt: skip
+def fresh_runs(
+    workers: Mapping[str, CollectorWorker], timeout: float = FRESH_TIMEOUT, poll: float = 0.05
+) -> tuple[dict[str, int], list[str]]:
     """Wake every collector, and wait until each has finished a run that started now or later.
 
     A run in progress now may have read the host before the change: it does not count, the
@@ -88,8 +89,9 @@ class DemoControl:
         self._server = socketserver.ThreadingUnixStreamServer(str(self.path), Handler)
         self._server.daemon_threads = True
         os.chmod(self.path, 0o600)
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        name="zmon-demo-control", daemon=True)  # fmt: skip
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="zmon-demo-control", daemon=True
+        )
 
     def start(self) -> None:
         self._thread.start()
@@ -111,16 +113,21 @@ class DemoControl:
                 unknown = sorted(set(names) - set(workers))
                 if unknown:
                     return {"error": f"no such collector running: {', '.join(unknown)}"}
-                runs, stale = fresh_runs({n: w for n, w in workers.items()
-                                          if not names or n in names})  # fmt: skip
+                runs, stale = fresh_runs(
+                    {n: w for n, w in workers.items() if not names or n in names}
+                )
                 return {**self.status(), "runs": runs, "stale": stale}
         return {"error": f"unknown request {command!r}; known: status, collect [NAME ...], step"}
 
     def status(self) -> dict[str, Any]:
         host = self.host
-        return {"phase": host.phase.name, "scenario": host.phase.scenario,
-                "loop": host.loop, "events": host.events_written,
-                "kernel_log_lines": host.kernel_log_lines()}  # fmt: skip
+        return {
+            "phase": host.phase.name,
+            "scenario": host.phase.scenario,
+            "loop": host.loop,
+            "events": host.events_written,
+            "kernel_log_lines": host.kernel_log_lines(),
+        }
 
 
 class DemoControlClient:

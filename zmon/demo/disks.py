@@ -97,8 +97,11 @@ class BlockTree:
         _link(bdir / "device", sdev)
         ahci = AHCI.rsplit("/", 1)[1]
         port = f"pci-{ahci}-ata-{host + 1}"
-        self._links(dev, "ata-" + _udev_string(dev.get("model")) + "_" + dev["serial"],
-                    [port, f"{port}.{channel + target}"])  # fmt: skip
+        self._links(
+            dev,
+            "ata-" + _udev_string(dev.get("model")) + "_" + dev["serial"],
+            [port, f"{port}.{channel + target}"],
+        )
 
     def _nvme(self, dev: dict[str, Any]) -> None:
         name = dev["name"]
@@ -116,8 +119,12 @@ class BlockTree:
             _write(bdir / "wwid", dev["wwn"] + "\n")
         _link(bdir / "device", cdir)
         links = [f"nvme-{dev['wwn']}"] if dev.get("wwn") else []
-        self._links(dev, "nvme-" + _udev_string(dev.get("model")) + "_" + dev["serial"],
-                    [f"pci-{slot}-nvme-1"], extra_by_id=links)  # fmt: skip
+        self._links(
+            dev,
+            "nvme-" + _udev_string(dev.get("model")) + "_" + dev["serial"],
+            [f"pci-{slot}-nvme-1"],
+            extra_by_id=links,
+        )
 
     def _virtio_disk(self, dev: dict[str, Any]) -> None:
         slot = f"0000:00:{VIRTIO_FIRST_SLOT + self._virtio:02x}.0"
@@ -155,8 +162,13 @@ class BlockTree:
         _link(self.sys / "block" / name, bdir)
         return bdir
 
-    def _links(self, dev: dict[str, Any], stem: str | None, paths: list[str],
-               extra_by_id: list[str] | None = None) -> None:  # fmt: skip
+    def _links(
+        self,
+        dev: dict[str, Any],
+        stem: str | None,
+        paths: list[str],
+        extra_by_id: list[str] | None = None,
+    ) -> None:
         """``/dev/disk/by-id`` and ``by-path`` links as udev makes them, partitions included."""
         name = dev["name"]
         by_id = ([stem] if stem else []) + (extra_by_id or [])

@@ -119,8 +119,9 @@ class DemoHost:
             if name in collectors:
                 old: CollectorSettings = collectors[name]
                 new_interval = old.interval if interval is None else min(old.interval, interval)
-                collectors[name] = replace(old, interval=new_interval,
-                                           options={**old.options, **options})  # fmt: skip
+                collectors[name] = replace(
+                    old, interval=new_interval, options={**old.options, **options}
+                )
 
         if not collectors.get("ups") or not collectors["ups"].options.get("nut"):
             tune("ups", nut=[self.upsd.address])  # unless the config names a UPS server
@@ -128,8 +129,9 @@ class DemoHost:
         # twice a phase, without the pause between disks that spares real ones.
         tune("smart", interval=self.phase_seconds / 2, jitter=0.0)
         tune("kernel_log", source="file", files=[KERN_LOG])
-        return replace(cfg, paths=self.paths, binaries=binaries, platform="linux",
-                       collectors=collectors)  # fmt: skip
+        return replace(
+            cfg, paths=self.paths, binaries=binaries, platform="linux", collectors=collectors
+        )
 
     def ups_variables(self) -> dict[str, str]:
         """What the demo UPS reports now."""
@@ -310,8 +312,10 @@ class DemoHost:
             return
         (self.root / "proc" / "spl" / "kstat" / "zfs" / pool / "state").write_text("SUSPENDED\n")
         seconds = now - self._boot_time
-        line = (f"[{seconds:12.6f}] WARNING: Pool '{pool}' has encountered an uncorrectable I/O "
-                "failure and has been suspended.\n")  # fmt: skip
+        line = (
+            f"[{seconds:12.6f}] WARNING: Pool '{pool}' has encountered an uncorrectable I/O "
+            "failure and has been suspended.\n"
+        )
         with self.paths.root(KERN_LOG).open("a") as f:
             f.write(syslog_lines(line, self._boot_time, now))
         marker.write_text(pool + "\n")

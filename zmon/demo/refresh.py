@@ -119,8 +119,11 @@ def time_anchors(dest: Path) -> list[str]:
     text, js = dest / "zpool-status-p-v-s.txt", dest / "zpool-status-int-flat.json"
     if not (text.exists() and js.exists()):
         return []
-    rates = {p.name: p.scan.issue_rate for p in parse_zpool_status(text.read_bytes()).pools
-             if p.scan is not None and p.scan.state == "in_progress" and p.scan.issue_rate}
+    rates = {
+        p.name: p.scan.issue_rate
+        for p in parse_zpool_status(text.read_bytes()).pools
+        if p.scan is not None and p.scan.state == "in_progress" and p.scan.issue_rate
+    }
     for pool in parse_zpool_status(js.read_bytes()).pools:
         scan = pool.scan
         rate = rates.get(pool.name)
@@ -153,7 +156,7 @@ def _scaled_block(block: list[str], name: str, share: float) -> list[str]:
     """A copy of a histogram block for vdev ``name`` with every count times ``share``."""
     first = block[0]
     pad = max(len(first.split()[0]), len(name))
-    out = [name.ljust(pad) + first[len(first.split()[0]):]]
+    out = [name.ljust(pad) + first[len(first.split()[0]) :]]
     for line in block[1:]:
         cells = line.split()
         if len(cells) > 1 and all(c.isdigit() for c in cells[1:]):
@@ -186,8 +189,13 @@ def write_vdev_histograms(dest: Path) -> bool:
         rows = pool.rows
         for row in rows:
             if row.depth > 0:
-                siblings = sum(1 for r in rows if r.depth == row.depth and r.vdev_class == "normal"
-                               and _parent(rows, r) is _parent(rows, row))  # fmt: skip
+                siblings = sum(
+                    1
+                    for r in rows
+                    if r.depth == row.depth
+                    and r.vdev_class == "normal"
+                    and _parent(rows, r) is _parent(rows, row)
+                )
                 parent_share = share.get(row.depth - 1, 1.0)
                 share[row.depth] = parent_share / max(1, siblings)
             portion = share[row.depth] if row.vdev_class == "normal" or row.depth == 0 else 0.0
@@ -250,8 +258,10 @@ def derived_recordings(dest: Path) -> list[str]:
                 snaps.append(name)
         (dest / "derived-zfs-list-datasets.txt").write_text("".join(x + "\n" for x in lines))
         (dest / "derived-zfs-list-snapshots.txt").write_text("".join(x + "\n" for x in snaps))
-        rows.append("derived-zfs-list-datasets.txt\t0\t0\tzfs list -Hp -t filesystem,volume -o "
-                    + ",".join(COLUMNS))
+        rows.append(
+            "derived-zfs-list-datasets.txt\t0\t0\tzfs list -Hp -t filesystem,volume -o "
+            + ",".join(COLUMNS)
+        )
         rows.append("derived-zfs-list-snapshots.txt\t0\t0\tzfs list -H -t snapshot -o name")
     return rows
 
@@ -295,9 +305,9 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
     scen_root = outdir / "scenarios"
     if scen_root.exists():
         shutil.rmtree(scen_root)
-    events = split_in_capture_order({
-        p.scenario: (captures / p.scenario / "zpool-events-v.txt").read_text() for p in PHASES
-    })  # fmt: skip
+    events = split_in_capture_order(
+        {p.scenario: (captures / p.scenario / "zpool-events-v.txt").read_text() for p in PHASES}
+    )
     for index, phase in enumerate(PHASES):
         scen = captures / phase.scenario
         dest = scen_root / phase.scenario

@@ -23,8 +23,14 @@ from zmon.demo.timeline import CABLE_FAULT_SERIAL, LINK_GBPS, MEDIA_FAULT_SERIAL
 SCAN = ("smartctl-scan-open.json", "smartctl --scan-open --json=c")
 SATA_TEMPLATE = "smartctl-a-j-sata0.json"
 NVME_TEMPLATE = "smartctl-a-j-nvme0.json"
-_FLAG_BITS = ("prefailure", "updated_online", "performance", "error_rate", "event_count",
-              "auto_keep")  # fmt: skip
+_FLAG_BITS = (
+    "prefailure",
+    "updated_online",
+    "performance",
+    "error_rate",
+    "event_count",
+    "auto_keep",
+)
 _FLAG_CHARS = "POSRCK"
 # Attributes QEMU does not report, as a typical SATA hard disk does: (id, name, flags).
 ADDED_ATTRIBUTES = (
@@ -72,14 +78,25 @@ def _flags(value: int) -> dict[str, Any]:
 
 
 def _attribute(attr_id: int, name: str, flags: int, raw: int) -> dict[str, Any]:
-    return {"id": attr_id, "name": name, "value": 100, "worst": 100, "thresh": 0,
-            "when_failed": "", "flags": _flags(flags),
-            "raw": {"value": raw, "string": str(raw)}}  # fmt: skip
+    return {
+        "id": attr_id,
+        "name": name,
+        "value": 100,
+        "worst": 100,
+        "thresh": 0,
+        "when_failed": "",
+        "flags": _flags(flags),
+        "raw": {"value": raw, "string": str(raw)},
+    }
 
 
 def _speed(gbps: float, sata_value: int) -> dict[str, Any]:
-    return {"sata_value": sata_value, "string": f"{gbps:.1f} Gb/s",
-            "units_per_second": int(round(gbps * 10)), "bits_per_unit": 100000000}  # fmt: skip
+    return {
+        "sata_value": sata_value,
+        "string": f"{gbps:.1f} Gb/s",
+        "units_per_second": int(round(gbps * 10)),
+        "bits_per_unit": 100000000,
+    }
 
 
 def _with_argv(doc: dict[str, Any], argv: str) -> dict[str, Any]:
@@ -88,9 +105,16 @@ def _with_argv(doc: dict[str, Any], argv: str) -> dict[str, Any]:
     return out
 
 
-def sata_report(template: dict[str, Any], path: str, serial: str, argv: str,
-                crc_errors: int = 0, link_gbps: float = LINK_GBPS, pending_sectors: int = 0,
-                reallocated_sectors: int = 0) -> dict[str, Any]:  # fmt: skip
+def sata_report(
+    template: dict[str, Any],
+    path: str,
+    serial: str,
+    argv: str,
+    crc_errors: int = 0,
+    link_gbps: float = LINK_GBPS,
+    pending_sectors: int = 0,
+    reallocated_sectors: int = 0,
+) -> dict[str, Any]:
     """The template SATA report as another disk gives it, with the added attributes and speed.
 
     The counts given are the raw values of attributes 199 (interface CRC errors), 197
@@ -110,8 +134,10 @@ def sata_report(template: dict[str, Any], path: str, serial: str, argv: str,
             value = raw[row["id"]]
             row["raw"] = {"value": value, "string": str(value)}
     table.sort(key=lambda row: int(row.get("id", 0)))
-    speed = {"max": _speed(LINK_GBPS, _SATA_MAX_MASK),
-             "current": _speed(link_gbps, _SATA_VALUE[link_gbps])}  # fmt: skip
+    speed = {
+        "max": _speed(LINK_GBPS, _SATA_MAX_MASK),
+        "current": _speed(link_gbps, _SATA_VALUE[link_gbps]),
+    }
     ordered: dict[str, Any] = {}
     for key, value in doc.items():  # smartctl prints the speed right after the ATA version
         ordered[key] = value
@@ -199,12 +225,15 @@ def smart_recordings(out: SharedWriter, captured: Path, phase: Phase) -> list[st
         if dtype == "sat":
             cable, media = serial == CABLE_FAULT_SERIAL, serial == MEDIA_FAULT_SERIAL
             doc = sata_report(
-                sata, path, serial, argv,
+                sata,
+                path,
+                serial,
+                argv,
                 crc_errors=phase.crc_errors if cable else 0,
                 link_gbps=phase.link_gbps if cable else LINK_GBPS,
                 pending_sectors=phase.pending_sectors if media else 0,
                 reallocated_sectors=phase.reallocated_sectors if media else 0,
-            )  # fmt: skip
+            )
         else:
             doc = nvme_report(nvme, path, serial, argv)
         file = out.write(f"derived-smartctl-{path.rsplit('/', 1)[1]}.json", _compact(doc))

@@ -54,8 +54,9 @@ class DemoUpsd(socketserver.ThreadingTCPServer):
     def __init__(self, variables: Callable[[], dict[str, str]]) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self._variables = variables
-        self._thread = threading.Thread(target=self.serve_forever, name="zmon-demo-upsd",
-                                        daemon=True)  # fmt: skip
+        self._thread = threading.Thread(
+            target=self.serve_forever, name="zmon-demo-upsd", daemon=True
+        )
 
     @property
     def address(self) -> str:
@@ -71,8 +72,7 @@ class DemoUpsd(socketserver.ThreadingTCPServer):
 
     def answer(self, words: list[str]) -> str:
         if words[:2] == ["LIST", "UPS"]:
-            return (f"BEGIN LIST UPS\nUPS {UPS_NAME} {_quote('Demo host UPS')}\n"
-                    "END LIST UPS\n")  # fmt: skip
+            return f"BEGIN LIST UPS\nUPS {UPS_NAME} {_quote('Demo host UPS')}\nEND LIST UPS\n"
         if words[:2] == ["LIST", "VAR"] and len(words) == 3:
             if words[2] != UPS_NAME:
                 return "ERR UNKNOWN-UPS\n"
@@ -94,4 +94,3 @@ class DemoUpsd(socketserver.ThreadingTCPServer):
         if words[:1] in (["VER"], ["NETVER"]):
             return "1.3\n"
         return "ERR UNKNOWN-COMMAND\n"
-

@@ -221,15 +221,17 @@ class JournalFollower:
     def _start(self) -> None:
         env = {**os.environ, "LC_ALL": "C", "LANG": "C", "SYSTEMD_PAGER": ""}
         try:
-            self._proc = children.spawn(lambda: subprocess.Popen(
-                self.argv(),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-            ))  # fmt: skip
+            self._proc = children.spawn(
+                lambda: subprocess.Popen(
+                    self.argv(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=env,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            )
         except OSError as exc:
             self._error(f"cannot run {self.binary}: {exc.strerror or exc}")
             self._next_start = self.clock() + self.restart_delay

@@ -141,12 +141,18 @@ class FileFollower:
             elif _same_content(fd, st, saved):
                 # a copy put in its place (restored, edited, moved between file systems):
                 # same first bytes, new inode. Resume at the offset, never read it twice.
-                _log.warning("kernel log replaced by a copy of itself; resuming at the saved "
-                             "offset", path=str(self.path), offset=saved["offset"])  # fmt: skip
+                _log.warning(
+                    "kernel log replaced by a copy of itself; resuming at the saved offset",
+                    path=str(self.path),
+                    offset=saved["offset"],
+                )
                 f.offset = f.seen = _int(saved, "offset")
             else:  # rotated, truncated or rewritten while zmon was not running
-                _log.info("kernel log changed while zmon was stopped; reading what was "
-                          "rotated or rewritten since", path=str(self.path))  # fmt: skip
+                _log.info(
+                    "kernel log changed while zmon was stopped; reading what was "
+                    "rotated or rewritten since",
+                    path=str(self.path),
+                )
                 done += self._recover(saved, exclude_ino=st.st_ino)
         elif self._initial:
             f.offset = f.seen = _end_of_last_line(fd, st.st_size)
@@ -214,9 +220,12 @@ class FileFollower:
             if _int(state, "seen") > offset:  # a partial line was held: it is lost for sure
                 self._lost(1, "the file was rotated or truncated before its last line ended")
             if not live:  # while stopped: whatever came after the last read may be lost
-                _log.warning("kernel log rotated or truncated while zmon was stopped and no "
-                             "rotated copy of it was found; lines written after the last "
-                             "read may be lost", path=str(self.path))  # fmt: skip
+                _log.warning(
+                    "kernel log rotated or truncated while zmon was stopped and no "
+                    "rotated copy of it was found; lines written after the last "
+                    "read may be lost",
+                    path=str(self.path),
+                )
                 self._error(OSError(f"no rotated copy of {self.path} found"))
             return 0
         done = 0
@@ -418,7 +427,7 @@ class RotationChain:
             name = cand.name
             if not name.startswith(path.name) or name == path.name:
                 continue
-            suffix = name[len(path.name):]
+            suffix = name[len(path.name) :]
             if suffix[:1] not in (".", "-", "_"):
                 continue
             try:
@@ -436,14 +445,17 @@ class RotationChain:
                 key = (1, 0.0, name.removesuffix(".gz"))
             else:
                 key = (1, st.st_mtime, name)
-            found.append((key, Rotated(cand, st.st_ino, st.st_size, name.endswith(".gz"),
-                                       st.st_mtime)))
+            found.append(
+                (key, Rotated(cand, st.st_ino, st.st_size, name.endswith(".gz"), st.st_mtime))
+            )
         numbered_ones = sorted((k, r) for k, r in found if k[0] == 0)
         others = sorted((k, r) for k, r in found if k[0] == 1)
         # numbered copies are older than the dated/other ones only when both exist (rare)
-        return cls([r for _, r in others] + [r for _, r in numbered_ones]
-                   if _dated_newer(numbered_ones, others) else
-                   [r for _, r in numbered_ones] + [r for _, r in others])  # fmt: skip
+        return cls(
+            [r for _, r in others] + [r for _, r in numbered_ones]
+            if _dated_newer(numbered_ones, others)
+            else [r for _, r in numbered_ones] + [r for _, r in others]
+        )
 
     def find(self, state: dict[str, object]) -> Rotated | None:
         """The copy that is the file ``state`` describes, long enough to hold its offset."""
@@ -452,8 +464,10 @@ class RotationChain:
             same_inode = rot.ino == state.get("ino") and not rot.packed
             if same_inode and rot.size >= offset:
                 return rot
-            if head_len and _file_head_sha(rot, head_len) == state.get("head_sha") and (
-                rot.packed or rot.size >= offset
+            if (
+                head_len
+                and _file_head_sha(rot, head_len) == state.get("head_sha")
+                and (rot.packed or rot.size >= offset)
             ):
                 return rot
         return None
@@ -461,11 +475,13 @@ class RotationChain:
     def after(self, rot: Rotated) -> list[Rotated]:
         """The copies rotated after ``rot``, oldest first."""
         idx = self.files.index(rot)
-        return self.files[idx + 1:]
+        return self.files[idx + 1 :]
 
 
-def _dated_newer(numbered: list[tuple[tuple[int, float, str], Rotated]],
-                 others: list[tuple[tuple[int, float, str], Rotated]]) -> bool:  # fmt: skip
+def _dated_newer(
+    numbered: list[tuple[tuple[int, float, str], Rotated]],
+    others: list[tuple[tuple[int, float, str], Rotated]],
+) -> bool:
     if not numbered or not others:
         return False
     try:

@@ -59,8 +59,9 @@ class StateStore:
         try:
             return durable.read_json(self.path(key))
         except durable.UnusableState as exc:
-            _log.warning("ignoring an unusable state file", path=str(self.path(key)),
-                         reason=exc.reason)  # fmt: skip
+            _log.warning(
+                "ignoring an unusable state file", path=str(self.path(key)), reason=exc.reason
+            )
             return None
 
     def save(self, key: str, value: dict[str, Any]) -> None:

@@ -67,15 +67,18 @@ def parse_arcstats(data: bytes | str) -> ArcStats:
         first_key = parse_keyvals(data)[0][1]
         prefix = SYSCTL_PREFIX if first_key.startswith(SYSCTL_PREFIX + ".") else None
         stats = parse_arcstats_sysctl(data, prefix)
-    if not any(_STAT_NAME.fullmatch(name) and isinstance(entry.value, int)
-               for name, entry in stats.fields.items()):  # fmt: skip
+    if not any(
+        _STAT_NAME.fullmatch(name) and isinstance(entry.value, int)
+        for name, entry in stats.fields.items()
+    ):
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         lines = text.splitlines()
         first = next((i for i, line in enumerate(lines) if line.strip()), None)
         if first is None:
             raise ParseError("empty input: no arcstats rows")
-        raise ParseError("no arcstats 'name type value' row or sysctl line", first + 1,
-                         lines[first])  # fmt: skip
+        raise ParseError(
+            "no arcstats 'name type value' row or sysctl line", first + 1, lines[first]
+        )
     return stats
 
 

@@ -63,13 +63,15 @@ def _access_stats() -> list[ArcStat]:
             base = f"{access}_{content}"
             what = f"{access} {content} reads"
             stats += [
-                _c(f"{base}_hits", f"zmon_arc_{base}_hits_total",
-                   f"ARC hits for {what}"),
-                _c(f"{base}_iohits", f"zmon_arc_{base}_iohits_total",
-                   f"ARC hits on in-flight I/O for {what}", _V22),
-                _c(f"{base}_misses", f"zmon_arc_{base}_misses_total",
-                   f"ARC misses for {what}"),
-            ]  # fmt: skip
+                _c(f"{base}_hits", f"zmon_arc_{base}_hits_total", f"ARC hits for {what}"),
+                _c(
+                    f"{base}_iohits",
+                    f"zmon_arc_{base}_iohits_total",
+                    f"ARC hits on in-flight I/O for {what}",
+                    _V22,
+                ),
+                _c(f"{base}_misses", f"zmon_arc_{base}_misses_total", f"ARC misses for {what}"),
+            ]
     return stats
 
 
@@ -92,8 +94,9 @@ def _state_stats() -> list[ArcStat]:
         help_text = f"{text} (arcstats: <state>_{suffix})."
         for state in ARC_STATES:
             vers = _V22 if state == "uncached" else versions
-            stat = ArcStat(f"{state}_{suffix}", metric, "gauge", help_text, (("state", state),),
-                           versions=vers)  # fmt: skip
+            stat = ArcStat(
+                f"{state}_{suffix}", metric, "gauge", help_text, (("state", state),), versions=vers
+            )
             stats.append(stat)
             if suffix in legacy and state != "uncached":
                 stats.append(_alias(stat, f"{state}_{legacy[suffix]}", "ZoL 0.6.0-0.6.4"))

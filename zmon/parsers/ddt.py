@@ -119,9 +119,7 @@ def parse_histogram_rows(lines: list[tuple[int, str]]) -> DdtHistogram:
     return hist
 
 
-def parse_dedup_status(
-    data: bytes | str, totals_format: bool | None = None
-) -> list[DdtSummary]:
+def parse_dedup_status(data: bytes | str, totals_format: bool | None = None) -> list[DdtSummary]:
     """Per-pool DDT summaries (and histograms) from ``zpool status -D [-p]`` text.
 
     A pool without a ``dedup:`` line (a faulted pool without config) yields no summary.
@@ -158,8 +156,7 @@ def parse_dedup_status(
             if totals is None:
                 totals = guess_totals_format(entries, disk, cached is not None)
             factor = 1 if totals else entries
-            current = DdtSummary(pool or "", entries, disk * factor, core * factor, cached,
-                                 totals)  # fmt: skip
+            current = DdtSummary(pool or "", entries, disk * factor, core * factor, cached, totals)
             out.append(current)
             continue
         if current is not None and _ROW.match(line):

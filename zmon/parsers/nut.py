@@ -17,8 +17,20 @@ _VAR_LINE = re.compile(r"([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?: (.*))?")
 _ERROR_LINE = re.compile(r"Error: (.+)")
 # The top-level names of NUT's variable namespace (docs/nut-names.txt); output with none of
 # them (a FreeBSD ``sysctl`` dump has dotted names too) is not upsc output.
-NUT_ROOTS = frozenset({"ambient", "battery", "device", "driver", "input", "outlet", "output",
-                       "server", "ups", "experimental"})  # fmt: skip
+NUT_ROOTS = frozenset(
+    {
+        "ambient",
+        "battery",
+        "device",
+        "driver",
+        "input",
+        "outlet",
+        "output",
+        "server",
+        "ups",
+        "experimental",
+    }
+)
 
 
 @dataclass(frozen=True)

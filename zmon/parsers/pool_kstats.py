@@ -45,8 +45,9 @@ def parse_named_kstat(data: bytes | str) -> dict[str, int | str]:
 def parse_io_kstat(data: bytes | str) -> dict[str, int]:
     """The old KSTAT_TYPE_IO pool kstat (``/proc/spl/kstat/zfs/<pool>/io``)."""
     lines = [ln for ln in _text(data).splitlines() if ln.strip()]
-    header_at = next((i for i, ln in enumerate(lines) if ln.split()[:2] == ["nread", "nwritten"]),
-                     None)  # fmt: skip
+    header_at = next(
+        (i for i, ln in enumerate(lines) if ln.split()[:2] == ["nread", "nwritten"]), None
+    )
     if header_at is None or header_at + 1 >= len(lines):
         raise ParseError("no 'nread nwritten ...' header followed by a row of values")
     names = lines[header_at].split()

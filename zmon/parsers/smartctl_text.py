@@ -148,16 +148,21 @@ class _TextParser:
                         outcome,
                         int(m.group("hours")),
                         int(m.group("rem")),
-                    )  # fmt: skip
+                    )
                 )
                 return True
         if self.section == "nvme_tests":
             m = _NVME_TEST_ROW.match(line)
             if m:
                 r.self_tests.append(
-                    SelfTest(int(m.group("num")), m.group("kind"), m.group("status"),
-                             test_outcome_from_text(m.group("status")), int(m.group("hours")))
-                )  # fmt: skip
+                    SelfTest(
+                        int(m.group("num")),
+                        m.group("kind"),
+                        m.group("status"),
+                        test_outcome_from_text(m.group("status")),
+                        int(m.group("hours")),
+                    )
+                )
                 return True
         if self.section == "scsi_tests":
             m = _SCSI_TEST_ROW.match(s)
@@ -165,9 +170,14 @@ class _TextParser:
                 hours = m.group("hours")
                 status = m.group("status").replace("-->", "").strip()
                 r.self_tests.append(
-                    SelfTest(int(m.group("num")), m.group("kind"), status,
-                             test_outcome_from_text(status), None if hours == "NOW" else int(hours))
-                )  # fmt: skip
+                    SelfTest(
+                        int(m.group("num")),
+                        m.group("kind"),
+                        status,
+                        test_outcome_from_text(status),
+                        None if hours == "NOW" else int(hours),
+                    )
+                )
                 return True
         m = _SCSI_COUNTER.match(s)
         if m:

@@ -23,8 +23,18 @@ from zmon.parsers.kstat import decode, parse_header, parse_int, parse_kstat
 
 TXG_STATES = "BOQWSC?"
 _REQUIRED = ("txg", "state", "stime")
-_INT_COLUMNS = ("birth", "ndirty", "nread", "nwritten", "reads", "writes",
-                "otime", "qtime", "wtime", "stime")  # fmt: skip
+_INT_COLUMNS = (
+    "birth",
+    "ndirty",
+    "nread",
+    "nwritten",
+    "reads",
+    "writes",
+    "otime",
+    "qtime",
+    "wtime",
+    "stime",
+)
 _SYSCTL_PREFIX = re.compile(r"^kstat\.\S+?:\s?")
 _SECTION = re.compile(r"^==> (?P<path>.+) <==$")
 _BUCKET_NAME = re.compile(r"^(?P<ns>\d+) ns$")
@@ -95,11 +105,19 @@ def _row(columns: list[str], words: list[str], no: int, line: str) -> TxgRow:
             raise ParseError(f"txg column {name} is not a count", no, line)
         ints[name] = value
     return TxgRow(
-        txg=ints["txg"] or 0, state=cells["state"], stime_ns=ints["stime"] or 0,
-        birth_ns=ints["birth"], ndirty=ints["ndirty"], nread=ints["nread"],
-        nwritten=ints["nwritten"], reads=ints["reads"], writes=ints["writes"],
-        otime_ns=ints["otime"], qtime_ns=ints["qtime"], wtime_ns=ints["wtime"],
-    )  # fmt: skip
+        txg=ints["txg"] or 0,
+        state=cells["state"],
+        stime_ns=ints["stime"] or 0,
+        birth_ns=ints["birth"],
+        ndirty=ints["ndirty"],
+        nread=ints["nread"],
+        nwritten=ints["nwritten"],
+        reads=ints["reads"],
+        writes=ints["writes"],
+        otime_ns=ints["otime"],
+        qtime_ns=ints["qtime"],
+        wtime_ns=ints["wtime"],
+    )
 
 
 @dataclass(frozen=True)

@@ -118,9 +118,13 @@ def parse_ctime(text: str, tz: tzinfo | None = None) -> float | None:
         return None
     try:
         naive = datetime(
-            int(m.group("year")), month, int(m.group("day")),
-            int(m.group("h")), int(m.group("mi")), int(m.group("s")),
-        )  # fmt: skip
+            int(m.group("year")),
+            month,
+            int(m.group("day")),
+            int(m.group("h")),
+            int(m.group("mi")),
+            int(m.group("s")),
+        )
     except ValueError:
         return None
     zone = m.group("zone")

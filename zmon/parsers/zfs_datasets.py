@@ -74,8 +74,9 @@ def parse_zfs_list(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
             continue
         fields = line.split("\t")
         if len(fields) != len(columns):
-            raise ParseError(f"expected {len(columns)} tab-separated columns, got {len(fields)}",
-                             no, line)  # fmt: skip
+            raise ParseError(
+                f"expected {len(columns)} tab-separated columns, got {len(fields)}", no, line
+            )
         row = dict(zip(columns, (f.strip() for f in fields), strict=True))
         out.append(_dataset(row, no, line))
     return out
@@ -119,8 +120,11 @@ def parse_zfs_get(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
             continue
         rows.setdefault(name, {"name": name})[prop] = value
         first_line.setdefault(name, (no, line))
-    return [_dataset(row, *first_line[name]) for name, row in rows.items()
-            if row.get("type", "filesystem") in ("filesystem", "volume")]  # fmt: skip
+    return [
+        _dataset(row, *first_line[name])
+        for name, row in rows.items()
+        if row.get("type", "filesystem") in ("filesystem", "volume")
+    ]
 
 
 def count_snapshots(data: bytes | str) -> Counter[str]:

@@ -15,11 +15,21 @@ from typing import Literal
 
 Kind = Literal["counter", "gauge"]
 
-KSTATS = ("dmu_tx", "zil", "zfetchstats", "dbufstats", "dnodestats", "abdstats",
-          "vdev_mirror_stats", "vdev_cache_stats")  # fmt: skip
+KSTATS = (
+    "dmu_tx",
+    "zil",
+    "zfetchstats",
+    "dbufstats",
+    "dnodestats",
+    "abdstats",
+    "vdev_mirror_stats",
+    "vdev_cache_stats",
+)
 GENERIC_METRIC = "zmon_zfs_kstat_value"
-GENERIC_HELP = ("A numeric kstat field zmon has no curated metric for (kstat zfs/<kstat>, "
-                "field <name>); counter or gauge unknown")  # fmt: skip
+GENERIC_HELP = (
+    "A numeric kstat field zmon has no curated metric for (kstat zfs/<kstat>, "
+    "field <name>); counter or gauge unknown"
+)
 
 
 @dataclass(frozen=True)
@@ -37,8 +47,14 @@ class KstatStat:
         return dict(self.labels)
 
 
-def _s(kstat: str, fld: str, metric: str, kind: Kind, text: str,
-       labels: tuple[tuple[str, str], ...] = ()) -> KstatStat:  # fmt: skip
+def _s(
+    kstat: str,
+    fld: str,
+    metric: str,
+    kind: Kind,
+    text: str,
+    labels: tuple[tuple[str, str], ...] = (),
+) -> KstatStat:
     return KstatStat(kstat, fld, metric, kind, f"{text} (kstat {kstat}: {fld})", labels)
 
 
@@ -54,12 +70,26 @@ _DMU_TX_HELP = (
 
 
 def _dmu_tx() -> list[KstatStat]:
-    stats = [_s("dmu_tx", "dmu_tx_assigned", "zmon_dmu_tx_assigned_total", "counter",
-                "Transactions assigned to a txg")]  # fmt: skip
+    stats = [
+        _s(
+            "dmu_tx",
+            "dmu_tx_assigned",
+            "zmon_dmu_tx_assigned_total",
+            "counter",
+            "Transactions assigned to a txg",
+        )
+    ]
     for reason in _DMU_TX_REASONS:
-        stats.append(KstatStat("dmu_tx", f"dmu_tx_{reason}", "zmon_dmu_tx_events_total",
-                               "counter", f"{_DMU_TX_HELP} (kstat dmu_tx: dmu_tx_<reason>)",
-                               (("reason", reason),)))  # fmt: skip
+        stats.append(
+            KstatStat(
+                "dmu_tx",
+                f"dmu_tx_{reason}",
+                "zmon_dmu_tx_events_total",
+                "counter",
+                f"{_DMU_TX_HELP} (kstat dmu_tx: dmu_tx_<reason>)",
+                (("reason", reason),),
+            )
+        )
     return stats
 
 
@@ -82,53 +112,112 @@ def _zil() -> list[KstatStat]:
     for mode in ("indirect", "copied", "needcopy"):
         labels = (("mode", mode),)
         stats += [
-            KstatStat(z, f"zil_itx_{mode}_count", "zmon_zil_itx_writes_total", "counter",
-                      "Write records by how the data is logged: indirect (written in place, "
-                      "pointer logged), copied or needcopy (data in the log) "
-                      "(kstat zil: zil_itx_<mode>_count)", labels),
-            KstatStat(z, f"zil_itx_{mode}_bytes", "zmon_zil_itx_write_bytes_total", "counter",
-                      "Data bytes of write records by mode (kstat zil: zil_itx_<mode>_bytes)",
-                      labels),
-        ]  # fmt: skip
+            KstatStat(
+                z,
+                f"zil_itx_{mode}_count",
+                "zmon_zil_itx_writes_total",
+                "counter",
+                "Write records by how the data is logged: indirect (written in place, "
+                "pointer logged), copied or needcopy (data in the log) "
+                "(kstat zil: zil_itx_<mode>_count)",
+                labels,
+            ),
+            KstatStat(
+                z,
+                f"zil_itx_{mode}_bytes",
+                "zmon_zil_itx_write_bytes_total",
+                "counter",
+                "Data bytes of write records by mode (kstat zil: zil_itx_<mode>_bytes)",
+                labels,
+            ),
+        ]
     for cls in ("normal", "slog"):
         labels = (("class", cls),)
         pre = f"zil_itx_metaslab_{cls}"
         stats += [
-            KstatStat(z, f"{pre}_count", "zmon_zil_log_itxs_total", "counter",
-                      "Log records written to the normal pool or to a separate log device "
-                      "(kstat zil: zil_itx_metaslab_<class>_count)", labels),
-            KstatStat(z, f"{pre}_bytes", "zmon_zil_log_record_bytes_total", "counter",
-                      "Log record bytes by class (kstat zil: zil_itx_metaslab_<class>_bytes)",
-                      labels),
-            KstatStat(z, f"{pre}_write", "zmon_zil_log_written_bytes_total", "counter",
-                      "Log block bytes written by class, 2.2+ "
-                      "(kstat zil: zil_itx_metaslab_<class>_write)", labels),
-            KstatStat(z, f"{pre}_alloc", "zmon_zil_log_allocated_bytes_total", "counter",
-                      "Log block bytes allocated by class, 2.2+ "
-                      "(kstat zil: zil_itx_metaslab_<class>_alloc)", labels),
-        ]  # fmt: skip
+            KstatStat(
+                z,
+                f"{pre}_count",
+                "zmon_zil_log_itxs_total",
+                "counter",
+                "Log records written to the normal pool or to a separate log device "
+                "(kstat zil: zil_itx_metaslab_<class>_count)",
+                labels,
+            ),
+            KstatStat(
+                z,
+                f"{pre}_bytes",
+                "zmon_zil_log_record_bytes_total",
+                "counter",
+                "Log record bytes by class (kstat zil: zil_itx_metaslab_<class>_bytes)",
+                labels,
+            ),
+            KstatStat(
+                z,
+                f"{pre}_write",
+                "zmon_zil_log_written_bytes_total",
+                "counter",
+                "Log block bytes written by class, 2.2+ "
+                "(kstat zil: zil_itx_metaslab_<class>_write)",
+                labels,
+            ),
+            KstatStat(
+                z,
+                f"{pre}_alloc",
+                "zmon_zil_log_allocated_bytes_total",
+                "counter",
+                "Log block bytes allocated by class, 2.2+ "
+                "(kstat zil: zil_itx_metaslab_<class>_alloc)",
+                labels,
+            ),
+        ]
     return stats
 
 
 def _zfetch() -> list[KstatStat]:
     k = "zfetchstats"
     return [
-        _s(k, "hits", "zmon_zfetch_hits_total", "counter",
-           "Reads that continued a prefetch stream"),
-        _s(k, "misses", "zmon_zfetch_misses_total", "counter",
-           "Reads that matched no prefetch stream"),
-        _s(k, "future", "zmon_zfetch_future_total", "counter",
-           "Reads ahead of a stream's position, 2.2+"),
-        _s(k, "stride", "zmon_zfetch_stride_total", "counter",
-           "Reads that continued a strided stream, 2.2+"),
-        _s(k, "past", "zmon_zfetch_past_total", "counter",
-           "Reads behind a stream's position (reordered), 2.2+"),
-        _s(k, "max_streams", "zmon_zfetch_max_streams_total", "counter",
-           "Times no stream was created because a file had the most streams allowed"),
-        _s(k, "io_issued", "zmon_zfetch_io_issued_total", "counter",
-           "Prefetch I/Os issued"),
+        _s(
+            k, "hits", "zmon_zfetch_hits_total", "counter", "Reads that continued a prefetch stream"
+        ),
+        _s(
+            k,
+            "misses",
+            "zmon_zfetch_misses_total",
+            "counter",
+            "Reads that matched no prefetch stream",
+        ),
+        _s(
+            k,
+            "future",
+            "zmon_zfetch_future_total",
+            "counter",
+            "Reads ahead of a stream's position, 2.2+",
+        ),
+        _s(
+            k,
+            "stride",
+            "zmon_zfetch_stride_total",
+            "counter",
+            "Reads that continued a strided stream, 2.2+",
+        ),
+        _s(
+            k,
+            "past",
+            "zmon_zfetch_past_total",
+            "counter",
+            "Reads behind a stream's position (reordered), 2.2+",
+        ),
+        _s(
+            k,
+            "max_streams",
+            "zmon_zfetch_max_streams_total",
+            "counter",
+            "Times no stream was created because a file had the most streams allowed",
+        ),
+        _s(k, "io_issued", "zmon_zfetch_io_issued_total", "counter", "Prefetch I/Os issued"),
         _s(k, "io_active", "zmon_zfetch_io_active", "gauge", "Prefetch I/Os in flight now"),
-    ]  # fmt: skip
+    ]
 
 
 def _dbuf() -> list[KstatStat]:
@@ -175,13 +264,24 @@ def _dbuf() -> list[KstatStat]:
     for level in range(12):
         labels = (("level", str(level)),)
         stats += [
-            KstatStat(k, f"cache_level_{level}", "zmon_dbuf_cache_level_buffers", "gauge",
-                      "dbuf cache buffers by indirection level "
-                      "(kstat dbufstats: cache_level_<level>)", labels),
-            KstatStat(k, f"cache_level_{level}_bytes", "zmon_dbuf_cache_level_bytes", "gauge",
-                      "dbuf cache bytes by indirection level "
-                      "(kstat dbufstats: cache_level_<level>_bytes)", labels),
-        ]  # fmt: skip
+            KstatStat(
+                k,
+                f"cache_level_{level}",
+                "zmon_dbuf_cache_level_buffers",
+                "gauge",
+                "dbuf cache buffers by indirection level (kstat dbufstats: cache_level_<level>)",
+                labels,
+            ),
+            KstatStat(
+                k,
+                f"cache_level_{level}_bytes",
+                "zmon_dbuf_cache_level_bytes",
+                "gauge",
+                "dbuf cache bytes by indirection level "
+                "(kstat dbufstats: cache_level_<level>_bytes)",
+                labels,
+            ),
+        ]
     return stats
 
 
@@ -205,25 +305,37 @@ def _abd() -> list[KstatStat]:
            "Scatter-gather table allocations retried"),
     ]  # fmt: skip
     for order in range(11):
-        stats.append(KstatStat(k, f"scatter_order_{order}", "zmon_abd_scatter_order_chunks",
-                               "gauge", "Scatter chunks by page order (kstat abdstats: "
-                               "scatter_order_<order>)", (("order", str(order)),)))  # fmt: skip
+        stats.append(
+            KstatStat(
+                k,
+                f"scatter_order_{order}",
+                "zmon_abd_scatter_order_chunks",
+                "gauge",
+                "Scatter chunks by page order (kstat abdstats: scatter_order_<order>)",
+                (("order", str(order)),),
+            )
+        )
     return stats
 
 
 def _vdev_cache() -> list[KstatStat]:
     k = "vdev_cache_stats"
     return [
-        _s(k, "delegations", "zmon_vdev_cache_delegations_total", "counter",
-           "Reads passed to the device by the vdev cache, before 2.2"),
+        _s(
+            k,
+            "delegations",
+            "zmon_vdev_cache_delegations_total",
+            "counter",
+            "Reads passed to the device by the vdev cache, before 2.2",
+        ),
         _s(k, "hits", "zmon_vdev_cache_hits_total", "counter", "vdev cache hits, before 2.2"),
-        _s(k, "misses", "zmon_vdev_cache_misses_total", "counter",
-           "vdev cache misses, before 2.2"),
-    ]  # fmt: skip
+        _s(k, "misses", "zmon_vdev_cache_misses_total", "counter", "vdev cache misses, before 2.2"),
+    ]
 
 
-TABLE: tuple[KstatStat, ...] = tuple(_dmu_tx() + _zil() + _zfetch() + _dbuf() + _abd()
-                                     + _vdev_cache())  # fmt: skip
+TABLE: tuple[KstatStat, ...] = tuple(
+    _dmu_tx() + _zil() + _zfetch() + _dbuf() + _abd() + _vdev_cache()
+)
 BY_FIELD: Mapping[tuple[str, str], KstatStat] = {(s.kstat, s.field): s for s in TABLE}
 
 # Kstats whose every field is a counter of one family, labelled by the field name.

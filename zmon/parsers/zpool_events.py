@@ -197,8 +197,10 @@ def parse_zpool_events(data: bytes | str) -> EventCapture:
         before = parser.unknown_lines
         events.extend(parser.feed(line))
         if parser.unknown_lines != before:
-            if not events and parser._current is None and (
-                _PROMPT.search(line) or _REFUSAL.match(line)
+            if (
+                not events
+                and parser._current is None
+                and (_PROMPT.search(line) or _REFUSAL.match(line))
             ):
                 continue  # a shell prompt, the command line, or a refusal above the output
             raise ParseError("not a zpool events line", no, line)

@@ -35,14 +35,26 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "syncq_read", "syncq_write", "asyncq_read", "asyncq_write",
         "scrubq_read", "trimq_write", "rebuildq_write")},
 }  # fmt: skip
-QUEUES = ("syncq_read", "syncq_write", "asyncq_read", "asyncq_write", "scrubq_read",
-          "trimq_write", "rebuildq_write")  # fmt: skip
+QUEUES = (
+    "syncq_read",
+    "syncq_write",
+    "asyncq_read",
+    "asyncq_write",
+    "scrubq_read",
+    "trimq_write",
+    "rebuildq_write",
+)
 WAIT_STAGES = ("total_wait", "disk_wait", "syncq_wait", "asyncq_wait")
 HISTO_BASE = tuple(f"{stage}_{op}" for stage in WAIT_STAGES for op in ("read", "write"))
 HISTO_EXTRA = ("scrub_wait", "trim_wait", "rebuild_wait")
 HISTO_BUCKETS = 37  # VDEV_L_HISTO_BUCKETS since ZoL 0.7
-CLASS_NAMES = {"logs": "log", "log": "log", "cache": "cache", "special": "special",
-               "dedup": "dedup"}  # fmt: skip
+CLASS_NAMES = {
+    "logs": "log",
+    "log": "log",
+    "cache": "cache",
+    "special": "special",
+    "dedup": "dedup",
+}
 UNKNOWN_CLASS = "unknown"
 
 _DEFAULT = tuple(f"{g}_{s}" for g in ("capacity", "operations", "bandwidth") for s in GROUPS[g])
@@ -310,8 +322,9 @@ def _scripted_layouts() -> dict[int, tuple[str, ...]]:
     layouts: dict[int, tuple[str, ...]] = {len(_DEFAULT): _DEFAULT}
     versions = ((1, 5), (2, 6), (3, 7))
     lat = {n: HISTO_BASE + HISTO_EXTRA[:n] for n, _ in versions}
-    queues = {q: tuple(f"{n}_{s}" for n in QUEUES[:q] for s in ("pend", "activ"))
-              for _, q in versions}  # fmt: skip
+    queues = {
+        q: tuple(f"{n}_{s}" for n in QUEUES[:q] for s in ("pend", "activ")) for _, q in versions
+    }
     for _, q in versions:
         layouts[len(_DEFAULT) + 2 * q] = _DEFAULT + queues[q]
     for n, q in versions:
@@ -431,10 +444,13 @@ class _ScriptedTree:
         for idx, (name, values, after_blank, line_no) in enumerate(self.rows):
             cap = self._cap(values)
             new_pool = not pools or (
-                cap is not None and not after_blank
-                and ((not in_groups and tuple(normal) == pool_cap)
-                     or (in_groups and self._starts_pool(idx)))
-            )  # fmt: skip
+                cap is not None
+                and not after_blank
+                and (
+                    (not in_groups and tuple(normal) == pool_cap)
+                    or (in_groups and self._starts_pool(idx))
+                )
+            )
             if new_pool:
                 pools.append(PoolIostat(name))
                 pools[-1].rows.append(VdevIostat(name, name, 0, "normal", values, line_no))

@@ -43,13 +43,34 @@ def parse_x_ratio(text: str) -> float | None:
     return float(text)
 
 
-COLUMNS_0_8 = ("name", "size", "allocated", "free", "checkpoint", "expandsize",
-               "fragmentation", "capacity", "dedupratio", "health", "altroot")  # fmt: skip
+COLUMNS_0_8 = (
+    "name",
+    "size",
+    "allocated",
+    "free",
+    "checkpoint",
+    "expandsize",
+    "fragmentation",
+    "capacity",
+    "dedupratio",
+    "health",
+    "altroot",
+)
 DEFAULT_COLUMNS: dict[int, tuple[str, ...]] = {
     7: ("name", "size", "allocated", "free", "capacity", "health", "altroot"),
     8: ("name", "size", "allocated", "free", "capacity", "dedupratio", "health", "altroot"),
-    10: ("name", "size", "allocated", "free", "expandsize", "fragmentation", "capacity",
-         "dedupratio", "health", "altroot"),  # fmt: skip
+    10: (
+        "name",
+        "size",
+        "allocated",
+        "free",
+        "expandsize",
+        "fragmentation",
+        "capacity",
+        "dedupratio",
+        "health",
+        "altroot",
+    ),
     11: COLUMNS_0_8,
     12: (*COLUMNS_0_8, "guid"),  # the -o set zmon itself asks for
 }
@@ -131,8 +152,9 @@ def parse_zpool_list(data: bytes | str, columns: Sequence[str] | None = None) ->
         if cols is None:
             guess = DEFAULT_COLUMNS.get(len(fields))
             if guess is None:
-                raise ParseError(f"cannot infer zpool list columns from {len(fields)} fields",
-                                 no, line)  # fmt: skip
+                raise ParseError(
+                    f"cannot infer zpool list columns from {len(fields)} fields", no, line
+                )
             cols = _maybe_frag_first(guess, fields)
         if len(fields) != len(cols):
             raise ParseError(f"expected {len(cols)} columns, got {len(fields)}", no, line)

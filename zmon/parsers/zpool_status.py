@@ -149,12 +149,17 @@ class _TextParser:
             if first is None:
                 raise ParseError("no zpool status output found (empty input)")
             raise ParseError("no zpool status output found", first + 1, lines[first])
-        if not self.status.no_pools and not any(
-            p.name or p.root is not None or p.classes for p in self.status.pools
-        ) and self.status.pools:
+        if (
+            not self.status.no_pools
+            and not any(p.name or p.root is not None or p.classes for p in self.status.pools)
+            and self.status.pools
+        ):
             first = next(i for i, line in enumerate(text.splitlines()) if line.strip())
-            raise ParseError("no pool and no config row in zpool status output", first + 1,
-                             text.splitlines()[first])  # fmt: skip
+            raise ParseError(
+                "no pool and no config row in zpool status output",
+                first + 1,
+                text.splitlines()[first],
+            )
         return self.status
 
     def _line(self, line: str, line_no: int) -> None:
@@ -358,9 +363,14 @@ class _TextParser:
         if _ELISION.match(line):
             self._warn(f"line {line_no}: elided output", incomplete=True)
             return True
-        if self.table is not None and self.table.fragment and not (
-            _FRAGMENT_ROW.match(line) or _FRAGMENT_SPARE.match(line)
-            or line.strip() in _CLASS_HEADERS
+        if (
+            self.table is not None
+            and self.table.fragment
+            and not (
+                _FRAGMENT_ROW.match(line)
+                or _FRAGMENT_SPARE.match(line)
+                or line.strip() in _CLASS_HEADERS
+            )
         ):
             self.table = None
             return False
@@ -430,8 +440,12 @@ class _TextParser:
     def _counters(
         self, vdev: Vdev, columns: list[str], rest: list[re.Match[str]]
     ) -> list[re.Match[str]]:
-        values = {"READ": "read_errors", "WRITE": "write_errors", "CKSUM": "checksum_errors",
-                  "SLOW": "slow_ios"}  # fmt: skip
+        values = {
+            "READ": "read_errors",
+            "WRITE": "write_errors",
+            "CKSUM": "checksum_errors",
+            "SLOW": "slow_ios",
+        }
         for column in columns:
             if not rest:
                 break
@@ -439,8 +453,10 @@ class _TextParser:
             if column in _NUMERIC_COLUMNS:
                 if token != "-" and try_nice(token) is None:
                     if _NUMBER_LIKE.match(token) and column in values:
-                        self._warn(f"vdev {vdev.name!r}: {column} {token!r} is not a count "
-                                   "zpool prints", incomplete=True)  # fmt: skip
+                        self._warn(
+                            f"vdev {vdev.name!r}: {column} {token!r} is not a count zpool prints",
+                            incomplete=True,
+                        )
                         rest = rest[1:]
                         continue
                     break

@@ -28,10 +28,22 @@ from zmon.parsers.zpool_status_model import (
     vdev_type_from_name,
 )
 
-_SECTIONS = (("dedup", "dedup"), ("special", "special"), ("logs", "log"), ("l2cache", "cache"),
-             ("spares", "spare"))  # fmt: skip
-_CLASS = {"normal": "normal", "special": "special", "dedup": "dedup", "log": "log",
-          "l2cache": "cache", "cache": "cache", "spare": "spare"}  # fmt: skip
+_SECTIONS = (
+    ("dedup", "dedup"),
+    ("special", "special"),
+    ("logs", "log"),
+    ("l2cache", "cache"),
+    ("spares", "spare"),
+)
+_CLASS = {
+    "normal": "normal",
+    "special": "special",
+    "dedup": "dedup",
+    "log": "log",
+    "l2cache": "cache",
+    "cache": "cache",
+    "spare": "spare",
+}
 _AUX_NOTES = {
     "OPEN_FAILED": "cannot open", "CORRUPT_DATA": "corrupted data",
     "NO_REPLICAS": "insufficient replicas", "BAD_GUID_SUM": "missing device",
@@ -44,8 +56,12 @@ _AUX_NOTES = {
     "ACTIVE": "currently in use", "CHILDREN_OFFLINE": "all children offline",
     "ASHIFT_TOO_BIG": "unsupported minimum blocksize",
 }  # fmt: skip
-_SCAN_STATE = {"SCANNING": "in_progress", "FINISHED": "finished", "CANCELED": "canceled",
-               "ERRORSCRUBBING": "in_progress"}  # fmt: skip
+_SCAN_STATE = {
+    "SCANNING": "in_progress",
+    "FINISHED": "finished",
+    "CANCELED": "canceled",
+    "ERRORSCRUBBING": "in_progress",
+}
 JsonObj = dict[str, Any]
 ScanCtx = tuple[bool, bool]  # (a resilver or rebuild runs, a scrub runs)
 _REBUILD_STATE = {"ACTIVE": "in_progress", "COMPLETE": "finished", "CANCELED": "canceled"}
@@ -285,8 +301,11 @@ def _vdev(
     vdev.write_errors = _num(obj.get("write_errors"))
     vdev.checksum_errors = _num(obj.get("checksum_errors"))
     vdev.slow_ios = _num(obj.get("slow_ios"))
-    vdev.printed = {k: str(obj[k]) for k in ("read_errors", "write_errors", "checksum_errors",
-                                              "slow_ios") if k in obj}  # fmt: skip
+    vdev.printed = {
+        k: str(obj[k])
+        for k in ("read_errors", "write_errors", "checksum_errors", "slow_ios")
+        if k in obj
+    }
     vdev.note = _note(obj, ctx)
     vdev.trim_progress = _progress(obj, "trim_state", "trimmed", "to_trim")
     vdev.initialize_progress = _progress(obj, "init_state", "initialized", "to_initialize")
@@ -350,8 +369,9 @@ def _note(obj: Mapping[str, Any], ctx: ScanCtx) -> str:
     elif obj.get("aux") and str(obj["aux"]).upper() != "NONE":
         parts.append(_AUX_NOTES.get(str(obj["aux"]).upper(), str(obj["aux"]).lower()))
     elif str(obj.get("state", "")).upper() == "INUSE":
-        parts.append(f"in use by pool '{obj['used_by']}'" if obj.get("used_by")
-                     else "currently in use")  # fmt: skip
+        parts.append(
+            f"in use by pool '{obj['used_by']}'" if obj.get("used_by") else "currently in use"
+        )
     if _num(obj.get("removing")):
         parts.append("(removing)")
     healthy = str(obj.get("state", "")).upper() == "ONLINE"

@@ -377,8 +377,13 @@ def parse_draid_name(name: str) -> DraidLayout | None:
     m = _DRAID.match(name)
     if not m:
         return None
-    return DraidLayout(int(m.group("p") or 1), _opt_int(m.group("d")), _opt_int(m.group("c")),
-                       _opt_int(m.group("s")), _opt_int(m.group("i")))  # fmt: skip
+    return DraidLayout(
+        int(m.group("p") or 1),
+        _opt_int(m.group("d")),
+        _opt_int(m.group("c")),
+        _opt_int(m.group("s")),
+        _opt_int(m.group("i")),
+    )
 
 
 def parse_draid_spare(name: str) -> tuple[int, int, int] | None:

@@ -16,23 +16,38 @@ from zmon.status.terminal import render_text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--url", metavar="URL",
-                   help="read a running zmon (http[s]://host:10124) instead of this host")
+    p.add_argument(
+        "--url",
+        metavar="URL",
+        help="read a running zmon (http[s]://host:10124) instead of this host",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour the text (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text (auto: on a terminal, unless NO_COLOR is set)",
+    )
     tls = p.add_argument_group("remote zmon (as in a Prometheus scrape config)")
-    tls.add_argument("--tls.ca-file", dest="ca_file", metavar="FILE",
-                     help="CA certificate(s) to verify the server with")
-    tls.add_argument("--tls.cert-file", dest="cert_file", metavar="FILE",
-                     help="client certificate")
+    tls.add_argument(
+        "--tls.ca-file",
+        dest="ca_file",
+        metavar="FILE",
+        help="CA certificate(s) to verify the server with",
+    )
+    tls.add_argument("--tls.cert-file", dest="cert_file", metavar="FILE", help="client certificate")
     tls.add_argument("--tls.key-file", dest="key_file", metavar="FILE", help="client key")
-    tls.add_argument("--tls.insecure-skip-verify", dest="insecure", action="store_true",
-                     help="do not verify the server's certificate")
+    tls.add_argument(
+        "--tls.insecure-skip-verify",
+        dest="insecure",
+        action="store_true",
+        help="do not verify the server's certificate",
+    )
     tls.add_argument("--basic-auth.username", dest="username", metavar="USER")
     tls.add_argument("--basic-auth.password-file", dest="password_file", metavar="FILE")
-    tls.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                     help="HTTP timeout (default 10)")  # fmt: skip
+    tls.add_argument(
+        "--timeout", type=float, default=10.0, metavar="SECONDS", help="HTTP timeout (default 10)"
+    )
 
 
 def use_colour(choice: str, stream: Any) -> bool:
@@ -60,17 +75,23 @@ def emit(report: dict[str, Any], args: argparse.Namespace) -> None:
     try:
         sys.stdout.write(text)
     except UnicodeEncodeError:
-        sys.stdout.write(text.replace("→", "->").replace("°", " deg").encode(
-            "ascii", "replace").decode())  # fmt: skip
+        sys.stdout.write(
+            text.replace("→", "->").replace("°", " deg").encode("ascii", "replace").decode()
+        )
 
 
 def remote_report(args: argparse.Namespace) -> dict[str, Any]:
     from zmon.status.remote import HttpClientConfig, read_remote
 
-    cfg = HttpClientConfig(ca_file=args.ca_file, cert_file=args.cert_file,
-                           key_file=args.key_file, insecure_skip_verify=args.insecure,
-                           username=args.username, password_file=args.password_file,
-                           timeout=args.timeout)  # fmt: skip
+    cfg = HttpClientConfig(
+        ca_file=args.ca_file,
+        cert_file=args.cert_file,
+        key_file=args.key_file,
+        insecure_skip_verify=args.insecure,
+        username=args.username,
+        password_file=args.password_file,
+        timeout=args.timeout,
+    )
     report, families = read_remote(args.url, cfg)
     if report is not None:
         return report

@@ -104,10 +104,18 @@ class Finding:
         return f"{self.subject}: {self.evidence} {arrow} {self.cause}; {self.action}"
 
     def to_json(self) -> dict[str, object]:
-        return {"rule": self.rule, "severity": self.severity, "subject": self.subject,
-                "evidence": self.evidence, "cause": self.cause, "action": self.action,
-                "alert": self.alert, "runbook": self.runbook, "labels": self.labels,
-                "text": self.line()}  # fmt: skip
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "subject": self.subject,
+            "evidence": self.evidence,
+            "cause": self.cause,
+            "action": self.action,
+            "alert": self.alert,
+            "runbook": self.runbook,
+            "labels": self.labels,
+            "text": self.line(),
+        }
 
 
 # ---- naming things
@@ -130,8 +138,11 @@ def disk_subject(disk: Disk) -> str:
 def vdev_subject(pool: Pool, vdev: Vdev) -> str:
     """'ata-X (sdb, mirror-0 of tank)'."""
     where = [vdev.device] if vdev.device and vdev.device != vdev.name else []
-    where.append(f"{vdev.parent} of {pool.name}" if vdev.parent and vdev.parent != pool.name
-                 else f"pool {pool.name}")  # fmt: skip
+    where.append(
+        f"{vdev.parent} of {pool.name}"
+        if vdev.parent and vdev.parent != pool.name
+        else f"pool {pool.name}"
+    )
     return f"{vdev.name} ({', '.join(where)})"
 
 
@@ -191,10 +202,18 @@ def find_pool_degraded(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         if p.state != "degraded":
             continue
-        bad = [v for v in p.vdevs() if v.is_leaf and v.klass in ("normal", "log", "special",
-               "dedup") and v.state not in ("online", "inuse", "avail")]  # fmt: skip
-        named = [f"{v.name}{f' ({v.device})' if v.device and v.device != v.name else ''} is "
-                 f"{v.state.upper()}" for v in bad]  # fmt: skip
+        bad = [
+            v
+            for v in p.vdevs()
+            if v.is_leaf
+            and v.klass in ("normal", "log", "special", "dedup")
+            and v.state not in ("online", "inuse", "avail")
+        ]
+        named = [
+            f"{v.name}{f' ({v.device})' if v.device and v.device != v.name else ''} is "
+            f"{v.state.upper()}"
+            for v in bad
+        ]
         yield Hit(f"pool {p.name}", w.join(named) or "a vdev is not ONLINE", _pool_labels(p))
 
 
@@ -204,16 +223,22 @@ def find_vdev_faulted(ev: Evidence) -> Iterable[Hit]:
             continue  # a degraded or faulted pool names its vdevs itself
         for v in p.vdevs():
             if v.is_leaf and v.state in ("faulted", "unavail", "removed"):
-                yield Hit(vdev_subject(p, v), f"state {v.state.upper()}",
-                          {"pool": p.name, "vdev": v.name, "device": v.device})
+                yield Hit(
+                    vdev_subject(p, v),
+                    f"state {v.state.upper()}",
+                    {"pool": p.name, "vdev": v.name, "device": v.device},
+                )
 
 
 def find_spare_in_use(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         for v in p.vdevs():
             if v.state == "inuse" and v.klass == "spare":
-                yield Hit(vdev_subject(p, v), "hot spare INUSE",
-                          {"pool": p.name, "vdev": v.name, "device": v.device})
+                yield Hit(
+                    vdev_subject(p, v),
+                    "hot spare INUSE",
+                    {"pool": p.name, "vdev": v.name, "device": v.device},
+                )
 
 
 def _link_suspect(ev: Evidence, device: str) -> bool:
@@ -225,8 +250,11 @@ def find_checksum_errors(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         for v in p.vdevs():
             if v.is_leaf and v.checksum_errors > 0 and not _link_suspect(ev, v.device):
-                yield Hit(vdev_subject(p, v), w.count(v.checksum_errors, "checksum error"),
-                          {"pool": p.name, "vdev": v.name, "device": v.device})
+                yield Hit(
+                    vdev_subject(p, v),
+                    w.count(v.checksum_errors, "checksum error"),
+                    {"pool": p.name, "vdev": v.name, "device": v.device},
+                )
 
 
 def find_io_errors(ev: Evidence) -> Iterable[Hit]:
@@ -236,17 +264,23 @@ def find_io_errors(ev: Evidence) -> Iterable[Hit]:
                 continue
             if _link_suspect(ev, v.device):
                 continue
-            seen = [w.count(v.read_errors, "read error") if v.read_errors else "",
-                    w.count(v.write_errors, "write error") if v.write_errors else ""]
-            yield Hit(vdev_subject(p, v), w.join(seen),
-                      {"pool": p.name, "vdev": v.name, "device": v.device})
+            seen = [
+                w.count(v.read_errors, "read error") if v.read_errors else "",
+                w.count(v.write_errors, "write error") if v.write_errors else "",
+            ]
+            yield Hit(
+                vdev_subject(p, v),
+                w.join(seen),
+                {"pool": p.name, "vdev": v.name, "device": v.device},
+            )
 
 
 def find_data_errors(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         if p.data_errors > 0:
-            yield Hit(f"pool {p.name}", w.count(p.data_errors, "permanent data error"),
-                      _pool_labels(p))
+            yield Hit(
+                f"pool {p.name}", w.count(p.data_errors, "permanent data error"), _pool_labels(p)
+            )
 
 
 def find_resilver_stalled(ev: Evidence) -> Iterable[Hit]:
@@ -256,8 +290,9 @@ def find_resilver_stalled(ev: Evidence) -> Iterable[Hit]:
             continue
         still = ev.history.unchanged_for(f"scan_issued:{p.name}")
         if still >= ev.limits.resilver_stall:
-            yield Hit(f"resilver of {p.name}", f"0 bytes issued in {w.duration(still)}",
-                      _pool_labels(p))
+            yield Hit(
+                f"resilver of {p.name}", f"0 bytes issued in {w.duration(still)}", _pool_labels(p)
+            )
 
 
 def find_resilver_running(ev: Evidence) -> Iterable[Hit]:
@@ -291,18 +326,21 @@ def find_scrub_overdue(ev: Evidence) -> Iterable[Hit]:
             continue  # never scrubbed since zmon knows: zpool status says "none requested"
         age = ev.now - p.last_scrub_end
         if age > ev.limits.scrub_max_age:
-            yield Hit(f"pool {p.name}", f"last scrub {w.ago(p.last_scrub_end, ev.now)}",
-                      _pool_labels(p))
+            yield Hit(
+                f"pool {p.name}", f"last scrub {w.ago(p.last_scrub_end, ev.now)}", _pool_labels(p)
+            )
 
 
 def find_scrub_found_errors(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         scan = p.scan
         if scan is not None and scan.function == "scrub" and not scan.running and scan.errors:
-            yield Hit(f"pool {p.name}",
-                      f"the last scrub found {w.count(scan.errors, 'error')}"
-                      + (f", finished {w.ago(scan.end, ev.now)}" if scan.end else ""),
-                      _pool_labels(p))
+            yield Hit(
+                f"pool {p.name}",
+                f"the last scrub found {w.count(scan.errors, 'error')}"
+                + (f", finished {w.ago(scan.end, ev.now)}" if scan.end else ""),
+                _pool_labels(p),
+            )
 
 
 def find_capacity(ev: Evidence) -> Iterable[Hit]:
@@ -312,16 +350,23 @@ def find_capacity(ev: Evidence) -> Iterable[Hit]:
             continue
         sev = "critical" if p.capacity >= lim.capacity_critical else "warning"
         free = (p.size - p.allocated) if p.size and p.allocated is not None else None
-        yield Hit(f"pool {p.name}", f"{w.percent(p.capacity)} full"
-                  + (f", {w.size(free)} free" if free is not None else ""),
-                  _pool_labels(p), severity=sev)  # fmt: skip
+        yield Hit(
+            f"pool {p.name}",
+            f"{w.percent(p.capacity)} full"
+            + (f", {w.size(free)} free" if free is not None else ""),
+            _pool_labels(p),
+            severity=sev,
+        )
 
 
 def find_fragmentation(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         if p.fragmentation is not None and p.fragmentation > ev.limits.fragmentation_max:
-            yield Hit(f"pool {p.name}", f"free space {w.percent(p.fragmentation)} fragmented",
-                      _pool_labels(p))
+            yield Hit(
+                f"pool {p.name}",
+                f"free space {w.percent(p.fragmentation)} fragmented",
+                _pool_labels(p),
+            )
 
 
 # ---- memory
@@ -333,10 +378,13 @@ def find_dedup_table_too_large(ev: Evidence) -> Iterable[Hit]:
         return
     for p in ev.model.pools:
         if p.ddt_in_core and p.ddt_in_core / arc.max_size > ev.limits.ddt_arc_share_max:
-            yield Hit(f"pool {p.name}",
-                      f"dedup table needs {w.size(p.ddt_in_core)} in RAM, "
-                      f"{w.percent(p.ddt_in_core / arc.max_size)} of ARC max "
-                      f"{w.size(arc.max_size)}", _pool_labels(p))  # fmt: skip
+            yield Hit(
+                f"pool {p.name}",
+                f"dedup table needs {w.size(p.ddt_in_core)} in RAM, "
+                f"{w.percent(p.ddt_in_core / arc.max_size)} of ARC max "
+                f"{w.size(arc.max_size)}",
+                _pool_labels(p),
+            )
 
 
 def arc_ghost_ratio(ev: Evidence) -> tuple[float, str] | None:
@@ -387,8 +435,17 @@ def _cable_evidence(disk: Disk, pools: Iterable[Pool] = ()) -> str | None:
 
 
 def _vdev_errors(v: Vdev) -> str:
-    return w.join([w.count(n, what) for n, what in ((v.read_errors, "read error"),
-                   (v.write_errors, "write error"), (v.checksum_errors, "checksum error")) if n])
+    return w.join(
+        [
+            w.count(n, what)
+            for n, what in (
+                (v.read_errors, "read error"),
+                (v.write_errors, "write error"),
+                (v.checksum_errors, "checksum error"),
+            )
+            if n
+        ]
+    )
 
 
 def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
@@ -396,8 +453,10 @@ def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
         seen = _cable_evidence(disk, ev.model.pools)
         if seen is None:
             continue
-        new = [(ev.history.change(f"disk_{kind}:{disk.device}"), what)
-               for kind, what in (("crc", "CRC error"), ("link", "link event"))]
+        new = [
+            (ev.history.change(f"disk_{kind}:{disk.device}"), what)
+            for kind, what in (("crc", "CRC error"), ("link", "link event"))
+        ]
         recent = [w.count(change[0], what) for change, what in new if change and change[0] > 0]
         span = max((change[1] for change, _ in new if change), default=0.0)
         if recent:
@@ -408,8 +467,11 @@ def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
 def find_smart_failed(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.smart_passed is not None and disk.smart_passed == 0:
-            yield Hit(disk_subject(disk), "SMART overall health self-assessment FAILED",
-                      _disk_labels(disk))
+            yield Hit(
+                disk_subject(disk),
+                "SMART overall health self-assessment FAILED",
+                _disk_labels(disk),
+            )
 
 
 def find_media_failing(ev: Evidence) -> Iterable[Hit]:
@@ -434,9 +496,11 @@ def find_media_failing(ev: Evidence) -> Iterable[Hit]:
 def find_nvme_critical(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.nvme_critical_warning:
-            yield Hit(disk_subject(disk),
-                      f"critical warning flags 0x{int(disk.nvme_critical_warning):02x}",
-                      _disk_labels(disk))
+            yield Hit(
+                disk_subject(disk),
+                f"critical warning flags 0x{int(disk.nvme_critical_warning):02x}",
+                _disk_labels(disk),
+            )
 
 
 def find_disk_hot(ev: Evidence) -> Iterable[Hit]:
@@ -448,8 +512,11 @@ def find_disk_hot(ev: Evidence) -> Iterable[Hit]:
 def find_nvme_worn(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.nvme_used is not None and disk.nvme_used >= ev.limits.nvme_used_max:
-            yield Hit(disk_subject(disk), f"{w.percent(disk.nvme_used)} of rated endurance used",
-                      _disk_labels(disk))
+            yield Hit(
+                disk_subject(disk),
+                f"{w.percent(disk.nvme_used)} of rated endurance used",
+                _disk_labels(disk),
+            )
 
 
 # ---- UPS
@@ -467,8 +534,11 @@ def _ups_state(ups) -> str:  # type: ignore[no-untyped-def]
 def find_ups_low_battery(ev: Evidence) -> Iterable[Hit]:
     for u in ev.model.ups:
         if u.up and u.low_battery:
-            yield Hit(f"UPS {u.name}", "on battery, battery LOW"
-                      + (f", {_ups_state(u)}" if _ups_state(u) else ""), {"ups": u.name})
+            yield Hit(
+                f"UPS {u.name}",
+                "on battery, battery LOW" + (f", {_ups_state(u)}" if _ups_state(u) else ""),
+                {"ups": u.name},
+            )
 
 
 def find_ups_on_battery(ev: Evidence) -> Iterable[Hit]:
@@ -477,8 +547,9 @@ def find_ups_on_battery(ev: Evidence) -> Iterable[Hit]:
         if u.up and u.on_battery and not u.low_battery:
             seen = "on battery" + (f", {_ups_state(u)}" if _ups_state(u) else "")
             if scanning:
-                seen += f", while {w.join(scanning)} {'is' if len(scanning) == 1 else 'are'} " \
-                        "scanning"
+                seen += (
+                    f", while {w.join(scanning)} {'is' if len(scanning) == 1 else 'are'} scanning"
+                )
             yield Hit(f"UPS {u.name}", seen, {"ups": u.name})
 
 
@@ -494,12 +565,18 @@ def find_ups_unreachable(ev: Evidence) -> Iterable[Hit]:
 def find_collector_failing(ev: Evidence) -> Iterable[Hit]:
     for c in ev.model.collectors:
         if not c.success:
-            last = f"last good data {w.ago(c.last_success, ev.now)}" if c.last_success \
+            last = (
+                f"last good data {w.ago(c.last_success, ev.now)}"
+                if c.last_success
                 else "no data yet"
+            )
             yield Hit(f"collector {c.name}", f"last run failed, {last}", {"collector": c.name})
         elif c.stale:
-            yield Hit(f"collector {c.name}", f"data from {w.ago(c.last_success, ev.now)}",
-                      {"collector": c.name})
+            yield Hit(
+                f"collector {c.name}",
+                f"data from {w.ago(c.last_success, ev.now)}",
+                {"collector": c.name},
+            )
 
 
 RULES: tuple[Rule, ...] = (
@@ -601,9 +678,18 @@ def diagnose(ev: Evidence, rules: Iterable[Rule] = RULES) -> list[Finding]:
     out: list[Finding] = []
     for rule in rules:
         for hit in rule.find(ev):
-            out.append(Finding(rule.id, hit.severity or rule.severity, hit.subject,
-                               hit.evidence, _fill(rule.cause, hit.labels),
-                               _fill(rule.action, hit.labels), rule.alert, dict(hit.labels)))
+            out.append(
+                Finding(
+                    rule.id,
+                    hit.severity or rule.severity,
+                    hit.subject,
+                    hit.evidence,
+                    _fill(rule.cause, hit.labels),
+                    _fill(rule.action, hit.labels),
+                    rule.alert,
+                    dict(hit.labels),
+                )
+            )
     return sorted(out, key=lambda f: SEVERITIES.index(f.severity))
 
 

@@ -15,19 +15,39 @@ Labels = dict[str, str]
 
 # Kernel-log patterns that point at the link to a disk (cable, backplane, port, HBA) and not
 # at its media. The same list is in alert_rules/thresholds.py (cable_patterns).
-LINK_PATTERNS = ("crc_error", "link_reset", "link_down", "ata_timeout", "ahci_timeout",
-                 "cam_timeout")  # fmt: skip
+LINK_PATTERNS = (
+    "crc_error",
+    "link_reset",
+    "link_down",
+    "ata_timeout",
+    "ahci_timeout",
+    "cam_timeout",
+)
 # Kernel-log patterns that point at the disk's media.
 MEDIA_PATTERNS = ("medium_error",)
 # Kernel-log patterns that say an I/O to the disk failed (a consequence, not a cause).
 # Lowest layer first: the words read in the order the failure climbs the stack.
-FAILED_IO_PATTERNS = ("ata_failure", "scsi_timeout", "nvme_timeout", "io_error", "zio_error",
-                      "vdev_io_failure")  # fmt: skip
+FAILED_IO_PATTERNS = (
+    "ata_failure",
+    "scsi_timeout",
+    "nvme_timeout",
+    "io_error",
+    "zio_error",
+    "vdev_io_failure",
+)
 
 
 # Families the views read; others (datasets, histograms, SMART attribute tables) are skipped.
-READ_PREFIXES = ("zmon_pool_", "zmon_vdev_", "zmon_arc_", "zmon_disk_", "zmon_kernel_log_",
-                 "zmon_ups_", "zmon_zfs_events", "zmon_collector_")  # fmt: skip
+READ_PREFIXES = (
+    "zmon_pool_",
+    "zmon_vdev_",
+    "zmon_arc_",
+    "zmon_disk_",
+    "zmon_kernel_log_",
+    "zmon_ups_",
+    "zmon_zfs_events",
+    "zmon_collector_",
+)
 SKIPPED_PREFIXES = ("zmon_disk_smart_attribute", "zmon_pool_kstat_", "zmon_pool_ddt_bucket",
                     "zmon_pool_queue_", "zmon_pool_txg_", "zmon_pool_disk_latency",
                     "zmon_pool_io_latency", "zmon_pool_lifetime_")  # fmt: skip
@@ -84,8 +104,14 @@ class Vdev:
 
     @property
     def is_leaf(self) -> bool:
-        return not self.children and self.type not in ("root", "mirror", "raidz", "draid",
-                                                       "replacing", "spare")  # fmt: skip
+        return not self.children and self.type not in (
+            "root",
+            "mirror",
+            "raidz",
+            "draid",
+            "replacing",
+            "spare",
+        )
 
     def walk(self) -> Iterable[Vdev]:
         yield self
@@ -167,8 +193,14 @@ class Disk:
     @property
     def media_defects(self) -> float:
         """Sectors the disk itself counts as bad, and media errors it or the kernel reported."""
-        return (self.pending + self.reallocated + self.uncorrectable + self.grown_defects
-                + self.nvme_media_errors + self.kernel_count(MEDIA_PATTERNS))  # fmt: skip
+        return (
+            self.pending
+            + self.reallocated
+            + self.uncorrectable
+            + self.grown_defects
+            + self.nvme_media_errors
+            + self.kernel_count(MEDIA_PATTERNS)
+        )
 
 
 @dataclass
@@ -274,8 +306,12 @@ def _states(s: Samples, name: str, *keys: str) -> dict[tuple[str, ...], str]:
 
 def _pools(s: Samples) -> list[Pool]:
     names: set[str] = set()
-    for metric in ("zmon_pool_state", "zmon_pool_status_info", "zmon_vdev_info",
-                   "zmon_pool_size_bytes"):  # fmt: skip
+    for metric in (
+        "zmon_pool_state",
+        "zmon_pool_status_info",
+        "zmon_vdev_info",
+        "zmon_pool_size_bytes",
+    ):
         names.update(lb.get("pool", "") for lb, _ in s.all(metric))
     names.discard("")
     pool_state = _states(s, "zmon_pool_state", "pool")
@@ -338,16 +374,30 @@ def _vdev_tree(s: Samples, pool: str, states: dict[tuple[str, ...], str]) -> Vde
             continue
         name = labels.get("vdev", "")
         klass = labels.get("class", "normal")
-        rows.append(Vdev(
-            pool=pool, name=name, type=labels.get("type", "disk"), klass=klass,
-            state=_vdev_state(states, pool, name, klass, labels.get("state", "unknown")),
-            parent=labels.get("parent", ""), device=labels.get("device", ""),
-        ))  # fmt: skip
+        rows.append(
+            Vdev(
+                pool=pool,
+                name=name,
+                type=labels.get("type", "disk"),
+                klass=klass,
+                state=_vdev_state(states, pool, name, klass, labels.get("state", "unknown")),
+                parent=labels.get("parent", ""),
+                device=labels.get("device", ""),
+            )
+        )
     if not rows:  # an exposition without zmon_vdev_info: a flat list from the states
         for (p, klass, name), state in states.items():
             if p == pool:
-                rows.append(Vdev(pool, name, type="root" if name == pool else "disk",
-                                 klass=klass, state=state, parent="" if name == pool else pool))
+                rows.append(
+                    Vdev(
+                        pool,
+                        name,
+                        type="root" if name == pool else "disk",
+                        klass=klass,
+                        state=state,
+                        parent="" if name == pool else pool,
+                    )
+                )
     for v in rows:
         v.read_errors = _vdev_value(s, "zmon_vdev_read_errors_total", pool, v)
         v.write_errors = _vdev_value(s, "zmon_vdev_write_errors_total", pool, v)
@@ -372,8 +422,9 @@ def _vdev_tree(s: Samples, pool: str, states: dict[tuple[str, ...], str]) -> Vde
     return root
 
 
-def _vdev_state(states: dict[tuple[str, ...], str], pool: str, name: str, klass: str,
-                fallback: str) -> str:  # fmt: skip
+def _vdev_state(
+    states: dict[tuple[str, ...], str], pool: str, name: str, klass: str, fallback: str
+) -> str:
     return states.get((pool, klass, name), fallback.lower())
 
 
@@ -469,7 +520,12 @@ def _collectors(s: Samples) -> list[CollectorHealth]:
     has_data = s.by("zmon_collector_has_data", "collector")
     last = s.by("zmon_collector_last_success_timestamp_seconds", "collector")
     return [
-        CollectorHealth(name, success[name] > 0, stale.get(name, 0.0) > 0,
-                        has_data.get(name, 1.0) > 0, last.get(name) or None)
+        CollectorHealth(
+            name,
+            success[name] > 0,
+            stale.get(name, 0.0) > 0,
+            has_data.get(name, 1.0) > 0,
+            last.get(name) or None,
+        )
         for name in sorted(success)
-    ]  # fmt: skip
+    ]

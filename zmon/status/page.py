@@ -52,8 +52,13 @@ svg.spark polyline { fill: none; stroke: #245c8a; stroke-width: 1.5; }
 """
 
 
-def sparkline(points: list[tuple[float, float]], width: int = 160, height: int = 32,
-              low: float | None = None, high: float | None = None) -> str:  # fmt: skip
+def sparkline(
+    points: list[tuple[float, float]],
+    width: int = 160,
+    height: int = 32,
+    low: float | None = None,
+    high: float | None = None,
+) -> str:
     """An inline SVG line of ``(time, value)`` points, scaled to the box."""
     if len(points) < 2:
         return "<span class='small'>collecting</span>"
@@ -68,8 +73,10 @@ def sparkline(points: list[tuple[float, float]], width: int = 160, height: int =
         f"{height - 1 - (v - lo) / span_v * (height - 2):.1f}"
         for t, v in points
     )
-    return (f"<svg class='spark' width='{width}' height='{height}' viewBox='0 0 {width} "
-            f"{height}' role='img'><polyline points='{coords}'/></svg>")  # fmt: skip
+    return (
+        f"<svg class='spark' width='{width}' height='{height}' viewBox='0 0 {width} "
+        f"{height}' role='img'><polyline points='{coords}'/></svg>"
+    )
 
 
 def ratio_series(window: Window, part: str, whole: str) -> list[tuple[float, float]]:
@@ -91,20 +98,47 @@ def charts(window: Window) -> list[dict[str, Any]]:
     for key in keys:
         if key.startswith("scan_progress:"):
             pts = window.series(key)
-            out.append({"title": f"scan of {key.split(':', 1)[1]}", "points": pts,
-                        "low": 0.0, "high": 1.0, "latest": w.percent(pts[-1][1])})
-    hits_plus_misses = [(t, v.get("arc_hits", 0.0) + v.get("arc_misses", 0.0))
-                        for t, v in window.points if "arc_hits" in v]  # fmt: skip
+            out.append(
+                {
+                    "title": f"scan of {key.split(':', 1)[1]}",
+                    "points": pts,
+                    "low": 0.0,
+                    "high": 1.0,
+                    "latest": w.percent(pts[-1][1]),
+                }
+            )
+    hits_plus_misses = [
+        (t, v.get("arc_hits", 0.0) + v.get("arc_misses", 0.0))
+        for t, v in window.points
+        if "arc_hits" in v
+    ]
     if hits_plus_misses:
-        merged = Window(tuple((t, {**v, "arc_accesses": v.get("arc_hits", 0.0)
-                                   + v.get("arc_misses", 0.0)})
-                              for t, v in window.points))  # fmt: skip
+        merged = Window(
+            tuple(
+                (t, {**v, "arc_accesses": v.get("arc_hits", 0.0) + v.get("arc_misses", 0.0)})
+                for t, v in window.points
+            )
+        )
         hit = ratio_series(merged, "arc_hits", "arc_accesses")
         ghost = ratio_series(merged, "arc_ghost_hits", "arc_hits")
-        out.append({"title": "ARC hit ratio", "points": hit, "low": 0.0, "high": 1.0,
-                    "latest": w.percent(hit[-1][1]) if hit else "?"})
-        out.append({"title": "ARC ghost hits per hit", "points": ghost, "low": 0.0,
-                    "high": None, "latest": w.percent(ghost[-1][1]) if ghost else "?"})
+        out.append(
+            {
+                "title": "ARC hit ratio",
+                "points": hit,
+                "low": 0.0,
+                "high": 1.0,
+                "latest": w.percent(hit[-1][1]) if hit else "?",
+            }
+        )
+        out.append(
+            {
+                "title": "ARC ghost hits per hit",
+                "points": ghost,
+                "low": 0.0,
+                "high": None,
+                "latest": w.percent(ghost[-1][1]) if ghost else "?",
+            }
+        )
     for key in keys:
         kind, _, subject = key.partition(":")
         if kind not in ("pool_errors", "disk_crc", "disk_link"):
@@ -112,23 +146,33 @@ def charts(window: Window) -> list[dict[str, Any]]:
         pts = window.series(key)
         if not any(v for _, v in pts):
             continue
-        title = {"pool_errors": f"vdev errors in {subject}",
-                 "disk_crc": f"CRC errors of {subject}",
-                 "disk_link": f"link events of {subject}"}[kind]  # fmt: skip
-        out.append({"title": title, "points": pts, "low": None, "high": None,
-                    "latest": f"{pts[-1][1]:g}"})
+        title = {
+            "pool_errors": f"vdev errors in {subject}",
+            "disk_crc": f"CRC errors of {subject}",
+            "disk_link": f"link events of {subject}",
+        }[kind]
+        out.append(
+            {"title": title, "points": pts, "low": None, "high": None, "latest": f"{pts[-1][1]:g}"}
+        )
     return out
 
 
-def render_html(report: dict[str, Any], title: str, extra_sections: str = "",
-                chart_rows: Iterable[dict[str, Any]] = ()) -> str:  # fmt: skip
+def render_html(
+    report: dict[str, Any],
+    title: str,
+    extra_sections: str = "",
+    chart_rows: Iterable[dict[str, Any]] = (),
+) -> str:
     state = report["state"]
     parts = [f"<p class='headline state-{state}' id='headline'>{_E(report['headline'])}</p>"]
     if report["findings"]:
         parts.append("<h2>Diagnosis</h2><ul class='findings' id='findings'>")
         for f in report["findings"]:
-            link = (f" <a href='{_E(f['runbook'])}'>runbook: {_E(f['alert'])}</a>"
-                    if f["runbook"] else "")  # fmt: skip
+            link = (
+                f" <a href='{_E(f['runbook'])}'>runbook: {_E(f['alert'])}</a>"
+                if f["runbook"]
+                else ""
+            )
             parts.append(
                 f"<li class='finding sev-{f['severity']}'>"
                 f"<span class='state-{f['severity']}'>{_E(f['severity'].upper())}</span> "
@@ -142,29 +186,38 @@ def render_html(report: dict[str, Any], title: str, extra_sections: str = "",
         parts.append("<h2>Last hour</h2><table class='charts'>")
         for c in rows:
             svg = sparkline(c["points"], low=c["low"], high=c["high"])
-            parts.append(f"<tr><td>{_E(c['title'])}</td><td>{svg}</td>"
-                         f"<td class='n'>{_E(c['latest'])}</td></tr>")
+            parts.append(
+                f"<tr><td>{_E(c['title'])}</td><td>{svg}</td>"
+                f"<td class='n'>{_E(c['latest'])}</td></tr>"
+            )
         parts.append("</table>")
     if report.get("arc"):
         arc = report["arc"]
         parts.append(f"<h2>ARC</h2><p id='arc'>{_E(arc['text'])}</p>")
         for d in arc["ddt"]:
             share = f", {w.percent(d['share'])} of ARC max" if d["share"] else ""
-            parts.append(f"<p>dedup table of {_E(d['pool'])}: {_E(w.size(d['bytes']))} in RAM"
-                         f"{_E(share)}</p>")
+            parts.append(
+                f"<p>dedup table of {_E(d['pool'])}: {_E(w.size(d['bytes']))} in RAM{_E(share)}</p>"
+            )
     if report["disks"]:
-        parts.append("<h2>Disks</h2><div class='wrap'><table id='disks'>"
-                     "<tr><th>disk</th><th>model</th><th>pools</th><th>health</th></tr>")
+        parts.append(
+            "<h2>Disks</h2><div class='wrap'><table id='disks'>"
+            "<tr><th>disk</th><th>model</th><th>pools</th><th>health</th></tr>"
+        )
         for d in report["disks"]:
-            parts.append(f"<tr class='state-{d['level']}'><td>{_E(d['device'])}</td>"
-                         f"<td>{_E((d['model'] + ' ' + d['serial']).strip())}</td>"
-                         f"<td>{_E(', '.join(d['pools']))}</td><td>{_E(d['text'])}</td></tr>")
+            parts.append(
+                f"<tr class='state-{d['level']}'><td>{_E(d['device'])}</td>"
+                f"<td>{_E((d['model'] + ' ' + d['serial']).strip())}</td>"
+                f"<td>{_E(', '.join(d['pools']))}</td><td>{_E(d['text'])}</td></tr>"
+            )
         parts.append("</table></div>")
     if report["ups"]:
         parts.append("<h2>UPS</h2><ul>")
         for u in report["ups"]:
-            parts.append(f"<li>{_E(u['name'])} ({_E(u['server'])}): "
-                         f"<span class='state-{u['level']}'>{_E(u['text'])}</span></li>")
+            parts.append(
+                f"<li>{_E(u['name'])} ({_E(u['server'])}): "
+                f"<span class='state-{u['level']}'>{_E(u['text'])}</span></li>"
+            )
         parts.append("</ul>")
     if report["events"]:
         parts.append("<h2>Recent events</h2><table id='events'>")
@@ -192,20 +245,29 @@ this page reloads every {REFRESH_SECONDS} s</p>
 def _pools(report: dict[str, Any]) -> str:
     if not report["pools"]:
         return "<h2>Pools</h2><p>No ZFS pool found.</p>"
-    parts = ["<h2>Pools</h2><table id='pools'><tr><th>pool</th><th>state</th><th>used</th>"
-             "<th>scan</th></tr>"]
+    parts = [
+        "<h2>Pools</h2><table id='pools'><tr><th>pool</th><th>state</th><th>used</th>"
+        "<th>scan</th></tr>"
+    ]
     for p in report["pools"]:
-        used = f"{w.percent(p['capacity'])} of {w.size(p['size'])}" if p["capacity"] is not None \
+        used = (
+            f"{w.percent(p['capacity'])} of {w.size(p['size'])}"
+            if p["capacity"] is not None
             else ""
+        )
         scan = p["scan"]["text"] if p["scan"] and p["scan"]["running"] else p["last_scrub"]
-        parts.append(f"<tr class='state-{p['level']}'><td>{_E(p['name'])}</td>"
-                     f"<td>{_E(p['state'].upper())}</td><td>{_E(used)}</td>"
-                     f"<td>{_E(scan)}</td></tr>")
+        parts.append(
+            f"<tr class='state-{p['level']}'><td>{_E(p['name'])}</td>"
+            f"<td>{_E(p['state'].upper())}</td><td>{_E(used)}</td>"
+            f"<td>{_E(scan)}</td></tr>"
+        )
     parts.append("</table>")
     for p in report["pools"]:
-        parts.append(f"<div class='wrap'><table class='tree' id='tree-{_E(p['name'])}'>"
-                     "<tr><th>name</th><th>state</th><th>read</th><th>write</th><th>cksum</th>"
-                     "<th>disk</th></tr>")
+        parts.append(
+            f"<div class='wrap'><table class='tree' id='tree-{_E(p['name'])}'>"
+            "<tr><th>name</th><th>state</th><th>read</th><th>write</th><th>cksum</th>"
+            "<th>disk</th></tr>"
+        )
         for r in p["tree"]:
             pad = "&nbsp;&nbsp;" * r["depth"]
             cls = f" ({_E(r['class'])})" if r["class"] != "normal" and r["depth"] == 1 else ""
@@ -244,9 +306,11 @@ def collectors_section(snapshot: Any, now: float) -> str:
             f"<td>{_E(s.last_error)}</td></tr>"
         )
     summaries = "".join(_summary_table(s) for s in snapshot.states())
-    return ("<h2>Collectors</h2><div class='wrap'><table id='collectors'><tr><th>collector</th>"
-            "<th>state</th><th>interval</th><th>last run took</th><th>last success</th>"
-            "<th>last error</th></tr>" + "".join(rows) + "</table></div>" + summaries)
+    return (
+        "<h2>Collectors</h2><div class='wrap'><table id='collectors'><tr><th>collector</th>"
+        "<th>state</th><th>interval</th><th>last run took</th><th>last success</th>"
+        "<th>last error</th></tr>" + "".join(rows) + "</table></div>" + summaries
+    )
 
 
 def _summary_table(state: Any) -> str:
@@ -260,8 +324,10 @@ def _summary_table(state: Any) -> str:
     )
     if not rows:
         return ""
-    return (f"<h3>{_E(state.summary_title)} ({_E(state.name)})</h3><table><tr><th>name</th>"
-            f"<th>state</th></tr>{rows}</table>")  # fmt: skip
+    return (
+        f"<h3>{_E(state.summary_title)} ({_E(state.name)})</h3><table><tr><th>name</th>"
+        f"<th>state</th></tr>{rows}</table>"
+    )
 
 
 class StatusPage:
@@ -271,9 +337,14 @@ class StatusPage:
     ``history.step`` seconds); ``respond()`` builds the page for a request.
     """
 
-    def __init__(self, snapshot: Any, title: str = "zmon", history: History | None = None,
-                 clock: Callable[[], float] | None = None,
-                 host: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        snapshot: Any,
+        title: str = "zmon",
+        history: History | None = None,
+        clock: Callable[[], float] | None = None,
+        host: str | None = None,
+    ) -> None:
         self.snapshot = snapshot
         self.title = title
         self.host = socket.gethostname() if host is None else host
@@ -304,6 +375,7 @@ class StatusPage:
         if "format=json" in query.split("&"):
             return json.dumps(report, indent=1).encode() + b"\n", "application/json"
         now = self.clock()
-        page = render_html(report, self.title, collectors_section(self.snapshot, now),
-                           charts(self.history.view()))  # fmt: skip
+        page = render_html(
+            report, self.title, collectors_section(self.snapshot, now), charts(self.history.view())
+        )
         return page.encode(), "text/html; charset=utf-8"

@@ -53,8 +53,9 @@ class HttpClientConfig:
                 with open(self.password_file, encoding="utf-8") as f:
                     password = f.read().rstrip("\r\n")
             except OSError as exc:
-                raise RemoteError(f"cannot read password file {self.password_file}: "
-                                  f"{exc.strerror or exc}") from exc  # fmt: skip
+                raise RemoteError(
+                    f"cannot read password file {self.password_file}: {exc.strerror or exc}"
+                ) from exc
         token = base64.b64encode(f"{self.username}:{password}".encode()).decode()
         return {"Authorization": f"Basic {token}"}
 

@@ -62,9 +62,7 @@ def report_of(
         "disks": _disks(model, findings),
         "ups": [_ups(u) for u in model.ups],
         "events": recent_events(model, now),
-        "collectors": [
-            {"name": c.name, "state": _collector_state(c)} for c in model.collectors
-        ],
+        "collectors": [{"name": c.name, "state": _collector_state(c)} for c in model.collectors],
     }
 
 
@@ -106,15 +104,28 @@ def _scan(scan: Scan | None, now: float) -> dict[str, Any] | None:
         text = ", ".join(parts)
     else:
         verb = {"finished": "finished", "canceled": "canceled"}.get(scan.state, scan.state)
-        text = f"last {scan.function} {verb} {w.ago(scan.end, now)}" if scan.end else \
-            f"{scan.function} {verb}"
+        text = (
+            f"last {scan.function} {verb} {w.ago(scan.end, now)}"
+            if scan.end
+            else f"{scan.function} {verb}"
+        )
         if scan.function == "scrub" or scan.errors:
             text += f" with {w.count(scan.errors, 'error')}"
-    return {"function": scan.function, "state": scan.state, "running": scan.running,
-            "paused": scan.paused, "progress": scan.progress, "remaining": scan.remaining,
-            "issued": scan.issued, "to_issue": scan.to_issue, "rate": scan.rate,
-            "start": scan.start, "end": scan.end, "errors": scan.errors,
-            "text": text}  # fmt: skip
+    return {
+        "function": scan.function,
+        "state": scan.state,
+        "running": scan.running,
+        "paused": scan.paused,
+        "progress": scan.progress,
+        "remaining": scan.remaining,
+        "issued": scan.issued,
+        "to_issue": scan.to_issue,
+        "rate": scan.rate,
+        "start": scan.start,
+        "end": scan.end,
+        "errors": scan.errors,
+        "text": text,
+    }
 
 
 def _tree(root: Vdev | None) -> list[dict[str, Any]]:
@@ -124,13 +135,23 @@ def _tree(root: Vdev | None) -> list[dict[str, Any]]:
 
     def visit(v: Vdev, depth: int) -> None:
         healthy = v.state in ("online", "avail", "inuse", "unknown") and v.errors == 0
-        rows.append({"depth": depth, "name": v.name, "device": v.device, "type": v.type,
-                     "class": v.klass, "state": v.state, "read": v.read_errors,
-                     "write": v.write_errors, "checksum": v.checksum_errors,
-                     "notes": v.notes,
-                     "level": "ok" if healthy else (
-                         "critical" if v.state in ("faulted", "unavail", "removed")
-                         else "warning")})  # fmt: skip
+        rows.append(
+            {
+                "depth": depth,
+                "name": v.name,
+                "device": v.device,
+                "type": v.type,
+                "class": v.klass,
+                "state": v.state,
+                "read": v.read_errors,
+                "write": v.write_errors,
+                "checksum": v.checksum_errors,
+                "notes": v.notes,
+                "level": "ok"
+                if healthy
+                else ("critical" if v.state in ("faulted", "unavail", "removed") else "warning"),
+            }
+        )
         for child in v.children:
             visit(child, depth + 1)
 
@@ -148,13 +169,24 @@ def _pool(p: Pool, now: float) -> dict[str, Any]:
         last_scrub = f"last scrub {w.ago(p.last_scrub_end, now)}"
     else:
         last_scrub = "no scrub recorded"
-    return {"name": p.name, "state": p.state, "level": level, "status": p.status,
-            "status_id": p.status_id, "data_errors": p.data_errors,
-            "io_suspended": p.io_suspended, "capacity": p.capacity, "size": p.size,
-            "allocated": p.allocated, "fragmentation": p.fragmentation,
-            "ddt_in_core": p.ddt_in_core, "last_scrub_end": p.last_scrub_end,
-            "last_scrub": last_scrub, "scan": _scan(p.scan, now),
-            "tree": _tree(p.root)}  # fmt: skip
+    return {
+        "name": p.name,
+        "state": p.state,
+        "level": level,
+        "status": p.status,
+        "status_id": p.status_id,
+        "data_errors": p.data_errors,
+        "io_suspended": p.io_suspended,
+        "capacity": p.capacity,
+        "size": p.size,
+        "allocated": p.allocated,
+        "fragmentation": p.fragmentation,
+        "ddt_in_core": p.ddt_in_core,
+        "last_scrub_end": p.last_scrub_end,
+        "last_scrub": last_scrub,
+        "scan": _scan(p.scan, now),
+        "tree": _tree(p.root),
+    }
 
 
 def _arc(model: HostModel, ev: Evidence) -> dict[str, Any] | None:
@@ -171,10 +203,14 @@ def _arc(model: HostModel, ev: Evidence) -> dict[str, Any] | None:
     else:
         hit_ratio = arc.hits / accesses if accesses else None
     ddt = [
-        {"pool": p.name, "bytes": p.ddt_in_core,
-         "share": p.ddt_in_core / arc.max_size if arc.max_size else None}
-        for p in model.pools if p.ddt_in_core
-    ]  # fmt: skip
+        {
+            "pool": p.name,
+            "bytes": p.ddt_in_core,
+            "share": p.ddt_in_core / arc.max_size if arc.max_size else None,
+        }
+        for p in model.pools
+        if p.ddt_in_core
+    ]
     parts = []
     if arc.size is not None:
         parts.append(f"{w.size(arc.size)} of {w.size(arc.max_size)} max")
@@ -182,9 +218,14 @@ def _arc(model: HostModel, ev: Evidence) -> dict[str, Any] | None:
         parts.append(f"hit ratio {w.percent(hit_ratio)}")
     if ghost is not None:
         parts.append(f"ghost hits {w.percent(ghost[0])} of hits {ghost[1]}")
-    return {"size": arc.size, "max_size": arc.max_size, "hit_ratio": hit_ratio,
-            "ghost_ratio": ghost[0] if ghost else None, "ddt": ddt,
-            "text": ", ".join(parts)}  # fmt: skip
+    return {
+        "size": arc.size,
+        "max_size": arc.max_size,
+        "hit_ratio": hit_ratio,
+        "ghost_ratio": ghost[0] if ghost else None,
+        "ddt": ddt,
+        "text": ", ".join(parts),
+    }
 
 
 def _disks(model: HostModel, findings: list[Finding]) -> list[dict[str, Any]]:
@@ -200,8 +241,11 @@ def _disks(model: HostModel, findings: list[Finding]) -> list[dict[str, Any]]:
             notes.append(f"{d.temperature:.0f} °C")
         if d.crc_errors:
             notes.append(w.count(d.crc_errors, "CRC error"))
-        for value, what in ((d.pending, "pending"), (d.reallocated, "reallocated"),
-                            (d.uncorrectable, "uncorrectable")):  # fmt: skip
+        for value, what in (
+            (d.pending, "pending"),
+            (d.reallocated, "reallocated"),
+            (d.uncorrectable, "uncorrectable"),
+        ):
             if value:
                 notes.append(f"{w.count(value, 'sector')} {what}")
         if d.speed and d.max_speed and d.speed < d.max_speed:
@@ -209,10 +253,16 @@ def _disks(model: HostModel, findings: list[Finding]) -> list[dict[str, Any]]:
         if not notes:
             notes.append("no SMART data")
         level = min((f.severity for f in mine), key=SEVERITIES.index, default="ok")
-        out.append({"device": d.device, "model": d.model, "serial": d.serial,
-                    "pools": sorted({pool for pool, _, _ in d.vdevs}),
-                    "level": level if level != "info" else "ok",
-                    "text": ", ".join(notes)})  # fmt: skip
+        out.append(
+            {
+                "device": d.device,
+                "model": d.model,
+                "serial": d.serial,
+                "pools": sorted({pool for pool, _, _ in d.vdevs}),
+                "level": level if level != "info" else "ok",
+                "text": ", ".join(notes),
+            }
+        )
     return out
 
 
@@ -229,12 +279,24 @@ def _ups(u) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         text += f", charge {w.percent(u.charge)}"
     if u.up and u.runtime is not None:
         text += f", runtime {w.duration(u.runtime)}"
-    return {"name": u.name, "server": u.server, "flags": sorted(u.flags), "level": level,
-            "charge": u.charge, "runtime": u.runtime, "text": text}  # fmt: skip
+    return {
+        "name": u.name,
+        "server": u.server,
+        "flags": sorted(u.flags),
+        "level": level,
+        "charge": u.charge,
+        "runtime": u.runtime,
+        "text": text,
+    }
 
 
-_QUIET_EVENT_CLASSES = {"history_event", "config_sync", "pool_create", "pool_import",
-                        "config_cache_write"}  # fmt: skip
+_QUIET_EVENT_CLASSES = {
+    "history_event",
+    "config_sync",
+    "pool_create",
+    "pool_import",
+    "config_cache_write",
+}
 
 
 def recent_events(model: HostModel, now: float, limit: int = 8) -> list[dict[str, Any]]:
@@ -243,20 +305,38 @@ def recent_events(model: HostModel, now: float, limit: int = 8) -> list[dict[str
     for klass, when in model.event_last.items():
         if klass in _QUIET_EVENT_CLASSES or not when:
             continue
-        where = sorted({f"{e.vdev} of {e.pool}" if e.vdev else e.pool
-                        for e in model.events if e.klass == klass})  # fmt: skip
+        where = sorted(
+            {
+                f"{e.vdev} of {e.pool}" if e.vdev else e.pool
+                for e in model.events
+                if e.klass == klass
+            }
+        )
         total = sum(e.count for e in model.events if e.klass == klass)
-        items.append({"time": when, "source": "zfs", "what": klass,
-                      "text": f"ZFS {klass} ({w.count(total, 'event')}"
-                              + (f": {', '.join(where[:3])}" if where else "") + ")"})
+        items.append(
+            {
+                "time": when,
+                "source": "zfs",
+                "what": klass,
+                "text": f"ZFS {klass} ({w.count(total, 'event')}"
+                + (f": {', '.join(where[:3])}" if where else "")
+                + ")",
+            }
+        )
     for disk in model.disks.values():
         for pattern, when in disk.kernel_last.items():
             if not when:
                 continue
             n = disk.kernel.get(pattern, 0.0)
-            items.append({"time": when, "source": "kernel", "what": pattern,
-                          "text": f"kernel: {disk.device} {pattern.replace('_', ' ')} "
-                                  f"({w.count(n, 'event')})"})
+            items.append(
+                {
+                    "time": when,
+                    "source": "kernel",
+                    "what": pattern,
+                    "text": f"kernel: {disk.device} {pattern.replace('_', ' ')} "
+                    f"({w.count(n, 'event')})",
+                }
+            )
     items.sort(key=lambda i: -i["time"])
     for item in items:
         item["ago"] = w.ago(item["time"], now)

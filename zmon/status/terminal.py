@@ -9,8 +9,14 @@ from typing import Any
 
 from zmon.status import words as w
 
-_COLOURS = {"critical": "\033[1;31m", "warning": "\033[33m", "ok": "\033[32m",
-            "info": "\033[36m", "bold": "\033[1m", "dim": "\033[2m"}  # fmt: skip
+_COLOURS = {
+    "critical": "\033[1;31m",
+    "warning": "\033[33m",
+    "ok": "\033[32m",
+    "info": "\033[36m",
+    "bold": "\033[1m",
+    "dim": "\033[2m",
+}
 _RESET = "\033[0m"
 _MARK = {"critical": "!!", "warning": "! ", "info": "i ", "ok": "  "}
 
@@ -51,8 +57,10 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
         out.append("")
         out.append(f"{pen('bold', 'ARC')}  {arc['text']}")
         for d in arc["ddt"]:
-            out.append(f"  dedup table of {d['pool']}: {w.size(d['bytes'])} in RAM"
-                       + (f", {w.percent(d['share'])} of ARC max" if d["share"] else ""))
+            out.append(
+                f"  dedup table of {d['pool']}: {w.size(d['bytes'])} in RAM"
+                + (f", {w.percent(d['share'])} of ARC max" if d["share"] else "")
+            )
     if report["disks"]:
         out.append("")
         out.append(pen("bold", "Disks"))
@@ -60,8 +68,10 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
         for d in report["disks"]:
             label = f"{d['model']} {d['serial']}".strip()
             pools = f" [{', '.join(d['pools'])}]" if d["pools"] else ""
-            out.append(f"  {pen(d['level'], d['device'].ljust(name_w))}  {label}{pools}  "
-                       f"{pen(d['level'] if d['level'] != 'ok' else '', d['text'])}")
+            out.append(
+                f"  {pen(d['level'], d['device'].ljust(name_w))}  {label}{pools}  "
+                f"{pen(d['level'] if d['level'] != 'ok' else '', d['text'])}"
+            )
     if report["ups"]:
         out.append("")
         out.append(pen("bold", "UPS"))
@@ -99,8 +109,11 @@ def _pool(p: dict[str, Any], pen: _Pen) -> list[str]:
     rows = p["tree"]
     name_w = max((2 * r["depth"] + len(r["name"]) for r in rows), default=4)
     name_w = max(name_w, 4)
-    lines.append(pen("dim", f"    {'NAME'.ljust(name_w)}  {'STATE':<8} {'READ':>5} {'WRITE':>5} "
-                            f"{'CKSUM':>5}"))
+    lines.append(
+        pen(
+            "dim", f"    {'NAME'.ljust(name_w)}  {'STATE':<8} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}"
+        )
+    )
     for r in rows:
         name = ("  " * r["depth"] + r["name"]).ljust(name_w)
         counts = f"{_n(r['read']):>5} {_n(r['write']):>5} {_n(r['checksum']):>5}"

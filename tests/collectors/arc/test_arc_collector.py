@@ -78,10 +78,12 @@ def test_linux_malformed_arcstats_raises(tmp_path: Path) -> None:
 
 def test_freebsd_real_sysctl_capture(golden) -> None:  # type: ignore[no-untyped-def]
     """What an OpenZFS-on-FreeBSD host printed for ``sysctl kstat.zfs.misc.arcstats``."""
-    runner = StaticRunner({
-        ARCSTATS_ARGV: FREEBSD_CAPTURE.read_bytes(),
-        PARAMS_ARGV: b"vfs.zfs.arc.max: 4294967296\nvfs.zfs.arc.min: 0\n",
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            ARCSTATS_ARGV: FREEBSD_CAPTURE.read_bytes(),
+            PARAMS_ARGV: b"vfs.zfs.arc.max: 4294967296\nvfs.zfs.arc.min: 0\n",
+        }
+    )
     ms = ArcCollector(freebsd_ctx(runner)).collect()
     assert runner.calls == [ARCSTATS_ARGV, PARAMS_ARGV]
     assert ms.sample_value("zmon_arc_meta_min_bytes") == 16777216
@@ -97,17 +99,20 @@ def test_derived_sysctl_has_the_real_captures_shape() -> None:
     real = FREEBSD_CAPTURE.read_text().splitlines()
     derived = named_kstat_as_sysctl(
         (FIX / "proc" / "spl" / "kstat" / "zfs" / "arcstats").read_bytes(),
-        "kstat.zfs.misc.arcstats").splitlines()  # fmt: skip
+        "kstat.zfs.misc.arcstats",
+    ).splitlines()
     assert len(real) == 18 and len(derived) > 100
     assert [ln for ln in real + derived if not SYSCTL_LINE.match(ln)] == []
 
 
 def test_freebsd_matches_linux_for_the_same_fields() -> None:
     data = (FIX / "proc" / "spl" / "kstat" / "zfs" / "arcstats").read_bytes()
-    runner = StaticRunner({
-        ARCSTATS_ARGV: named_kstat_as_sysctl(data, "kstat.zfs.misc.arcstats").encode(),
-        PARAMS_ARGV: b"vfs.zfs.arc.max: 4294967296\nvfs.zfs.arc.min: 0\n",
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            ARCSTATS_ARGV: named_kstat_as_sysctl(data, "kstat.zfs.misc.arcstats").encode(),
+            PARAMS_ARGV: b"vfs.zfs.arc.max: 4294967296\nvfs.zfs.arc.min: 0\n",
+        }
+    )
     ms = ArcCollector(freebsd_ctx(runner)).collect()
     assert runner.calls == [ARCSTATS_ARGV, PARAMS_ARGV]
     assert ms.sample_value("zmon_arc_param_max_bytes") == 4294967296
@@ -117,10 +122,14 @@ def test_freebsd_matches_linux_for_the_same_fields() -> None:
 
 
 def test_freebsd_old_sysctl_names_and_failed_param_lookup() -> None:
-    runner = StaticRunner({
-        ARCSTATS_ARGV: b"kstat.zfs.misc.arcstats.hits: 12\nkstat.zfs.misc.arcstats.allocated: 5\n",
-        PARAMS_ARGV: CommandResult(PARAMS_ARGV, 1, b"vfs.zfs.arc_max: 1073741824\n", b"", 0.01),
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            ARCSTATS_ARGV: (
+                b"kstat.zfs.misc.arcstats.hits: 12\nkstat.zfs.misc.arcstats.allocated: 5\n"
+            ),
+            PARAMS_ARGV: CommandResult(PARAMS_ARGV, 1, b"vfs.zfs.arc_max: 1073741824\n", b"", 0.01),
+        }
+    )
     ms = ArcCollector(freebsd_ctx(runner)).collect()
     assert ms.sample_value("zmon_arc_allocated_total") == 5
     assert ms.sample_value("zmon_arc_param_max_bytes") == 1073741824

@@ -42,8 +42,9 @@ def test_golden_files_pass_promtool() -> None:
     files = sorted((Path(__file__).parents[2] / "golden" / "arc").glob("*.prom"))
     assert files
     for path in files:
-        proc = subprocess.run([promtool, "check", "metrics"], input=path.read_bytes(),
-                              capture_output=True, timeout=30)  # fmt: skip
+        proc = subprocess.run(
+            [promtool, "check", "metrics"], input=path.read_bytes(), capture_output=True, timeout=30
+        )
         assert proc.returncode == 0, f"{path.name}: {proc.stdout!r} {proc.stderr!r}"
 
 

@@ -113,15 +113,21 @@ def test_only_legacy_aliases_share_a_series() -> None:
         series[(stat.metric, stat.labels)].append(stat.kstat)
     shared = {tuple(v) for v in series.values() if len(v) > 1}
     expected = {("metadata_size", "meta_size")}
-    expected |= {(f"{s}_evictable_{c}", f"{s}_evict_{c}")
-                 for s in ARC_STATES if s != "uncached" for c in ("data", "metadata")}  # fmt: skip
+    expected |= {
+        (f"{s}_evictable_{c}", f"{s}_evict_{c}")
+        for s in ARC_STATES
+        if s != "uncached"
+        for c in ("data", "metadata")
+    }
     assert shared == expected
 
 
 def test_every_openzfs_field_is_curated() -> None:
-    rows = [line.split("\t") for line in
-            fixture_path("arc", "openzfs_arcstats_fields.tsv").read_text().splitlines()
-            if line and not line.startswith("#")]  # fmt: skip
+    rows = [
+        line.split("\t")
+        for line in fixture_path("arc", "openzfs_arcstats_fields.tsv").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     assert len(rows) == 175
     missing = [name for name, *_ in rows if name not in BY_KSTAT]
     assert missing == []

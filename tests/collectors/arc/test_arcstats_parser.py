@@ -46,7 +46,7 @@ def test_zol_065() -> None:
         "l2_cdata_free_on_write",
         "duplicate_buffers",
     ):
-        assert present in stats.fields  # fmt: skip
+        assert present in stats.fields
     for absent in (
         "recycle_miss",
         "meta_size",
@@ -55,7 +55,7 @@ def test_zol_065() -> None:
         "demand_hit_predictive_prefetch",
         "arc_dnode_limit",
     ):
-        assert absent not in stats.fields  # fmt: skip
+        assert absent not in stats.fields
     ms = arc_metrics(stats)
     hits, misses = ms.sample_value("zmon_arc_hits_total"), ms.sample_value("zmon_arc_misses_total")
     assert hits == 8772612 and misses == 604635
@@ -103,8 +103,13 @@ def test_zol_07_partial_file() -> None:
     assert stats.header is not None and stats.header.ndata == 94
     assert len(stats.fields) == 26
     assert list(stats.fields)[-1] == "hash_chains"
-    expected = {"hits": 317718922, "misses": 121598717, "evict_not_enough": 588513,
-                "evict_l2_skip": 0, "hash_chains": 31939}  # fmt: skip
+    expected = {
+        "hits": 317718922,
+        "misses": 121598717,
+        "evict_not_enough": 588513,
+        "evict_l2_skip": 0,
+        "hash_chains": 31939,
+    }
     assert {k: stats.value(k) for k in expected} == expected
     for absent in ("size", "c", "c_max"):
         assert absent not in stats.fields
@@ -117,8 +122,7 @@ def test_freebsd_sysctl_partial() -> None:
     stats = parse_arcstats(corpus("arcstats_08_freebsd_ZoF_2019_sysctl_PARTIAL.txt"))
     assert stats.source == "sysctl" and stats.header is None
     assert len(stats.fields) == 18
-    nonzero = {"arc_meta_min": 16777216, "arc_dnode_limit": 320786534,
-               "arc_meta_limit": 3207865344}  # fmt: skip
+    nonzero = {"arc_meta_min": 16777216, "arc_dnode_limit": 320786534, "arc_meta_limit": 3207865344}
     assert {k: v.value for k, v in stats.fields.items() if v.value} == nonzero
     assert stats.value("memory_all_bytes") == 0 and stats.value("memory_available_bytes") == 0
     for absent in ("hits", "misses", "size"):
@@ -131,13 +135,33 @@ def test_freebsd_sysctl_partial() -> None:
 @pytest.mark.parametrize(
     ("version", "rows", "expected"),
     [
-        ("2.1.11", 123, {"hits": 34218, "p": 268675008, "c": 537209216, "c_max": 1558083584,
-                         "size": 489459552, "l2_size": 244942336,
-                         "arc_meta_limit": 1168562688}),
-        ("2.3.2", 147, {"hits": 34748, "meta": 1073741824, "c": 531228416, "c_max": 2042421248,
-                        "size": 489576992, "l2_size": 258341376}),
+        (
+            "2.1.11",
+            123,
+            {
+                "hits": 34218,
+                "p": 268675008,
+                "c": 537209216,
+                "c_max": 1558083584,
+                "size": 489459552,
+                "l2_size": 244942336,
+                "arc_meta_limit": 1168562688,
+            },
+        ),
+        (
+            "2.3.2",
+            147,
+            {
+                "hits": 34748,
+                "meta": 1073741824,
+                "c": 531228416,
+                "c_max": 2042421248,
+                "size": 489576992,
+                "l2_size": 258341376,
+            },
+        ),
     ],
-)  # fmt: skip
+)
 def test_lab_captures(version: str, rows: int, expected: dict[str, int]) -> None:
     stats = parse_arcstats(lab(version, "arcstats.txt"))
     assert stats.header is not None and stats.header.ndata == rows == len(stats.fields)
@@ -178,9 +202,15 @@ def test_module_parameters_reject_other_text() -> None:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("0\n", 0), ("4294967296", 4294967296), ("-1", None), ("", None), ("abc", None),
-     ("18446744073709551615\n", 18446744073709551615)],
-)  # fmt: skip
+    [
+        ("0\n", 0),
+        ("4294967296", 4294967296),
+        ("-1", None),
+        ("", None),
+        ("abc", None),
+        ("18446744073709551615\n", 18446744073709551615),
+    ],
+)
 def test_param_value(text: str, expected: int | None) -> None:
     assert parse_param_value(text) == expected
 
@@ -188,16 +218,22 @@ def test_param_value(text: str, expected: int | None) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("vfs.zfs.arc.max: 4294967296\nvfs.zfs.arc.min: 0\n",
-         {"zfs_arc_max": 4294967296, "zfs_arc_min": 0}),
-        ("vfs.zfs.arc_max: 1024\nvfs.zfs.arc_min: 512\n",
-         {"zfs_arc_max": 1024, "zfs_arc_min": 512}),
+        (
+            "vfs.zfs.arc.max: 4294967296\nvfs.zfs.arc.min: 0\n",
+            {"zfs_arc_max": 4294967296, "zfs_arc_min": 0},
+        ),
+        (
+            "vfs.zfs.arc_max: 1024\nvfs.zfs.arc_min: 512\n",
+            {"zfs_arc_max": 1024, "zfs_arc_min": 512},
+        ),
         # both spellings: the OpenZFS one wins
-        ("vfs.zfs.arc.max: 1\nvfs.zfs.arc.min: 2\nvfs.zfs.arc_max: 3\nvfs.zfs.arc_min: 4\n",
-         {"zfs_arc_max": 1, "zfs_arc_min": 2}),
+        (
+            "vfs.zfs.arc.max: 1\nvfs.zfs.arc.min: 2\nvfs.zfs.arc_max: 3\nvfs.zfs.arc_min: 4\n",
+            {"zfs_arc_max": 1, "zfs_arc_min": 2},
+        ),
         ("", {}),
     ],
-)  # fmt: skip
+)
 def test_freebsd_params(text: str, expected: dict[str, int]) -> None:
     assert parse_freebsd_params(text) == expected
 
@@ -230,18 +266,52 @@ def test_one_line_json_is_not_arcstats() -> None:
     assert err.value.line_no == 1
 
 
-@pytest.mark.parametrize(("name", "ndata", "rows", "facts"), [
-    ("arcstats_10_linux_zol_0.6.5_laptop_prompt_line_PARTIAL.txt", 91, 25,
-     {"hits": 28054449, "misses": 19374201, "mfu_hits": 23447995,
-      "evict_l2_eligible": 4762168320, "hash_collisions": 12874}),
-    ("arcstats_12_linux_openzfs_2.2_147rows_backtick_prompt_PARTIAL.txt", 147, 27,
-     {"hits": 178707397, "iohits": 259225, "misses": 51963445, "uncached_hits": 0,
-      "evict_l2_eligible": 6747209900032}),
-    ("arcstats_14_linux_openzfs_2.0_98rows_PARTIAL.txt", 98, 27,
-     {"hits": 2346728964, "misses": 10292572, "access_skip": 724, "hash_chains": 4413}),
-    ("arcstats_16_linux_zol_2011_53rows_recycle_miss_pre_tag_PARTIAL.txt", 53, 23,
-     {"hits": 8529754, "misses": 1148387, "recycle_miss": 423229, "hash_elements_max": 655124}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "ndata", "rows", "facts"),
+    [
+        (
+            "arcstats_10_linux_zol_0.6.5_laptop_prompt_line_PARTIAL.txt",
+            91,
+            25,
+            {
+                "hits": 28054449,
+                "misses": 19374201,
+                "mfu_hits": 23447995,
+                "evict_l2_eligible": 4762168320,
+                "hash_collisions": 12874,
+            },
+        ),
+        (
+            "arcstats_12_linux_openzfs_2.2_147rows_backtick_prompt_PARTIAL.txt",
+            147,
+            27,
+            {
+                "hits": 178707397,
+                "iohits": 259225,
+                "misses": 51963445,
+                "uncached_hits": 0,
+                "evict_l2_eligible": 6747209900032,
+            },
+        ),
+        (
+            "arcstats_14_linux_openzfs_2.0_98rows_PARTIAL.txt",
+            98,
+            27,
+            {"hits": 2346728964, "misses": 10292572, "access_skip": 724, "hash_chains": 4413},
+        ),
+        (
+            "arcstats_16_linux_zol_2011_53rows_recycle_miss_pre_tag_PARTIAL.txt",
+            53,
+            23,
+            {
+                "hits": 8529754,
+                "misses": 1148387,
+                "recycle_miss": 423229,
+                "hash_elements_max": 655124,
+            },
+        ),
+    ],
+)
 def test_pasted_kstat_files_with_a_command_line_above(name, ndata, rows, facts) -> None:
     """A prompt, `cat` command or <pre> tag above the header is skipped; rows stop early."""
     stats = parse_arcstats(corpus(name))

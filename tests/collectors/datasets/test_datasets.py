@@ -30,14 +30,23 @@ SNAP_ARGV = ("zfs", "list", "-H", "-t", "snapshot", "-o", "name")
 
 def runner_for(scenario: str, cols=COLUMNS) -> StaticRunner:
     text = get_text(scenario)
-    return StaticRunner({list_argv(cols): zfs_list_output(text, cols),
-                         SNAP_ARGV: snapshot_names(text)})  # fmt: skip
+    return StaticRunner(
+        {list_argv(cols): zfs_list_output(text, cols), SNAP_ARGV: snapshot_names(text)}
+    )
 
 
 def test_parse_lab_datasets() -> None:
     ds = {d.name: d for d in parse_zfs_list(zfs_list_output(get_text(H232), COLUMNS), COLUMNS)}
-    assert sorted(ds) == ["rz", "rz/data", "single", "single/docs", "tank", "tank/big",
-                          "tank/data", "tank/vol"]  # fmt: skip
+    assert sorted(ds) == [
+        "rz",
+        "rz/data",
+        "single",
+        "single/docs",
+        "tank",
+        "tank/big",
+        "tank/data",
+        "tank/vol",
+    ]
     data = ds["tank/data"]
     assert data.pool == "tank" and data.type == "filesystem"
     assert data.values["used"] == 57356288
@@ -82,11 +91,13 @@ def test_select_globs_exclude_wins_and_shallow_first() -> None:
 def test_max_series_drops_whole_datasets_and_says_so() -> None:
     ds = select(parse_zfs_list(zfs_list_output(get_text(H232), COLUMNS), COLUMNS), [], [])
     full = dataset_metrics(ds, {}, None, 0)
-    per_dataset = sum(1 for f in full.families() for s in f.samples
-                      if s.labels.get("dataset") == "rz")  # fmt: skip
+    per_dataset = sum(
+        1 for f in full.families() for s in f.samples if s.labels.get("dataset") == "rz"
+    )
     capped = dataset_metrics(ds, {}, None, per_dataset * 3)
-    kept = {s.labels["dataset"] for f in capped.families() for s in f.samples
-            if "dataset" in s.labels}  # fmt: skip
+    kept = {
+        s.labels["dataset"] for f in capped.families() for s in f.samples if "dataset" in s.labels
+    }
     assert kept == {"rz", "single", "tank"}
     assert capped.sample_value("zmon_datasets_truncated") == 1
     assert capped.sample_value("zmon_datasets_dropped") == 5
@@ -105,11 +116,17 @@ def test_collector_golden(scenario: str, tmp_path, golden) -> None:
 
 def test_collector_options_filter_and_skip_costly_parts(tmp_path) -> None:
     runner = runner_for(H232)
-    opts = {"include": ["single*"], "exclude": [], "count_snapshots": False, "io_kstats": False,
-            "max_series": 0}  # fmt: skip
+    opts = {
+        "include": ["single*"],
+        "exclude": [],
+        "count_snapshots": False,
+        "io_kstats": False,
+        "max_series": 0,
+    }
     ms = DatasetsCollector(context(runner, tmp_path, opts)).collect()
-    datasets = {s.labels["dataset"] for f in ms.families() for s in f.samples
-                if "dataset" in s.labels}  # fmt: skip
+    datasets = {
+        s.labels["dataset"] for f in ms.families() for s in f.samples if "dataset" in s.labels
+    }
     assert datasets == {"single", "single/docs"}
     assert SNAP_ARGV not in runner.calls
     assert ms.sample_value("zmon_dataset_snapshots") is None
@@ -120,14 +137,18 @@ def test_collector_drops_properties_an_old_zfs_refuses(tmp_path) -> None:
     no_new = [c for c in COLUMNS if c not in ("logicalused", "logicalreferenced")]
     no_logical_used = [c for c in COLUMNS if c != "logicalused"]
     first, second = list_argv(COLUMNS), list_argv(no_logical_used)
-    runner = StaticRunner({
-        first: CommandResult(first, 2, b"", b"bad property list: invalid property "
-                             b"'logicalused'\n", 0.0),  # fmt: skip
-        second: CommandResult(second, 2, b"", b"bad property list: invalid property "
-                              b"'logicalreferenced'\n", 0.0),  # fmt: skip
-        list_argv(no_new): zfs_list_output(text, no_new),
-        SNAP_ARGV: snapshot_names(text),
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            first: CommandResult(
+                first, 2, b"", b"bad property list: invalid property 'logicalused'\n", 0.0
+            ),
+            second: CommandResult(
+                second, 2, b"", b"bad property list: invalid property 'logicalreferenced'\n", 0.0
+            ),
+            list_argv(no_new): zfs_list_output(text, no_new),
+            SNAP_ARGV: snapshot_names(text),
+        }
+    )
     ms = DatasetsCollector(context(runner, tmp_path)).collect()
     assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank/data"}) == 56578048
     assert ms.sample_value("zmon_dataset_logical_used_bytes") is None
@@ -135,10 +156,12 @@ def test_collector_drops_properties_an_old_zfs_refuses(tmp_path) -> None:
 
 def test_snapshot_listing_failure_keeps_the_rest(tmp_path) -> None:
     text = get_text(H232)
-    runner = StaticRunner({
-        list_argv(COLUMNS): zfs_list_output(text, COLUMNS),
-        SNAP_ARGV: CommandResult(SNAP_ARGV, 1, b"", b"cannot iterate\n", 0.0),
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            list_argv(COLUMNS): zfs_list_output(text, COLUMNS),
+            SNAP_ARGV: CommandResult(SNAP_ARGV, 1, b"", b"cannot iterate\n", 0.0),
+        }
+    )
     ms = DatasetsCollector(context(runner, tmp_path)).collect()
     assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
     assert ms.sample_value("zmon_dataset_snapshots") is None
@@ -154,8 +177,13 @@ def recorded_runner(folder) -> StaticRunner:
         name, code, command = row.split("\t")
         argv = tuple(command.split(" "))
         out, err = folder / f"{name}.out", folder / f"{name}.err"
-        table[argv] = CommandResult(argv, int(code), out.read_bytes() if out.exists() else b"",
-                                    err.read_bytes() if err.exists() else b"", 0.1)  # fmt: skip
+        table[argv] = CommandResult(
+            argv,
+            int(code),
+            out.read_bytes() if out.exists() else b"",
+            err.read_bytes() if err.exists() else b"",
+            0.1,
+        )
     return StaticRunner(table)
 
 
@@ -174,8 +202,12 @@ def test_zfs_fuse_list_without_p_falls_back_to_zfs_get(tmp_path) -> None:
     assert ms.sample_value("zmon_dataset_compress_ratio", child) == 1.0
     assert ms.sample_value("zmon_dataset_snapshots", child) == 1
     assert ms.sample_value("zmon_dataset_logical_used_bytes", child) is None
-    assert ms.sample_value("zmon_dataset_used_bytes", {**labels, "dataset": "i16fuse/child@s1",
-                                                       "type": "snapshot"}) is None  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_dataset_used_bytes", {**labels, "dataset": "i16fuse/child@s1", "type": "snapshot"}
+        )
+        is None
+    )
     # The next run goes straight to zfs get with the properties that worked.
     runner.calls.clear()
     collector.collect()

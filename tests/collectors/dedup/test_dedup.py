@@ -24,8 +24,9 @@ SYN = POOLS / "synthetic"
 
 
 def test_corpus_dedup_02_per_entry_sizes_become_totals() -> None:
-    (s,) = parse_dedup_status((CORPUS / "dedup_02_zpool_status_D_0.6_external_raid.txt")
-                              .read_bytes())  # fmt: skip
+    (s,) = parse_dedup_status(
+        (CORPUS / "dedup_02_zpool_status_D_0.6_external_raid.txt").read_bytes()
+    )
     assert s.pool == "backup"
     assert s.entries == 3255693
     assert s.totals is False  # a 0.6 module prints averages per entry
@@ -50,7 +51,10 @@ def test_corpus_dedup_04_empty_simulated_histogram() -> None:
 def test_lab_pools_without_dedup_report_zero_entries() -> None:
     out = parse_dedup_status(lab("2.3.2-01-healthy", "zpool-status-t-D.txt"))
     assert [(s.pool, s.entries, s.on_disk_bytes) for s in out] == [
-        ("rz", 0, 0), ("single", 0, 0), ("tank", 0, 0)]  # fmt: skip
+        ("rz", 0, 0),
+        ("single", 0, 0),
+        ("tank", 0, 0),
+    ]
 
 
 def test_exact_2_3_output_with_cached_part_and_histogram() -> None:
@@ -68,8 +72,9 @@ def test_exact_2_3_output_with_cached_part_and_histogram() -> None:
 
 
 def test_human_2_1_output_with_nicenum_histogram() -> None:
-    dpool, _ = parse_dedup_status((SYN / "ddt-status-2.1-human.txt").read_bytes(),
-                                  totals_format=False)  # fmt: skip
+    dpool, _ = parse_dedup_status(
+        (SYN / "ddt-status-2.1-human.txt").read_bytes(), totals_format=False
+    )
     assert dpool.on_disk_bytes == 1048576 * 384 and dpool.in_core_bytes == 1048576 * 224
     hist = dpool.histogram
     assert hist is not None
@@ -80,23 +85,28 @@ def test_human_2_1_output_with_nicenum_histogram() -> None:
 
 def test_both_layouts_give_the_same_metrics() -> None:
     exact = ddt_metrics(parse_dedup_status((SYN / "ddt-status-2.3-p.txt").read_bytes()))
-    human = ddt_metrics(parse_dedup_status((SYN / "ddt-status-2.1-human.txt").read_bytes(),
-                                           totals_format=False))  # fmt: skip
-    for name, labels in (("zmon_pool_ddt_on_disk_bytes", {"pool": "dpool"}),
-                         ("zmon_pool_ddt_allocated_blocks", {"pool": "dpool"}),
-                         ("zmon_pool_ddt_bucket_referenced_blocks",
-                          {"pool": "dpool", "refcnt": "2"}),
-                         ("zmon_pool_ddt_referenced_bytes", {"pool": "dpool", "kind": "dsize"})):
+    human = ddt_metrics(
+        parse_dedup_status((SYN / "ddt-status-2.1-human.txt").read_bytes(), totals_format=False)
+    )
+    for name, labels in (
+        ("zmon_pool_ddt_on_disk_bytes", {"pool": "dpool"}),
+        ("zmon_pool_ddt_allocated_blocks", {"pool": "dpool"}),
+        ("zmon_pool_ddt_bucket_referenced_blocks", {"pool": "dpool", "refcnt": "2"}),
+        ("zmon_pool_ddt_referenced_bytes", {"pool": "dpool", "kind": "dsize"}),
+    ):
         assert exact.sample_value(name, labels) == human.sample_value(name, labels), name
 
 
-@pytest.mark.parametrize(("entries", "on_disk", "cached", "totals"), [
-    (3255693, 311, False, False),        # big table, average per entry
-    (12, 320, False, False),             # tiny table, average per entry
-    (1048576, 402653184, False, True),   # big table, total
-    (500, 180000, False, True),          # small table, total above 16 KiB
-    (5, 4096, True, True),               # the cached suffix only exists in 2.3+
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("entries", "on_disk", "cached", "totals"),
+    [
+        (3255693, 311, False, False),  # big table, average per entry
+        (12, 320, False, False),  # tiny table, average per entry
+        (1048576, 402653184, False, True),  # big table, total
+        (500, 180000, False, True),  # small table, total above 16 KiB
+        (5, 4096, True, True),  # the cached suffix only exists in 2.3+
+    ],
+)
 def test_guessing_the_format_when_the_version_is_unknown(entries, on_disk, cached, totals):
     assert guess_totals_format(entries, on_disk, cached) is totals
 
@@ -110,8 +120,15 @@ def test_module_versions() -> None:
 
 def test_kstats_skip_idle_checksums_and_label_tiers() -> None:
     idle = parse_named_kstat(lab("2.3.2-01-healthy", "kstat-tank-ddt_stats_sha256.txt"))
-    busy = dict(idle, lookup=100, lookup_new=30, lookup_existing=70, lookup_live_hit=50,
-                lookup_stored_miss=30, log_active_entries=7)  # fmt: skip
+    busy = dict(
+        idle,
+        lookup=100,
+        lookup_new=30,
+        lookup_existing=70,
+        lookup_live_hit=50,
+        lookup_stored_miss=30,
+        log_active_entries=7,
+    )
     ms = ddt_kstat_metrics({("tank", "sha256"): idle, ("tank", "blake3"): busy})
     assert ms.sample_value("zmon_pool_ddt_lookups_total", {"checksum": "sha256"}) is None
     assert ms.sample_value("zmon_pool_ddt_lookups_total", {"checksum": "blake3"}) == 100
@@ -145,21 +162,27 @@ def test_collector_golden_with_a_2_3_module(tmp_path, golden) -> None:
 
 
 def test_collector_multiplies_for_an_old_module_found_by_zpool_version(tmp_path) -> None:
-    runner = StaticRunner({
-        ("zpool", "status", "-D", "-p"): (CORPUS / "dedup_02_zpool_status_D_0.6_external_raid.txt"
-                                          ).read_bytes(),
-        ("zpool", "version"): b"zfs-0.8.6-1\nzfs-kmod-0.8.6-1\n",
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            ("zpool", "status", "-D", "-p"): (
+                CORPUS / "dedup_02_zpool_status_D_0.6_external_raid.txt"
+            ).read_bytes(),
+            ("zpool", "version"): b"zfs-0.8.6-1\nzfs-kmod-0.8.6-1\n",
+        }
+    )
     ms = DedupCollector(context(runner, tmp_path)).collect()
     assert ms.sample_value("zmon_pool_ddt_on_disk_bytes", {"pool": "backup"}) == 3255693 * 311
 
 
 def test_collector_retries_without_p_when_the_option_is_unknown(tmp_path) -> None:
     p_argv = ("zpool", "status", "-D", "-p")
-    runner = StaticRunner({
-        p_argv: CommandResult(p_argv, 2, b"", b"invalid option 'p'\nusage:\n", 0.0),
-        ("zpool", "status", "-D"): (CORPUS / "dedup_02_zpool_status_D_0.6_external_raid.txt"
-                                    ).read_bytes(),
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            p_argv: CommandResult(p_argv, 2, b"", b"invalid option 'p'\nusage:\n", 0.0),
+            ("zpool", "status", "-D"): (
+                CORPUS / "dedup_02_zpool_status_D_0.6_external_raid.txt"
+            ).read_bytes(),
+        }
+    )
     ms = DedupCollector(context(runner, tmp_path)).collect()
     assert ms.sample_value("zmon_pool_ddt_entries", {"pool": "backup"}) == 3255693

@@ -25,8 +25,27 @@ def dmap() -> DeviceMap:
 def test_every_block_device_is_in_the_map(dmap):
     names = [d.name for d in dmap]
     assert names == sorted(
-        ["loop0", "nvme0n1", "nvme0n1p1", "nvme1n1", "sda", "sda1", "sda2", "sdb", "sdc",
-         "sdc1", "sdc9", "sdd", "sde", "sdq", "sdr", "sdu", "vda", "zd0"])  # fmt: skip
+        [
+            "loop0",
+            "nvme0n1",
+            "nvme0n1p1",
+            "nvme1n1",
+            "sda",
+            "sda1",
+            "sda2",
+            "sdb",
+            "sdc",
+            "sdc1",
+            "sdc9",
+            "sdd",
+            "sde",
+            "sdq",
+            "sdr",
+            "sdu",
+            "vda",
+            "zd0",
+        ]
+    )
     assert [d.name for d in dmap.disks()] == [
         "nvme0n1",
         "nvme1n1",
@@ -91,7 +110,10 @@ def test_nvme_usb_virtio_and_virtual(dmap):
 @pytest.mark.parametrize(
     "name, expected",
     [
-        ("sdc", "sdc"), ("sdc1", "sdc"), ("/dev/sdc9", "sdc"), ("sdc9", "sdc"),
+        ("sdc", "sdc"),
+        ("sdc1", "sdc"),
+        ("/dev/sdc9", "sdc"),
+        ("sdc9", "sdc"),
         ("ata-ST4000VN008-2DR166_ZDH1ABCD", "sdc"),
         ("ata-ST4000VN008-2DR166_ZDH1ABCD-part1", "sdc"),
         ("/dev/disk/by-id/ata-ST4000VN008-2DR166_ZDH1ABCD-part9", "sdc"),
@@ -99,20 +121,37 @@ def test_nvme_usb_virtio_and_virtual(dmap):
         ("/dev/disk/by-id/wwn-0x5000c500b1a2c3d4-part1", "sdc"),
         ("pci-0000:00:1f.2-ata-3", "sdc"),
         ("/dev/disk/by-path/pci-0000:00:1f.2-ata-1-part1", "sda"),
-        ("ata3", "sdc"), ("ata3.00", "sdc"), ("ata3.00:", "sdc"),
+        ("ata3", "sdc"),
+        ("ata3.00", "sdc"),
+        ("ata3.00:", "sdc"),
         ("ata4", None),  # two disks behind a port multiplier: not one disk
-        ("ata4.01", "sdd"), ("ata4.02", "sde"), ("ata9", None),
-        ("7:0:14:0", "sdq"), ("sd 7:0:14:0", "sdq"), ("sd 7:0:15:0:", "sdr"),
-        ("2:0:0:0", "sdc"), ("9:0:0:0", None),
+        ("ata4.01", "sdd"),
+        ("ata4.02", "sde"),
+        ("ata9", None),
+        ("7:0:14:0", "sdq"),
+        ("sd 7:0:14:0", "sdq"),
+        ("sd 7:0:15:0:", "sdr"),
+        ("2:0:0:0", "sdc"),
+        ("9:0:0:0", None),
         ("[sdq]", "sdq"),
-        ("nvme0", "nvme0n1"), ("/dev/nvme1", "nvme1n1"), ("nvme0n1p1", "nvme0n1"),
-        ("nvme0c0n1", "nvme0n1"), ("nvme7", None),
-        ("ada0", "ada0"), ("ad2", "ad2"), ("ada1p3", "ada1"), ("da3", "da3"),
-        ("ada0:ahcich0:0:0:0", "ada0"), ("(da3:mpr0:0:14:0)", "da3"),
+        ("nvme0", "nvme0n1"),
+        ("/dev/nvme1", "nvme1n1"),
+        ("nvme0n1p1", "nvme0n1"),
+        ("nvme0c0n1", "nvme0n1"),
+        ("nvme7", None),
+        ("ada0", "ada0"),
+        ("ad2", "ad2"),
+        ("ada1p3", "ada1"),
+        ("da3", "da3"),
+        ("ada0:ahcich0:0:0:0", "ada0"),
+        ("(da3:mpr0:0:14:0)", "da3"),
         ("virtio-ZLVIRT0", "vda"),
-        ("/tmp/f1", None), ("", None), ("12345678901234567", None), ("mirror-0", None),
+        ("/tmp/f1", None),
+        ("", None),
+        ("12345678901234567", None),
+        ("mirror-0", None),
     ],
-)  # fmt: skip
+)
 def test_resolve(dmap, name, expected):
     assert dmap.resolve(name) == expected
 
@@ -136,8 +175,13 @@ def test_preferred_link_skips_opaque_ids():
 def test_device_info_metrics(dmap, golden):
     ms = device_map_metrics(dmap)
     golden("disks/device-map-linux.prom", render(ms.families()))
-    labels = {"device": "sdq", "transport": "sas", "enclosure_slot": "7:0:24:0/Slot05",
-              "scsi_host": "host7", "wwn": "0x5000c500a0b1c2d3"}  # fmt: skip
+    labels = {
+        "device": "sdq",
+        "transport": "sas",
+        "enclosure_slot": "7:0:24:0/Slot05",
+        "scsi_host": "host7",
+        "wwn": "0x5000c500a0b1c2d3",
+    }
     assert ms.sample_value("zmon_disk_device_info", labels) == 1
     assert ms.sample_value("zmon_disk_device_info", {"device": "sdd", "ata_port": "ata4.01"}) == 1
     assert ms.sample_value("zmon_disk_device_info", {"device": "loop0"}) is None
@@ -259,7 +303,11 @@ def test_the_fixture_tree_has_real_symlinks():
 
 
 def test_optical_drives_are_no_disks():
-    m = DeviceMap([BlockDevice("sr0", hardware=True, transport="sata"),
-                   BlockDevice("sda", hardware=True, transport="sata")])  # fmt: skip
+    m = DeviceMap(
+        [
+            BlockDevice("sr0", hardware=True, transport="sata"),
+            BlockDevice("sda", hardware=True, transport="sata"),
+        ]
+    )
     assert [d.name for d in m.disks()] == ["sda"]
     assert m.resolve("sr0") == "sr0"  # still a name the kernel log may use

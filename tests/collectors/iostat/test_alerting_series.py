@@ -7,8 +7,9 @@ import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-_spec = importlib.util.spec_from_file_location("alerting_series",
-                                               ROOT / "benchmarks" / "alerting_series.py")
+_spec = importlib.util.spec_from_file_location(
+    "alerting_series", ROOT / "benchmarks" / "alerting_series.py"
+)
 bench = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
 _spec.loader.exec_module(bench)  # type: ignore[union-attr]
 

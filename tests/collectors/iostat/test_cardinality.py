@@ -40,9 +40,10 @@ def test_series_counts_follow_the_formula() -> None:
         assert (f.series, f.histogram_series) == expected(f.mode, f.buckets, 30), f
 
 
-@pytest.mark.parametrize(("mode", "buckets"), [("toplevel", "fine"), ("all", "fine"),
-                                               ("all", "coarse"), ("pool", "fine"),
-                                               ("none", "fine")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("mode", "buckets"),
+    [("toplevel", "fine"), ("all", "fine"), ("all", "coarse"), ("pool", "fine"), ("none", "fine")],
+)
 def test_documented_1000_disk_figures(mode: str, buckets: str) -> None:
     doc = collector_doc("iostat").read_text()
     total, histogram = expected(mode, buckets, 1000)

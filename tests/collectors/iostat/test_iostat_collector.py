@@ -108,8 +108,12 @@ def test_queue_depths_and_lifetime_averages() -> None:
     vdd = {"pool": "tank", "vdev": "vdd", "class": "log"}
     assert ms.sample_value("zmon_vdev_queue_pending_ios", {**vdd, "queue": "sync_write"}) == 0
     assert ms.sample_value("zmon_vdev_queue_active_ios", {**vdd, "queue": "rebuild"}) == 0
-    assert ms.sample_value("zmon_pool_lifetime_average_bytes_per_second",
-                           {"pool": "tank", "op": "write"}) == 24177777  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_pool_lifetime_average_bytes_per_second", {"pool": "tank", "op": "write"}
+        )
+        == 24177777
+    )
     v21, _ = collect("2.1.11")
     assert v21.sample_value("zmon_pool_queue_pending_ios", {"queue": "rebuild"}) is None
 
@@ -153,7 +157,7 @@ def test_bucket_bounds_follow_zfs_buckets() -> None:
         "latency  read write read write read write read write scrub trim rebuild\n---\n"
     )
     text += "".join(f"{j}ns" + f" {rows[j]}" + " 0" * 10 + "\n" for j in range(HISTO_BUCKETS))
-    ms = iostat_metrics(parse_zpool_iostat(text), "pool")  # fmt: skip
+    ms = iostat_metrics(parse_zpool_iostat(text), "pool")
     key = {"pool": "tank", "op": "read"}
     assert ms.sample_value("zmon_pool_io_latency_seconds_bucket", {**key, "le": "0.000262144"}) == 0
     assert ms.sample_value("zmon_pool_io_latency_seconds_bucket", {**key, "le": "0.000524288"}) == 5
@@ -177,28 +181,45 @@ def test_histogram_blocks_for_unknown_rows_are_dropped() -> None:
 
 def test_legacy_zpool_falls_back_to_plain_verbose() -> None:
     usage = CommandResult(TABLE_ARGV, 2, b"", b"invalid option 'p'\nusage:\n", 0.01)
-    run = StaticRunner({TABLE_ARGV: usage, LEGACY_TABLE_ARGV: (
-        PERF / "corpus" / "zpool_iostat_02_v_mirror_slog_0.6.txt").read_bytes()})  # fmt: skip
+    run = StaticRunner(
+        {
+            TABLE_ARGV: usage,
+            LEGACY_TABLE_ARGV: (
+                PERF / "corpus" / "zpool_iostat_02_v_mirror_slog_0.6.txt"
+            ).read_bytes(),
+        }
+    )
     collector = IostatCollector(Context(paths=Paths(), runner=run))
     ms = collector.collect()
     assert run.calls == [TABLE_ARGV, LEGACY_TABLE_ARGV]
-    assert ms.sample_value("zmon_vdev_lifetime_average_operations_per_second",
-                           {"vdev": "wwn-5000c500301004bf", "op": "write"}) == 358  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_vdev_lifetime_average_operations_per_second",
+            {"vdev": "wwn-5000c500301004bf", "op": "write"},
+        )
+        == 358
+    )
     collector.collect()
     assert run.calls[2:] == [LEGACY_TABLE_ARGV]
 
 
 def test_recorded_lab_commands_stand_in() -> None:
     """The demo host can answer with the closest lab recordings: no queues, pool histograms."""
-    run = StaticRunner({
-        TABLE_ARGV: lab("2.3.2", "01-healthy", "zpool-iostat-v-p-l.txt"),
-        (*HISTO_ARGV, "-v"): lab("2.3.2", "01-healthy", "zpool-iostat-p-w.txt"),
-    })  # fmt: skip
+    run = StaticRunner(
+        {
+            TABLE_ARGV: lab("2.3.2", "01-healthy", "zpool-iostat-v-p-l.txt"),
+            (*HISTO_ARGV, "-v"): lab("2.3.2", "01-healthy", "zpool-iostat-p-w.txt"),
+        }
+    )
     ms = IostatCollector(Context(paths=Paths(), runner=run)).collect()
     assert ms.sample_value("zmon_pool_io_latency_seconds_count", {"pool": "rz"}) is not None
     assert ms.sample_value("zmon_vdev_queue_pending_ios") is None
-    assert ms.sample_value("zmon_vdev_lifetime_average_operations_per_second",
-                           {"vdev": "vdd", "op": "write"}) == 1  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_vdev_lifetime_average_operations_per_second", {"vdev": "vdd", "op": "write"}
+        )
+        == 1
+    )
 
 
 def test_zfs_fuse_falls_back_too() -> None:
@@ -208,8 +229,12 @@ def test_zfs_fuse_falls_back_too() -> None:
     ms = IostatCollector(Context(paths=Paths(), runner=run)).collect()
     leaf = {"pool": "fusez", "vdev": "/tmp/zfslab/fuse/f4.img", "class": "normal", "op": "write"}
     assert ms.sample_value("zmon_vdev_lifetime_average_operations_per_second", leaf) == 923
-    assert ms.sample_value("zmon_pool_lifetime_average_bytes_per_second",
-                           {"pool": "fusepool", "op": "write"}) == 108 * 1024 * 1024  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_pool_lifetime_average_bytes_per_second", {"pool": "fusepool", "op": "write"}
+        )
+        == 108 * 1024 * 1024
+    )
 
 
 def test_no_zpool_is_no_data() -> None:
@@ -236,8 +261,9 @@ def test_failing_histogram_command_fails_the_run() -> None:
 def test_parse_kind_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     both = tmp_path / "both.txt"
     d = PERF / "lab" / "2.3.2" / "01-healthy"
-    both.write_bytes((d / "zpool-iostat-H-p-v-l-q.txt").read_bytes()
-                     + (d / "zpool-iostat-p-w.txt").read_bytes())  # fmt: skip
+    both.write_bytes(
+        (d / "zpool-iostat-H-p-v-l-q.txt").read_bytes() + (d / "zpool-iostat-p-w.txt").read_bytes()
+    )
     assert cli_main(["parse", "zpool-iostat", str(both)]) == 0
     out = capsys.readouterr().out
     assert 'zmon_pool_io_latency_seconds_count{op="read",pool="tank"} 9.0' in out

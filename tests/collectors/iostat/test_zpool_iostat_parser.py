@@ -34,15 +34,20 @@ def test_aligned_2_3_2_tree_and_values() -> None:
     parsed = parse_zpool_iostat(lab("2.3.2", "01-healthy", "zpool-iostat-v-p-l.txt"))
     assert len(parsed.columns) == 17 and parsed.columns[-1] == "rebuild_wait"
     assert tree(parsed) == [
-        ("rz", "rz", 0, "normal"), ("rz", "raidz1-0", 1, "normal"), ("rz", "vda", 2, "normal"),
-        ("rz", "vdb", 2, "normal"), ("rz", "vdc", 2, "normal"),
+        ("rz", "rz", 0, "normal"),
+        ("rz", "raidz1-0", 1, "normal"),
+        ("rz", "vda", 2, "normal"),
+        ("rz", "vdb", 2, "normal"),
+        ("rz", "vdc", 2, "normal"),
         ("single", "single", 0, "normal"),
         ("single", "nvme-QEMU_NVMe_Ctrl_ZLNVME1", 1, "normal"),
-        ("tank", "tank", 0, "normal"), ("tank", "mirror-0", 1, "normal"),
+        ("tank", "tank", 0, "normal"),
+        ("tank", "mirror-0", 1, "normal"),
         ("tank", "ata-QEMU_HARDDISK_ZLSATA0", 2, "normal"),
         ("tank", "ata-QEMU_HARDDISK_ZLSATA1", 2, "normal"),
-        ("tank", "vdd", 1, "log"), ("tank", "vde", 1, "cache"),
-    ]  # fmt: skip
+        ("tank", "vdd", 1, "log"),
+        ("tank", "vde", 1, "cache"),
+    ]
     tank = row(parsed, "tank", "tank").values
     assert tank["capacity_alloc"] == 209416192 and tank["operations_write"] == 607
     assert tank["bandwidth_write"] == 24177777 and tank["total_wait_read"] == 1092266
@@ -175,9 +180,13 @@ def test_corpus_latency_partial() -> None:
 def test_corpus_two_samples_all_classes() -> None:
     parsed = corpus("zpool_iostat_06_plv_two_samples_all_classes_2.4.4.txt")
     assert [(r.name, r.vdev_class) for r in parsed.pools[0].rows] == [
-        ("gtvdev", "normal"), ("sdb1", "normal"), ("sdb6", "dedup"), ("sdb5", "special"),
-        ("sdb2", "log"), ("sdb3", "cache"),
-    ]  # fmt: skip
+        ("gtvdev", "normal"),
+        ("sdb1", "normal"),
+        ("sdb6", "dedup"),
+        ("sdb5", "special"),
+        ("sdb2", "log"),
+        ("sdb3", "cache"),
+    ]
     v = parsed.pools[0].root.values  # the first (since-boot) sample, not the 1-s one
     assert (v["capacity_alloc"], v["capacity_free"]) == (167424, 1241346560)
     assert (v["operations_read"], v["operations_write"]) == (0, 1)
@@ -210,13 +219,19 @@ def test_scripted_layout_collision_prefers_latency() -> None:
         ("", None),
         ("hello world\n", "line 1"),
         ("    capacity  operations\npool  alloc\n", "line 2"),
-        ("  capacity operations bandwidth\npool alloc free read write read write\n"
-         "----\ntank 1 2 3\n", "line 4"),
+        (
+            "  capacity operations bandwidth\npool alloc free read write read write\n"
+            "----\ntank 1 2 3\n",
+            "line 4",
+        ),
         ("tank\t1\t2\n", "line 1"),
-        ("  capacity operations bandwidth\npool alloc free read write read write\n"
-         "tank 1 2 3 4 5 x7\n", "line 3"),
+        (
+            "  capacity operations bandwidth\npool alloc free read write read write\n"
+            "tank 1 2 3 4 5 x7\n",
+            "line 3",
+        ),
     ],
-)  # fmt: skip
+)
 def test_garbage_names_the_line(text: str, where: str | None) -> None:
     with pytest.raises(ParseError) as exc:
         parse_zpool_iostat(text)

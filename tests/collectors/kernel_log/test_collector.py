@@ -70,8 +70,11 @@ def test_follows_the_file_in_the_background(kern_log: Path, collector_factory) -
     wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
     assert count(c) is None  # the line written before the first start is not counted
     with open(kern_log, "a") as fh:
-        fh.write(fixture_path("kernel_log", "log_06_linux_libata_badcrc_interface_fatal_error.txt")
-                 .read_text())  # fmt: skip
+        fh.write(
+            fixture_path(
+                "kernel_log", "log_06_linux_libata_badcrc_interface_fatal_error.txt"
+            ).read_text()
+        )
     wait_for(lambda: count(c, pattern="link_reset") == 1)
     ms = c.collect()
     assert ms.sample_value(EVENTS, {"pattern": "crc_error", "device": "ata1"}) == 1
@@ -86,8 +89,10 @@ def test_golden_exposition(kern_log: Path, collector_factory, golden) -> None:  
     c.start()
     wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
     with open(kern_log, "a") as fh:
-        for name in ("log_02_linux_sd_medium_error_critical_zio_error61_zed.txt",
-                     "log_10_zfs_splerror_pool_suspended_0.6.3.txt"):  # fmt: skip
+        for name in (
+            "log_02_linux_sd_medium_error_critical_zio_error61_zed.txt",
+            "log_10_zfs_splerror_pool_suspended_0.6.3.txt",
+        ):
             fh.write(fixture_path("kernel_log", name).read_text())
     wait_for(lambda: count(c, pattern="pool_suspended") == 3)
     text = render(c.collect().families()).decode()
@@ -176,9 +181,11 @@ def test_freebsd_auto_uses_var_log_messages(tmp_path: Path, collector_factory) -
     c.start()
     wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
     with open(messages, "a") as fh:
-        fh.write(fixture_path("kernel_log",
-                              "log_18_freebsd_cam_ada_lost_device_removing_device_entry_PARTIAL.txt")
-                 .read_text())  # fmt: skip
+        fh.write(
+            fixture_path(
+                "kernel_log", "log_18_freebsd_cam_ada_lost_device_removing_device_entry_PARTIAL.txt"
+            ).read_text()
+        )
     wait_for(lambda: count(c, pattern="device_removed") == 4)
     assert count(c, pattern="device_lost", device="ada0") == 5
 

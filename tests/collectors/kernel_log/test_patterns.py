@@ -78,9 +78,13 @@ def test_freebsd_cam_write_dma48_command_timeout() -> None:
 def test_spl_pool_suspended() -> None:
     got = fixture_counts("log_10_zfs_splerror_pool_suspended_0.6.3.txt")
     assert got == {("pool_suspended", ""): 3}
-    pools = Counter(e.pool for e in scan_text(
-        fixture_path("kernel_log", "log_10_zfs_splerror_pool_suspended_0.6.3.txt").read_text(),
-        PATTERNS))  # fmt: skip
+    pools = Counter(
+        e.pool
+        for e in scan_text(
+            fixture_path("kernel_log", "log_10_zfs_splerror_pool_suspended_0.6.3.txt").read_text(),
+            PATTERNS,
+        )
+    )
     assert pools == {"tank": 3}
 
 
@@ -109,16 +113,21 @@ def test_freebsd_ata_unknown_device_and_channel_timeouts() -> None:
     are counted, and tied to the disk the neighbouring line names (ad40 on ata20)."""
     got = fixture_counts("log_20_freebsd_ata_unknown_timeout_port_not_ready_hardware_reset_8.2.txt")
     assert got == {("ata_timeout", "ad40"): 5}
-    events = scan_text(fixture_path(
-        "kernel_log", "log_20_freebsd_ata_unknown_timeout_port_not_ready_hardware_reset_8.2.txt"
-    ).read_text(), PATTERNS)  # fmt: skip
+    events = scan_text(
+        fixture_path(
+            "kernel_log", "log_20_freebsd_ata_unknown_timeout_port_not_ready_hardware_reset_8.2.txt"
+        ).read_text(),
+        PATTERNS,
+    )
     assert [e.controller for e in events] == [None, "ata20", "ata20", None, None]
 
 
 def test_freebsd_ata_channel_line_takes_the_disk_named_after_it() -> None:
-    text = ("ata20: port is not ready (timeout 15000ms) tfd = 00000080\n"
-            "ata20: hardware reset timeout\n"
-            "ad40: FAILURE - device detached\n")  # fmt: skip
+    text = (
+        "ata20: port is not ready (timeout 15000ms) tfd = 00000080\n"
+        "ata20: hardware reset timeout\n"
+        "ad40: FAILURE - device detached\n"
+    )
     assert counts(text) == {("ata_timeout", "ad40"): 2, ("ata_failure", "ad40"): 1}
     alone = "unknown: TIMEOUT - READ_DMA48 retrying (1 retry left) LBA=3062893328\n"
     assert counts(alone) == {("ata_timeout", ""): 1}
@@ -131,23 +140,41 @@ def test_freebsd_cam_flush_failure_is_an_ata_failure() -> None:
     assert counts(crc) == {("crc_error", "ada1"): 1}
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("log_24_linux_mpt2sas_sd_task_abort_during_import_2012.txt",
-     {("scsi_task_abort", "4:0:1:0"): 1}),
-    ("log_26_linux_mpt3sas_log_info_iop_then_task_aborts_dmesg_T.txt",
-     {**{("sas_log_info", f"mpt3sas_cm{n}"): 1 for n in (1, 2, 3, 4, 5)},
-      ("scsi_task_abort", "14:0:152:0"): 1, ("scsi_task_abort", "14:0:71:0"): 1}),
-    ("log_28_linux_zio_error5_between_task_aborts_ssd_pool.txt",
-     {("zio_error", "sdam"): 2, ("scsi_task_abort", "12:0:0:0"): 2}),
-    ("log_30_linux_mpt3sas_task_aborts_scsi_io_completion_suppressed.txt",
-     {("scsi_task_abort", "0:0:16:0"): 1, ("scsi_task_abort", "0:0:4:0"): 1}),
-    # old mptsas: the aborted command's target is on the next "sd H:C:T:L:" line
-    ("log_32_linux_mptsas_mptscsih_task_aborts_loginfo_2014.txt",
-     {("scsi_task_abort", "6:0:7:0"): 5, ("sas_log_info", "ioc1"): 1}),
-    # pm80xx names no disk for its failed aborts; DRM notices and Illegal Request are no faults
-    ("log_34_linux_pm80xx_task_abort_failed_ata_reset_illegal_request_PARTIAL.txt",
-     {("scsi_task_abort", "pm80xx"): 3, ("link_reset", "ata2"): 1}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "log_24_linux_mpt2sas_sd_task_abort_during_import_2012.txt",
+            {("scsi_task_abort", "4:0:1:0"): 1},
+        ),
+        (
+            "log_26_linux_mpt3sas_log_info_iop_then_task_aborts_dmesg_T.txt",
+            {
+                **{("sas_log_info", f"mpt3sas_cm{n}"): 1 for n in (1, 2, 3, 4, 5)},
+                ("scsi_task_abort", "14:0:152:0"): 1,
+                ("scsi_task_abort", "14:0:71:0"): 1,
+            },
+        ),
+        (
+            "log_28_linux_zio_error5_between_task_aborts_ssd_pool.txt",
+            {("zio_error", "sdam"): 2, ("scsi_task_abort", "12:0:0:0"): 2},
+        ),
+        (
+            "log_30_linux_mpt3sas_task_aborts_scsi_io_completion_suppressed.txt",
+            {("scsi_task_abort", "0:0:16:0"): 1, ("scsi_task_abort", "0:0:4:0"): 1},
+        ),
+        # old mptsas: the aborted command's target is on the next "sd H:C:T:L:" line
+        (
+            "log_32_linux_mptsas_mptscsih_task_aborts_loginfo_2014.txt",
+            {("scsi_task_abort", "6:0:7:0"): 5, ("sas_log_info", "ioc1"): 1},
+        ),
+        # pm80xx names no disk for its failed aborts; DRM notices and Illegal Request are no faults
+        (
+            "log_34_linux_pm80xx_task_abort_failed_ata_reset_illegal_request_PARTIAL.txt",
+            {("scsi_task_abort", "pm80xx"): 3, ("link_reset", "ata2"): 1},
+        ),
+    ],
+)
 def test_sas_hba_samples(name: str, expected: dict[tuple[str, str], int]) -> None:
     assert fixture_counts(name) == expected
 
@@ -158,19 +185,34 @@ def test_zio_error_pool_and_vdev() -> None:
     assert [(e.pool, e.path) for e in zio] == [("ssd_backups", "/dev/sdam1")] * 2
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    # ATAPI qc timeout: one timeout (the res line, disk from the cmd line across blank lines)
-    ("log_36_linux_libata_atapi_qc_timeout_soft_reset_syslog_blank_lines.txt",
-     {("ata_exception", "ata5.00"): 1, ("ata_timeout", "ata5.00"): 1, ("link_reset", "ata5"): 1}),
-    # four complete failed-command blocks; the fifth lost its res line to the cut
-    ("log_38_linux_libata_ncq_write_timeouts_loongson_PARTIAL.txt",
-     {("ata_timeout", "ata3.00"): 4}),
-    # res lines wrapped onto their own line without a timestamp
-    ("log_40_linux_libata_write_fpdma_timeouts_wrapped_res_lines_PARTIAL.txt",
-     {("ata_timeout", "ata2.00"): 5}),
-    ("log_42_linux_sunxi_comreset_failed_link_down_exception_boot.txt",
-     {("link_reset", "ata1"): 3, ("link_down", "ata1"): 1, ("ata_exception", "ata1"): 1}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # ATAPI qc timeout: one timeout (the res line, disk from the cmd line across blank lines)
+        (
+            "log_36_linux_libata_atapi_qc_timeout_soft_reset_syslog_blank_lines.txt",
+            {
+                ("ata_exception", "ata5.00"): 1,
+                ("ata_timeout", "ata5.00"): 1,
+                ("link_reset", "ata5"): 1,
+            },
+        ),
+        # four complete failed-command blocks; the fifth lost its res line to the cut
+        (
+            "log_38_linux_libata_ncq_write_timeouts_loongson_PARTIAL.txt",
+            {("ata_timeout", "ata3.00"): 4},
+        ),
+        # res lines wrapped onto their own line without a timestamp
+        (
+            "log_40_linux_libata_write_fpdma_timeouts_wrapped_res_lines_PARTIAL.txt",
+            {("ata_timeout", "ata2.00"): 5},
+        ),
+        (
+            "log_42_linux_sunxi_comreset_failed_link_down_exception_boot.txt",
+            {("link_reset", "ata1"): 3, ("link_down", "ata1"): 1, ("ata_exception", "ata1"): 1},
+        ),
+    ],
+)
 def test_libata_samples(name: str, expected: dict[tuple[str, str], int]) -> None:
     assert fixture_counts(name) == expected
 
@@ -332,14 +374,18 @@ def test_extra_rules_from_config_table_and_disable() -> None:
         ("[[rule]]\npattern = 'x'\nregex = '${nope}'\n", "unknown define"),
         ("[[rule]]\npattern = 'x'\nregex = 'a'\nkeywords = 'a'\n", "keywords must be a list"),
         ("[[rule]]\npattern = 'x'\nregex = 'a'\ncolour = 1\n", "unknown key(s) colour"),
-        ("[[rule]]\npattern = 'x'\nregex = 'a'\ncontext = {regex = 'b', lines = 99}\n",
-         "context lines"),
-        ("[[rule]]\npattern = 'x'\nregex = 'a'\ncontext = {regex = 'b', direction = 'up'}\n",
-         "direction"),
+        (
+            "[[rule]]\npattern = 'x'\nregex = 'a'\ncontext = {regex = 'b', lines = 99}\n",
+            "context lines",
+        ),
+        (
+            "[[rule]]\npattern = 'x'\nregex = 'a'\ncontext = {regex = 'b', direction = 'up'}\n",
+            "direction",
+        ),
         ("rule = [", "not valid TOML"),
         ("[rules]\n", "unknown top-level key"),
     ],
-)  # fmt: skip
+)
 def test_bad_pattern_definitions_say_what_is_wrong(toml: str, message: str) -> None:
     with pytest.raises(PatternError, match="my.toml") as err:
         rules_from_toml(toml, "my.toml")

@@ -83,12 +83,20 @@ def test_rules_without_keywords_are_searched_over_the_text() -> None:
 
 
 def test_attribution_through_the_device_map() -> None:
-    dm = DeviceMap([
-        BlockDevice("sdc", hardware=True, ata_port="ata3", ata_device="ata3.00",
-                    scsi_address="2:0:0:0", by_id=("wwn-0x5000c500a1b2c3d4",)),
-        BlockDevice("sdc1", parent="sdc", by_id=("wwn-0x5000c500a1b2c3d4-part1",)),
-        BlockDevice("nvme0n1", hardware=True, nvme_controller="nvme0"),
-    ])  # fmt: skip
+    dm = DeviceMap(
+        [
+            BlockDevice(
+                "sdc",
+                hardware=True,
+                ata_port="ata3",
+                ata_device="ata3.00",
+                scsi_address="2:0:0:0",
+                by_id=("wwn-0x5000c500a1b2c3d4",),
+            ),
+            BlockDevice("sdc1", parent="sdc", by_id=("wwn-0x5000c500a1b2c3d4-part1",)),
+            BlockDevice("nvme0n1", hardware=True, nvme_controller="nvme0"),
+        ]
+    )
     tally = Tally(resolver=dm.resolve)
     cases = {
         KernelEvent("link_reset", device="ata3"): "sdc",
@@ -192,12 +200,36 @@ def test_scanner_never_raises_on_garbage(chunks: list[str]) -> None:
     scanner.flush()
 
 
-KEYWORDY = st.sampled_from([
-    "ata3:", "ata3.00:", " res 40/00 Emask 0x4 (timeout)", "(ada0:ahcich0:0:0:0):", "{", "}",
-    "zio pool=", " vdev=", "error=52", "Pool '", "' has been suspended", "\n", "sd 1:0:0:0:",
-    "attempting task abort", "[sdc]", "Medium Error", "UNC", "ICRC", "{\"MESSAGE\": ", "\"",
-    "2024-01-01T00:00:00+0000 ", "mpt2sas0:", "I/O error, dev ", ",", "nvme nvme0:", " QID 1",
-])  # fmt: skip
+KEYWORDY = st.sampled_from(
+    [
+        "ata3:",
+        "ata3.00:",
+        " res 40/00 Emask 0x4 (timeout)",
+        "(ada0:ahcich0:0:0:0):",
+        "{",
+        "}",
+        "zio pool=",
+        " vdev=",
+        "error=52",
+        "Pool '",
+        "' has been suspended",
+        "\n",
+        "sd 1:0:0:0:",
+        "attempting task abort",
+        "[sdc]",
+        "Medium Error",
+        "UNC",
+        "ICRC",
+        '{"MESSAGE": ',
+        '"',
+        "2024-01-01T00:00:00+0000 ",
+        "mpt2sas0:",
+        "I/O error, dev ",
+        ",",
+        "nvme nvme0:",
+        " QID 1",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -52,8 +52,9 @@ def test_state_guid_and_txgs() -> None:
         parse_txgs("5 20465902230 C\n")
 
 
-@pytest.mark.parametrize("scenario", ["2.3.2-01-healthy", "2.1.11-01-healthy",
-                                      "2.3.2-26-disk-removed-suspended"])  # fmt: skip
+@pytest.mark.parametrize(
+    "scenario", ["2.3.2-01-healthy", "2.1.11-01-healthy", "2.3.2-26-disk-removed-suspended"]
+)
 def test_collector_golden(scenario: str, tmp_path, golden) -> None:
     procfs = build_procfs(LAB / scenario, tmp_path / "proc")
     ms = PoolKstatsCollector(context(StaticRunner({}), tmp_path, procfs=procfs)).collect()

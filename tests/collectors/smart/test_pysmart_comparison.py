@@ -43,9 +43,12 @@ def probe() -> dict:
     root = Path(__file__).resolve().parents[3]
     out = subprocess.run(
         [sys.executable, "-m", "tests.collectors.smart.pysmart_probe", *args],
-        cwd=root, capture_output=True, timeout=120, check=True,
+        cwd=root,
+        capture_output=True,
+        timeout=120,
+        check=True,
         env={"LANG": "en_US.UTF-8", "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    )
     facts = json.loads(out.stdout)
     facts["by_key"] = dict(zip(FILES, facts["results"], strict=True))
     return facts

@@ -75,7 +75,13 @@ def test_scan_then_one_smartctl_per_disk_with_type_and_nocheck(golden):
     # /dev/sdv could not be opened at scan time and is no known disk: not checked at all.
     assert not any("/dev/sdv" in a for a in per_disk)
     assert [status(ms, d) for d in ("sda", "sdb", "sdc", "sdq", "sdu", "nvme0n1")] == [
-        "ok", "standby", "ok", "ok", "unsupported", "ok"]  # fmt: skip
+        "ok",
+        "standby",
+        "ok",
+        "ok",
+        "unsupported",
+        "ok",
+    ]
     assert status(ms, "bus0_megaraid_0") == "ok"  # no kernel name, no serial match
     assert ms.sample_value("zmon_disk_smart_passed", {"device": "nvme0n1"}) == 1
     assert ms.sample_value("zmon_disk_standby", {"device": "sdb"}) == 1
@@ -123,8 +129,11 @@ def test_standby_keeps_the_last_values():
     assert status(second, "sdc") == "standby"
     assert second.sample_value("zmon_disk_standby", dev) == 1
     assert second.sample_value("zmon_disk_smart_up", dev) == 1
-    for name in ("zmon_disk_smart_passed", "zmon_disk_temperature_celsius",
-                 "zmon_disk_power_on_seconds_total"):  # fmt: skip
+    for name in (
+        "zmon_disk_smart_passed",
+        "zmon_disk_temperature_celsius",
+        "zmon_disk_power_on_seconds_total",
+    ):
         assert second.sample_value(name, dev) == first.sample_value(name, dev) is not None
     # The values shown are the ones read before the disk went to sleep.
     assert second.sample_value("zmon_disk_smart_last_success_timestamp_seconds", dev) == 1700000000
@@ -179,9 +188,18 @@ def test_a_hung_smartctl_is_killed_and_the_other_disks_are_reported(tmp_path):
 
 def test_scan_failure_falls_back_to_the_device_map_transports():
     responses = {VERSION: VERSION_73, SCAN: result(SCAN, b"garbage\n", 1)}
-    for dev, dtype in [("sda", "sat"), ("sdb", "sat"), ("sdc", "sat"), ("sdd", "sat"),
-                       ("sde", "sat"), ("sdq", "scsi"), ("sdr", "sat"), ("sdu", "sat"),
-                       ("nvme0", "nvme"), ("nvme1", "nvme")]:  # fmt: skip
+    for dev, dtype in [
+        ("sda", "sat"),
+        ("sdb", "sat"),
+        ("sdc", "sat"),
+        ("sdd", "sat"),
+        ("sde", "sat"),
+        ("sdq", "scsi"),
+        ("sdr", "sat"),
+        ("sdu", "sat"),
+        ("nvme0", "nvme"),
+        ("nvme1", "nvme"),
+    ]:
         responses[smart_argv(dtype, f"/dev/{dev}")] = NVME if dtype == "nvme" else SATA
     ctx = make_ctx(responses)
     ms = collector(ctx).collect()
@@ -224,8 +242,10 @@ def test_explicit_devices_skip_the_scan_and_exclude_filters():
         smart_argv("sat", "/dev/sda"): SATA,
         smart_argv("megaraid,3", "/dev/bus/0"): SATA,
     }
-    opts = {"devices": ["/dev/sda=sat", "/dev/bus/0=megaraid,3", "/dev/sdc=sat"],
-            "exclude": "^sdc$"}  # fmt: skip
+    opts = {
+        "devices": ["/dev/sda=sat", "/dev/bus/0=megaraid,3", "/dev/sdc=sat"],
+        "exclude": "^sdc$",
+    }
     ctx = make_ctx(responses, options=opts)
     ms = collector(ctx).collect()
     assert SCAN not in ctx.runner.calls

@@ -153,8 +153,10 @@ def test_txt_12_seagate_failed_realloc4095_5_38():
     assert (attr_raw(r, 197), attr_raw(r, 198), attr_raw(r, 199)) == (0, 0, 0)
     assert attr_raw(r, 9) == 7898
     assert r.temperature_celsius == 45
-    tests = [(t.number, t.kind, t.status, t.outcome, t.power_on_hours, t.remaining_percent)
-             for t in r.self_tests]  # fmt: skip
+    tests = [
+        (t.number, t.kind, t.status, t.outcome, t.power_on_hours, t.remaining_percent)
+        for t in r.self_tests
+    ]
     assert tests == [
         (1, "Short offline", "Completed without error", "passed", 10, 0),
         (2, "Short offline", "Completed without error", "passed", 0, 0),
@@ -198,7 +200,11 @@ def test_qemu_nvme_json_and_text_agree():
     assert (j.passed, j.temperature_celsius) == (True, 50)
     assert j.nvme == t.nvme
     assert (t.model, t.serial, t.power_on_seconds, t.power_cycles) == (
-        j.model, j.serial, j.power_on_seconds, j.power_cycles)  # fmt: skip
+        j.model,
+        j.serial,
+        j.power_on_seconds,
+        j.power_cycles,
+    )
 
 
 def test_qemu_virtio_disk_is_unsupported():
@@ -214,8 +220,15 @@ def test_synthetic_json_and_text_agree(base):
     j = load("synthetic", base + ".json")
     t = load("synthetic", base + ".txt")
     jd, td = asdict(j), asdict(t)
-    allowed = {"source", "exit_status", "device_name", "device_type", "smart_available",
-               "smart_enabled", "scsi"}  # fmt: skip
+    allowed = {
+        "source",
+        "exit_status",
+        "device_name",
+        "device_type",
+        "smart_available",
+        "smart_enabled",
+        "scsi",
+    }
     assert {k for k in jd if jd[k] != td[k]} <= allowed
     if j.scsi is not None:  # text has the non-medium error count that JSON lacks
         assert j.scsi.counters == t.scsi.counters
@@ -242,7 +255,9 @@ def test_nvme_worn_details():
     assert r.nvme.percentage_used == 112 and r.nvme.media_errors == 2
     assert r.wwn == "eui.00253859000d2345"
     assert [(t.kind, t.outcome, t.power_on_hours) for t in r.self_tests] == [
-        ("Short", "passed", 1234), ("Extended", "failed", 1200)]  # fmt: skip
+        ("Short", "passed", 1234),
+        ("Extended", "failed", 1200),
+    ]
     assert r.self_test_in_progress is False
 
 
@@ -254,11 +269,13 @@ def test_standby_json_7_3():
 
 @pytest.mark.parametrize(
     "message, mode",
-    [("Device is in SLEEP mode, exit(2)", "SLEEP"),
-     ("Device is in STANDBY (OS) mode, exit(2)", "STANDBY (OS)"),
-     ("Device is in STANDBY BY TIMER mode, exit(2)", "STANDBY BY TIMER"),
-     ("Device is in IDLE_B mode, exit(2)", "IDLE_B")],
-)  # fmt: skip
+    [
+        ("Device is in SLEEP mode, exit(2)", "SLEEP"),
+        ("Device is in STANDBY (OS) mode, exit(2)", "STANDBY (OS)"),
+        ("Device is in STANDBY BY TIMER mode, exit(2)", "STANDBY BY TIMER"),
+        ("Device is in IDLE_B mode, exit(2)", "IDLE_B"),
+    ],
+)
 def test_every_low_power_skip_message_is_standby(message, mode):
     doc = {
         "json_format_version": [1, 0],
@@ -276,12 +293,14 @@ def test_every_low_power_skip_message_is_standby(message, mode):
 
 @pytest.mark.parametrize(
     "data, line_no",
-    [(b"hello world\nthis is not smartctl\n", 1),
-     (b"\n\nrandom text\n", 3),
-     (b'{"foo": 1}', 1),
-     (b'{"smartctl": {"exit_status": 0},\n  "oops": ,\n}', 2),
-     (b"", 1)],
-)  # fmt: skip
+    [
+        (b"hello world\nthis is not smartctl\n", 1),
+        (b"\n\nrandom text\n", 3),
+        (b'{"foo": 1}', 1),
+        (b'{"smartctl": {"exit_status": 0},\n  "oops": ,\n}', 2),
+        (b"", 1),
+    ],
+)
 def test_unparseable_input_raises_parse_error_naming_the_line(data, line_no):
     with pytest.raises(ParseError) as exc:
         parse_smartctl(data)
@@ -362,8 +381,9 @@ def test_txt_16_headerless_rows_before_the_error_log():
 
 
 def test_txt_18_headerless_rows_temperature_and_error_count():
-    r = load("corpus",
-             "smartctl_txt_18_ata_headerless_attribute_rows_temp31_error_count19_PARTIAL.txt")
+    r = load(
+        "corpus", "smartctl_txt_18_ata_headerless_attribute_rows_temp31_error_count19_PARTIAL.txt"
+    )
     assert _attrs(r) == {
         192: ("Power-Off_Retract_Count", 100, 100, 0, 97),
         193: ("Load_Cycle_Count", 100, 100, 0, 130),
@@ -377,8 +397,9 @@ def test_txt_18_headerless_rows_temperature_and_error_count():
 
 
 def test_txt_20_headerless_brief_rows_of_smartctl_x():
-    r = load("corpus",
-             "smartctl_txt_20_ata_x_headerless_brief_attribute_rows_usb_bridge_PARTIAL.txt")
+    r = load(
+        "corpus", "smartctl_txt_20_ata_x_headerless_brief_attribute_rows_usb_bridge_PARTIAL.txt"
+    )
     assert _attrs(r) == {
         195: ("Hardware_ECC_Recovered", 100, 100, 0, 10580),
         196: ("Reallocated_Event_Count", 100, 100, 0, 0),
@@ -394,9 +415,11 @@ def test_txt_20_headerless_brief_rows_of_smartctl_x():
 
 
 def test_prose_with_numbers_is_not_an_attribute_row():
-    r = parse_smartctl(b"smartctl 7.3 2022-02-28 r5338\n"
-                       b"194 degrees is hot 0x0022 and more words\n"
-                       b"Error 65 occurred at disk power-on lifetime: 7 hours\n")
+    r = parse_smartctl(
+        b"smartctl 7.3 2022-02-28 r5338\n"
+        b"194 degrees is hot 0x0022 and more words\n"
+        b"Error 65 occurred at disk power-on lifetime: 7 hours\n"
+    )
     assert r.attributes == []
 
 
@@ -433,21 +456,53 @@ def _assert_unique_series(data: bytes) -> None:
 
 SAS_FACTS = {
     "smartctl_txt_22_sas_seagate_x_grown_defects_7_6.6_PARTIAL.txt": dict(
-        model="SEAGATE ST4000NM0043", serial="Z1Z5DWJK0000C5065P1U", firmware="MS03",
-        wwn="0x5000c5006249b613", capacity_bytes=4000787030016, passed=True,
-        temperature_celsius=27, grown_defects=7, trip_temperature=68, power_on_seconds=None),
+        model="SEAGATE ST4000NM0043",
+        serial="Z1Z5DWJK0000C5065P1U",
+        firmware="MS03",
+        wwn="0x5000c5006249b613",
+        capacity_bytes=4000787030016,
+        passed=True,
+        temperature_celsius=27,
+        grown_defects=7,
+        trip_temperature=68,
+        power_on_seconds=None,
+    ),
     "smartctl_txt_24_sas_hgst_power_on_hours_minutes_7.2_PARTIAL.txt": dict(
-        model="HGST HUH728080AL5201", serial="2EHBB78X", firmware="B7J0",
-        wwn="0x5000cca23b4d0708", capacity_bytes=8001563222016, passed=True,
-        temperature_celsius=39, grown_defects=None, trip_temperature=85,
-        power_on_seconds=29755 * 3600 + 16 * 60),
+        model="HGST HUH728080AL5201",
+        serial="2EHBB78X",
+        firmware="B7J0",
+        wwn="0x5000cca23b4d0708",
+        capacity_bytes=8001563222016,
+        passed=True,
+        temperature_celsius=39,
+        grown_defects=None,
+        trip_temperature=85,
+        power_on_seconds=29755 * 3600 + 16 * 60,
+    ),
     "smartctl_txt_26_sas_hgst_dotted_capacity_empty_serial_not_available_7.2_PARTIAL.txt": dict(
-        model="HGST HUH721010AL5200", serial=None, firmware="LS17", wwn="0x5000cca266ab0874",
-        capacity_bytes=9796820402176, passed=True, temperature_celsius=32, grown_defects=None,
-        trip_temperature=50, power_on_seconds=None),
+        model="HGST HUH721010AL5200",
+        serial=None,
+        firmware="LS17",
+        wwn="0x5000cca266ab0874",
+        capacity_bytes=9796820402176,
+        passed=True,
+        temperature_celsius=32,
+        grown_defects=None,
+        trip_temperature=50,
+        power_on_seconds=None,
+    ),
     "smartctl_txt_32_sas_A_only_seagate_grown_defects_0_6.6.txt": dict(
-        model=None, serial=None, firmware=None, wwn=None, capacity_bytes=None, passed=None,
-        temperature_celsius=34, grown_defects=0, trip_temperature=60, power_on_seconds=None),
+        model=None,
+        serial=None,
+        firmware=None,
+        wwn=None,
+        capacity_bytes=None,
+        passed=None,
+        temperature_celsius=34,
+        grown_defects=0,
+        trip_temperature=60,
+        power_on_seconds=None,
+    ),
 }
 
 
@@ -456,11 +511,21 @@ def test_sas_samples(name):
     r = load("corpus", name)
     facts = SAS_FACTS[name]
     assert r.protocol == "SCSI"
-    for attr in ("model", "serial", "firmware", "wwn", "capacity_bytes", "passed",
-                 "temperature_celsius", "power_on_seconds"):
+    for attr in (
+        "model",
+        "serial",
+        "firmware",
+        "wwn",
+        "capacity_bytes",
+        "passed",
+        "temperature_celsius",
+        "power_on_seconds",
+    ):
         assert getattr(r, attr) == facts[attr], attr
     assert (r.scsi.grown_defects, r.scsi.trip_temperature) == (
-        facts["grown_defects"], facts["trip_temperature"])
+        facts["grown_defects"],
+        facts["trip_temperature"],
+    )
     assert r.attributes == [] and r.nvme is None
 
 
@@ -471,8 +536,12 @@ def test_txt_28_nvme_single_space_fields_and_error_log_entries():
     assert r.capacity_bytes == 1024209543168
     assert r.passed is True and r.temperature_celsius == 44
     n = r.nvme
-    assert (n.critical_warning, n.available_spare, n.available_spare_threshold,
-            n.percentage_used) == (0, 100, 5, 0)
+    assert (
+        n.critical_warning,
+        n.available_spare,
+        n.available_spare_threshold,
+        n.percentage_used,
+    ) == (0, 100, 5, 0)
     assert (n.data_units_read, n.data_units_written) == (1699027, 17586666)
     assert (n.host_reads, n.host_writes, n.controller_busy_time) == (16394111, 136342875, 402)
     assert (r.power_cycles, r.power_on_seconds) == (381, 145 * 3600)
@@ -483,7 +552,11 @@ def test_txt_28_nvme_single_space_fields_and_error_log_entries():
 def test_txt_30_nvme_information_section_only():
     r = load("corpus", "smartctl_txt_30_nvme_ucs_information_section_only_7.0_PARTIAL.txt")
     assert (r.protocol, r.model, r.serial, r.firmware) == (
-        "NVMe", "UCS-SDHPCIE 800GB", "STM0001BAE33", "KMCCP108")
+        "NVMe",
+        "UCS-SDHPCIE 800GB",
+        "STM0001BAE33",
+        "KMCCP108",
+    )
     assert r.capacity_bytes == 800166076416
     assert r.wwn == "eui.000cca00602ba300"
     assert r.passed is None and r.nvme is None and r.temperature_celsius is None

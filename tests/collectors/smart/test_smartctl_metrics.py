@@ -44,8 +44,10 @@ def test_open_failed_gives_error_status_and_no_passed():
     assert ms.sample_value("zmon_disk_smart_up", dev) == 0
     assert ms.sample_value("zmon_disk_smart_check_status", {**dev, "status": "open_failed"}) == 1
     assert ms.sample_value("zmon_disk_smart_check_status", {**dev, "status": "ok"}) == 0
-    assert ms.sample_value("zmon_disk_smartctl_exit_status_bit",
-                           {**dev, "bit": "device_open_failed"}) == 1  # fmt: skip
+    assert (
+        ms.sample_value("zmon_disk_smartctl_exit_status_bit", {**dev, "bit": "device_open_failed"})
+        == 1
+    )
     assert ms.sample_value("zmon_disk_info", dev) is None
 
 
@@ -89,8 +91,12 @@ def test_sandforce_has_no_reallocated_or_crc_metric():
     dev = {"device": "unknown"}
     assert ms.sample_value("zmon_disk_reallocated_sectors", dev) is None  # 5 is Retired_Block_Count
     assert ms.sample_value("zmon_disk_crc_errors_total", dev) is None
-    assert ms.sample_value("zmon_disk_smart_attribute_raw",
-                           {**dev, "id": "181", "name": "Program_Fail_Count"}) == 0  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_disk_smart_attribute_raw", {**dev, "id": "181", "name": "Program_Fail_Count"}
+        )
+        == 0
+    )
 
 
 def test_failed_health_is_zero():
@@ -127,16 +133,22 @@ def test_nvme_worn_out_ratio_above_one():
     assert ms.sample_value("zmon_disk_nvme_critical_warning", dev) == 4
     assert ms.sample_value("zmon_disk_smart_passed", dev) == 0
     assert ms.sample_value("zmon_disk_self_test_failed_entries", dev) == 1
-    assert ms.sample_value("zmon_disk_smartctl_exit_status_bit",
-                           {**dev, "bit": "self_test_log_has_errors"}) == 1  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_disk_smartctl_exit_status_bit", {**dev, "bit": "self_test_log_has_errors"}
+        )
+        == 1
+    )
 
 
 def test_sas_metrics():
     ms = metrics("synthetic", "sas_seagate_grown12_selftest_failed_7.3.txt")
     dev = {"device": "unknown"}
     assert ms.sample_value("zmon_disk_scsi_grown_defects", dev) == 12
-    assert ms.sample_value("zmon_disk_scsi_uncorrected_errors_total",
-                           {**dev, "operation": "read"}) == 3  # fmt: skip
+    assert (
+        ms.sample_value("zmon_disk_scsi_uncorrected_errors_total", {**dev, "operation": "read"})
+        == 3
+    )
     assert ms.sample_value("zmon_disk_scsi_non_medium_errors_total", dev) == 17
     assert ms.sample_value("zmon_disk_temperature_trip_celsius", dev) == 68
     assert ms.sample_value("zmon_disk_self_test_last_status", {**dev, "status": "passed"}) == 1

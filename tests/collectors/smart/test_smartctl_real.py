@@ -42,8 +42,15 @@ def test_scan_open_json_shape(runner):
 
 
 def test_open_failure_is_an_error_never_passed(runner):
-    argv = ["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", "sat",
-            "/dev/zmon-test-no-such-disk"]  # fmt: skip
+    argv = [
+        "smartctl",
+        "--json=c",
+        "--nocheck=standby",
+        "--all",
+        "-d",
+        "sat",
+        "/dev/zmon-test-no-such-disk",
+    ]
     res = runner.run(argv, timeout=30)
     assert res.returncode & 0b10  # exit bit 1: open failed
     report = parse_smartctl(res.stdout)
@@ -57,8 +64,10 @@ def test_open_failure_is_an_error_never_passed(runner):
 
 
 def test_open_failure_text_is_an_error_too(runner):
-    res = runner.run(["smartctl", "--nocheck=standby", "--all", "-d", "sat",
-                      "/dev/zmon-test-no-such-disk"], timeout=30)  # fmt: skip
+    res = runner.run(
+        ["smartctl", "--nocheck=standby", "--all", "-d", "sat", "/dev/zmon-test-no-such-disk"],
+        timeout=30,
+    )
     report = parse_smartctl(res.stdout)
     assert report.passed is None and check_status(report) == "open_failed"
 

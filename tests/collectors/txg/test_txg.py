@@ -70,8 +70,12 @@ def test_each_committed_txg_counted_once(version: str) -> None:
     for scenario in RUNS[1:]:
         state.add(parse_txgs(txgs(version, scenario)))
     # Reference: every committed txg of the last ring before the gap and of the ring after it
-    union = {r.txg: r for s in ("04-scrub-finished", "25-after-import")
-             for r in parse_txgs(txgs(version, s)) if r.committed}  # fmt: skip
+    union = {
+        r.txg: r
+        for s in ("04-scrub-finished", "25-after-import")
+        for r in parse_txgs(txgs(version, s))
+        if r.committed
+    }
     assert state.count == len(union)
     assert state.totals["nwritten"] == sum(r.nwritten or 0 for r in union.values())
     assert state.totals["ndirty"] == sum(r.ndirty or 0 for r in union.values())
@@ -109,8 +113,10 @@ def test_histogram_and_window_metrics() -> None:
     rows = [r for r in parse_txgs(txgs("2.3.2", "01-healthy")) if r.committed]
     fast = sum(1 for r in rows if r.stime_ns <= 0.01e9)
     assert ms.sample_value("zmon_pool_txg_sync_duration_seconds_bucket", {"le": "0.01"}) == fast
-    assert ms.sample_value("zmon_pool_txg_sync_max_seconds", key) == max(
-        r.stime_ns for r in rows) / 1e9  # fmt: skip
+    assert (
+        ms.sample_value("zmon_pool_txg_sync_max_seconds", key)
+        == max(r.stime_ns for r in rows) / 1e9
+    )
     assert ms.sample_value("zmon_pool_txg_phase_seconds_total", {"phase": "open"}) > 0
     assert SYNC_BOUNDS[0] == 0.001 and SYNC_BOUNDS[-1] == 60.0
     state.add(parse_txgs(txgs("2.3.2", "01-healthy")))
@@ -127,8 +133,10 @@ def test_dmu_tx_assign(version: str) -> None:
         len(parsed.buckets) == len(kstat.entries) and max(parsed.buckets) == len(kstat.entries) - 1
     )
     # FreeBSD prints the same rows through sysctl
-    sysctl = named_kstat_as_sysctl(lab(version, "01-healthy", "kstat-tank-dmu_tx_assign.txt"),
-                                   "kstat.zfs.tank.misc.dmu_tx_assign")  # fmt: skip
+    sysctl = named_kstat_as_sysctl(
+        lab(version, "01-healthy", "kstat-tank-dmu_tx_assign.txt"),
+        "kstat.zfs.tank.misc.dmu_tx_assign",
+    )
     freebsd = parse_dmu_tx_assign(sysctl)
     assert freebsd.buckets == parsed.buckets and freebsd.pool == "tank"
 
@@ -138,7 +146,7 @@ def test_dmu_tx_assign_bounds() -> None:
     text = "name type data\n1 ns 4 0\n2 ns 4 0\n" + "".join(
         f"{1 << i} ns 4 {3 if i == 20 else 0}\n" for i in range(2, 21)
     )
-    ms = txg_metrics({}, {"p": parse_dmu_tx_assign(text)})  # fmt: skip
+    ms = txg_metrics({}, {"p": parse_dmu_tx_assign(text)})
     assert ms.sample_value("zmon_pool_dmu_tx_assign_seconds_bucket", {"le": "0.000524288"}) == 0
     assert ms.sample_value("zmon_pool_dmu_tx_assign_seconds_bucket", {"le": "0.001048576"}) == 3
     assert check_histograms(ms.families()) == 1
@@ -154,11 +162,14 @@ def test_dmu_tx_assign_empty_file_means_no_waits() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["name type data\n3 ns 4 1\n", "name type data\nfoo 4 1\n",
-     "kstat.zfs.a.misc.dmu_tx_assign.2 ns: x\n",
-     "kstat.zfs.a.misc.dmu_tx_assign.2 ns: 1\nkstat.zfs.b.misc.dmu_tx_assign.4 ns: 1\n",
-     "garbage\n"],
-)  # fmt: skip
+    [
+        "name type data\n3 ns 4 1\n",
+        "name type data\nfoo 4 1\n",
+        "kstat.zfs.a.misc.dmu_tx_assign.2 ns: x\n",
+        "kstat.zfs.a.misc.dmu_tx_assign.2 ns: 1\nkstat.zfs.b.misc.dmu_tx_assign.4 ns: 1\n",
+        "garbage\n",
+    ],
+)
 def test_dmu_tx_assign_errors(text: str) -> None:
     with pytest.raises(ParseError):
         parse_dmu_tx_assign(text)
@@ -183,8 +194,10 @@ def test_collector_linux(version: str, tmp_path: Path, golden) -> None:  # type:
         assert second.sample_value(name, {"pool": "tank"}) == first.sample_value(
             name, {"pool": "tank"}
         )
-    shutil.copy(proc_tree(version).parents[1] / "04-scrub-finished" / "kstat-tank-txgs.txt",
-                proc / "spl" / "kstat" / "zfs" / "tank" / "txgs")  # fmt: skip
+    shutil.copy(
+        proc_tree(version).parents[1] / "04-scrub-finished" / "kstat-tank-txgs.txt",
+        proc / "spl" / "kstat" / "zfs" / "tank" / "txgs",
+    )
     third = collector.collect()
     assert third.sample_value("zmon_pool_txg_sync_duration_seconds_count", {"pool": "tank"}) == (
         sum(1 for r in parse_txgs(txgs(version, "04-scrub-finished")) if r.committed)
@@ -210,13 +223,17 @@ def test_collector_no_zfs(tmp_path: Path) -> None:
 
 
 def test_collector_freebsd() -> None:
-    sysctl = named_kstat_as_sysctl(lab("2.3.2", "01-healthy", "kstat-tank-dmu_tx_assign.txt"),
-                                   "kstat.zfs.tank.misc.dmu_tx_assign")  # fmt: skip
-    run = StaticRunner({
-        ("zpool", "list", "-H", "-o", "name"): b"tank\n",
-        ("sysctl", "-n", "kstat.zfs.tank.txgs"): b"\n" + txgs("2.3.2", "01-healthy"),
-        ("sysctl", "kstat.zfs.tank.misc.dmu_tx_assign"): sysctl.encode(),
-    })  # fmt: skip
+    sysctl = named_kstat_as_sysctl(
+        lab("2.3.2", "01-healthy", "kstat-tank-dmu_tx_assign.txt"),
+        "kstat.zfs.tank.misc.dmu_tx_assign",
+    )
+    run = StaticRunner(
+        {
+            ("zpool", "list", "-H", "-o", "name"): b"tank\n",
+            ("sysctl", "-n", "kstat.zfs.tank.txgs"): b"\n" + txgs("2.3.2", "01-healthy"),
+            ("sysctl", "kstat.zfs.tank.misc.dmu_tx_assign"): sysctl.encode(),
+        }
+    )
     ctx = Context(paths=Paths(procfs=Path("/nonexistent")), runner=run, platform="freebsd")
     ms = TxgCollector(ctx).collect()
     assert ms.sample_value("zmon_pool_txg_sync_duration_seconds_count", {"pool": "tank"}) == 29
@@ -224,12 +241,16 @@ def test_collector_freebsd() -> None:
 
 
 def test_parse_kind_pool_names_from_sections() -> None:
-    dump = "".join(f"==> /proc/spl/kstat/zfs/{pool}/txgs <==\n"
-                   + (proc_tree("2.3.2") / "spl" / "kstat" / "zfs" / pool / "txgs").read_text()
-                   for pool in ("rz", "tank"))  # fmt: skip
+    dump = "".join(
+        f"==> /proc/spl/kstat/zfs/{pool}/txgs <==\n"
+        + (proc_tree("2.3.2") / "spl" / "kstat" / "zfs" / pool / "txgs").read_text()
+        for pool in ("rz", "tank")
+    )
     ms = parse_txgs_kind(dump.encode())
     assert ms.sample_value("zmon_pool_txg_sync_duration_seconds_count", {"pool": "rz"}) > 0
     single = parse_txgs_kind(txgs("2.1.11", "01-healthy"))
     assert single.sample_value("zmon_pool_txg_sync_duration_seconds_count", {"pool": ""}) == 28
     assert [p for p, _ in split_sections(dump)] == [
-        "/proc/spl/kstat/zfs/rz/txgs", "/proc/spl/kstat/zfs/tank/txgs"]  # fmt: skip
+        "/proc/spl/kstat/zfs/rz/txgs",
+        "/proc/spl/kstat/zfs/tank/txgs",
+    ]

@@ -372,8 +372,13 @@ def test_protocol_splitter_only_raises_value_error(line):
         pass
 
 
-@pytest.mark.parametrize("name", ["upsc_02_ablerex_nutdrv_qx_2.7.4.1_OL_online_type.txt",
-                                  "apcaccess_02_bk650m2_openwrt_ONLINE.txt"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "upsc_02_ablerex_nutdrv_qx_2.7.4.1_OL_online_type.txt",
+        "apcaccess_02_bk650m2_openwrt_ONLINE.txt",
+    ],
+)
 def test_a_byte_order_mark_does_not_hide_the_first_key(name: str) -> None:
     text = fixture_path("ups", name).read_text()
     if name.startswith("upsc"):
@@ -429,15 +434,20 @@ def test_upsc_brand_samples(name: str) -> None:
     assert v.get("zmon_ups_input_voltage_volts") == vin
     assert v.get("zmon_ups_output_voltage_volts") == vout
     assert (reading.info.model, reading.info.manufacturer, reading.info.serial) == (
-        model, mfr, serial)
+        model,
+        mfr,
+        serial,
+    )
     assert reading.info.driver == "usbhid-ups"
 
 
 def test_upsc_test_result_and_command_lines_are_not_variables() -> None:
     output = upsc("upsc_14_cyberpower_cp850avrlcd_2.7.4_OL_CHRG_test_warning_charge48.txt")
     assert output.variables["ups.test.result"] == "Done and warning"
-    for name in ("upsc_10_cyberpower_ec350g_freenas_2.7.3_OL_CHRG_charge68.txt",
-                 "upsc_18_cyberpower_sl900uc_2.8.0_OL_no_model.txt"):  # fmt: skip
+    for name in (
+        "upsc_10_cyberpower_ec350g_freenas_2.7.3_OL_CHRG_charge68.txt",
+        "upsc_18_cyberpower_sl900uc_2.8.0_OL_no_model.txt",
+    ):
         assert all("." in key for key in upsc(name).variables)
 
 

@@ -38,8 +38,9 @@ def as_sysctl(version: str) -> bytes:
     """The lab's module kstats as FreeBSD's ``sysctl -i kstat.zfs.misc.<kstat> ...`` prints them."""
     return "".join(
         named_kstat_as_sysctl((kstat_dir(version) / k).read_bytes(), SYSCTL_ROOT + k)
-        for k in KSTATS if (kstat_dir(version) / k).exists()
-    ).encode()  # fmt: skip
+        for k in KSTATS
+        if (kstat_dir(version) / k).exists()
+    ).encode()
 
 
 def test_table_is_consistent() -> None:
@@ -83,8 +84,9 @@ def test_collector_freebsd_matches_linux(version: str) -> None:
     run = StaticRunner({FREEBSD_ARGV: as_sysctl(version)})
     ctx = Context(paths=Paths(procfs=Path("/nonexistent")), runner=run, platform="freebsd")
     freebsd = ZfsKstatsCollector(ctx).collect()
-    linux = ZfsKstatsCollector(Context(paths=Paths(procfs=proc_tree(version)),
-                                       runner=StaticRunner())).collect()  # fmt: skip
+    linux = ZfsKstatsCollector(
+        Context(paths=Paths(procfs=proc_tree(version)), runner=StaticRunner())
+    ).collect()
     assert render(freebsd.families()) == render(linux.families())
     assert FREEBSD_ARGV[:2] == ("sysctl", "-i")
 
@@ -121,13 +123,17 @@ def test_unknown_fields_are_kept_generic() -> None:
     fields = parse_kstat("name type data\nhits 4 3\nnew_counter 4 7\nlabel 7 text\n").entries
     ms = kstat_metrics({"zfetchstats": fields})
     assert ms.sample_value("zmon_zfetch_hits_total") == 3
-    assert ms.sample_value("zmon_zfs_kstat_value", {"kstat": "zfetchstats",
-                                                     "name": "new_counter"}) == 7  # fmt: skip
+    assert (
+        ms.sample_value("zmon_zfs_kstat_value", {"kstat": "zfetchstats", "name": "new_counter"})
+        == 7
+    )
     assert ms.sample_value("zmon_zfs_kstat_value", {"name": "label"}) is None
 
 
-@pytest.mark.parametrize("kstat", ["dmu_tx", "zil", "dbufstats", "dnodestats", "abdstats",
-                                   "vdev_mirror_stats", "zfetchstats"])  # fmt: skip
+@pytest.mark.parametrize(
+    "kstat",
+    ["dmu_tx", "zil", "dbufstats", "dnodestats", "abdstats", "vdev_mirror_stats", "zfetchstats"],
+)
 def test_identify_single_files(kstat: str) -> None:
     fields = parse_kstat((kstat_dir("2.3.2") / kstat).read_bytes()).entries
     assert identify(fields) == kstat
@@ -150,8 +156,9 @@ def test_parse_kind_tree_dump() -> None:
     parts = []
     for path in sorted(base.rglob("*")):
         if path.is_file():
-            parts.append(f"==> /proc/spl/kstat/zfs/{path.relative_to(base)} <==\n"
-                         + path.read_text())  # fmt: skip
+            parts.append(
+                f"==> /proc/spl/kstat/zfs/{path.relative_to(base)} <==\n" + path.read_text()
+            )
     parts.append("==> /proc/spl/kstat/zfs/dbgmsg <==\ntimestamp    message\n")
     ms = parse_kstat_kind("\n".join(parts).encode())
     assert ms.sample_value("zmon_dmu_tx_assigned_total") == 23721

@@ -159,9 +159,11 @@ def test_format_option(tmp_path: Path) -> None:
 
 def test_error_list_option_drops_v(tmp_path: Path) -> None:
     argv = ("zpool", "status", *JSON_ARGS)
-    collector, runner = make(tmp_path, {argv: result(argv, lab("2.3.2", "01-healthy",
-                                                                   "zpool-status.json"))},
-                             error_list=False)  # fmt: skip
+    collector, runner = make(
+        tmp_path,
+        {argv: result(argv, lab("2.3.2", "01-healthy", "zpool-status.json"))},
+        error_list=False,
+    )
     collector.collect()
     assert runner.calls == [argv]
 
@@ -169,8 +171,9 @@ def test_error_list_option_drops_v(tmp_path: Path) -> None:
 def test_timezone_option_reads_text_dates(tmp_path: Path) -> None:
     end: dict[str, float] = {}
     for zone in ("UTC", "Europe/Berlin"):
-        collector, _ = make(tmp_path / zone, text_runner("2.3.2", "04-scrub-finished"),
-                            timezone=zone)  # fmt: skip
+        collector, _ = make(
+            tmp_path / zone, text_runner("2.3.2", "04-scrub-finished"), timezone=zone
+        )
         ms = collector.collect()
         value = ms.sample_value("zmon_pool_scan_end_time_seconds", {"pool": "tank"})
         assert value is not None
@@ -263,24 +266,43 @@ def _links(root: Path, names: dict[str, str]) -> None:
 
 
 def test_devices_from_dev_disk_links(tmp_path: Path) -> None:
-    _links(tmp_path / "root", {
-        "ata-QEMU_HARDDISK_ZLSATA0": "sda", "ata-QEMU_HARDDISK_ZLSATA0-part1": "sda1",
-        "ata-QEMU_HARDDISK_ZLSATA1": "sdb", "ata-QEMU_HARDDISK_ZLSATA1-part1": "sdb1",
-        "ata-QEMU_HARDDISK_ZLSATA2": "sdc", "ata-QEMU_HARDDISK_ZLSATA2-part1": "sdc1",
-        "nvme-QEMU_NVMe_Ctrl_ZLNVME0": "nvme0n1", "nvme-QEMU_NVMe_Ctrl_ZLNVME0-part1": "nvme0n1p1",
-        "nvme-QEMU_NVMe_Ctrl_ZLNVME1": "nvme1n1", "nvme-QEMU_NVMe_Ctrl_ZLNVME1-part1": "nvme1n1p1",
-    })  # fmt: skip
-    for responses in (json_runner("13-resilver-in-progress"),
-                      text_runner("2.3.2", "13-resilver-in-progress")):  # fmt: skip
+    _links(
+        tmp_path / "root",
+        {
+            "ata-QEMU_HARDDISK_ZLSATA0": "sda",
+            "ata-QEMU_HARDDISK_ZLSATA0-part1": "sda1",
+            "ata-QEMU_HARDDISK_ZLSATA1": "sdb",
+            "ata-QEMU_HARDDISK_ZLSATA1-part1": "sdb1",
+            "ata-QEMU_HARDDISK_ZLSATA2": "sdc",
+            "ata-QEMU_HARDDISK_ZLSATA2-part1": "sdc1",
+            "nvme-QEMU_NVMe_Ctrl_ZLNVME0": "nvme0n1",
+            "nvme-QEMU_NVMe_Ctrl_ZLNVME0-part1": "nvme0n1p1",
+            "nvme-QEMU_NVMe_Ctrl_ZLNVME1": "nvme1n1",
+            "nvme-QEMU_NVMe_Ctrl_ZLNVME1-part1": "nvme1n1p1",
+        },
+    )
+    for responses in (
+        json_runner("13-resilver-in-progress"),
+        text_runner("2.3.2", "13-resilver-in-progress"),
+    ):
         collector, runner = make(tmp_path, responses, device_map=True)
         ms = collector.collect()
         assert PL not in runner.calls
-        devices = {s.labels["vdev"]: s.labels["device"] for f in ms.families()
-                   if f.name == "zmon_vdev_info" for s in f.samples
-                   if s.labels["pool"] == "tank" and s.labels["type"] == "disk"}  # fmt: skip
-        assert devices == {"ata-QEMU_HARDDISK_ZLSATA0": "sda", "ata-QEMU_HARDDISK_ZLSATA1": "sdb",
-                           "nvme-QEMU_NVMe_Ctrl_ZLNVME0": "nvme0n1", "vdd": "vdd", "vde": "vde",
-                           "ata-QEMU_HARDDISK_ZLSATA2": "sdc"}  # fmt: skip
+        devices = {
+            s.labels["vdev"]: s.labels["device"]
+            for f in ms.families()
+            if f.name == "zmon_vdev_info"
+            for s in f.samples
+            if s.labels["pool"] == "tank" and s.labels["type"] == "disk"
+        }
+        assert devices == {
+            "ata-QEMU_HARDDISK_ZLSATA0": "sda",
+            "ata-QEMU_HARDDISK_ZLSATA1": "sdb",
+            "nvme-QEMU_NVMe_Ctrl_ZLNVME0": "nvme0n1",
+            "vdd": "vdd",
+            "vde": "vde",
+            "ata-QEMU_HARDDISK_ZLSATA2": "sdc",
+        }
 
 
 def test_devices_from_zpool_status_p_l_once_per_layout(tmp_path: Path) -> None:
@@ -313,14 +335,19 @@ def test_p_l_failure_does_not_fail_the_collection(tmp_path: Path) -> None:
 
 def test_parse_guids() -> None:
     assert parse_guids((LAB / "2.1.11" / "zpool-get-Hp-guid.txt").read_bytes()) == {
-        "fragile": "5492995106410272062", "rz": "9531066525928922958",
-        "single": "14399392780536257435", "tank": "2438723446209917545"}  # fmt: skip
+        "fragile": "5492995106410272062",
+        "rz": "9531066525928922958",
+        "single": "14399392780536257435",
+        "tank": "2438723446209917545",
+    }
 
 
 def test_parse_kind_reads_text_and_json() -> None:
     kind, _help = parse_kinds()["zpool-status"]
-    for path in (lab("2.3.2", "13-resilver-in-progress", "zpool-status-p-v-s.txt"),
-                 lab("2.3.2", "13-resilver-in-progress", "zpool-status.json")):  # fmt: skip
+    for path in (
+        lab("2.3.2", "13-resilver-in-progress", "zpool-status-p-v-s.txt"),
+        lab("2.3.2", "13-resilver-in-progress", "zpool-status.json"),
+    ):
         ms = kind(path.read_bytes())
         labels = {"pool": "tank", "function": "resilver"}
         assert ms.sample_value("zmon_pool_scan_in_progress", labels) == 1
@@ -369,7 +396,8 @@ def test_recount_failure_keeps_the_listed_files(tmp_path: Path) -> None:
     responses[COUNT_SINGLE] = CommandResult(COUNT_SINGLE, 1, b"", b"cannot open 'single'\n", 0)
     ms = make(tmp_path, responses)[0].collect()
     assert ms.sample_value("zmon_pool_data_errors", {"pool": "single"}) == 1  # one file listed
-    responses[COUNT_SINGLE] = lab("2.3.2", "13-resilver-in-progress",
-                                  "zpool-status-P-L.txt").read_bytes()  # fmt: skip
+    responses[COUNT_SINGLE] = lab(
+        "2.3.2", "13-resilver-in-progress", "zpool-status-P-L.txt"
+    ).read_bytes()
     ms = make(tmp_path, responses)[0].collect()
     assert ms.sample_value("zmon_pool_data_errors", {"pool": "single"}) == 107

@@ -513,11 +513,21 @@ def test_corpus_facts(name: str) -> None:
 def _check_pool(case: Case, pool: Any) -> None:
     assert pool.state == case.state
     assert pool.complete is case.complete, pool.incomplete
-    rows = [(v.name, v.state, (v.read_errors, v.write_errors, v.checksum_errors), v.note,
-             v.depth, v.vdev_class) for v in pool.vdevs()]  # fmt: skip
-    expected = [(r.name, r.state, r.counters, r.note,
-                 r.depth if r.depth is not None else rows[i][4], r.cls)
-                for i, r in enumerate(case.rows)]  # fmt: skip
+    rows = [
+        (
+            v.name,
+            v.state,
+            (v.read_errors, v.write_errors, v.checksum_errors),
+            v.note,
+            v.depth,
+            v.vdev_class,
+        )
+        for v in pool.vdevs()
+    ]
+    expected = [
+        (r.name, r.state, r.counters, r.note, r.depth if r.depth is not None else rows[i][4], r.cls)
+        for i, r in enumerate(case.rows)
+    ]
     assert rows == expected
     assert pool.data_errors == case.data_errors
     assert pool.data_errors_present is case.present
@@ -565,10 +575,12 @@ def test_k_suffixed_counters_keep_the_printed_text() -> None:
 
 
 def test_prompt_lines_are_not_warnings() -> None:
-    for name in ("zpool_status_02_permerr_cksum_K_suffix_0.6.5.txt",
-                 "zpool_status_18_smartos_illumos_log_offline.txt",
-                 "zpool_status_14_trim_completed_line_features.txt",
-                 "zpool_status_16_resilvered_2x_fmt_raidz2_wwn.txt"):  # fmt: skip
+    for name in (
+        "zpool_status_02_permerr_cksum_K_suffix_0.6.5.txt",
+        "zpool_status_18_smartos_illumos_log_offline.txt",
+        "zpool_status_14_trim_completed_line_features.txt",
+        "zpool_status_16_resilvered_2x_fmt_raidz2_wwn.txt",
+    ):
         status = parse_file(CORPUS / name)
         assert status.warnings == []
         assert all("unrecognised" not in w for w in status.pools[0].warnings)
@@ -612,19 +624,27 @@ def test_suspended_error_list_is_not_zero_errors() -> None:
 
 def test_guid_named_vdevs_keep_their_former_path() -> None:
     for name, guid, former in (
-        ("zpool_status_06_unavail_was_dev_label_missing.txt", "17682433485448789979",
-         "/dev/disk/by-id/ata-TOSHIBA_DT01ACA200_74FWMHDKS"),
-        ("zpool_status_28_freebsd_nas4free_guid_unavail_was_dev_ada6_config_only_PARTIAL.txt",
-         "9875896178717210589", "/dev/ada6"),
-    ):  # fmt: skip
+        (
+            "zpool_status_06_unavail_was_dev_label_missing.txt",
+            "17682433485448789979",
+            "/dev/disk/by-id/ata-TOSHIBA_DT01ACA200_74FWMHDKS",
+        ),
+        (
+            "zpool_status_28_freebsd_nas4free_guid_unavail_was_dev_ada6_config_only_PARTIAL.txt",
+            "9875896178717210589",
+            "/dev/ada6",
+        ),
+    ):
         vdev = vdev_named(parse_file(CORPUS / name).pools[0], guid)
         assert vdev.was_path == former
         assert note_kinds(vdev.note) == ["was"]
 
 
 def test_draid_names() -> None:
-    pool = parse_file(CORPUS / "zpool_status_34_draid_nested_spare_replacing_spare_13.2K"
-                               "_config_only_2.2.4_PARTIAL.txt").pools[0]  # fmt: skip
+    pool = parse_file(
+        CORPUS / "zpool_status_34_draid_nested_spare_replacing_spare_13.2K"
+        "_config_only_2.2.4_PARTIAL.txt"
+    ).pools[0]
     draid = vdev_named(pool, "draid2:8d:90c:2s-0")
     assert draid.type == "draid"
     layout = parse_draid_name(draid.name)
@@ -643,13 +663,19 @@ def test_draid_names() -> None:
 
 
 def test_spares_in_tree_and_in_spares_section_are_kept_apart() -> None:
-    pool = parse_file(CORPUS / "zpool_status_36_mirror_spare_N_faulted_spares_inuse_config_only_"
-                               "0.7dev_PARTIAL.txt").pools[0]  # fmt: skip
+    pool = parse_file(
+        CORPUS / "zpool_status_36_mirror_spare_N_faulted_spares_inuse_config_only_"
+        "0.7dev_PARTIAL.txt"
+    ).pools[0]
     leaves = [v for v in pool.vdevs() if v.is_leaf]
     assert len([v for v in leaves if v.vdev_class == "normal"]) == 10
     assert [v.name for v in leaves if v.vdev_class == "spare"] == ["B14", "B15"]
-    ms = parse_kind((CORPUS / ("zpool_status_36_mirror_spare_N_faulted_spares_inuse_config_only_"
-                               "0.7dev_PARTIAL.txt")).read_bytes())  # fmt: skip
+    ms = parse_kind(
+        (
+            CORPUS
+            / ("zpool_status_36_mirror_spare_N_faulted_spares_inuse_config_only_0.7dev_PARTIAL.txt")
+        ).read_bytes()
+    )
     labels = {"pool": "mypool", "vdev": "B14"}
     assert ms.sample_value("zmon_vdev_state", {**labels, "class": "spare", "state": "inuse"}) == 1
     assert ms.sample_value("zmon_vdev_state", {**labels, "class": "normal", "state": "online"}) == 1
@@ -686,9 +712,12 @@ def test_illumos_and_freebsd_device_names() -> None:
     for name, leaf, device in (
         ("zpool_status_18_smartos_illumos_log_offline.txt", "c1t2d0s4", "c1t2d0"),
         ("zpool_status_26_freebsd_zroot_mirror_ada_p3_healthy.txt", "ada1p3", "ada1"),
-        ("zpool_status_24_resilver_2.3fmt_expand_replacing_was_old_dataerrors.txt", "/dev/sdv1",
-         "sdv"),
-    ):  # fmt: skip
+        (
+            "zpool_status_24_resilver_2.3fmt_expand_replacing_was_old_dataerrors.txt",
+            "/dev/sdv1",
+            "sdv",
+        ),
+    ):
         status = parse_file(CORPUS / name)
         resolve_static(status)
         assert vdev_named(status.pools[0], leaf).device == device
@@ -699,8 +728,9 @@ def test_illumos_and_freebsd_device_names() -> None:
 
 def test_fragment_rows_keep_their_hierarchy() -> None:
     """Rows pasted without header or pool row: read, nested by indentation, marked partial."""
-    pool = parse_file(CORPUS / "zpool_status_42_fragment_rows_only_no_header_2.4.1_PARTIAL.txt"
-                      ).pools[0]  # fmt: skip
+    pool = parse_file(
+        CORPUS / "zpool_status_42_fragment_rows_only_no_header_2.4.1_PARTIAL.txt"
+    ).pools[0]
     assert pool.root is None and pool.name == UNNAMED_POOL
     raidz = vdev_named(pool, "raidz2-4")
     assert raidz.type == "raidz" and len(raidz.children) == 4
@@ -710,20 +740,26 @@ def test_fragment_rows_keep_their_hierarchy() -> None:
 
 def test_fragment_from_the_issue_report() -> None:
     """Two rows as admins paste them: suffixed counters, spare and raidz3 groups."""
-    text = ("mirror-1   DEGRADED 0 0 0\n"
-            "sdc        FAULTED 12 0 0 too many errors\n"
-            "  spare-2  DEGRADED 2.60K 4.42K 35\n"
-            "    sdd    ONLINE 0 0 0\n"
-            "raidz3-0   ONLINE 0 0 0\n")  # fmt: skip
+    text = (
+        "mirror-1   DEGRADED 0 0 0\n"
+        "sdc        FAULTED 12 0 0 too many errors\n"
+        "  spare-2  DEGRADED 2.60K 4.42K 35\n"
+        "    sdd    ONLINE 0 0 0\n"
+        "raidz3-0   ONLINE 0 0 0\n"
+    )
     pool = parse_zpool_status(text, tz=UTC).pools[0]
     assert pool.name == UNNAMED_POOL and not pool.complete
-    rows = [(v.name, v.state, v.read_errors, v.write_errors, v.checksum_errors, v.depth, v.note)
-            for v in pool.vdevs()]
-    assert rows == [("mirror-1", "DEGRADED", 0, 0, 0, 1, ""),
-                    ("sdc", "FAULTED", 12, 0, 0, 1, "too many errors"),
-                    ("spare-2", "DEGRADED", 2662, 4526, 35, 2, ""),
-                    ("sdd", "ONLINE", 0, 0, 0, 3, ""),
-                    ("raidz3-0", "ONLINE", 0, 0, 0, 1, "")]  # fmt: skip
+    rows = [
+        (v.name, v.state, v.read_errors, v.write_errors, v.checksum_errors, v.depth, v.note)
+        for v in pool.vdevs()
+    ]
+    assert rows == [
+        ("mirror-1", "DEGRADED", 0, 0, 0, 1, ""),
+        ("sdc", "FAULTED", 12, 0, 0, 1, "too many errors"),
+        ("spare-2", "DEGRADED", 2662, 4526, 35, 2, ""),
+        ("sdd", "ONLINE", 0, 0, 0, 3, ""),
+        ("raidz3-0", "ONLINE", 0, 0, 0, 1, ""),
+    ]
     assert vdev_named(pool, "spare-2").type == "spare"
     assert vdev_named(pool, "raidz3-0").type == "raidz"
     ms = parse_kind(text.encode())
@@ -736,8 +772,7 @@ def test_fragment_with_its_pool_row_takes_the_pool_name() -> None:
     text = "tank DEGRADED 0 0 0\n  mirror-0 DEGRADED 0 0 0\n    sda FAULTED 3 0 0\n"
     pool = parse_zpool_status(text, tz=UTC).pools[0]
     assert pool.name == "tank" and pool.root is not None and pool.root.type == "root"
-    assert [(v.name, v.depth) for v in pool.vdevs()] == [("tank", 0), ("mirror-0", 1),
-                                                         ("sda", 2)]  # fmt: skip
+    assert [(v.name, v.depth) for v in pool.vdevs()] == [("tank", 0), ("mirror-0", 1), ("sda", 2)]
     assert not pool.complete
 
 
@@ -755,8 +790,9 @@ def test_numeric_slow_value_proves_a_leaf() -> None:
 @pytest.mark.parametrize("token", ["-1", "0x10", "1,234"])
 def test_counter_tokens_zpool_never_prints_make_the_pool_partial(token: str) -> None:
     text = (CORPUS / "zpool_status_22_healthy_two_mirrors_nbd.txt").read_text()
-    text = text.replace("nbd3    ONLINE       0     0     0",
-                        f"nbd3    ONLINE       0     0 {token}")  # fmt: skip
+    text = text.replace(
+        "nbd3    ONLINE       0     0     0", f"nbd3    ONLINE       0     0 {token}"
+    )
     assert token in text
     pool = parse_zpool_status(text, tz=UTC).pools[0]
     nbd3 = vdev_named(pool, "nbd3")
@@ -765,11 +801,13 @@ def test_counter_tokens_zpool_never_prints_make_the_pool_partial(token: str) -> 
 
 
 def test_a_ddt_histogram_alone_is_not_zpool_status() -> None:
-    text = (FIX.parent / "pools" / "corpus" / "dedup_04_zdb_S_empty_simulated_2.3.1.txt")
+    text = FIX.parent / "pools" / "corpus" / "dedup_04_zdb_S_empty_simulated_2.3.1.txt"
     with pytest.raises(ParseError):
         parse_kind(text.read_bytes())
-    ddt = (" dedup: DDT entries 3255693, size 311 on disk, 179 in core\n\n"
-           "bucket              allocated                       referenced\n")
+    ddt = (
+        " dedup: DDT entries 3255693, size 311 on disk, 179 in core\n\n"
+        "bucket              allocated                       referenced\n"
+    )
     with pytest.raises(ParseError):
         parse_kind(ddt.encode())
 
@@ -780,7 +818,11 @@ def test_c_script_columns_follow_the_notes() -> None:
     pool = parse_file(CORPUS / name).pools[0]
     leaf = vdev_named(pool, "scsi-35000c50094bacf9f")
     assert {k: leaf.printed[k] for k in ("upath", "defect", "nonmed", "health")} == {
-        "upath": "/dev/sdy", "defect": "825", "nonmed": "2862", "health": "OK"}
+        "upath": "/dev/sdy",
+        "defect": "825",
+        "nonmed": "2862",
+        "health": "OK",
+    }
     assert note_kinds(leaf.note) == ["too_many_errors", "resilvering"]
     assert vdev_named(pool, "scsi-35000c50094ba731b").printed["defect"] == "250"
     assert any("elided" in r for r in pool.incomplete)  # <skipping unrelated vdevs here>

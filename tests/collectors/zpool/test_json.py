@@ -25,8 +25,19 @@ def load(path) -> dict[str, Any]:
 
 
 def tree(pool: Pool) -> list[tuple]:
-    return [(v.name, v.vdev_class, v.depth, v.parent, v.state, v.read_errors, v.write_errors,
-             v.checksum_errors) for v in pool.vdevs()]  # fmt: skip
+    return [
+        (
+            v.name,
+            v.vdev_class,
+            v.depth,
+            v.parent,
+            v.state,
+            v.read_errors,
+            v.write_errors,
+            v.checksum_errors,
+        )
+        for v in pool.vdevs()
+    ]
 
 
 def test_int_and_string_numbers_give_the_same_tree() -> None:
@@ -52,8 +63,9 @@ def test_flat_listing_without_nesting_is_rebuilt_from_parent_links() -> None:
 
 
 def test_flat_output_keeps_an_in_use_spare_in_the_tree() -> None:
-    status = parse_zpool_status((LAB / "2.3.2" / "17-spare-inuse" /
-                                 "zpool-status-int-flat.json").read_bytes())  # fmt: skip
+    status = parse_zpool_status(
+        (LAB / "2.3.2" / "17-spare-inuse" / "zpool-status-int-flat.json").read_bytes()
+    )
     tank = pool_named(status, "tank")
     assert [c.name for c in vdev_named(tank, "spare-1").children] == [
         "nvme-QEMU_NVMe_Ctrl_ZLNVME0",
@@ -94,11 +106,12 @@ def _pool(**extra: Any) -> dict[str, Any]:
         "checksum_errors": 0,
         "vdevs": {"sda": leaf},
     }
-    pool = {"name": "p", "state": "ONLINE", "pool_guid": 7, "vdevs": {"p": root},
-            "error_count": 0}  # fmt: skip
+    pool = {"name": "p", "state": "ONLINE", "pool_guid": 7, "vdevs": {"p": root}, "error_count": 0}
     pool.update(extra)
-    return {"output_version": {"command": "zpool status", "vers_major": 0, "vers_minor": 1},
-            "pools": {"p": pool}}  # fmt: skip
+    return {
+        "output_version": {"command": "zpool status", "vers_major": 0, "vers_minor": 1},
+        "pools": {"p": pool},
+    }
 
 
 def _leaf(doc: dict[str, Any]) -> dict[str, Any]:
@@ -113,14 +126,33 @@ def test_minimal_document() -> None:
 
 
 def test_rebuild_stats() -> None:
-    doc = _pool(scan_stats={
-        "function": "RESILVER", "state": "FINISHED", "start_time": 100, "end_time": 200,
-        "to_examine": 10, "examined": 10, "skipped": 0, "processed": 5, "errors": 0,
-        "issued": 10, "scrub_pause": 0,
-        "rebuild_stats": {"draid1:2d:4c:1s-0": {
-            "state": "ACTIVE", "start_time": 300, "end_time": 0, "scanned": "512M",
-            "issued": "256M", "rebuilt": "128M", "to_scan": "1G", "errors": "0"}},
-    })  # fmt: skip
+    doc = _pool(
+        scan_stats={
+            "function": "RESILVER",
+            "state": "FINISHED",
+            "start_time": 100,
+            "end_time": 200,
+            "to_examine": 10,
+            "examined": 10,
+            "skipped": 0,
+            "processed": 5,
+            "errors": 0,
+            "issued": 10,
+            "scrub_pause": 0,
+            "rebuild_stats": {
+                "draid1:2d:4c:1s-0": {
+                    "state": "ACTIVE",
+                    "start_time": 300,
+                    "end_time": 0,
+                    "scanned": "512M",
+                    "issued": "256M",
+                    "rebuilt": "128M",
+                    "to_scan": "1G",
+                    "errors": "0",
+                }
+            },
+        }
+    )
     pool = parse_zpool_status_json(json.dumps(doc)).pools[0]
     assert [s.function for s in pool.scans] == ["resilver", "rebuild"]
     rebuild = pool.scan
@@ -137,10 +169,19 @@ def test_rebuild_stats() -> None:
 
 
 def test_error_scrub_fields() -> None:
-    doc = _pool(scan_stats={
-        "function": "SCRUB", "state": "FINISHED", "start_time": 100, "end_time": 200,
-        "errors": 0, "err_scrub_func": "ERRORSCRUB", "err_scrub_state": "ERRORSCRUBBING",
-        "err_scrub_start_time": 300, "err_scrub_end_time": 0})  # fmt: skip
+    doc = _pool(
+        scan_stats={
+            "function": "SCRUB",
+            "state": "FINISHED",
+            "start_time": 100,
+            "end_time": 200,
+            "errors": 0,
+            "err_scrub_func": "ERRORSCRUB",
+            "err_scrub_state": "ERRORSCRUBBING",
+            "err_scrub_start_time": 300,
+            "err_scrub_end_time": 0,
+        }
+    )
     pool = parse_zpool_status_json(json.dumps(doc)).pools[0]
     assert [(s.function, s.state) for s in pool.scans] == [
         ("scrub", "finished"),
@@ -161,8 +202,15 @@ def test_notes_from_json_fields() -> None:
         }
     )
     leaf = _leaf(doc)
-    leaf.update(scan_processed=4096, trim_state="ACTIVE", trimmed=25, to_trim=99,
-                init_state="SUSPENDED", initialized=10, to_initialize=99)  # fmt: skip
+    leaf.update(
+        scan_processed=4096,
+        trim_state="ACTIVE",
+        trimmed=25,
+        to_trim=99,
+        init_state="SUSPENDED",
+        initialized=10,
+        to_initialize=99,
+    )
     pool = parse_zpool_status_json(json.dumps(doc)).pools[0]
     sda = vdev_named(pool, "sda")
     assert note_kinds(sda.note) == ["resilvering", "trimming", "initializing"]
@@ -226,10 +274,14 @@ def test_wrong_types_give_incomplete_pools_not_exceptions() -> None:
 
 def test_kernel_state_names_are_printed_names() -> None:
     """-j prints the kernel's vdev states; text prints zpool_state_to_name's words."""
-    for state, aux, printed in (("CANT_OPEN", None, "UNAVAIL"), ("CANT_OPEN", "OPEN_FAILED",
-                                "UNAVAIL"), ("CANT_OPEN", "CORRUPT_DATA", "FAULTED"),
-                                ("CANT_OPEN", "BAD_LOG", "FAULTED"), ("CLOSED", None, "OFFLINE"),
-                                ("FAULTED", "ERR_EXCEEDED", "FAULTED")):  # fmt: skip
+    for state, aux, printed in (
+        ("CANT_OPEN", None, "UNAVAIL"),
+        ("CANT_OPEN", "OPEN_FAILED", "UNAVAIL"),
+        ("CANT_OPEN", "CORRUPT_DATA", "FAULTED"),
+        ("CANT_OPEN", "BAD_LOG", "FAULTED"),
+        ("CLOSED", None, "OFFLINE"),
+        ("FAULTED", "ERR_EXCEEDED", "FAULTED"),
+    ):
         doc = _pool()
         _leaf(doc).update(state=state, **({"aux": aux} if aux else {}))
         pool = parse_zpool_status_json(json.dumps(doc)).pools[0]

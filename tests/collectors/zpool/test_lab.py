@@ -47,8 +47,10 @@ def test_text_golden(version: str, scenario: str, golden) -> None:
 def test_json_golden(scenario: str, golden) -> None:
     for name in ("zpool-status.json", "zpool-status-int-flat.json"):
         path = LAB / "2.3.2" / scenario / name
-        golden(f"zpool_status/lab/2.3.2/{scenario}.{name.removesuffix('.json')}.prom",
-               _exposition(path))  # fmt: skip
+        golden(
+            f"zpool_status/lab/2.3.2/{scenario}.{name.removesuffix('.json')}.prom",
+            _exposition(path),
+        )
 
 
 @pytest.mark.parametrize("name", FUSE)
@@ -85,9 +87,19 @@ def test_09_degraded_offline(version: str) -> None:
 
 @pytest.mark.parametrize(
     ("version", "examined", "issued", "to_issue", "resilvered", "progress", "start"),
-    [("2.1.11", 215 * M, 32 * M, None, round(21.1 * M), 0.1489, "2026-11-29 23:59:29"),
-     ("2.3.2", 216 * M, round(32.7 * M), 216 * M, round(23.1 * M), 0.1515, "2026-11-30 00:11:24")],
-)  # fmt: skip
+    [
+        ("2.1.11", 215 * M, 32 * M, None, round(21.1 * M), 0.1489, "2026-11-29 23:59:29"),
+        (
+            "2.3.2",
+            216 * M,
+            round(32.7 * M),
+            216 * M,
+            round(23.1 * M),
+            0.1515,
+            "2026-11-30 00:11:24",
+        ),
+    ],
+)
 def test_13_resilver_in_progress(version, examined, issued, to_issue, resilvered, progress, start):
     status = _status(version, "13-resilver-in-progress")
     tank = pool_named(status, "tank")
@@ -105,8 +117,10 @@ def test_13_resilver_in_progress(version, examined, issued, to_issue, resilvered
     ]
     assert note_kinds(replacing.children[1].note) == ["resilvering"]
     ms = status_metrics(status)
-    running = {f: ms.sample_value("zmon_pool_scan_in_progress", {"pool": "tank", "function": f})
-               for f in ("scrub", "resilver", "rebuild")}  # fmt: skip
+    running = {
+        f: ms.sample_value("zmon_pool_scan_in_progress", {"pool": "tank", "function": f})
+        for f in ("scrub", "resilver", "rebuild")
+    }
     assert running == {"scrub": 0, "resilver": 1, "rebuild": 0}
     assert ms.sample_value("zmon_pool_scan_issued_bytes", {"pool": "tank"}) == issued
 
@@ -131,8 +145,9 @@ def test_26_suspended_on_2_3_2() -> None:
     assert fragile.state == "SUSPENDED" and fragile.msg_id == "ZFS-8000-HC"
     # -v sent "errors: List of errors unavailable" to stderr; the capture put it first.
     assert fragile.errors_unavailable and fragile.io_suspended and fragile.complete
-    plain = pool_named(_status("2.3.2", "26-single-disk-pool-disk-removed", "zpool-status.txt"),
-                       "fragile")  # fmt: skip
+    plain = pool_named(
+        _status("2.3.2", "26-single-disk-pool-disk-removed", "zpool-status.txt"), "fragile"
+    )
     assert plain.data_errors == 3 and not plain.errors_unavailable
     for name in ("zpool-status.json", "zpool-status-int-flat.json"):
         as_json = pool_named(_status("2.3.2", "26-single-disk-pool-disk-removed", name), "fragile")
@@ -226,13 +241,16 @@ def test_paths_with_p_l(version: str) -> None:
 
 
 def _states(pool: Pool) -> list[tuple]:
-    return sorted((v.name, v.vdev_class, v.state, v.depth, v.parent or "", v.type)
-                  for v in pool.vdevs())  # fmt: skip
+    return sorted(
+        (v.name, v.vdev_class, v.state, v.depth, v.parent or "", v.type) for v in pool.vdevs()
+    )
 
 
 def _counters(pool: Pool) -> dict[tuple[str, str], tuple]:
-    return {(v.name, v.vdev_class): (v.read_errors, v.write_errors, v.checksum_errors, v.slow_ios)
-            for v in pool.vdevs()}  # fmt: skip
+    return {
+        (v.name, v.vdev_class): (v.read_errors, v.write_errors, v.checksum_errors, v.slow_ios)
+        for v in pool.vdevs()
+    }
 
 
 # Errors were still being injected while scenario 23 was captured (JSON came a moment later).

@@ -26,8 +26,9 @@ from zmon.runner import CommandError
 
 # ZMON_HYPOTHESIS_EXAMPLES=2000 for a deeper run (about 3 minutes).
 EXAMPLES = int(os.environ.get("ZMON_HYPOTHESIS_EXAMPLES", "120"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+SETTINGS = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # ---- generated trees rendered the way zpool prints them ----
 
@@ -38,12 +39,25 @@ NAMES = st.from_regex(r"[a-z][a-z0-9_.:-]{0,14}", fullmatch=True).filter(
     )
 )
 STATES = st.sampled_from(["ONLINE", "DEGRADED", "FAULTED", "OFFLINE", "REMOVED", "UNAVAIL"])
-COUNTS = st.one_of(st.integers(0, 99999).map(str),
-                   st.tuples(st.integers(1, 999), st.sampled_from("KMGT")).map(
-                       lambda t: f"{t[0] / 100:.2f}{t[1]}"))  # fmt: skip
-NOTES = st.sampled_from(["", "too many errors", "(resilvering)", "was /dev/sdx1", "(trimming)",
-                         "(12% trimmed, started at Sun Nov 29 23:59:01 2026)", "cannot open",
-                         "external device fault", "too many errors  (untrimmed)"])  # fmt: skip
+COUNTS = st.one_of(
+    st.integers(0, 99999).map(str),
+    st.tuples(st.integers(1, 999), st.sampled_from("KMGT")).map(
+        lambda t: f"{t[0] / 100:.2f}{t[1]}"
+    ),
+)
+NOTES = st.sampled_from(
+    [
+        "",
+        "too many errors",
+        "(resilvering)",
+        "was /dev/sdx1",
+        "(trimming)",
+        "(12% trimmed, started at Sun Nov 29 23:59:01 2026)",
+        "cannot open",
+        "external device fault",
+        "too many errors  (untrimmed)",
+    ]
+)
 
 
 @dataclass
@@ -56,8 +70,10 @@ class Node:
 
 
 def leaves(draw: Any, n: int) -> list[Node]:
-    return [Node(draw(NAMES), draw(STATES), (draw(COUNTS), draw(COUNTS), draw(COUNTS)),
-                 draw(NOTES)) for _ in range(n)]  # fmt: skip
+    return [
+        Node(draw(NAMES), draw(STATES), (draw(COUNTS), draw(COUNTS), draw(COUNTS)), draw(NOTES))
+        for _ in range(n)
+    ]
 
 
 @st.composite
@@ -75,22 +91,29 @@ def pools(draw: Any) -> dict[str, Any]:
             children=leaves(draw, draw(st.integers(1, 4))),
         )
         if kind == "nested":
-            group.children.append(Node(f"replacing-{i}", draw(STATES), ("0", "0", "0"),
-                                       children=leaves(draw, 2)))  # fmt: skip
+            group.children.append(
+                Node(f"replacing-{i}", draw(STATES), ("0", "0", "0"), children=leaves(draw, 2))
+            )
         tops.append(group)
     classes = {}
-    for header in draw(st.lists(st.sampled_from(["dedup", "special", "logs", "cache"]),
-                                unique=True, max_size=4)):  # fmt: skip
+    for header in draw(
+        st.lists(st.sampled_from(["dedup", "special", "logs", "cache"]), unique=True, max_size=4)
+    ):
         classes[header] = leaves(draw, draw(st.integers(1, 2)))
     spares = [
         (draw(NAMES), draw(st.sampled_from(["AVAIL", "INUSE"])))
         for _ in range(draw(st.integers(0, 2)))
     ]
     return {
-        "name": draw(NAMES), "state": draw(STATES), "tops": tops, "classes": classes,
-        "spares": spares, "step": draw(st.integers(1, 4)), "tab": draw(st.booleans()),
+        "name": draw(NAMES),
+        "state": draw(STATES),
+        "tops": tops,
+        "classes": classes,
+        "spares": spares,
+        "step": draw(st.integers(1, 4)),
+        "tab": draw(st.booleans()),
         "slow": draw(st.booleans()),
-    }  # fmt: skip
+    }
 
 
 def render(p: dict[str, Any]) -> tuple[str, list[tuple]]:
@@ -189,9 +212,10 @@ def test_random_bytes_only_raise_parse_error(data: bytes) -> None:
 
 
 @SETTINGS
-@given(st.lists(st.sampled_from(sorted({ln for t in TEXTS for ln in t.splitlines()})),
-                max_size=60),
-       st.text(max_size=40))  # fmt: skip
+@given(
+    st.lists(st.sampled_from(sorted({ln for t in TEXTS for ln in t.splitlines()})), max_size=60),
+    st.text(max_size=40),
+)
 def test_shuffled_real_lines_only_raise_parse_error(lines: list[str], noise: str) -> None:
     _parse_or_parse_error("\n".join(lines) + noise)
 
@@ -226,10 +250,11 @@ def test_truncated_output_is_never_complete(text: str, where: float) -> None:
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
-                                                                 max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=8,
-)  # fmt: skip
+)
 
 
 def _paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
@@ -277,8 +302,9 @@ def test_collector_raises_only_parse_or_command_errors(out: bytes, code: int, er
              ("zpool", "get", "guid")]  # fmt: skip
     runner = StaticRunner(responses={a: answer for a in argvs})
     with tempfile.TemporaryDirectory() as state:
-        ctx = Context(paths=Paths(state_dir=Path(state)), runner=runner,
-                      options={"timezone": "UTC"})  # fmt: skip
+        ctx = Context(
+            paths=Paths(state_dir=Path(state)), runner=runner, options={"timezone": "UTC"}
+        )
         try:
             ZpoolCollector(ctx).collect()
         except (ParseError, CommandError, NoDataError):  # NoDataError: "modules not loaded"

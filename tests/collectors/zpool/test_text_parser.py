@@ -40,8 +40,12 @@ def tree(text: str) -> list[tuple[str, int, str | None]]:
 def test_healthy_is_complete() -> None:
     pool = parse(HEALTHY).pools[0]
     assert pool.complete and pool.warnings == []
-    assert tree(HEALTHY) == [("tank", 0, None), ("mirror-0", 1, "tank"), ("sda", 2, "mirror-0"),
-                             ("sdb", 2, "mirror-0")]  # fmt: skip
+    assert tree(HEALTHY) == [
+        ("tank", 0, None),
+        ("mirror-0", 1, "tank"),
+        ("sda", 2, "mirror-0"),
+        ("sdb", 2, "mirror-0"),
+    ]
 
 
 @pytest.mark.parametrize("step", [1, 2, 3, 4, 8])
@@ -128,8 +132,7 @@ def test_row_without_state_is_kept_as_unknown() -> None:
 
 
 def test_missing_counters_on_unavailable_rows() -> None:
-    text = HEALTHY.replace("sdb     ONLINE       0     0     0",
-                           "sdb     UNAVAIL  cannot open")  # fmt: skip
+    text = HEALTHY.replace("sdb     ONLINE       0     0     0", "sdb     UNAVAIL  cannot open")
     pool = parse(text).pools[0]
     sdb = vdev_named(pool, "sdb")
     assert (sdb.state, sdb.read_errors, sdb.note) == ("UNAVAIL", None, "cannot open")
@@ -138,9 +141,11 @@ def test_missing_counters_on_unavailable_rows() -> None:
 
 def test_slow_column_with_dash_and_suffixes() -> None:
     text = HEALTHY.replace("CKSUM\n", "CKSUM  SLOW\n")
-    for row, slow in (("tank        ONLINE       0     0     0", "     -"),
-                      ("mirror-0  ONLINE       0     0     0", "     -"),
-                      ("sdb     ONLINE       0     0     0", "     7")):  # fmt: skip
+    for row, slow in (
+        ("tank        ONLINE       0     0     0", "     -"),
+        ("mirror-0  ONLINE       0     0     0", "     -"),
+        ("sdb     ONLINE       0     0     0", "     7"),
+    ):
         text = text.replace(row, row + slow)
     sda = "sda     ONLINE       0     0     0"
     text = text.replace(sda, "sda     ONLINE    1.5K     0     0  2.1K")
@@ -148,8 +153,12 @@ def test_slow_column_with_dash_and_suffixes() -> None:
     assert (vdev_named(pool, "sda").read_errors, vdev_named(pool, "sda").slow_ios) == (1536, 2150)
     assert vdev_named(pool, "sdb").slow_ios == 7
     assert pool.root is not None and pool.root.slow_ios is None
-    assert vdev_named(pool, "sda").printed == {"READ": "1.5K", "WRITE": "0", "CKSUM": "0",
-                                                 "SLOW": "2.1K"}  # fmt: skip
+    assert vdev_named(pool, "sda").printed == {
+        "READ": "1.5K",
+        "WRITE": "0",
+        "CKSUM": "0",
+        "SLOW": "2.1K",
+    }
 
 
 def test_power_and_dio_columns() -> None:
@@ -174,8 +183,9 @@ def test_errors_unavailable_from_stderr_goes_to_the_pool_without_errors_line() -
 
 
 def test_data_error_count_and_list() -> None:
-    text = HEALTHY.replace("errors: No known data errors",
-                           "errors: 12 data errors, use '-v' for a list")  # fmt: skip
+    text = HEALTHY.replace(
+        "errors: No known data errors", "errors: 12 data errors, use '-v' for a list"
+    )
     assert parse(text).pools[0].data_errors == 12
     listed = HEALTHY.replace(
         "errors: No known data errors",
@@ -222,12 +232,16 @@ def test_unknown_key_is_tolerated_with_a_warning() -> None:
 
 
 def test_remove_and_checkpoint_sections() -> None:
-    text = HEALTHY.replace("config:", (
-        "remove: Evacuation of /dev/sdc in progress since Sun Nov 29 23:50:00 2026\n"
-        "\t1.2G copied out of 4.0G at 10M/s, 30.00% done, 0h4m to go\n"
-        "\t1.5K memory used for removed device mappings\n"
-        "checkpoint: created Sun Nov 29 23:00:00 2026, consumes 1.1M\n"
-        "config:"))  # fmt: skip
+    text = HEALTHY.replace(
+        "config:",
+        (
+            "remove: Evacuation of /dev/sdc in progress since Sun Nov 29 23:50:00 2026\n"
+            "\t1.2G copied out of 4.0G at 10M/s, 30.00% done, 0h4m to go\n"
+            "\t1.5K memory used for removed device mappings\n"
+            "checkpoint: created Sun Nov 29 23:00:00 2026, consumes 1.1M\n"
+            "config:"
+        ),
+    )
     pool = parse(text).pools[0]
     assert pool.complete and pool.warnings == []
     assert "30.00% done" in pool.extra["remove"]
@@ -253,9 +267,13 @@ def test_scrub_and_rebuild_both_shown() -> None:
 
 
 def test_error_scrub_uses_the_scrub_key() -> None:
-    text = HEALTHY.replace("  scan:", (
-        " scrub: error scrub in progress since Mon Nov 30 01:00:00 2026\n"
-        "\t10.00% done, issued I/O for 1 error blocks\n  scan:"))  # fmt: skip
+    text = HEALTHY.replace(
+        "  scan:",
+        (
+            " scrub: error scrub in progress since Mon Nov 30 01:00:00 2026\n"
+            "\t10.00% done, issued I/O for 1 error blocks\n  scan:"
+        ),
+    )
     pool = parse(text).pools[0]
     assert [s.function for s in pool.scans] == ["error_scrub", "scrub"]
 

@@ -26,12 +26,24 @@ from zmon.parsers.units import (
 @pytest.mark.parametrize(
     ("text", "value"),
     [
-        ("0", 0), ("0B", 0), ("512B", 512), ("12345", 12345), ("2.04K", 2089), ("4.09K", 4188),
-        ("13.2K", 13517), ("13.4M", round(13.4 * 2**20)), ("1.5T", round(1.5 * 2**40)),
-        ("1.00G", 2**30), ("80MB", 80 * 2**20), ("447MB", 447 * 2**20), ("5KiB", 5 * 1024),
-        ("16E", 16 * 2**60), (" 7 ", 7), ("18446744073709551615", 2**64 - 1),
+        ("0", 0),
+        ("0B", 0),
+        ("512B", 512),
+        ("12345", 12345),
+        ("2.04K", 2089),
+        ("4.09K", 4188),
+        ("13.2K", 13517),
+        ("13.4M", round(13.4 * 2**20)),
+        ("1.5T", round(1.5 * 2**40)),
+        ("1.00G", 2**30),
+        ("80MB", 80 * 2**20),
+        ("447MB", 447 * 2**20),
+        ("5KiB", 5 * 1024),
+        ("16E", 16 * 2**60),
+        (" 7 ", 7),
+        ("18446744073709551615", 2**64 - 1),
     ],
-)  # fmt: skip
+)
 def test_parse_nice(text: str, value: int) -> None:
     assert parse_nice(text) == value
     assert isinstance(parse_nice(text), int)
@@ -58,9 +70,15 @@ def test_try_nice_never_raises_or_returns_nan(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("6.1MB/s", round(6.1 * 2**20)), ("875K/s", 875 * 1024), ("2.81G/s", round(2.81 * 2**30)),
-     ("0B/s", 0), ("fast", None), ("1.2X/s", None)],
-)  # fmt: skip
+    [
+        ("6.1MB/s", round(6.1 * 2**20)),
+        ("875K/s", 875 * 1024),
+        ("2.81G/s", round(2.81 * 2**30)),
+        ("0B/s", 0),
+        ("fast", None),
+        ("1.2X/s", None),
+    ],
+)
 def test_parse_rate(text: str, value: float | None) -> None:
     assert parse_rate(text) == value
 
@@ -74,12 +92,18 @@ def test_parse_percent() -> None:
 @pytest.mark.parametrize(
     ("text", "value"),
     [
-        ("3h49m", (13740, False)), ("0h0m", (0, False)), ("11h58m", (43080, False)),
-        ("00:01:04", (64, True)), ("07:58:49", (28729, True)), ("0 days 00:00:01", (1, True)),
-        ("4 days 00:32:32", (4 * 86400 + 1952, True)), ("1 day 01:00:00", (90000, True)),
-        ("whenever", None), ("", None),
+        ("3h49m", (13740, False)),
+        ("0h0m", (0, False)),
+        ("11h58m", (43080, False)),
+        ("00:01:04", (64, True)),
+        ("07:58:49", (28729, True)),
+        ("0 days 00:00:01", (1, True)),
+        ("4 days 00:32:32", (4 * 86400 + 1952, True)),
+        ("1 day 01:00:00", (90000, True)),
+        ("whenever", None),
+        ("", None),
     ],
-)  # fmt: skip
+)
 def test_parse_duration(text: str, value: tuple[int, bool] | None) -> None:
     assert parse_duration(text) == value
 

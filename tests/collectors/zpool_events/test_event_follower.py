@@ -91,16 +91,19 @@ def collector(runner: CommandRunner, tmp_path: Path, **opts) -> ZpoolEventsColle
 
 
 def total(c: ZpoolEventsCollector, cls: str = "io", vdev: str = "ata-DISK-part1") -> float | None:
-    return c.collect().sample_value("zmon_zfs_events_total",
-                                    {"pool": "tank", "vdev": vdev, "class": cls})  # fmt: skip
+    return c.collect().sample_value(
+        "zmon_zfs_events_total", {"pool": "tank", "vdev": vdev, "class": cls}
+    )
 
 
 def test_restarts_replay_history_without_double_counting_or_losing_events(fake, tmp_path):
-    runner = fake([
-        {"events": events(1, 3), "then": "exit"},
-        {"events": events(1, 5), "then": "exit"},  # replays 1-3, then 4 and 5 are new
-        {"events": events(1, 5) + events(6, 7, CK), "then": "hang"},
-    ])  # fmt: skip
+    runner = fake(
+        [
+            {"events": events(1, 3), "then": "exit"},
+            {"events": events(1, 5), "then": "exit"},  # replays 1-3, then 4 and 5 are new
+            {"events": events(1, 5) + events(6, 7, CK), "then": "hang"},
+        ]
+    )
     c = collector(runner, tmp_path)
     c.start()
     try:
@@ -170,10 +173,12 @@ def test_collect_never_blocks_on_a_silent_hung_follower(fake, tmp_path):
 
 
 def test_a_half_printed_event_is_not_counted_until_it_is_replayed(fake, tmp_path):
-    runner = fake([
-        {"events": events(1, 2), "partial": True, "then": "exit"},
-        {"events": events(1, 3), "then": "hang"},
-    ])  # fmt: skip
+    runner = fake(
+        [
+            {"events": events(1, 2), "partial": True, "then": "exit"},
+            {"events": events(1, 3), "then": "hang"},
+        ]
+    )
     c = collector(runner, tmp_path)
     c.start()
     try:

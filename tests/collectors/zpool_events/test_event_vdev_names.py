@@ -21,8 +21,10 @@ from zmon.scheduler import Scheduler
 
 
 def test_whole_disk_partitions_take_the_status_name() -> None:
-    names = {"tank": frozenset({"mirror-0", "ata-QEMU_HARDDISK_ZLSATA1", "sda3"}),
-             "rz": frozenset({"raidz1-0", "vdc"})}  # fmt: skip
+    names = {
+        "tank": frozenset({"mirror-0", "ata-QEMU_HARDDISK_ZLSATA1", "sda3"}),
+        "rz": frozenset({"raidz1-0", "vdc"}),
+    }
     counts = {
         ("tank", "ata-QEMU_HARDDISK_ZLSATA1-part1", "checksum"): 2,
         ("tank", "ata-QEMU_HARDDISK_ZLSATA1", "checksum"): 1,
@@ -86,14 +88,19 @@ def run_both(tmp_path: Path, events_cls: type[Recording], gate: threading.Event)
     script.chmod(0o755)
     (bindir / "plan.json").write_text(json.dumps([{"events": events(1, 2, CK), "then": "hang"}]))
     board = Board()
-    status = StaticRunner({
-        ("zpool", "status", "-p", "-s", "-v"): ZPOOL_STATUS,
-        ("zpool", "get", "-Hp", "guid"): b"tank\tguid\t123\t-\n",
-    })  # fmt: skip
+    status = StaticRunner(
+        {
+            ("zpool", "status", "-p", "-s", "-v"): ZPOOL_STATUS,
+            ("zpool", "get", "-Hp", "guid"): b"tank\tguid\t123\t-\n",
+        }
+    )
     zpool_ctx = context(status, tmp_path, {"format": "text"})
     zpool_ctx.board = board
-    events_ctx = context(CommandRunner(binaries={"zpool": str(script)}), tmp_path,
-                         {"backoff_max": 0.05, "startup_wait": 5.0})  # fmt: skip
+    events_ctx = context(
+        CommandRunner(binaries={"zpool": str(script)}),
+        tmp_path,
+        {"backoff_max": 0.05, "startup_wait": 5.0},
+    )
     events_ctx.board = board
     recording = events_cls(events_ctx)
     recording.labels = []

@@ -37,8 +37,11 @@ def test_corpus_02_config_sync_and_resilver_start() -> None:
     assert len(evs) == 4
     assert {e.pool for e in evs} == {"ssd1"}
     assert [e.event_class for e in evs] == [
-        "sysevent.fs.zfs.config_sync", "sysevent.fs.zfs.config_sync",
-        "sysevent.fs.zfs.resilver_start", "sysevent.fs.zfs.config_sync"]  # fmt: skip
+        "sysevent.fs.zfs.config_sync",
+        "sysevent.fs.zfs.config_sync",
+        "sysevent.fs.zfs.resilver_start",
+        "sysevent.fs.zfs.config_sync",
+    ]
     assert [e.eid for e in evs] == [0x6E, 0x6F, 0x70, 0x71]
     start = evs[2]
     assert start.short_class == "resilver_start"
@@ -63,11 +66,14 @@ def test_corpus_06_short_list_counts_classes() -> None:
     evs = events_of("zpool_events_06_short_list_statechange_resilver.txt")
     assert len(evs) == 14
     assert Counter(e.event_class for e in evs) == {
-        "resource.fs.zfs.statechange": 5, "sysevent.fs.zfs.vdev_attach": 1,
-        "sysevent.fs.zfs.resilver_start": 1, "sysevent.fs.zfs.history_event": 3,
-        "sysevent.fs.zfs.config_sync": 2, "sysevent.fs.zfs.resilver_finish": 1,
+        "resource.fs.zfs.statechange": 5,
+        "sysevent.fs.zfs.vdev_attach": 1,
+        "sysevent.fs.zfs.resilver_start": 1,
+        "sysevent.fs.zfs.history_event": 3,
+        "sysevent.fs.zfs.config_sync": 2,
+        "sysevent.fs.zfs.resilver_finish": 1,
         "sysevent.fs.zfs.vdev_remove": 1,
-    }  # fmt: skip
+    }
     assert all(e.pool == "" and e.eid is None for e in evs)
 
 
@@ -90,23 +96,27 @@ def test_scripted_short_list_uses_a_tab() -> None:
 
 
 def test_dropped_line_is_counted_not_an_error() -> None:
-    text = ("dropped 12 events\nNov 30 2026 00:06:26.124000000 sysevent.fs.zfs.pool_create\n"
-            '        pool = "tank"\n        eid = 0x1\n\n')  # fmt: skip
+    text = (
+        "dropped 12 events\nNov 30 2026 00:06:26.124000000 sysevent.fs.zfs.pool_create\n"
+        '        pool = "tank"\n        eid = 0x1\n\n'
+    )
     cap = parse_zpool_events(text)
     assert cap.dropped == 12 and len(cap.events) == 1
 
 
 def test_nested_nvlist_arrays_do_not_leak_into_top_level_fields() -> None:
-    text = ("Nov 30 2026 00:06:26.124000000 ereport.fs.zfs.checksum\n"
-            '        pool = "tank"\n'
-            "        bad = (2 embedded nvlists)\n"
-            "        bad[0] = (embedded nvlist)\n"
-            '                pool = "other"\n'
-            "        (end bad[0])\n"
-            "        (end bad)\n"
-            '        vdev_path = "/dev/sda1"\n'
-            "        time = 0x6b0cbe02 0x7641700 \n"
-            "        eid = 0x5\n")  # fmt: skip
+    text = (
+        "Nov 30 2026 00:06:26.124000000 ereport.fs.zfs.checksum\n"
+        '        pool = "tank"\n'
+        "        bad = (2 embedded nvlists)\n"
+        "        bad[0] = (embedded nvlist)\n"
+        '                pool = "other"\n'
+        "        (end bad[0])\n"
+        "        (end bad)\n"
+        '        vdev_path = "/dev/sda1"\n'
+        "        time = 0x6b0cbe02 0x7641700 \n"
+        "        eid = 0x5\n"
+    )
     (ev,) = parse_zpool_events(text).events
     assert ev.pool == "tank" and ev.vdev == "sda1" and ev.eid == 5
     assert ev.time_ns == 0x6B0CBE02 * 10**9 + 0x7641700
@@ -128,11 +138,14 @@ def test_header_only_output_is_empty_not_an_error() -> None:
 # ---- counting across replays ----
 
 
-def ev(eid: int, sec: int, cls: str = "ereport.fs.zfs.io", pool: str = "tank",
-       vdev: str = "/dev/sda1") -> ZfsEvent:  # fmt: skip
-    return ZfsEvent("Nov 30 2026 00:00:00.000000000", cls,
-                    {"pool": f'"{pool}"', "vdev_path": f'"{vdev}"', "eid": hex(eid),
-                     "time": f"{hex(sec)} 0x0"})  # fmt: skip
+def ev(
+    eid: int, sec: int, cls: str = "ereport.fs.zfs.io", pool: str = "tank", vdev: str = "/dev/sda1"
+) -> ZfsEvent:
+    return ZfsEvent(
+        "Nov 30 2026 00:00:00.000000000",
+        cls,
+        {"pool": f'"{pool}"', "vdev_path": f'"{vdev}"', "eid": hex(eid), "time": f"{hex(sec)} 0x0"},
+    )
 
 
 def offer_all(counter: EventCounter, events: list[ZfsEvent]) -> list[bool]:
@@ -153,7 +166,11 @@ def test_same_eid_with_another_time_means_the_module_was_reloaded() -> None:
     c = EventCounter(Cursor(3, 1003 * 10**9))
     # after a reload eids restart at 1; here the new stream already reached eid 3
     assert offer_all(c, [ev(1, 900), ev(2, 901), ev(3, 2000), ev(4, 2001)]) == [
-        False, False, True, True]  # fmt: skip
+        False,
+        False,
+        True,
+        True,
+    ]
     assert c.counts == {("tank", "sda1", "io"): 2}
 
 
@@ -180,46 +197,77 @@ def test_last_timestamp_is_per_class() -> None:
     counts, last, dropped = c.snapshot()
     ms = event_metrics(counts, last, dropped)
     assert ms.sample_value("zmon_zfs_events_last_timestamp_seconds", {"class": "io"}) == 1010
-    assert ms.sample_value("zmon_zfs_events_total",
-                           {"pool": "tank", "vdev": "", "class": "scrub_finish"}) is None
-    assert ms.sample_value("zmon_zfs_events_total",
-                           {"pool": "tank", "vdev": "sda1", "class": "scrub_finish"}) == 1
+    assert (
+        ms.sample_value(
+            "zmon_zfs_events_total", {"pool": "tank", "vdev": "", "class": "scrub_finish"}
+        )
+        is None
+    )
+    assert (
+        ms.sample_value(
+            "zmon_zfs_events_total", {"pool": "tank", "vdev": "sda1", "class": "scrub_finish"}
+        )
+        == 1
+    )
 
 
 # ---- parse kind ----
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.glob("zpool_events_*")) + sorted(
-    p.name for p in EVENTS.glob("*")))  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    sorted(p.name for p in CORPUS.glob("zpool_events_*"))
+    + sorted(p.name for p in EVENTS.glob("*")),
+)
 def test_parse_kind_golden(name: str, utc, golden) -> None:
     folder = CORPUS if (CORPUS / name).exists() else EVENTS
     func, _ = parse_kinds()["zpool-events"]
-    golden(f"pools/zpool-events-{name.removesuffix('.txt')}.prom",
-           render(func((folder / name).read_bytes()).families()))
+    golden(
+        f"pools/zpool-events-{name.removesuffix('.txt')}.prom",
+        render(func((folder / name).read_bytes()).families()),
+    )
 
 
 def test_parse_kind_counts_lab_excerpt() -> None:
     func, _ = parse_kinds()["zpool-events"]
     ms = func((EVENTS / "2.3.2-08-excerpt-zpool-events-v.txt").read_bytes())
-    assert ms.sample_value("zmon_zfs_events_total",
-                           {"pool": "rz", "vdev": "vdc1", "class": "io"}) == 2
-    assert ms.sample_value("zmon_zfs_events_total",
-                           {"pool": "single", "vdev": "", "class": "data"}) == 2
+    assert (
+        ms.sample_value("zmon_zfs_events_total", {"pool": "rz", "vdev": "vdc1", "class": "io"}) == 2
+    )
+    assert (
+        ms.sample_value("zmon_zfs_events_total", {"pool": "single", "vdev": "", "class": "data"})
+        == 2
+    )
 
 
 def test_a_tab_indented_field_is_read_like_eight_spaces() -> None:
-    text = ('Nov 30 2026 00:06:26.124000000 sysevent.fs.zfs.pool_create\n'
-            '        pool = "tank"\n\teid = 0x9f\n\n')  # fmt: skip
+    text = (
+        "Nov 30 2026 00:06:26.124000000 sysevent.fs.zfs.pool_create\n"
+        '        pool = "tank"\n\teid = 0x9f\n\n'
+    )
     (ev,) = parse_zpool_events(text).events
     assert ev.eid == 0x9F and ev.pool == "tank"
 
 
-@pytest.mark.parametrize(("name", "skipped", "pool", "vdev", "when"), [
-    ("zpool_events_08_v_starts_and_ends_mid_record_checksum_0.7_PARTIAL.txt", 5, "tank",
-     "wwn-0x5002538c402d54bf-part1", "Apr 20 2019 20:07:48.106081492"),
-    ("zpool_events_10_v_gang_header_starts_mid_record_2.3_PARTIAL.txt", 17, "sz",
-     "nvme-SAMSUNG_MZVL21T0HCLR-00B00_S676NXMT800285-part6", "Apr 22 2025 21:52:31.518493170"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "skipped", "pool", "vdev", "when"),
+    [
+        (
+            "zpool_events_08_v_starts_and_ends_mid_record_checksum_0.7_PARTIAL.txt",
+            5,
+            "tank",
+            "wwn-0x5002538c402d54bf-part1",
+            "Apr 20 2019 20:07:48.106081492",
+        ),
+        (
+            "zpool_events_10_v_gang_header_starts_mid_record_2.3_PARTIAL.txt",
+            17,
+            "sz",
+            "nvme-SAMSUNG_MZVL21T0HCLR-00B00_S676NXMT800285-part6",
+            "Apr 22 2025 21:52:31.518493170",
+        ),
+    ],
+)
 def test_a_capture_starting_mid_record_skips_to_the_first_header(
     name: str, skipped: int, pool: str, vdev: str, when: str
 ) -> None:
@@ -227,7 +275,11 @@ def test_a_capture_starting_mid_record_skips_to_the_first_header(
     assert (capture.skipped_lines, capture.cut_events, capture.complete) == (skipped, 1, False)
     [event] = capture.events
     assert (event.time_text, event.event_class, event.pool, event.vdev) == (
-        when, "ereport.fs.zfs.checksum", pool, vdev)
+        when,
+        "ereport.fs.zfs.checksum",
+        pool,
+        vdev,
+    )
     ms = parse_kinds()["zpool-events"][0]((CORPUS / name).read_bytes())
     labels = {"pool": pool, "vdev": vdev, "class": "checksum"}
     assert ms.sample_value("zmon_zfs_events_total", labels) == 1
@@ -235,8 +287,10 @@ def test_a_capture_starting_mid_record_skips_to_the_first_header(
 
 
 def test_whole_captures_are_complete() -> None:
-    for name in ("zpool_events_02_config_sync_resilver_start_0.7.txt",
-                 "zpool_events_06_short_list_statechange_resilver.txt"):  # fmt: skip
+    for name in (
+        "zpool_events_02_config_sync_resilver_start_0.7.txt",
+        "zpool_events_06_short_list_statechange_resilver.txt",
+    ):
         assert parse_zpool_events((CORPUS / name).read_bytes()).complete
         ms = parse_kinds()["zpool-events"][0]((CORPUS / name).read_bytes())
         assert ms.sample_value("zmon_zfs_events_parse_complete", {}) == 1
@@ -244,29 +298,37 @@ def test_whole_captures_are_complete() -> None:
 
 def test_leading_record_lines_before_a_foreign_line_are_still_an_error() -> None:
     with pytest.raises(ParseError):
-        parse_zpool_events(b"        pool = \"tank\"\nnot events at all\n")
+        parse_zpool_events(b'        pool = "tank"\nnot events at all\n')
 
 
 def test_a_refused_listing_then_the_sudo_listing() -> None:
     """`cannot get event: permission denied` and sudo's password prompt come before the
     events of the second command; both are skipped, the dropped count is kept."""
     capture = parse_zpool_events(
-        (CORPUS / "zpool_events_12_short_list_permission_denied_then_sudo_dropped_285_0.8rc.txt"
-         ).read_bytes())  # fmt: skip
+        (
+            CORPUS / "zpool_events_12_short_list_permission_denied_then_sudo_dropped_285_0.8rc.txt"
+        ).read_bytes()
+    )
     assert capture.dropped == 285 and capture.complete
     assert [(e.time_text, e.short_class) for e in capture.events] == [
         ("Feb 21 2019 20:18:22.900000000", "history_event"),
         ("Feb 21 2019 20:18:22.900000000", "scrub_finish"),
-        ("Feb 21 2019 20:18:22.924000000", "scrub_start")]
+        ("Feb 21 2019 20:18:22.924000000", "scrub_start"),
+    ]
     assert all(e.pool == "" for e in capture.events)
 
 
 def test_io_ereport_of_a_raidz_member() -> None:
     capture = parse_zpool_events(
-        (CORPUS / "zpool_events_14_v_io_ereport_zio_err_5_raidz_member_2.1.txt").read_bytes())
+        (CORPUS / "zpool_events_14_v_io_ereport_zio_err_5_raidz_member_2.1.txt").read_bytes()
+    )
     [ev] = capture.events
     assert capture.complete
     assert (ev.short_class, ev.pool, ev.vdev, ev.eid) == (
-        "io", "zroot", "ata-ST10000NM0568-2H5110_ZHZ54DBW-part1", 0x10)
+        "io",
+        "zroot",
+        "ata-ST10000NM0568-2H5110_ZHZ54DBW-part1",
+        0x10,
+    )
     assert ev.fields["zio_err"] == "0x5" and ev.fields["parent_type"] == '"raidz"'
     assert ev.time_ns == 0x6162C2F7 * 10**9 + 0x2A460D59

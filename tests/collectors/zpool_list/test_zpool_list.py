@@ -44,7 +44,10 @@ def test_default_hp_columns_of_openzfs_2x_are_inferred_from_eleven_fields() -> N
 def test_o_columns_include_the_guid() -> None:
     rows = parse_zpool_list(lab(H232, "zpool-list-Hp-o-cols.txt"), LIST_COLUMNS)
     assert [r.guid for r in rows] == [
-        "15239731439872754938", "13752258479314347541", "2974744615444828799"]  # fmt: skip
+        "15239731439872754938",
+        "13752258479314347541",
+        "2974744615444828799",
+    ]
 
 
 def test_human_table_uses_the_header_and_suffixes() -> None:
@@ -142,8 +145,13 @@ def test_metrics_merge_list_and_get() -> None:
     assert ms.sample_value("zmon_pool_readonly", {"pool": "tank"}) == 0
     assert ms.sample_value("zmon_pool_bclone_saved_bytes", {"pool": "tank"}) == 0
     assert ms.sample_value("zmon_pool_features", {"pool": "rz", "state": "active"}) == 14
-    assert ms.sample_value("zmon_pool_info", {"pool": "tank", "guid": "2974744615444828799",
-                                              "health": "online", "ashift": "12"}) == 1  # fmt: skip
+    assert (
+        ms.sample_value(
+            "zmon_pool_info",
+            {"pool": "tank", "guid": "2974744615444828799", "health": "online", "ashift": "12"},
+        )
+        == 1
+    )
 
 
 def test_old_zpool_get_has_fewer_properties_and_they_stay_absent() -> None:
@@ -154,8 +162,14 @@ def test_old_zpool_get_has_fewer_properties_and_they_stay_absent() -> None:
     assert ms.sample_value("zmon_pool_features", {"pool": "fusepool"}) is None
 
 
-@pytest.mark.parametrize("path", sorted(str(p.relative_to(LAB)) for p in LAB.glob("*/*zpool-*")
-                                        if "list" in p.name or "get" in p.name))  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    sorted(
+        str(p.relative_to(LAB))
+        for p in LAB.glob("*/*zpool-*")
+        if "list" in p.name or "get" in p.name
+    ),
+)
 def test_parse_kind_accepts_every_lab_listing(path: str) -> None:
     func, _ = parse_kinds()["zpool-list"]
     ms = func((LAB / path).read_bytes())
@@ -172,11 +186,14 @@ def test_parse_kind_rejects_foreign_text() -> None:
 
 
 def _modern_runner(scenario: str) -> StaticRunner:
-    return StaticRunner({
-        ("zpool", "list", "-Hp", "-o", ",".join(LIST_COLUMNS)): lab(scenario,
-                                                                    "zpool-list-Hp-o-cols.txt"),
-        ("zpool", "get", "-Hp", "all"): lab(scenario, "zpool-get-Hp-all.txt"),
-    })  # fmt: skip
+    return StaticRunner(
+        {
+            ("zpool", "list", "-Hp", "-o", ",".join(LIST_COLUMNS)): lab(
+                scenario, "zpool-list-Hp-o-cols.txt"
+            ),
+            ("zpool", "get", "-Hp", "all"): lab(scenario, "zpool-get-Hp-all.txt"),
+        }
+    )
 
 
 @pytest.mark.parametrize("scenario", [H232, H2111, SUSP])
@@ -195,12 +212,14 @@ def test_collector_drops_columns_an_old_zpool_refuses(tmp_path) -> None:
     no_ckpt = [c for c in LIST_COLUMNS if c != "checkpoint"]
     fewer = ("zpool", "list", "-Hp", "-o", ",".join(no_ckpt))
     no_guid = ("zpool", "list", "-Hp", "-o", ",".join(c for c in no_ckpt if c != "guid"))
-    runner = StaticRunner({
-        full: fail(full, 2, "invalid property 'checkpoint'\nusage: ..."),
-        fewer: fail(fewer, 2, "bad property list: invalid property 'guid'"),
-        no_guid: "tank\t1000\t400\t600\t-\t9\t40\t1.00\tONLINE\t-\n",
-        ("zpool", "get", "-Hp", "all"): "tank\treadonly\toff\t-\n",
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            full: fail(full, 2, "invalid property 'checkpoint'\nusage: ..."),
+            fewer: fail(fewer, 2, "bad property list: invalid property 'guid'"),
+            no_guid: "tank\t1000\t400\t600\t-\t9\t40\t1.00\tONLINE\t-\n",
+            ("zpool", "get", "-Hp", "all"): "tank\treadonly\toff\t-\n",
+        }
+    )
     collector = ZpoolListCollector(context(runner, tmp_path))
     ms = collector.collect()
     assert ms.sample_value("zmon_pool_fragmentation_ratio", {"pool": "tank"}) == 0.09
@@ -212,14 +231,16 @@ def test_collector_drops_columns_an_old_zpool_refuses(tmp_path) -> None:
 
 def test_collector_falls_back_to_default_columns_on_zfs_fuse(tmp_path, golden) -> None:
     full = ("zpool", "list", "-Hp", "-o", ",".join(LIST_COLUMNS))
-    runner = StaticRunner({
-        full: fail(full, 2, "invalid option 'p'\nusage:\n\tlist [-H] [-o field[,...]] [pool]"),
-        ("zpool", "list", "-Hp"): fail(("zpool",), 2, "invalid option 'p'\nusage:"),
-        ("zpool", "list", "-H"): lab(FUSE, "healthy-zpool-list-H.txt"),
-        ("zpool", "get", "-Hp", "all"): fail(("zpool",), 2, "invalid option 'H'\nusage:"),
-        # only fusepool's properties were captured (zpool get all fusepool)
-        ("zpool", "get", "all"): lab(FUSE, "healthy-zpool-get-all.txt"),
-    })  # fmt: skip
+    runner = StaticRunner(
+        {
+            full: fail(full, 2, "invalid option 'p'\nusage:\n\tlist [-H] [-o field[,...]] [pool]"),
+            ("zpool", "list", "-Hp"): fail(("zpool",), 2, "invalid option 'p'\nusage:"),
+            ("zpool", "list", "-H"): lab(FUSE, "healthy-zpool-list-H.txt"),
+            ("zpool", "get", "-Hp", "all"): fail(("zpool",), 2, "invalid option 'H'\nusage:"),
+            # only fusepool's properties were captured (zpool get all fusepool)
+            ("zpool", "get", "all"): lab(FUSE, "healthy-zpool-get-all.txt"),
+        }
+    )
     collector = ZpoolListCollector(context(runner, tmp_path))
     ms = collector.collect()
     assert ms.sample_value("zmon_pool_size_bytes", {"pool": "fusez"}) == 752 * 2**20
@@ -237,7 +258,15 @@ def test_collector_without_zpool_has_no_data(tmp_path) -> None:
 
 def test_collector_without_the_zfs_module_has_no_data(tmp_path) -> None:
     argv = ("zpool", "list", "-Hp", "-o", ",".join(LIST_COLUMNS))
-    runner = StaticRunner({argv: fail(argv, 1, "The ZFS modules are not loaded.\n"
-                                      "Try running '/sbin/modprobe zfs' as root to load them.")})
+    runner = StaticRunner(
+        {
+            argv: fail(
+                argv,
+                1,
+                "The ZFS modules are not loaded.\n"
+                "Try running '/sbin/modprobe zfs' as root to load them.",
+            )
+        }
+    )
     with pytest.raises(NoDataError):
         ZpoolListCollector(context(runner, tmp_path)).collect()

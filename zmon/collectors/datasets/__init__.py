@@ -84,9 +84,7 @@ class Sample:
     labels: Mapping[str, str]
 
 
-def dataset_samples(
-    ds: Dataset, snapshots: int | None, objset: ObjsetStats | None
-) -> list[Sample]:
+def dataset_samples(ds: Dataset, snapshots: int | None, objset: ObjsetStats | None) -> list[Sample]:
     """Every sample one dataset contributes (counted against ``max_series``)."""
     labels = {"pool": ds.pool, "dataset": ds.name, "type": ds.type}
     out: list[Sample] = []
@@ -96,9 +94,15 @@ def dataset_samples(
             continue
         out.append(Sample("gauge", metric, help_text, value, labels))
     if snapshots is not None:
-        out.append(Sample("gauge", "zmon_dataset_snapshots",
-                          "Snapshots of the dataset (zfs list -t snapshot, counted).",
-                          snapshots, labels))  # fmt: skip
+        out.append(
+            Sample(
+                "gauge",
+                "zmon_dataset_snapshots",
+                "Snapshots of the dataset (zfs list -t snapshot, counted).",
+                snapshots,
+                labels,
+            )
+        )
     if objset is not None:
         for attr, (metric, help_text) in KSTAT_METRICS.items():
             value = getattr(objset, attr)
@@ -107,9 +111,11 @@ def dataset_samples(
     return out
 
 
-def select(datasets: Sequence[Dataset], include: Sequence[str], exclude: Sequence[str]
-           ) -> list[Dataset]:  # fmt: skip
+def select(
+    datasets: Sequence[Dataset], include: Sequence[str], exclude: Sequence[str]
+) -> list[Dataset]:
     """Apply glob patterns (``*`` also matches ``/``); exclude wins. Shallow datasets first."""
+
     def keep(name: str) -> bool:
         if include and not any(fnmatch.fnmatchcase(name, p) for p in include):
             return False
@@ -140,9 +146,11 @@ def dataset_metrics(
         for s in samples:
             add = ms.counter if s.kind == "counter" else ms.gauge
             add(s.name, s.help, s.value, s.labels)
-    ms.gauge("zmon_datasets_truncated",
-             "1 when datasets were left out to stay under the collector's max_series.",
-             1 if dropped else 0)  # fmt: skip
+    ms.gauge(
+        "zmon_datasets_truncated",
+        "1 when datasets were left out to stay under the collector's max_series.",
+        1 if dropped else 0,
+    )
     ms.gauge("zmon_datasets_dropped", "Datasets left out because of max_series.", dropped)
     return ms
 
@@ -184,8 +192,10 @@ class DatasetsCollector(Collector):
 
     name: ClassVar[str] = "datasets"
     binaries: ClassVar[tuple[str, ...]] = ("zfs",)
-    help: ClassVar[str] = ("Per-dataset space and I/O (zfs list -Hp, or zfs get -Hp where list "
-                           "lacks -p; objset kstats).")
+    help: ClassVar[str] = (
+        "Per-dataset space and I/O (zfs list -Hp, or zfs get -Hp where list "
+        "lacks -p; objset kstats)."
+    )
     default_interval: ClassVar[float] = 60.0
     default_timeout: ClassVar[float] = 30.0
     options: ClassVar[tuple[Option, ...]] = (
@@ -207,8 +217,9 @@ class DatasetsCollector(Collector):
     def _snapshot_counts(self) -> Counter[str] | None:
         result = cmds.run(self.ctx, ["zfs", "list", "-H", "-t", "snapshot", "-o", "name"])
         if result.returncode != 0:
-            _log.warning("snapshot listing failed", stderr=result.stderr[-200:].decode(
-                "utf-8", "replace"))  # fmt: skip
+            _log.warning(
+                "snapshot listing failed", stderr=result.stderr[-200:].decode("utf-8", "replace")
+            )
             return None
         return count_snapshots(result.stdout)
 
@@ -218,7 +229,9 @@ class DatasetsCollector(Collector):
                 out, cols = cmds.negotiate_columns(
                     self.ctx,
                     lambda c: ["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(c)],
-                    self._columns, required=("name", "type"))  # fmt: skip
+                    self._columns,
+                    required=("name", "type"),
+                )
             except CommandError as exc:
                 if exc.result is None or not cmds.rejected_option(exc.result):
                     raise
@@ -229,9 +242,17 @@ class DatasetsCollector(Collector):
                 return parse_zfs_list(out, cols)
         out, cols = cmds.negotiate_columns(
             self.ctx,
-            lambda c: ["zfs", "get", "-Hp", "-o", "name,property,value",
-                       ",".join(p for p in c if p != "name")],
-            self._columns, required=("name", "type"))  # fmt: skip
+            lambda c: [
+                "zfs",
+                "get",
+                "-Hp",
+                "-o",
+                "name,property,value",
+                ",".join(p for p in c if p != "name"),
+            ],
+            self._columns,
+            required=("name", "type"),
+        )
         self._columns = cols
         return parse_zfs_get(out, cols)
 

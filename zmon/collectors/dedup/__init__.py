@@ -32,27 +32,50 @@ def _bucket_label(refcnt: int) -> str:
 def _histogram_metrics(ms: MetricSet, hist: DdtHistogram, labels: Mapping[str, str]) -> None:
     for refcnt, stat in sorted(hist.buckets.items()):
         bl = {**labels, "refcnt": _bucket_label(refcnt)}
-        ms.gauge("zmon_pool_ddt_bucket_allocated_blocks",
-                 f"Unique blocks in the DDT refcount bucket starting at refcnt ({_SRC}).",
-                 stat.blocks, bl)  # fmt: skip
-        ms.gauge("zmon_pool_ddt_bucket_referenced_blocks",
-                 f"Block references in the DDT refcount bucket ({_SRC}).", stat.ref_blocks, bl)
+        ms.gauge(
+            "zmon_pool_ddt_bucket_allocated_blocks",
+            f"Unique blocks in the DDT refcount bucket starting at refcnt ({_SRC}).",
+            stat.blocks,
+            bl,
+        )
+        ms.gauge(
+            "zmon_pool_ddt_bucket_referenced_blocks",
+            f"Block references in the DDT refcount bucket ({_SRC}).",
+            stat.ref_blocks,
+            bl,
+        )
     total = hist.total
     if total is None:
         return
-    ms.gauge("zmon_pool_ddt_allocated_blocks", f"Unique blocks tracked by the DDT ({_SRC}).",
-             total.blocks, labels)  # fmt: skip
-    ms.gauge("zmon_pool_ddt_referenced_blocks", f"Block references through the DDT ({_SRC}).",
-             total.ref_blocks, labels)  # fmt: skip
-    for kind, alloc, ref in (("lsize", total.lsize, total.ref_lsize),
-                             ("psize", total.psize, total.ref_psize),
-                             ("dsize", total.dsize, total.ref_dsize)):  # fmt: skip
-        ms.gauge("zmon_pool_ddt_allocated_bytes",
-                 f"Bytes of unique deduplicated blocks; kind is lsize/psize/dsize ({_SRC}).",
-                 alloc, {**labels, "kind": kind})  # fmt: skip
-        ms.gauge("zmon_pool_ddt_referenced_bytes",
-                 f"Bytes referenced through the DDT, as if not deduplicated ({_SRC}).",
-                 ref, {**labels, "kind": kind})  # fmt: skip
+    ms.gauge(
+        "zmon_pool_ddt_allocated_blocks",
+        f"Unique blocks tracked by the DDT ({_SRC}).",
+        total.blocks,
+        labels,
+    )
+    ms.gauge(
+        "zmon_pool_ddt_referenced_blocks",
+        f"Block references through the DDT ({_SRC}).",
+        total.ref_blocks,
+        labels,
+    )
+    for kind, alloc, ref in (
+        ("lsize", total.lsize, total.ref_lsize),
+        ("psize", total.psize, total.ref_psize),
+        ("dsize", total.dsize, total.ref_dsize),
+    ):
+        ms.gauge(
+            "zmon_pool_ddt_allocated_bytes",
+            f"Bytes of unique deduplicated blocks; kind is lsize/psize/dsize ({_SRC}).",
+            alloc,
+            {**labels, "kind": kind},
+        )
+        ms.gauge(
+            "zmon_pool_ddt_referenced_bytes",
+            f"Bytes referenced through the DDT, as if not deduplicated ({_SRC}).",
+            ref,
+            {**labels, "kind": kind},
+        )
 
 
 def ddt_metrics(summaries: Sequence[DdtSummary]) -> MetricSet:
@@ -60,17 +83,29 @@ def ddt_metrics(summaries: Sequence[DdtSummary]) -> MetricSet:
     ms = MetricSet()
     for s in summaries:
         labels = {"pool": s.pool}
-        ms.gauge("zmon_pool_ddt_entries", f"Entries in the dedup table ({_SRC}).", s.entries,
-                 labels)  # fmt: skip
-        ms.gauge("zmon_pool_ddt_on_disk_bytes",
-                 f"Total on-disk size of the dedup table ({_SRC}; entries x per-entry size "
-                 "before OpenZFS 2.3).", s.on_disk_bytes, labels)  # fmt: skip
-        ms.gauge("zmon_pool_ddt_in_core_bytes",
-                 f"Total size of the dedup table when held in RAM ({_SRC}; entries x per-entry "
-                 "size before OpenZFS 2.3).", s.in_core_bytes, labels)  # fmt: skip
-        ms.gauge("zmon_pool_ddt_cached_bytes",
-                 f"Part of the dedup table currently cached in the ARC ({_SRC}, 2.3+).",
-                 s.cached_bytes, labels)  # fmt: skip
+        ms.gauge(
+            "zmon_pool_ddt_entries", f"Entries in the dedup table ({_SRC}).", s.entries, labels
+        )
+        ms.gauge(
+            "zmon_pool_ddt_on_disk_bytes",
+            f"Total on-disk size of the dedup table ({_SRC}; entries x per-entry size "
+            "before OpenZFS 2.3).",
+            s.on_disk_bytes,
+            labels,
+        )
+        ms.gauge(
+            "zmon_pool_ddt_in_core_bytes",
+            f"Total size of the dedup table when held in RAM ({_SRC}; entries x per-entry "
+            "size before OpenZFS 2.3).",
+            s.in_core_bytes,
+            labels,
+        )
+        ms.gauge(
+            "zmon_pool_ddt_cached_bytes",
+            f"Part of the dedup table currently cached in the ARC ({_SRC}, 2.3+).",
+            s.cached_bytes,
+            labels,
+        )
         if s.histogram is not None:
             _histogram_metrics(ms, s.histogram, labels)
     return ms
@@ -89,26 +124,42 @@ def ddt_kstat_metrics(
         if skip_idle and not any(nums.values()):
             continue
         labels = {"pool": pool, "checksum": checksum}
-        ms.counter("zmon_pool_ddt_lookups_total", f"DDT lookups ({_KSTAT}).",
-                   nums.get("lookup"), labels)  # fmt: skip
-        ms.counter("zmon_pool_ddt_lookup_new_total",
-                   f"DDT lookups that found no entry and created one ({_KSTAT}).",
-                   nums.get("lookup_new"), labels)  # fmt: skip
-        ms.counter("zmon_pool_ddt_lookup_existing_total",
-                   f"DDT lookups that found an existing entry ({_KSTAT}).",
-                   nums.get("lookup_existing"), labels)  # fmt: skip
+        ms.counter(
+            "zmon_pool_ddt_lookups_total", f"DDT lookups ({_KSTAT}).", nums.get("lookup"), labels
+        )
+        ms.counter(
+            "zmon_pool_ddt_lookup_new_total",
+            f"DDT lookups that found no entry and created one ({_KSTAT}).",
+            nums.get("lookup_new"),
+            labels,
+        )
+        ms.counter(
+            "zmon_pool_ddt_lookup_existing_total",
+            f"DDT lookups that found an existing entry ({_KSTAT}).",
+            nums.get("lookup_existing"),
+            labels,
+        )
         for tier in DDT_TIERS:
             tl = {**labels, "tier": tier}
-            ms.counter("zmon_pool_ddt_lookup_hits_total",
-                       f"DDT lookup hits by tier: live (in memory), log, stored ({_KSTAT}).",
-                       nums.get(f"lookup_{tier}_hit"), tl)  # fmt: skip
-            ms.counter("zmon_pool_ddt_lookup_misses_total",
-                       f"DDT lookup misses by tier ({_KSTAT}).", nums.get(f"lookup_{tier}_miss"),
-                       tl)  # fmt: skip
+            ms.counter(
+                "zmon_pool_ddt_lookup_hits_total",
+                f"DDT lookup hits by tier: live (in memory), log, stored ({_KSTAT}).",
+                nums.get(f"lookup_{tier}_hit"),
+                tl,
+            )
+            ms.counter(
+                "zmon_pool_ddt_lookup_misses_total",
+                f"DDT lookup misses by tier ({_KSTAT}).",
+                nums.get(f"lookup_{tier}_miss"),
+                tl,
+            )
         for state in LOG_STATES:
-            ms.gauge("zmon_pool_ddt_log_entries",
-                     f"Entries in the fast-dedup log, active or being flushed ({_KSTAT}).",
-                     nums.get(f"log_{state}_entries"), {**labels, "state": state})  # fmt: skip
+            ms.gauge(
+                "zmon_pool_ddt_log_entries",
+                f"Entries in the fast-dedup log, active or being flushed ({_KSTAT}).",
+                nums.get(f"log_{state}_entries"),
+                {**labels, "state": state},
+            )
     return ms
 
 
@@ -182,8 +233,9 @@ class DedupCollector(Collector):
             return out
         for path in sorted(base.glob("*/ddt_stats_*")):
             try:
-                out[(path.parent.name, path.name.removeprefix("ddt_stats_"))] = (
-                    parse_named_kstat(path.read_bytes()))  # fmt: skip
+                out[(path.parent.name, path.name.removeprefix("ddt_stats_"))] = parse_named_kstat(
+                    path.read_bytes()
+                )
             except (OSError, ValueError):
                 continue
         return out

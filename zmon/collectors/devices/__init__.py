@@ -38,8 +38,7 @@ def device_map_metrics(dmap: DeviceMap, limit: int = MAX_DEVICES) -> MetricSet:
                 "by_path": next((p for p in d.by_path if "-part" not in p), ""),
             },
         )
-    ms.gauge("zmon_disk_devices", "Whole disks backed by hardware in the device map",
-             len(disks))  # fmt: skip
+    ms.gauge("zmon_disk_devices", "Whole disks backed by hardware in the device map", len(disks))
     return ms
 
 

@@ -45,8 +45,10 @@ QUEUES = (
 )
 _SRC_W = "zpool iostat -w, lifetime counts"
 _SRC_Q = "zpool iostat -q, instantaneous"
-_SRC_AVG = ("zpool iostat without interval: the lifetime counter divided by the time since the "
-            "vdev was opened; use rate() of the histogram counts for current rates")  # fmt: skip
+_SRC_AVG = (
+    "zpool iostat without interval: the lifetime counter divided by the time since the "
+    "vdev was opened; use rate() of the histogram counts for current rates"
+)
 
 
 def histogram_argv(mode: str) -> tuple[str, ...] | None:
@@ -80,8 +82,9 @@ def _pools_from_blocks(blocks: Iterable[HistogramBlock]) -> list[PoolIostat]:
     """Histogram-only input: each block is a pool (``zpool iostat -w`` without ``-v``)."""
     pools = []
     for b in blocks:
-        pools.append(PoolIostat(b.name, [VdevIostat(b.name, b.name, 0, "normal", {},
-                                                    b.line_no, b.columns)]))  # fmt: skip
+        pools.append(
+            PoolIostat(b.name, [VdevIostat(b.name, b.name, 0, "normal", {}, b.line_no, b.columns)])
+        )
     return pools
 
 
@@ -135,17 +138,27 @@ def _histograms(
         ):
             col = cols.get(f"{stage}_{op}")
             if col is not None:
-                _hist(ms, f"{prefix}_{name}_seconds",
-                      f"{text} of leaf-vdev I/Os under this {what}, by op ({_SRC_W} {stage}; "
-                      "_sum estimated from bucket midpoints)",
-                      col, {**labels, "op": op}, exponents)  # fmt: skip
+                _hist(
+                    ms,
+                    f"{prefix}_{name}_seconds",
+                    f"{text} of leaf-vdev I/Os under this {what}, by op ({_SRC_W} {stage}; "
+                    "_sum estimated from bucket midpoints)",
+                    col,
+                    {**labels, "op": op},
+                    exponents,
+                )
     for queue, _, wait in QUEUES:
         col = cols.get(wait)
         if col is not None:
-            _hist(ms, f"{prefix}_queue_latency_seconds",
-                  f"Time I/Os waited in the {what}'s ZIO scheduler queue, by queue "
-                  f"({_SRC_W} syncq/asyncq/scrub/trim/rebuild wait; _sum estimated)",
-                  col, {**labels, "queue": queue}, exponents)  # fmt: skip
+            _hist(
+                ms,
+                f"{prefix}_queue_latency_seconds",
+                f"Time I/Os waited in the {what}'s ZIO scheduler queue, by queue "
+                f"({_SRC_W} syncq/asyncq/scrub/trim/rebuild wait; _sum estimated)",
+                col,
+                {**labels, "queue": queue},
+                exponents,
+            )
 
 
 def _hist(
@@ -181,8 +194,12 @@ def _op_counts(ms: MetricSet, row: VdevIostat, labels: dict[str, str]) -> None:
     cols = row.histograms or {}
     for op in OPS:
         col = cols.get("total_wait_read" if op == "read" else "total_wait_write")
-        ms.counter("zmon_vdev_operations_total", _OPS_HELP, None if col is None else sum(col),
-                   {**labels, "op": op})  # fmt: skip
+        ms.counter(
+            "zmon_vdev_operations_total",
+            _OPS_HELP,
+            None if col is None else sum(col),
+            {**labels, "op": op},
+        )
 
 
 def _table(ms: MetricSet, prefix: str, row: VdevIostat, labels: dict[str, str]) -> None:

@@ -156,8 +156,11 @@ class KernelLogCollector(Collector):
         try:
             rules = load_rules(merged)
         except PatternError as exc:
-            key = "patterns_file" if merged.get("patterns_file") and "patterns_file" in str(exc) \
+            key = (
+                "patterns_file"
+                if merged.get("patterns_file") and "patterns_file" in str(exc)
                 else "patterns"
+            )
             raise OptionError(key, str(exc)) from None
         for rule in rules:  # the built-in library is checked by its tests; these are the site's
             why = regexcheck.problem(rule.regex.pattern)
@@ -167,7 +170,6 @@ class KernelLogCollector(Collector):
 
     def _options(self) -> dict[str, Any]:
         return {o.name: self.option(o.name) for o in self.options}
-
 
     # ---- lifecycle
 
@@ -185,9 +187,11 @@ class KernelLogCollector(Collector):
             if not self.ctx.one_shot:  # a one-shot run must not move the daemon's positions
                 self._store = StateStore.open_locked(self.ctx.paths.state_dir / "kernel_log")
             if self._store is None and not self.ctx.one_shot:
-                log.warning("kernel_log positions will not be saved (state dir not writable "
-                            "or used by another zmon)",
-                            state_dir=str(self.ctx.paths.state_dir))  # fmt: skip
+                log.warning(
+                    "kernel_log positions will not be saved (state dir not writable "
+                    "or used by another zmon)",
+                    state_dir=str(self.ctx.paths.state_dir),
+                )
             self._sources = self._make_sources(kind, files)
             watched = [f.path for s in self._sources if isinstance(f := s.follower, FileFollower)]
             wake = threading.Event()
@@ -263,12 +267,21 @@ class KernelLogCollector(Collector):
         paths = self.ctx.paths
         if kind == "kmsg":
             boot_id = self._boot_id()
-            return [self._source("kmsg", lambda sink: KmsgFollower(
-                paths.root("dev/kmsg"), sink, store=self._store, boot_id=boot_id))]  # fmt: skip
+            return [
+                self._source(
+                    "kmsg",
+                    lambda sink: KmsgFollower(
+                        paths.root("dev/kmsg"), sink, store=self._store, boot_id=boot_id
+                    ),
+                )
+            ]
         if kind == "journal":
             binary = self.ctx.runner.binary("journalctl")
-            return [self._source("journal", lambda sink: JournalFollower(
-                binary, sink, store=self._store))]  # fmt: skip
+            return [
+                self._source(
+                    "journal", lambda sink: JournalFollower(binary, sink, store=self._store)
+                )
+            ]
         if kind == "file":
             return [self._source(f, self._file_follower(f)) for f in files]
         return []
@@ -310,8 +323,11 @@ class KernelLogCollector(Collector):
             if follower.read_errors > src.errors_seen:
                 self.tally.add_read_error(src.label, follower.read_errors - src.errors_seen)
                 src.errors_seen = follower.read_errors
-                log.warning("kernel log read error", source=src.label,
-                            error=getattr(follower, "last_error", None))  # fmt: skip
+                log.warning(
+                    "kernel log read error",
+                    source=src.label,
+                    error=getattr(follower, "last_error", None),
+                )
             lost = getattr(follower, "lines_lost", 0)
             if lost > src.lost_seen:
                 self.tally.add_lost(src.label, lost - src.lost_seen)
@@ -364,8 +380,10 @@ def parse_kernel_log_stream(stream: BinaryIO, chunk_size: int = 1 << 20) -> Metr
         whole, rest = data[:cut], data[cut:]
         nul = whole.find(b"\x00")
         if nul >= 0:
-            raise ParseError("binary data (NUL byte): expected log text, e.g. journalctl -k -o "
-                             "short-iso", lines + whole.count(b"\n", 0, nul) + 1)  # fmt: skip
+            raise ParseError(
+                "binary data (NUL byte): expected log text, e.g. journalctl -k -o short-iso",
+                lines + whole.count(b"\n", 0, nul) + 1,
+            )
         if whole:
             lines += whole.count(b"\n")
             tally.add_all(scanner.feed(whole.decode("utf-8", "replace")))

@@ -156,8 +156,10 @@ _H_LAST = (
 _H_POOL = "Kernel log lines matching a fault pattern that name a ZFS pool, by pool"
 _H_LINES = "Kernel log lines read since zmon started"
 _H_ERRORS = "Errors reading the kernel log source (open/read failures, lost kmsg records)"
-_H_LOST = ("Kernel log lines that could not be read: a partial line whose file was rotated or "
-           "truncated; a rotated file that is gone counts as a read error (its size is unknown)")
+_H_LOST = (
+    "Kernel log lines that could not be read: a partial line whose file was rotated or "
+    "truncated; a rotated file that is gone counts as a read error (its size is unknown)"
+)
 _H_FOLLOW = "1 while the kernel log source is open and followed, 0 while it is missing"
 
 
@@ -173,9 +175,11 @@ ALERTED_POOL_PATTERNS = ("pool_suspended",)
 
 
 def zero_series(
-    snap: TallySnapshot, patterns: Iterable[str], devices: Iterable[str],
+    snap: TallySnapshot,
+    patterns: Iterable[str],
+    devices: Iterable[str],
     pools: Iterable[str] = (),
-) -> TallySnapshot:  # fmt: skip
+) -> TallySnapshot:
     """``snap`` with a 0 count for each pattern x known device (and pool pattern x pool)
     that has none yet."""
     events = dict(snap.events)
@@ -187,8 +191,9 @@ def zero_series(
     for pool in pools:
         for pattern in ALERTED_POOL_PATTERNS:
             pool_events.setdefault((pattern, pool), 0)
-    return TallySnapshot(events, snap.last_seen, pool_events, snap.lines, snap.read_errors,
-                         snap.following)  # fmt: skip
+    return TallySnapshot(
+        events, snap.last_seen, pool_events, snap.lines, snap.read_errors, snap.following
+    )
 
 
 def kernel_log_metrics(snap: TallySnapshot) -> MetricSet:

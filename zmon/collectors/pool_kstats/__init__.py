@@ -73,39 +73,67 @@ def _iostats(ms: MetricSet, rows: Mapping[str, int | str], labels: dict[str, str
     for kind, prefix in TRIM_KINDS:
         for result in TRIM_RESULTS:
             tl = {**labels, "trim": kind, "result": result}
-            ms.counter("zmon_pool_kstat_trim_extents_total",
-                       f"TRIM extents by kind (manual/auto/simple) and result ({_K}/iostats).",
-                       num(f"{prefix}_extents_{result}"), tl)  # fmt: skip
-            ms.counter("zmon_pool_kstat_trim_bytes_total",
-                       f"TRIM bytes by kind and result ({_K}/iostats).",
-                       num(f"{prefix}_bytes_{result}"), tl)  # fmt: skip
+            ms.counter(
+                "zmon_pool_kstat_trim_extents_total",
+                f"TRIM extents by kind (manual/auto/simple) and result ({_K}/iostats).",
+                num(f"{prefix}_extents_{result}"),
+                tl,
+            )
+            ms.counter(
+                "zmon_pool_kstat_trim_bytes_total",
+                f"TRIM bytes by kind and result ({_K}/iostats).",
+                num(f"{prefix}_bytes_{result}"),
+                tl,
+            )
     for path in IO_PATHS:
         for op in ("read", "write"):
             il = {**labels, "path": path, "op": op}
-            ms.counter("zmon_pool_kstat_io_operations_total",
-                       f"Pool reads/writes through the ARC or Direct I/O ({_K}/iostats).",
-                       num(f"{path}_{op}_count"), il)  # fmt: skip
-            ms.counter("zmon_pool_kstat_io_bytes_total",
-                       f"Bytes read/written through the ARC or Direct I/O ({_K}/iostats).",
-                       num(f"{path}_{op}_bytes"), il)  # fmt: skip
+            ms.counter(
+                "zmon_pool_kstat_io_operations_total",
+                f"Pool reads/writes through the ARC or Direct I/O ({_K}/iostats).",
+                num(f"{path}_{op}_count"),
+                il,
+            )
+            ms.counter(
+                "zmon_pool_kstat_io_bytes_total",
+                f"Bytes read/written through the ARC or Direct I/O ({_K}/iostats).",
+                num(f"{path}_{op}_bytes"),
+                il,
+            )
 
 
 def _old_io(ms: MetricSet, io: Mapping[str, int], labels: dict[str, str]) -> None:
     src = f"{_K}/io, ZoL 0.6.3 to 2.0"
-    ms.counter("zmon_pool_kstat_io_read_bytes_total", f"Bytes read from the pool ({src}).",
-               io.get("nread"), labels)  # fmt: skip
-    ms.counter("zmon_pool_kstat_io_written_bytes_total", f"Bytes written to the pool ({src}).",
-               io.get("nwritten"), labels)  # fmt: skip
-    ms.counter("zmon_pool_kstat_io_reads_total", f"Read operations ({src}).", io.get("reads"),
-               labels)  # fmt: skip
-    ms.counter("zmon_pool_kstat_io_writes_total", f"Write operations ({src}).",
-               io.get("writes"), labels)  # fmt: skip
-    timers = (("wtime", "zmon_pool_kstat_io_wait_seconds_total", "waiting"),
-              ("rtime", "zmon_pool_kstat_io_active_seconds_total", "active"))  # fmt: skip
+    ms.counter(
+        "zmon_pool_kstat_io_read_bytes_total",
+        f"Bytes read from the pool ({src}).",
+        io.get("nread"),
+        labels,
+    )
+    ms.counter(
+        "zmon_pool_kstat_io_written_bytes_total",
+        f"Bytes written to the pool ({src}).",
+        io.get("nwritten"),
+        labels,
+    )
+    ms.counter(
+        "zmon_pool_kstat_io_reads_total", f"Read operations ({src}).", io.get("reads"), labels
+    )
+    ms.counter(
+        "zmon_pool_kstat_io_writes_total", f"Write operations ({src}).", io.get("writes"), labels
+    )
+    timers = (
+        ("wtime", "zmon_pool_kstat_io_wait_seconds_total", "waiting"),
+        ("rtime", "zmon_pool_kstat_io_active_seconds_total", "active"),
+    )
     for key, metric, what in timers:
         v = io.get(key)
-        ms.counter(metric, f"Cumulative time with I/O {what} ({src}).",
-                   None if v is None else v / 1e9, labels)  # fmt: skip
+        ms.counter(
+            metric,
+            f"Cumulative time with I/O {what} ({src}).",
+            None if v is None else v / 1e9,
+            labels,
+        )
     ms.gauge("zmon_pool_kstat_io_wait_queue", f"I/Os waiting now ({src}).", io.get("wcnt"), labels)
     ms.gauge("zmon_pool_kstat_io_active_queue", f"I/Os active now ({src}).", io.get("rcnt"), labels)
 
@@ -115,30 +143,46 @@ def pool_kstat_metrics(pools: list[PoolKstats]) -> MetricSet:
     for p in sorted(pools, key=lambda x: x.pool):
         labels = {"pool": p.pool}
         if p.state is not None:
-            ms.state_set("zmon_pool_kstat_state",
-                         f"Pool state from {_K}/state; 1 for the current state.",
-                         POOL_STATES, p.state, labels)  # fmt: skip
+            ms.state_set(
+                "zmon_pool_kstat_state",
+                f"Pool state from {_K}/state; 1 for the current state.",
+                POOL_STATES,
+                p.state,
+                labels,
+            )
         if p.guid is not None:
-            ms.info("zmon_pool_kstat_info", f"Pool guid from {_K}/guid; always 1.",
-                    {**labels, "guid": p.guid})  # fmt: skip
+            ms.info(
+                "zmon_pool_kstat_info",
+                f"Pool guid from {_K}/guid; always 1.",
+                {**labels, "guid": p.guid},
+            )
         if p.iostats is not None:
             _iostats(ms, p.iostats, labels)
         if p.io is not None:
             _old_io(ms, p.io, labels)
         if p.txgs is not None and p.txgs.latest_txg is not None:
-            ms.gauge("zmon_pool_kstat_txg_latest",
-                     f"Newest transaction group in {_K}/txgs (normally the open one).",
-                     p.txgs.latest_txg, labels)  # fmt: skip
-        ms.gauge("zmon_pool_kstat_read_errors",
-                 f"Per-pool kstat files that could not be read or parsed ({_K}).",
-                 len(p.errors), labels)  # fmt: skip
+            ms.gauge(
+                "zmon_pool_kstat_txg_latest",
+                f"Newest transaction group in {_K}/txgs (normally the open one).",
+                p.txgs.latest_txg,
+                labels,
+            )
+        ms.gauge(
+            "zmon_pool_kstat_read_errors",
+            f"Per-pool kstat files that could not be read or parsed ({_K}).",
+            len(p.errors),
+            labels,
+        )
     return ms
 
 
 def pool_dirs(base: Path) -> list[Path]:
     """Subdirectories of the zfs kstat directory that belong to pools."""
-    return [d for d in sorted(base.iterdir())
-            if d.is_dir() and any((d / f).exists() for f in _POOL_FILES)]  # fmt: skip
+    return [
+        d
+        for d in sorted(base.iterdir())
+        if d.is_dir() and any((d / f).exists() for f in _POOL_FILES)
+    ]
 
 
 @register

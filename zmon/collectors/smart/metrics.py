@@ -44,20 +44,43 @@ def report_metrics(ms: MetricSet, device: str, r: SmartReport, src: str = SRC) -
     g = ms.gauge
     c = ms.counter
     g("zmon_disk_capacity_bytes", "User capacity in bytes" + src, r.capacity_bytes, lab)
-    g("zmon_disk_rotation_rate_rpm", "Rotation rate in rpm, 0 for solid state" + src,
-      r.rotation_rate_rpm, lab)  # fmt: skip
-    g("zmon_disk_smart_available", "1 if the device supports SMART" + src,
-      None if r.smart_available is None else float(r.smart_available), lab)  # fmt: skip
-    g("zmon_disk_smart_enabled", "1 if SMART is enabled on the device" + src,
-      None if r.smart_enabled is None else float(r.smart_enabled), lab)  # fmt: skip
-    g("zmon_disk_smart_passed",
-      "1 if the SMART overall health self-assessment passed, 0 if it failed" + src,
-      None if r.passed is None else float(r.passed), lab)  # fmt: skip
-    g("zmon_disk_temperature_celsius", "Current temperature in degrees Celsius" + src,
-      r.temperature_celsius, lab)  # fmt: skip
+    g(
+        "zmon_disk_rotation_rate_rpm",
+        "Rotation rate in rpm, 0 for solid state" + src,
+        r.rotation_rate_rpm,
+        lab,
+    )
+    g(
+        "zmon_disk_smart_available",
+        "1 if the device supports SMART" + src,
+        None if r.smart_available is None else float(r.smart_available),
+        lab,
+    )
+    g(
+        "zmon_disk_smart_enabled",
+        "1 if SMART is enabled on the device" + src,
+        None if r.smart_enabled is None else float(r.smart_enabled),
+        lab,
+    )
+    g(
+        "zmon_disk_smart_passed",
+        "1 if the SMART overall health self-assessment passed, 0 if it failed" + src,
+        None if r.passed is None else float(r.passed),
+        lab,
+    )
+    g(
+        "zmon_disk_temperature_celsius",
+        "Current temperature in degrees Celsius" + src,
+        r.temperature_celsius,
+        lab,
+    )
     c("zmon_disk_power_on_seconds_total", "Power-on time in seconds" + src, r.power_on_seconds, lab)
-    c("zmon_disk_power_cycles_total", "Power cycles over the device's life" + src,
-      r.power_cycles, lab)  # fmt: skip
+    c(
+        "zmon_disk_power_cycles_total",
+        "Power cycles over the device's life" + src,
+        r.power_cycles,
+        lab,
+    )
     g(
         "zmon_disk_interface_speed_bytes",
         "Current link speed in bytes per second (SATA signalling rate / 8)" + src,
@@ -85,25 +108,44 @@ def _named_attr_raw(r: SmartReport, attr_id: int, *name_parts: str) -> float | N
 
 def _ata_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
     lab = {"device": device}
-    ms.gauge("zmon_disk_reallocated_sectors",
-             "Reallocated sectors, ATA attribute 5 raw value" + src,
-             _named_attr_raw(r, 5, "Realloc"), lab)  # fmt: skip
-    ms.gauge("zmon_disk_pending_sectors",
-             "Sectors waiting to be remapped, ATA attribute 197 raw value" + src,
-             _named_attr_raw(r, 197, "Pending"), lab)  # fmt: skip
-    ms.gauge("zmon_disk_offline_uncorrectable_sectors",
-             "Sectors found uncorrectable by offline scan, ATA attribute 198 raw value" + src,
-             _named_attr_raw(r, 198, "Uncorrect", "Offline_Unc"), lab)  # fmt: skip
-    ms.counter("zmon_disk_crc_errors_total",
-               "Interface CRC errors (cabling), ATA attribute 199 raw value" + src,
-               _named_attr_raw(r, 199, "CRC"), lab)  # fmt: skip
-    ms.counter("zmon_disk_ata_error_log_entries_total",
-               "Errors recorded in the ATA SMART error log over the device's life" + src,
-               r.ata_error_log_count, lab)  # fmt: skip
+    ms.gauge(
+        "zmon_disk_reallocated_sectors",
+        "Reallocated sectors, ATA attribute 5 raw value" + src,
+        _named_attr_raw(r, 5, "Realloc"),
+        lab,
+    )
+    ms.gauge(
+        "zmon_disk_pending_sectors",
+        "Sectors waiting to be remapped, ATA attribute 197 raw value" + src,
+        _named_attr_raw(r, 197, "Pending"),
+        lab,
+    )
+    ms.gauge(
+        "zmon_disk_offline_uncorrectable_sectors",
+        "Sectors found uncorrectable by offline scan, ATA attribute 198 raw value" + src,
+        _named_attr_raw(r, 198, "Uncorrect", "Offline_Unc"),
+        lab,
+    )
+    ms.counter(
+        "zmon_disk_crc_errors_total",
+        "Interface CRC errors (cabling), ATA attribute 199 raw value" + src,
+        _named_attr_raw(r, 199, "CRC"),
+        lab,
+    )
+    ms.counter(
+        "zmon_disk_ata_error_log_entries_total",
+        "Errors recorded in the ATA SMART error log over the device's life" + src,
+        r.ata_error_log_count,
+        lab,
+    )
     for a in r.attributes:
         alab = {"device": device, "id": str(a.id), "name": a.name}
-        ms.gauge("zmon_disk_smart_attribute_value",
-                 "ATA SMART attribute normalized value (VALUE)" + src, a.value, alab)  # fmt: skip
+        ms.gauge(
+            "zmon_disk_smart_attribute_value",
+            "ATA SMART attribute normalized value (VALUE)" + src,
+            a.value,
+            alab,
+        )
         ms.gauge(
             "zmon_disk_smart_attribute_worst",
             "ATA SMART attribute worst normalized value (WORST)" + src,
@@ -116,9 +158,13 @@ def _ata_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
             a.threshold,
             alab,
         )
-        ms.gauge("zmon_disk_smart_attribute_raw",
-                 "ATA SMART attribute raw value as smartctl decodes it: the leading number of "
-                 "RAW_VALUE (31 for '31 (Min/Max 24/40)')" + src, a.raw, alab)  # fmt: skip
+        ms.gauge(
+            "zmon_disk_smart_attribute_raw",
+            "ATA SMART attribute raw value as smartctl decodes it: the leading number of "
+            "RAW_VALUE (31 for '31 (Min/Max 24/40)')" + src,
+            a.raw,
+            alab,
+        )
 
 
 def _nvme_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
@@ -133,48 +179,93 @@ def _nvme_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
         n.critical_warning,
         lab,
     )
-    g("zmon_disk_nvme_available_spare_ratio", "NVMe available spare capacity, 0-1" + src,
-      _ratio(n.available_spare), lab)  # fmt: skip
-    g("zmon_disk_nvme_available_spare_threshold_ratio",
-      "NVMe available spare below which the device warns, 0-1" + src,
-      _ratio(n.available_spare_threshold), lab)  # fmt: skip
-    g("zmon_disk_nvme_percentage_used_ratio",
-      "NVMe estimate of life used, 0-1; may exceed 1 past the rated endurance" + src,
-      _ratio(n.percentage_used), lab)  # fmt: skip
-    c("zmon_disk_nvme_media_errors_total",
-      "NVMe unrecovered data integrity errors (media and data integrity errors)" + src,
-      n.media_errors, lab)  # fmt: skip
+    g(
+        "zmon_disk_nvme_available_spare_ratio",
+        "NVMe available spare capacity, 0-1" + src,
+        _ratio(n.available_spare),
+        lab,
+    )
+    g(
+        "zmon_disk_nvme_available_spare_threshold_ratio",
+        "NVMe available spare below which the device warns, 0-1" + src,
+        _ratio(n.available_spare_threshold),
+        lab,
+    )
+    g(
+        "zmon_disk_nvme_percentage_used_ratio",
+        "NVMe estimate of life used, 0-1; may exceed 1 past the rated endurance" + src,
+        _ratio(n.percentage_used),
+        lab,
+    )
+    c(
+        "zmon_disk_nvme_media_errors_total",
+        "NVMe unrecovered data integrity errors (media and data integrity errors)" + src,
+        n.media_errors,
+        lab,
+    )
     c(
         "zmon_disk_nvme_error_log_entries_total",
         "NVMe error information log entries over the device's life" + src,
         n.error_log_entries,
         lab,
     )
-    c("zmon_disk_nvme_unsafe_shutdowns_total", "NVMe unsafe shutdowns" + src,
-      n.unsafe_shutdowns, lab)  # fmt: skip
+    c(
+        "zmon_disk_nvme_unsafe_shutdowns_total",
+        "NVMe unsafe shutdowns" + src,
+        n.unsafe_shutdowns,
+        lab,
+    )
     for attr, name, text in (
         ("data_units_read", "zmon_disk_nvme_data_read_bytes_total", "Bytes read by the host"),
-        ("data_units_written", "zmon_disk_nvme_data_written_bytes_total",
-         "Bytes written by the host"),
-    ):  # fmt: skip
+        (
+            "data_units_written",
+            "zmon_disk_nvme_data_written_bytes_total",
+            "Bytes written by the host",
+        ),
+    ):
         units = getattr(n, attr)
-        c(name, text + " (NVMe data units x 512000)" + src,
-          None if units is None else units * NVME_DATA_UNIT_BYTES, lab)  # fmt: skip
-    c("zmon_disk_nvme_host_read_commands_total", "NVMe read commands completed" + src,
-      n.host_reads, lab)  # fmt: skip
-    c("zmon_disk_nvme_host_write_commands_total", "NVMe write commands completed" + src,
-      n.host_writes, lab)  # fmt: skip
+        c(
+            name,
+            text + " (NVMe data units x 512000)" + src,
+            None if units is None else units * NVME_DATA_UNIT_BYTES,
+            lab,
+        )
+    c(
+        "zmon_disk_nvme_host_read_commands_total",
+        "NVMe read commands completed" + src,
+        n.host_reads,
+        lab,
+    )
+    c(
+        "zmon_disk_nvme_host_write_commands_total",
+        "NVMe write commands completed" + src,
+        n.host_writes,
+        lab,
+    )
     for attr, name, text in (
-        ("controller_busy_time", "zmon_disk_nvme_controller_busy_seconds_total",
-         "Time the NVMe controller was busy with I/O"),
-        ("warning_temp_time", "zmon_disk_nvme_warning_temperature_seconds_total",
-         "Time above the NVMe warning composite temperature threshold"),
-        ("critical_comp_time", "zmon_disk_nvme_critical_temperature_seconds_total",
-         "Time above the NVMe critical composite temperature threshold"),
-    ):  # fmt: skip
+        (
+            "controller_busy_time",
+            "zmon_disk_nvme_controller_busy_seconds_total",
+            "Time the NVMe controller was busy with I/O",
+        ),
+        (
+            "warning_temp_time",
+            "zmon_disk_nvme_warning_temperature_seconds_total",
+            "Time above the NVMe warning composite temperature threshold",
+        ),
+        (
+            "critical_comp_time",
+            "zmon_disk_nvme_critical_temperature_seconds_total",
+            "Time above the NVMe critical composite temperature threshold",
+        ),
+    ):
         minutes = getattr(n, attr)
-        c(name, text + ", in seconds (reported in minutes)" + src,
-          None if minutes is None else minutes * 60.0, lab)  # fmt: skip
+        c(
+            name,
+            text + ", in seconds (reported in minutes)" + src,
+            None if minutes is None else minutes * 60.0,
+            lab,
+        )
 
 
 def _scsi_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
@@ -182,29 +273,51 @@ def _scsi_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
     if s is None:
         return
     lab = {"device": device}
-    ms.gauge("zmon_disk_scsi_grown_defects",
-             "SCSI/SAS elements in the grown defect list (remapped blocks)" + src,
-             s.grown_defects, lab)  # fmt: skip
-    ms.counter("zmon_disk_scsi_non_medium_errors_total", "SCSI/SAS non-medium errors" + src,
-               s.non_medium_errors, lab)  # fmt: skip
-    ms.gauge("zmon_disk_temperature_trip_celsius",
-             "Temperature at which the drive reports a failure (SCSI drive trip)" + src,
-             s.trip_temperature, lab)  # fmt: skip
-    ms.gauge("zmon_disk_scsi_percentage_used_ratio",
-             "SCSI/SAS percentage used endurance indicator, 0-1" + src,
-             _ratio(s.percentage_used), lab)  # fmt: skip
+    ms.gauge(
+        "zmon_disk_scsi_grown_defects",
+        "SCSI/SAS elements in the grown defect list (remapped blocks)" + src,
+        s.grown_defects,
+        lab,
+    )
+    ms.counter(
+        "zmon_disk_scsi_non_medium_errors_total",
+        "SCSI/SAS non-medium errors" + src,
+        s.non_medium_errors,
+        lab,
+    )
+    ms.gauge(
+        "zmon_disk_temperature_trip_celsius",
+        "Temperature at which the drive reports a failure (SCSI drive trip)" + src,
+        s.trip_temperature,
+        lab,
+    )
+    ms.gauge(
+        "zmon_disk_scsi_percentage_used_ratio",
+        "SCSI/SAS percentage used endurance indicator, 0-1" + src,
+        _ratio(s.percentage_used),
+        lab,
+    )
     for op in sorted(s.counters):
         row = s.counters[op]
         olab = {"device": device, "operation": op}
-        ms.counter("zmon_disk_scsi_corrected_errors_total",
-                   "SCSI/SAS errors corrected, from the error counter log" + src,
-                   row.corrected, olab)  # fmt: skip
-        ms.counter("zmon_disk_scsi_uncorrected_errors_total",
-                   "SCSI/SAS uncorrected errors, from the error counter log" + src,
-                   row.uncorrected, olab)  # fmt: skip
-        ms.counter("zmon_disk_scsi_processed_bytes_total",
-                   "Bytes processed, from the SCSI/SAS error counter log" + src,
-                   row.processed_bytes, olab)  # fmt: skip
+        ms.counter(
+            "zmon_disk_scsi_corrected_errors_total",
+            "SCSI/SAS errors corrected, from the error counter log" + src,
+            row.corrected,
+            olab,
+        )
+        ms.counter(
+            "zmon_disk_scsi_uncorrected_errors_total",
+            "SCSI/SAS uncorrected errors, from the error counter log" + src,
+            row.uncorrected,
+            olab,
+        )
+        ms.counter(
+            "zmon_disk_scsi_processed_bytes_total",
+            "Bytes processed, from the SCSI/SAS error counter log" + src,
+            row.processed_bytes,
+            olab,
+        )
 
 
 def _self_test_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
@@ -217,16 +330,28 @@ def _self_test_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> 
     )
     if not r.has_data:
         return
-    ms.gauge("zmon_disk_self_test_log_entries", "Entries in the device's self-test log" + src,
-             len(r.self_tests), lab)  # fmt: skip
-    ms.gauge("zmon_disk_self_test_failed_entries",
-             "Self-test log entries that ended in a failure" + src,
-             r.self_test_failed_count, lab)  # fmt: skip
+    ms.gauge(
+        "zmon_disk_self_test_log_entries",
+        "Entries in the device's self-test log" + src,
+        len(r.self_tests),
+        lab,
+    )
+    ms.gauge(
+        "zmon_disk_self_test_failed_entries",
+        "Self-test log entries that ended in a failure" + src,
+        r.self_test_failed_count,
+        lab,
+    )
     if r.self_tests:
         last = r.self_tests[0]
-        ms.state_set("zmon_disk_self_test_last_status",
-                     "Outcome of the most recent self-test, one series per outcome" + src,
-                     TEST_OUTCOMES, last.outcome, lab, label="status")  # fmt: skip
+        ms.state_set(
+            "zmon_disk_self_test_last_status",
+            "Outcome of the most recent self-test, one series per outcome" + src,
+            TEST_OUTCOMES,
+            last.outcome,
+            lab,
+            label="status",
+        )
         ms.gauge(
             "zmon_disk_self_test_last_power_on_seconds",
             "Power-on time when the most recent self-test ran, in seconds" + src,
@@ -240,27 +365,42 @@ def exit_status_metrics(ms: MetricSet, device: str, exit_status: int | None) -> 
     if exit_status is None:
         return
     lab = {"device": device}
-    ms.gauge("zmon_disk_smartctl_exit_status", "smartctl exit status bit mask" + SRC,
-             exit_status, lab)  # fmt: skip
+    ms.gauge(
+        "zmon_disk_smartctl_exit_status", "smartctl exit status bit mask" + SRC, exit_status, lab
+    )
     for i, bit in enumerate(EXIT_BITS):
-        ms.gauge("zmon_disk_smartctl_exit_status_bit",
-                 "smartctl exit status decoded, one series per bit (see smartctl(8))" + SRC,
-                 float(bool(exit_status & (1 << i))), {**lab, "bit": bit})  # fmt: skip
+        ms.gauge(
+            "zmon_disk_smartctl_exit_status_bit",
+            "smartctl exit status decoded, one series per bit (see smartctl(8))" + SRC,
+            float(bool(exit_status & (1 << i))),
+            {**lab, "bit": bit},
+        )
 
 
 def check_metrics(ms: MetricSet, device: str, status: str, cached: str = "") -> None:
     """The outcome of the last check of a device: up, status state set, standby."""
     lab = {"device": device}
-    ms.gauge("zmon_disk_smart_up",
-             "1 if the last smartctl check of the device answered (with data or asleep)" + cached,
-             1.0 if status in ("ok", "standby") else 0.0, lab)  # fmt: skip
-    ms.state_set("zmon_disk_smart_check_status",
-                 "Outcome of the last smartctl check, one series per status" + cached,
-                 CHECK_STATUSES, status, lab, label="status")  # fmt: skip
-    ms.gauge("zmon_disk_standby",
-             "1 when the last check was skipped because the disk was asleep; SMART values "
-             "are then the last ones read" + cached,
-             1.0 if status == "standby" else 0.0, lab)  # fmt: skip
+    ms.gauge(
+        "zmon_disk_smart_up",
+        "1 if the last smartctl check of the device answered (with data or asleep)" + cached,
+        1.0 if status in ("ok", "standby") else 0.0,
+        lab,
+    )
+    ms.state_set(
+        "zmon_disk_smart_check_status",
+        "Outcome of the last smartctl check, one series per status" + cached,
+        CHECK_STATUSES,
+        status,
+        lab,
+        label="status",
+    )
+    ms.gauge(
+        "zmon_disk_standby",
+        "1 when the last check was skipped because the disk was asleep; SMART values "
+        "are then the last ones read" + cached,
+        1.0 if status == "standby" else 0.0,
+        lab,
+    )
 
 
 def device_label(r: SmartReport) -> str:

@@ -32,8 +32,24 @@ from zmon.registry import Collector, Context, NoDataError, register, register_pa
 log = structlog.get_logger(__name__)
 
 # Sync-time histogram bounds, seconds: 1 ms to 60 s (a sync over a few seconds is a stall).
-SYNC_BOUNDS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-               20.0, 30.0, 60.0)  # fmt: skip
+SYNC_BOUNDS = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    20.0,
+    30.0,
+    60.0,
+)
 PHASES = (("open", "otime_ns"), ("quiesce", "qtime_ns"), ("wait", "wtime_ns"))
 _COUNTED = (("ndirty", "zmon_pool_txg_dirty_bytes_total", "Dirty bytes the txgs carried"),
             ("nread", "zmon_pool_txg_read_bytes_total", "Bytes read while syncing"),
@@ -105,36 +121,59 @@ def txg_metrics(history: dict[str, PoolTxgs], assign: dict[str, TxAssign]) -> Me
         for bound, n in zip(SYNC_BOUNDS, h.bins, strict=False):
             running += n
             buckets.append((bound, float(running)))
-        ms.histogram("zmon_pool_txg_sync_duration_seconds",
-                     f"Time each txg took to sync (stime; {_SRC})",
-                     buckets, h.count, h.sync_seconds, labels)  # fmt: skip
+        ms.histogram(
+            "zmon_pool_txg_sync_duration_seconds",
+            f"Time each txg took to sync (stime; {_SRC})",
+            buckets,
+            h.count,
+            h.sync_seconds,
+            labels,
+        )
         for attr, metric, text in _COUNTED:
-            ms.counter(metric, f"{text}, summed over txgs ({attr}; {_SRC})",
-                       h.totals.get(attr, 0), labels)  # fmt: skip
+            ms.counter(
+                metric, f"{text}, summed over txgs ({attr}; {_SRC})", h.totals.get(attr, 0), labels
+            )
         for phase, _ in PHASES:
-            ms.counter("zmon_pool_txg_phase_seconds_total",
-                       f"Time txgs spent open, quiescing and waiting for the previous sync "
-                       f"(otime/qtime/wtime; {_SRC})", h.phase_seconds.get(phase, 0.0),
-                       {**labels, "phase": phase})  # fmt: skip
-        ms.counter("zmon_pool_txgs_missed_total",
-                   "Txgs that left the txgs ring between two reads, so were never counted "
-                   "(raise the read rate or zfs_txg_history)", h.missed, labels)  # fmt: skip
-        ms.gauge("zmon_pool_txg_sync_max_seconds",
-                 "Longest sync among the txgs committed since the previous collection "
-                 "(kstat zfs/<pool>/txgs stime); absent when none committed",
-                 h.window_max_sync, labels)  # fmt: skip
-        ms.gauge("zmon_pool_txg_dirty_max_bytes",
-                 "Most dirty data in one txg among those committed since the previous "
-                 "collection (kstat zfs/<pool>/txgs ndirty)", h.window_max_dirty,
-                 labels)  # fmt: skip
+            ms.counter(
+                "zmon_pool_txg_phase_seconds_total",
+                f"Time txgs spent open, quiescing and waiting for the previous sync "
+                f"(otime/qtime/wtime; {_SRC})",
+                h.phase_seconds.get(phase, 0.0),
+                {**labels, "phase": phase},
+            )
+        ms.counter(
+            "zmon_pool_txgs_missed_total",
+            "Txgs that left the txgs ring between two reads, so were never counted "
+            "(raise the read rate or zfs_txg_history)",
+            h.missed,
+            labels,
+        )
+        ms.gauge(
+            "zmon_pool_txg_sync_max_seconds",
+            "Longest sync among the txgs committed since the previous collection "
+            "(kstat zfs/<pool>/txgs stime); absent when none committed",
+            h.window_max_sync,
+            labels,
+        )
+        ms.gauge(
+            "zmon_pool_txg_dirty_max_bytes",
+            "Most dirty data in one txg among those committed since the previous "
+            "collection (kstat zfs/<pool>/txgs ndirty)",
+            h.window_max_dirty,
+            labels,
+        )
     for pool in sorted(assign):
         hist = from_upper_bounds(assign[pool].buckets)
-        ms.histogram("zmon_pool_dmu_tx_assign_seconds",
-                     "Time transactions waited in dmu_tx_wait() before they could be assigned to "
-                     "a txg (write throttle, dirty data limit, suspended pool), since import "
-                     "(kstat zfs/<pool>/dmu_tx_assign; _sum estimated from bucket midpoints)",
-                     hist.buckets(FINE_EXPONENTS), hist.count, hist.sum_seconds,
-                     {"pool": pool})  # fmt: skip
+        ms.histogram(
+            "zmon_pool_dmu_tx_assign_seconds",
+            "Time transactions waited in dmu_tx_wait() before they could be assigned to "
+            "a txg (write throttle, dirty data limit, suspended pool), since import "
+            "(kstat zfs/<pool>/dmu_tx_assign; _sum estimated from bucket midpoints)",
+            hist.buckets(FINE_EXPONENTS),
+            hist.count,
+            hist.sum_seconds,
+            {"pool": pool},
+        )
     return ms
 
 

@@ -46,8 +46,9 @@ def kstat_metrics(kstats: Mapping[str, Fields], ms: MetricSet | None = None) -> 
             stat = BY_FIELD.get((kstat, name))
             if stat is not None:
                 if stat.kind == "counter":
-                    ms.counter(stat.metric, stat.help, value if value >= 0 else None,
-                               stat.label_dict())  # fmt: skip
+                    ms.counter(
+                        stat.metric, stat.help, value if value >= 0 else None, stat.label_dict()
+                    )
                 else:
                     ms.gauge(stat.metric, stat.help, value, stat.label_dict())
             elif family is not None and value >= 0:

@@ -80,8 +80,13 @@ def _mappable(status: ZpoolStatus) -> list[str]:
     missing = []
     for pool in status.pools:
         for vdev in pool.vdevs():
-            if (vdev.is_leaf and vdev.device is None and vdev.type in ("disk", "dspare")
-                    and not vdev.name.isdigit() and vdev.vdev_class != "spare"):  # fmt: skip
+            if (
+                vdev.is_leaf
+                and vdev.device is None
+                and vdev.type in ("disk", "dspare")
+                and not vdev.name.isdigit()
+                and vdev.vdev_class != "spare"
+            ):
                 missing.append(f"{pool.name}/{vdev.name}")
     return missing
 
@@ -91,7 +96,6 @@ Layout = tuple[tuple[str, tuple[str, ...]], ...]
 
 def _signature(status: ZpoolStatus) -> Layout:
     return tuple((p.name, tuple(v.name for v in p.vdevs())) for p in status.pools)
-
 
 
 @register
@@ -131,8 +135,10 @@ class ZpoolCollector(Collector):
                     states[pool] = sample.labels.get("state", "unknown")
                 else:
                     states.setdefault(pool, "unknown")
-        return [SummaryRow(pool, state.upper(), state == "online")
-                for pool, state in sorted(states.items())]  # fmt: skip
+        return [
+            SummaryRow(pool, state.upper(), state == "online")
+            for pool, state in sorted(states.items())
+        ]
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
@@ -164,8 +170,11 @@ class ZpoolCollector(Collector):
     def _history_store(self) -> ScrubHistory:
         if self._history is None:
             configured = str(self.option("state_file") or "")
-            path = Path(configured) if configured else self.ctx.paths.state_dir.joinpath(
-                "zpool-last-scrub.json")  # fmt: skip
+            path = (
+                Path(configured)
+                if configured
+                else self.ctx.paths.state_dir.joinpath("zpool-last-scrub.json")
+            )
             self._history = ScrubHistory(path)
         return self._history
 
@@ -194,9 +203,10 @@ class ZpoolCollector(Collector):
                 self._states.report(f"parse:{pool.name}", "zpool status output read", "debug")
         # zpool events name a leaf by its device path; the events collector uses these names
         # to label events the way zpool status names the vdev (whole disks without -partN).
-        self.ctx.publish(VDEV_NAMES, {
-            pool.name: frozenset(v.name for v in pool.vdevs()) for pool in status.pools
-        })  # fmt: skip
+        self.ctx.publish(
+            VDEV_NAMES,
+            {pool.name: frozenset(v.name for v in pool.vdevs()) for pool in status.pools},
+        )
         ms = status_metrics(status, self._history_store().observe(status))
         ms.info(
             "zmon_zpool_status_source_info",
@@ -302,14 +312,16 @@ class ZpoolCollector(Collector):
             full = parse_zpool_status(result.stdout)
         except Exception as exc:  # the mapping is optional: never fail the collection
             self._pl_ok = False
-            log.info("zpool status -P -L unusable; devices only from /dev/disk links",
-                     error=str(exc))  # fmt: skip
+            log.info(
+                "zpool status -P -L unusable; devices only from /dev/disk links", error=str(exc)
+            )
             return {}
         mapping = {
-            p.name: [whole_disk_name(v.name) if v.name.startswith("/dev/") else None
-                     for v in p.vdevs()]
+            p.name: [
+                whole_disk_name(v.name) if v.name.startswith("/dev/") else None for v in p.vdevs()
+            ]
             for p in full.pools
-        }  # fmt: skip
+        }
         self._pl_cache = (sig, mapping)
         return mapping
 

@@ -143,9 +143,17 @@ def _pool(ms: MetricSet, pool: Pool) -> None:
     labels = {"pool": pool.name}
     current = pool.state.lower() if pool.state_known and pool.state else None
     ms.state_set("zmon_pool_state", _HELP["zmon_pool_state"], POOL_STATES, current, labels)
-    ms.info("zmon_pool_status_info", _HELP["zmon_pool_status_info"],
-            {**labels, "state": pool.state or "", "status": status_kind(pool.status),
-             "status_id": pool.msg_id or "", "guid": pool.guid or ""})  # fmt: skip
+    ms.info(
+        "zmon_pool_status_info",
+        _HELP["zmon_pool_status_info"],
+        {
+            **labels,
+            "state": pool.state or "",
+            "status": status_kind(pool.status),
+            "status_id": pool.msg_id or "",
+            "guid": pool.guid or "",
+        },
+    )
     _gauge(ms, "zmon_pool_data_errors", pool.data_errors, labels)
     _gauge(ms, "zmon_pool_data_errors_present", pool.data_errors_present, labels)
     _gauge(ms, "zmon_pool_errors_unavailable", pool.errors_unavailable, labels)
@@ -178,9 +186,15 @@ def _scan(ms: MetricSet, pool: Pool, record: ScrubRecord | None) -> None:
         _gauge(ms, "zmon_pool_scan_in_progress", running, {**labels, "function": function})
     _gauge(ms, "zmon_pool_scan_paused", any(s.state == "paused" for s in pool.scans), labels)
     scan = pool.scan
-    ms.info("zmon_pool_scan_info", _HELP["zmon_pool_scan_info"],
-            {**labels, "function": scan.function if scan else "none",
-             "state": scan.state if scan else "none"})  # fmt: skip
+    ms.info(
+        "zmon_pool_scan_info",
+        _HELP["zmon_pool_scan_info"],
+        {
+            **labels,
+            "function": scan.function if scan else "none",
+            "state": scan.state if scan else "none",
+        },
+    )
     if scan is not None:
         for name, attr in _SCAN_VALUES:
             _gauge(ms, name, getattr(scan, attr), labels)
@@ -213,10 +227,19 @@ def _vdevs(ms: MetricSet, pool: Pool) -> None:
         ms.state_set("zmon_vdev_state", _HELP["zmon_vdev_state"], states, current, labels)
         for name, attr in _COUNTERS:
             ms.counter(name, _HELP[name], getattr(vdev, attr), labels)
-        ms.info("zmon_vdev_info", _HELP["zmon_vdev_info"],
-                {**labels, "device": vdev.device or "", "type": vdev.type,
-                 "parent": vdev.parent or "", "path": vdev.path or vdev.was_path or "",
-                 "guid": vdev.guid or "", "state": vdev.state or ""})  # fmt: skip
+        ms.info(
+            "zmon_vdev_info",
+            _HELP["zmon_vdev_info"],
+            {
+                **labels,
+                "device": vdev.device or "",
+                "type": vdev.type,
+                "parent": vdev.parent or "",
+                "path": vdev.path or vdev.was_path or "",
+                "guid": vdev.guid or "",
+                "state": vdev.state or "",
+            },
+        )
         for kind in note_kinds(vdev.note):
             ms.info("zmon_vdev_note_info", _HELP["zmon_vdev_note_info"], {**labels, "kind": kind})
         _gauge(ms, "zmon_vdev_trim_progress_ratio", vdev.trim_progress, labels)

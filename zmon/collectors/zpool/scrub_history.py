@@ -41,8 +41,11 @@ class ScrubHistory:
         try:
             data = durable.read_json(self.path)
         except durable.UnusableState as exc:
-            log.warning("ignoring an unusable scrub state file; rebuilding it",
-                        path=str(self.path), reason=exc.reason)  # fmt: skip
+            log.warning(
+                "ignoring an unusable scrub state file; rebuilding it",
+                path=str(self.path),
+                reason=exc.reason,
+            )
             return
         pools = data.get("pools") if data is not None else None
         if isinstance(pools, dict):
@@ -78,8 +81,11 @@ class ScrubHistory:
                 key = pool_key(pool.name, pool.guid)
                 old = self._records.get(key)
                 if old is None or float(old.get("end_time", 0)) < seen.end_time:
-                    self._records[key] = {"name": pool.name, "end_time": seen.end_time,
-                                          "errors": seen.errors}  # fmt: skip
+                    self._records[key] = {
+                        "name": pool.name,
+                        "end_time": seen.end_time,
+                        "errors": seen.errors,
+                    }
                     changed = True
         for pool in status.pools:
             record = self.get(pool.name, pool.guid)

@@ -139,16 +139,25 @@ def event_metrics(
     """The event metrics, from counts by (pool, vdev, class)."""
     ms = MetricSet()
     for (pool, vdev, cls), n in sorted(counts.items()):
-        ms.counter("zmon_zfs_events_total",
-                   f"ZFS events seen since zmon started, by pool, vdev and class ({_SRC}).",
-                   n, {"pool": pool, "vdev": vdev, "class": cls})  # fmt: skip
+        ms.counter(
+            "zmon_zfs_events_total",
+            f"ZFS events seen since zmon started, by pool, vdev and class ({_SRC}).",
+            n,
+            {"pool": pool, "vdev": vdev, "class": cls},
+        )
     for cls, ts in sorted(last_timestamp.items()):
-        ms.gauge("zmon_zfs_events_last_timestamp_seconds",
-                 f"Unix time of the newest event of each class ({_SRC}).", ts, {"class": cls})
+        ms.gauge(
+            "zmon_zfs_events_last_timestamp_seconds",
+            f"Unix time of the newest event of each class ({_SRC}).",
+            ts,
+            {"class": cls},
+        )
     if dropped is not None:
-        ms.counter("zmon_zfs_events_dropped_total",
-                   f"Events the kernel dropped before zmon read them ({_SRC} 'dropped N').",
-                   dropped)  # fmt: skip
+        ms.counter(
+            "zmon_zfs_events_dropped_total",
+            f"Events the kernel dropped before zmon read them ({_SRC} 'dropped N').",
+            dropped,
+        )
     return ms
 
 
@@ -173,8 +182,7 @@ def relabel_vdevs(
     return out
 
 
-def count_events(events: Iterable[ZfsEvent], counter: EventCounter | None = None
-                 ) -> EventCounter:  # fmt: skip
+def count_events(events: Iterable[ZfsEvent], counter: EventCounter | None = None) -> EventCounter:
     counter = counter or EventCounter()
     for ev in events:
         counter.offer(ev)
@@ -186,10 +194,12 @@ def parse_zpool_events_kind(data: bytes) -> MetricSet:
     capture = parse_zpool_events(data)
     counts, last, _ = count_events(capture.events).snapshot()
     ms = event_metrics(counts, last, capture.dropped)
-    ms.gauge("zmon_zfs_events_parse_complete",
-             "1 when the capture holds whole records only; 0 when it starts or ends inside a "
-             "record (zmon parse zpool-events).",
-             1 if capture.complete else 0)  # fmt: skip
+    ms.gauge(
+        "zmon_zfs_events_parse_complete",
+        "1 when the capture holds whole records only; 0 when it starts or ends inside a "
+        "record (zmon parse zpool-events).",
+        1 if capture.complete else 0,
+    )
     return ms
 
 
@@ -207,8 +217,9 @@ class CursorStore:
             data = durable.read_json(self.path)
             if data is None:
                 return None
-            cursor = Cursor(int(data["eid"]), None if data.get("time_ns") is None
-                            else int(data["time_ns"]))  # fmt: skip
+            cursor = Cursor(
+                int(data["eid"]), None if data.get("time_ns") is None else int(data["time_ns"])
+            )
         except (durable.UnusableState, ValueError, KeyError, TypeError, OverflowError) as exc:
             _log.warning("ignoring unreadable event cursor", path=str(self.path), error=str(exc))
             return None
@@ -226,16 +237,20 @@ class CursorStore:
                 self._saved = cursor
             except OSError as exc:
                 if not self._warned:
-                    _log.warning("cannot save event cursor", path=str(self.path),
-                                 error=str(exc))  # fmt: skip
+                    _log.warning("cannot save event cursor", path=str(self.path), error=str(exc))
                     self._warned = True
 
 
 class EventPipeline:
     """Glue between a follower's lines, the stream parser, the counter and the cursor file."""
 
-    def __init__(self, counter: EventCounter, store: CursorStore | None,
-                 save_every: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        counter: EventCounter,
+        store: CursorStore | None,
+        save_every: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.counter = counter
         self.store = store
         self.save_every = save_every
@@ -301,9 +316,14 @@ class ZpoolEventsCollector(Collector):
         argv = [self.ctx.runner.binary("zpool"), "events", "-f", "-H", "-v"]
         backoff_max = float(self.option("backoff_max"))
         self.follower = ProcessFollower(
-            argv, on_line=self.pipeline.on_line, on_start=self.pipeline.on_start,
-            on_exit=self.pipeline.on_exit, backoff_initial=min(1.0, backoff_max),
-            backoff_max=backoff_max, name="zpool-events")  # fmt: skip
+            argv,
+            on_line=self.pipeline.on_line,
+            on_start=self.pipeline.on_start,
+            on_exit=self.pipeline.on_exit,
+            backoff_initial=min(1.0, backoff_max),
+            backoff_max=backoff_max,
+            name="zpool-events",
+        )
         self.follower.start()
 
     def close(self) -> None:
@@ -323,18 +343,24 @@ class ZpoolEventsCollector(Collector):
         if follower.binary_missing:
             raise NoDataError(f"cannot run {follower.argv[0]}")
         if follower.start_error is not None and not follower.up:
-            raise CommandError(f"cannot run {follower.argv[0]}: "
-                               f"{follower.start_error.strerror or follower.start_error}",
-                               errno=follower.start_error.errno)  # fmt: skip
+            raise CommandError(
+                f"cannot run {follower.argv[0]}: "
+                f"{follower.start_error.strerror or follower.start_error}",
+                errno=follower.start_error.errno,
+            )
         self.pipeline.save()  # a quiet stream after a burst still gets its cursor written
         counts, last, dropped = self.counter.snapshot()
         names = self.ctx.product(VDEV_NAMES) or {}
         counts = with_zero_counts(relabel_vdevs(counts, names), names)
         ms = event_metrics(counts, last, dropped)
-        ms.gauge("zmon_zfs_events_follower_up",
-                 "1 while the zpool events -f follower process is running.",
-                 1 if follower.up else 0)  # fmt: skip
-        ms.counter("zmon_zfs_events_follower_restarts_total",
-                   "Times the zpool events follower was restarted after it exited.",
-                   follower.restarts)  # fmt: skip
+        ms.gauge(
+            "zmon_zfs_events_follower_up",
+            "1 while the zpool events -f follower process is running.",
+            1 if follower.up else 0,
+        )
+        ms.counter(
+            "zmon_zfs_events_follower_restarts_total",
+            "Times the zpool events follower was restarted after it exited.",
+            follower.restarts,
+        )
         return ms

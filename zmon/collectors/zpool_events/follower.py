@@ -117,8 +117,13 @@ class ProcessFollower:
                 break
             if time.monotonic() - started > self.backoff_max:
                 delay = self.backoff_initial
-            _log.info("follower exited; restarting", follower=self.name, exit=self.last_exit,
-                      stderr=self.last_stderr, delay=delay)  # fmt: skip
+            _log.info(
+                "follower exited; restarting",
+                follower=self.name,
+                exit=self.last_exit,
+                stderr=self.last_stderr,
+                delay=delay,
+            )
             if self._stop.wait(delay):
                 break
             delay = min(self.backoff_max, delay * 2)
@@ -134,10 +139,17 @@ class ProcessFollower:
             return
         with err:
             try:
-                proc = children.spawn(lambda: subprocess.Popen(
-                    self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
-                    env=env, start_new_session=True, close_fds=True,
-                ))  # fmt: skip
+                proc = children.spawn(
+                    lambda: subprocess.Popen(
+                        self.argv,
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=err,
+                        env=env,
+                        start_new_session=True,
+                        close_fds=True,
+                    )
+                )
             except OSError as exc:
                 # Only a program that is not there means "no data"; EACCES or EMFILE is a
                 # failure (start_error), retried with backoff.

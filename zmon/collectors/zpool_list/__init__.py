@@ -21,10 +21,30 @@ from zmon.parsers.zpool_list import (
 from zmon.registry import Collector, Context, register, register_parse_kind
 from zmon.runner import CommandError
 
-LIST_COLUMNS = ("name", "size", "allocated", "free", "checkpoint", "expandsize",
-                "fragmentation", "capacity", "dedupratio", "health", "altroot", "guid")  # fmt: skip
-INFO_PROPS = ("version", "ashift", "failmode", "autoexpand", "autoreplace", "autotrim",
-              "multihost", "compatibility")  # fmt: skip
+LIST_COLUMNS = (
+    "name",
+    "size",
+    "allocated",
+    "free",
+    "checkpoint",
+    "expandsize",
+    "fragmentation",
+    "capacity",
+    "dedupratio",
+    "health",
+    "altroot",
+    "guid",
+)
+INFO_PROPS = (
+    "version",
+    "ashift",
+    "failmode",
+    "autoexpand",
+    "autoreplace",
+    "autotrim",
+    "multihost",
+    "compatibility",
+)
 FEATURE_STATES = ("active", "enabled", "disabled")
 
 _SRC_LIST = "zpool list"
@@ -100,14 +120,21 @@ def pool_metrics(rows: Sequence[PoolListRow], props: PoolProps | None = None) ->
             ms.gauge(metric, help_text, _safe(parse_nice, prop(name)), labels)
         readonly = prop("readonly")
         if readonly in ("on", "off"):
-            ms.gauge("zmon_pool_readonly", "1 when the pool is imported read-only (zpool get).",
-                     1.0 if readonly == "on" else 0.0, labels)  # fmt: skip
+            ms.gauge(
+                "zmon_pool_readonly",
+                "1 when the pool is imported read-only (zpool get).",
+                1.0 if readonly == "on" else 0.0,
+                labels,
+            )
         features = [v[0] for k, v in got.items() if k.startswith("feature@")]
         if features:
             for state in FEATURE_STATES:
-                ms.gauge("zmon_pool_features",
-                         "Pool feature flags by state (zpool get feature@*).",
-                         sum(1 for f in features if f == state), {**labels, "state": state})
+                ms.gauge(
+                    "zmon_pool_features",
+                    "Pool feature flags by state (zpool get feature@*).",
+                    sum(1 for f in features if f == state),
+                    {**labels, "state": state},
+                )
         health = _row_raw(row, "health") or prop("health")
         info = {
             "pool": pool,
@@ -116,8 +143,9 @@ def pool_metrics(rows: Sequence[PoolListRow], props: PoolProps | None = None) ->
             "altroot": str(_row_raw(row, "altroot") or prop("altroot") or ""),
         }
         info.update({k: prop(k) or "" for k in INFO_PROPS})
-        ms.info("zmon_pool_info", "Pool identity and settings (zpool list, zpool get); always 1.",
-                info)  # fmt: skip
+        ms.info(
+            "zmon_pool_info", "Pool identity and settings (zpool list, zpool get); always 1.", info
+        )
     return ms
 
 
@@ -155,8 +183,11 @@ class ZpoolListCollector(Collector):
         if self._columns is not None:
             try:
                 out, cols = cmds.negotiate_columns(
-                    self.ctx, lambda c: ["zpool", "list", "-Hp", "-o", ",".join(c)],
-                    self._columns, required=("name",))  # fmt: skip
+                    self.ctx,
+                    lambda c: ["zpool", "list", "-Hp", "-o", ",".join(c)],
+                    self._columns,
+                    required=("name",),
+                )
                 self._columns = cols
                 return parse_zpool_list(out, cols)
             except CommandError as exc:
