@@ -158,8 +158,18 @@ def test_pipeline_rules_are_the_scaled_rendering(tmp_path: Path) -> None:
     assert "for: 2s" in text and "[20s]" in text
 
 
+# Alerts the README lists that a stepped demo cannot raise, and why (promtool tests cover them).
+NOT_STEPPED = {
+    # the battery runs low while the resilvering phase goes on; a stepped host stands at the
+    # start of each phase, so it reaches the low charge only once mains power is back
+    "UpsLowBattery": "alert_rules/tests/ups.test.yml",
+}
+
+
 def test_every_alert_the_readme_lists_for_a_demo_phase_arrives(pipeline: Pipeline) -> None:
-    wanted = {name for p in PHASES for name in p.alerts}
+    wanted = {name for p in PHASES for name in p.alerts} - set(NOT_STEPPED)
+    for name, covered_by in NOT_STEPPED.items():
+        assert name in (Path(__file__).resolve().parents[2] / covered_by).read_text()
     found = _run_story(pipeline, {n: _alert(n, "firing") for n in wanted})
     assert set(found) == wanted
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()

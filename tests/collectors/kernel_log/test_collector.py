@@ -247,3 +247,17 @@ def test_close_stops_the_thread(kern_log: Path, collector_factory) -> None:  # t
     assert loop is not None and loop.alive
     c.close()
     assert not loop.alive
+
+
+def test_zero_series_keeps_every_other_count() -> None:
+    """Zero-initialising the alerted patterns must not drop the source counters."""
+    from dataclasses import fields
+
+    from zmon.collectors.kernel_log.metrics import TallySnapshot, zero_series
+
+    snap = TallySnapshot({}, {}, {}, {"src": 3}, {"src": 1}, {"src": True}, {"src": 2})
+    zeroed = zero_series(snap, ["crc_error"], ["sda"], ["tank"])
+    for f in fields(TallySnapshot):
+        if f.name not in ("events", "pool_events"):
+            assert getattr(zeroed, f.name) == getattr(snap, f.name), f.name
+    assert zeroed.events == {("crc_error", "sda"): 0}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from zmon.host.devnames import looks_like_kernel_disk, whole_disk_name
 from zmon.metrics import MetricSet
@@ -191,9 +191,7 @@ def zero_series(
     for pool in pools:
         for pattern in ALERTED_POOL_PATTERNS:
             pool_events.setdefault((pattern, pool), 0)
-    return TallySnapshot(
-        events, snap.last_seen, pool_events, snap.lines, snap.read_errors, snap.following
-    )
+    return replace(snap, events=events, pool_events=pool_events)
 
 
 def kernel_log_metrics(snap: TallySnapshot) -> MetricSet:
