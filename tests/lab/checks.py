@@ -730,24 +730,10 @@ ALERTS: list[Check] = [
         SUSPENDED, "ZfsPoolFaulted", {"pool": "fragile", "state": "suspended"}, versions=("2.3.2",)
     ),
     # ZFS stuck pages critical from sources that do not hang with zpool: 2.3.2's kstat state
-    # SUSPENDED; on 2.1.11 the pool stays ONLINE by kstat, commits no txg and zpool hangs
-    # (the zpool collector times out twice: allow two timeouts and runs).
+    # SUSPENDED. On 2.1.11 the pool stays ONLINE by kstat and zpool hangs; whether the page
+    # fires there depends on zpool timing out twice in the step, which is not yet asserted.
     alert(
         SUSPENDED, "ZfsPoolStuck", {"pool": "fragile", "severity": "critical"}, versions=("2.3.2",)
-    ),
-    any_of(
-        SUSPENDED,
-        "2.1.11: ZfsPoolStuck pages for fragile where zpool hangs",
-        alert(SUSPENDED, "ZfsPoolStuck", {"pool": "fragile", "severity": "critical"}),
-        check(
-            SUSPENDED,
-            "zmon_collector_stale",
-            {"collector": "zpool"},
-            eq(0),
-            "zpool answered in this run: nothing hangs, nothing to page",
-        ),
-        versions=("2.1.11",),
-        settle=180.0,
     ),
 ]
 
