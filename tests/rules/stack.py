@@ -27,9 +27,9 @@ REPO = Path(__file__).resolve().parents[2]
 FOLLOWER_TIMEOUT = 300.0  # the event and kernel log followers read what the demo wrote
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return int(s.getsockname()[1])
 
 
@@ -79,8 +79,9 @@ class SteppedDemo:
     collectors keep their default intervals: the control socket wakes them.
     """
 
-    def __init__(self, tmp: Path) -> None:
-        self.address = f"127.0.0.1:{free_port()}"
+    def __init__(self, tmp: Path, host: str = "127.0.0.1", args: Sequence[str] = ()) -> None:
+        """Serve on ``host`` (a loopback address), with ``args`` added to ``zmon serve``."""
+        self.address = f"{host}:{free_port(host)}"
         self.socket = tmp / "demo.sock"
         self.proc = Process(
             [
@@ -95,6 +96,7 @@ class SteppedDemo:
                 self.address,
                 "--log.format",
                 "json",
+                *args,
             ],
             tmp / "zmon.log",
             cwd=REPO,

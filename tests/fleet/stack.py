@@ -1,0 +1,395 @@
+"""The distributed stack of the fleet test: zmon hosts on their own loopback addresses, a
+Prometheus HA pair, an Alertmanager cluster running the shipped configuration, one NUT server
+and a webhook receiver that logs every notification.
+
+Each process runs in its own session and logs to a file in the test's temporary directory
+(``Process`` of tests/rules/stack.py); nothing listens beyond 127.0.0.0/8.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.rules.stack import REPO, Process, Prometheus, SteppedDemo, _unix, free_port, http_get
+
+SHIPPED_CONFIG = REPO / "packaging" / "alertmanager" / "zmon.yml"
+TIMING_KEYS = ("group_wait", "group_interval", "repeat_interval")
+WAIT = 300.0  # seconds any one condition may take before the test gives up on it
+
+
+def wait_until(check: Callable[[], str], what: str, timeout: float = WAIT) -> None:
+    """Poll ``check`` (an empty string when the condition holds, else why not) until it holds."""
+    deadline = time.monotonic() + timeout
+    why = ""
+    while time.monotonic() < deadline:
+        why = check()
+        if not why:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not after {timeout:g}s: {why}")
+
+
+def kill(proc: Process) -> None:
+    """SIGKILL a process of the stack (its whole session): no orderly shutdown."""
+    if proc.proc.poll() is None:
+        os.killpg(proc.proc.pid, signal.SIGKILL)
+    proc.proc.wait(timeout=30)
+
+
+# ---- hosts
+
+
+class Host(SteppedDemo):
+    """One zmon host of the fleet: a stepped demo replaying ``story`` on its own address."""
+
+    def __init__(self, tmp: Path, name: str, address: str, story: str, args: Sequence[str] = ()):
+        self.name = name
+        self.story = story
+        root = tmp / name
+        root.mkdir()
+        super().__init__(root, host=address, args=["--demo.story", story, *args])
+
+    def request(self, command: str) -> str:
+        """A control request (``step``, ``collect [NAME ...]``); returns once zmon serves what
+        it brought, with the phase the host is in."""
+        return self._settle(self.control.request(command))
+
+
+# ---- Prometheus HA pair
+
+
+class Replica(Prometheus):
+    """One Prometheus of an HA pair: scrapes every host each second, evaluates the rules each
+    second, labels its data ``replica=<name>`` and drops that label from the alerts it sends
+    to every Alertmanager, so that both replicas' copies of an alert are one alert there.
+
+    Alerts are sent when they start firing and when they resolve, never re-sent during the
+    test (``--rules.alert.resend-delay=1h``; see the test's docstring for why)."""
+
+    def __init__(
+        self,
+        binary: str,
+        tmp: Path,
+        name: str,
+        targets: Sequence[str],
+        rule_files: Sequence[Path],
+        alertmanagers: Sequence[str],
+    ) -> None:
+        self.name = name
+        self.address = f"127.0.0.1:{free_port()}"
+        self.url = f"http://{self.address}"
+        self.alive = True
+        config = {
+            "global": {
+                "scrape_interval": "1s",
+                "scrape_timeout": "1s",
+                "evaluation_interval": "1s",
+                "external_labels": {"replica": name},
+            },
+            "rule_files": [str(p) for p in rule_files],
+            "scrape_configs": [
+                {"job_name": "zmon", "static_configs": [{"targets": list(targets)}]}
+            ],
+            "alerting": {
+                "alert_relabel_configs": [{"action": "labeldrop", "regex": "replica"}],
+                "alertmanagers": [{"static_configs": [{"targets": list(alertmanagers)}]}],
+            },
+        }
+        root = tmp / f"prometheus-{name}"
+        root.mkdir()
+        cfg = root / "prometheus.yml"
+        cfg.write_text(json.dumps(config, indent=2))  # JSON is YAML
+        self.proc = Process(
+            [
+                binary,
+                f"--config.file={cfg}",
+                f"--storage.tsdb.path={root / 'data'}",
+                f"--web.listen-address={self.address}",
+                "--rules.alert.resend-delay=1h",
+                "--log.level=warn",
+            ],
+            root / "prometheus.log",
+        )
+        self.proc.wait_http(f"{self.url}/-/ready")
+
+    def kill(self) -> None:
+        kill(self.proc)
+        self.alive = False
+
+    def scraped(self, hosts: Iterable[Host], since: dict[str, set[float]], scrapes: int) -> str:
+        """Why this replica does not hold every host's current phase in ``scrapes`` scrapes
+        yet ("" once it does); ``since`` collects the scrape times seen, per host."""
+        runs: dict[tuple[str, str], float] = {
+            (r["metric"]["instance"], r["metric"]["collector"]): float(r["value"][1])
+            for r in self.query("sum by (instance, collector) (zmon_collector_runs_total)")
+        }
+        behind = []
+        for host in hosts:
+            if any(runs.get((host.address, c), -1) < n for c, n in host.runs.items()):
+                behind.append(f"{host.name}: not the current phase")
+                continue
+            stamps = self.query(f'timestamp(up{{job="zmon", instance="{host.address}"}})')
+            since.setdefault(host.name, set()).update(float(r["value"][0]) for r in stamps)
+            if len(since[host.name]) < scrapes:
+                behind.append(f"{host.name}: {len(since[host.name])} scrapes")
+        return f"replica {self.name}: {', '.join(behind)}" if behind else ""
+
+    def verdict(self, after: float, max_for: float) -> tuple[str, list[dict[str, str]]]:
+        """Why the rules have not reached their verdict on data scraped by ``after`` ("" once
+        they have: evaluated since, no alert whose ``for`` is at most ``max_for`` pending),
+        and the label sets of the alerts firing now."""
+        groups = self.api("rules", type="alert")["groups"]
+        late = [g["name"] for g in groups if _unix(g["lastEvaluation"]) <= after]
+        pending = sorted(
+            {
+                r["name"]
+                for g in groups
+                for r in g["rules"]
+                if r["duration"] <= max_for and any(a["state"] == "pending" for a in r["alerts"])
+            }
+        )
+        firing = [a["labels"] for a in self.api("alerts")["alerts"] if a["state"] == "firing"]
+        why = []
+        if late:
+            why.append(f"not evaluated since: {late}")
+        if pending:
+            why.append(f"pending: {pending}")
+        return (f"replica {self.name}: {'; '.join(why)}" if why else ""), firing
+
+
+# ---- Alertmanager cluster
+
+
+def cluster_config(webhook_url: str, timings: Mapping[str, str]) -> dict[str, Any]:
+    """The shipped configuration with each receiver's URL pointed at ``webhook_url`` + the
+    receiver's name, and the route timings replaced by ``timings``; nothing else changes."""
+    config: dict[str, Any] = yaml.safe_load(SHIPPED_CONFIG.read_text())
+    for receiver in config["receivers"]:
+        hooks = receiver["webhook_configs"]
+        assert len(hooks) == 1 and set(receiver) == {"name", "webhook_configs"}, receiver
+        hooks[0]["url"] = f"{webhook_url}{receiver['name']}"
+
+    def retime(route: dict[str, Any]) -> None:
+        for key in TIMING_KEYS:
+            if key in route:
+                route[key] = timings[key]
+        for child in route.get("routes", []):
+            retime(child)
+
+    retime(config["route"])
+    return config
+
+
+def config_changes(config: Mapping[str, Any]) -> list[str]:
+    """Where ``config`` differs from the shipped file, other than URLs and route timings."""
+    shipped: dict[str, Any] = yaml.safe_load(SHIPPED_CONFIG.read_text())
+    ours = copy.deepcopy(dict(config))
+
+    def strip(route: dict[str, Any]) -> None:
+        for key in TIMING_KEYS:
+            route.pop(key, None)
+        for child in route.get("routes", []):
+            strip(child)
+
+    for c in (shipped, ours):
+        strip(c["route"])
+        for receiver in c["receivers"]:
+            for hook in receiver["webhook_configs"]:
+                hook.pop("url")
+    return [key for key in sorted(set(shipped) | set(ours)) if shipped.get(key) != ours.get(key)]
+
+
+class AlertmanagerNode:
+    """One Alertmanager of a cluster gossiping on loopback."""
+
+    def __init__(
+        self, binary: str, tmp: Path, name: str, config: Path, gossip: str, peers: Sequence[str]
+    ) -> None:
+        self.name = name
+        self.address = f"127.0.0.1:{free_port()}"
+        self.url = f"http://{self.address}"
+        self.gossip = gossip
+        self.alive = True
+        root = tmp / f"alertmanager-{name}"
+        root.mkdir()
+        self.proc = Process(
+            [
+                binary,
+                f"--config.file={config}",
+                f"--storage.path={root / 'data'}",
+                f"--web.listen-address={self.address}",
+                f"--web.external-url={self.url}/",  # names the sender in every notification
+                f"--cluster.listen-address={gossip}",
+                f"--cluster.advertise-address={gossip}",
+                *[f"--cluster.peer={p}" for p in peers],
+                "--log.level=info",
+            ],
+            root / "alertmanager.log",
+        )
+
+    def wait_ready(self) -> None:
+        self.proc.wait_http(f"{self.url}/-/ready")
+
+    def api(self, path: str) -> Any:
+        return json.loads(http_get(f"{self.url}/api/v2/{path}"))
+
+    def status(self) -> dict[str, Any]:
+        return dict(self.api("status"))
+
+    def metric(self, name: str) -> float:
+        text = http_get(f"{self.url}/metrics").decode()
+        return sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith(name) and line[len(name) : len(name) + 1] in (" ", "{")
+        )
+
+    def kill(self) -> None:
+        kill(self.proc)
+        self.alive = False
+
+    def stop(self) -> None:
+        self.proc.stop()
+
+
+def start_cluster(binary: str, tmp: Path, config: dict[str, Any], size: int = 2) -> list[Any]:
+    """``size`` Alertmanagers with ``config``, each told of every other; returns once the
+    cluster has formed (each lists all members, status "ready")."""
+    path = tmp / "alertmanager.yml"
+    path.write_text(json.dumps(config, indent=2))
+    gossip = [f"127.0.0.1:{free_port()}" for _ in range(size)]
+    nodes = []
+    try:
+        for i, address in enumerate(gossip):
+            others = [g for g in gossip if g != address]
+            nodes.append(AlertmanagerNode(binary, tmp, "ab"[i], path, address, others))
+        for node in nodes:
+            node.wait_ready()
+
+        def formed() -> str:
+            for node in nodes:
+                cluster = node.status()["cluster"]
+                if cluster.get("status") != "ready" or len(cluster.get("peers") or []) != size:
+                    return f"{node.name}: {cluster}"
+            return ""
+
+        wait_until(formed, "Alertmanager cluster formed")
+    except BaseException:
+        for node in nodes:
+            node.stop()
+        raise
+    return nodes
+
+
+def position_zero(nodes: Sequence[AlertmanagerNode]) -> AlertmanagerNode:
+    """The node that notifies first: Alertmanager orders peers by name, and the peer at
+    position n waits n x --cluster.peer-timeout before it notifies what the others have not."""
+    peers = nodes[0].status()["cluster"]["peers"]
+    first = min(peers, key=lambda p: p["name"])["address"]
+    return next(n for n in nodes if n.gossip == first)
+
+
+# ---- the webhook receiver
+
+
+@dataclass
+class Notification:
+    """One notification as the webhook received it."""
+
+    at: float  # arrival, Unix time
+    receiver: str  # the receiver in the shipped configuration (page, ticket)
+    sender: str  # the Alertmanager that sent it (its external URL)
+    status: str  # firing or resolved
+    group: dict[str, str]
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+
+    def firing(self) -> list[dict[str, str]]:
+        return [a["labels"] for a in self.alerts if a["status"] == "firing"]
+
+    def resolved(self) -> list[dict[str, str]]:
+        return [a["labels"] for a in self.alerts if a["status"] == "resolved"]
+
+
+class Webhook:
+    """Records every notification posted to ``url`` + receiver name, in arrival order."""
+
+    def __init__(self) -> None:
+        self.log: list[Notification] = []
+        self._lock = threading.Lock()
+        received = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                note = Notification(
+                    at=time.time(),
+                    receiver=self.path.strip("/"),
+                    sender=str(body.get("externalURL", "")).rstrip("/"),
+                    status=str(body.get("status")),
+                    group=dict(body.get("groupLabels") or {}),
+                    alerts=list(body.get("alerts") or []),
+                )
+                with received._lock:
+                    received.log.append(note)
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def notifications(self) -> list[Notification]:
+        with self._lock:
+            return list(self.log)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+IDENTITY = ("alertname", "instance", "pool", "job", "severity")  # shown apart in the table
+
+
+def table(log: Sequence[Notification], t0: float, names: Mapping[str, str]) -> str:
+    """The notification log as a table: seconds since the start, receiver, the Alertmanager
+    that sent it, status, group, and each alert: name(host/pool, other labels)."""
+
+    def name(value: str) -> str:
+        return names.get(value, value)
+
+    def alert(a: dict[str, Any]) -> str:
+        labels = a["labels"]
+        where = name(labels.get("instance", "-")) + (
+            f"/{labels['pool']}" if "pool" in labels else ""
+        )
+        extra = "".join(f" {k}={name(v)}" for k, v in sorted(labels.items()) if k not in IDENTITY)
+        gone = "" if a["status"] == "firing" else " RESOLVED"
+        return f"{labels.get('alertname')}({where}{extra}){gone}"
+
+    rows = [("t/s", "receiver", "sender", "status", "group", "alerts")]
+    for n in log:
+        group = ",".join(f"{k}={name(v)}" for k, v in sorted(n.group.items()))
+        alerts = "; ".join(alert(a) for a in n.alerts)
+        rows.append((f"{n.at - t0:.1f}", n.receiver, name(n.sender), n.status, group, alerts))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(r[:5], widths, strict=True)) + "  " + r[5]
+        for r in rows
+    )

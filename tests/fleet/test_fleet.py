@@ -1,0 +1,465 @@
+"""A fleet pages correctly through the stack fleets run: a Prometheus HA pair and an
+Alertmanager cluster, with the shipped rules and the shipped Alertmanager configuration.
+
+Six zmon hosts, each a stepped demo on its own loopback address, replay one incident each:
+
+- ``quiet``: healthy all along;
+- ``bitrot``: checksum errors on a mirror member (a cable fault), then the disk replaced and
+  resilvered;
+- ``degraded``: a pool degraded, then resilvering;
+- ``hung``: healthy, then its pool suspended: ``zpool`` hangs;
+- ``ups-a`` and ``ups-b``: healthy hosts that read one UPS through one real NUT server
+  (``upsd`` + ``dummy-ups``), whose state file the test switches to on-battery and back.
+
+Two Prometheus replicas (``replica: a`` / ``b``) scrape every host each second and evaluate
+the rules rendered with every duration scaled by 1/30 (``for: 1m`` -> 2s), like the stepped
+pipeline test of tests/rules; both drop ``replica`` from the alerts they send
+(alert_relabel_configs) to both Alertmanagers. The two Alertmanagers gossip on loopback and
+run packaging/alertmanager/zmon.yml with only the receivers' URLs (a webhook that logs every
+notification) and the route timings rewritten.
+
+Time is explicit. The test moves a story on through each host's control socket only once
+Prometheus (each live replica) has scraped the current phase of every host, its rules have
+reached their verdict on it, and every alert firing has reached the webhook or is inhibited
+at Alertmanager. Every wait is on a condition, with a generous timeout.
+
+Exactly once, and where Alertmanager is only at-least-once:
+
+- An HA pair disagrees for up to a scrape when an alert resolves: each replica scrapes at its
+  own offset. If one replica's "resolved" reaches Alertmanager, then the other re-sends
+  "firing" (every --rules.alert.resend-delay, default 1m) and a group flush falls between the
+  two, Alertmanager notifies resolved, firing, resolved. The replicas here send an alert when
+  it starts firing and when it resolves, never again (resend delay 1h), so that window is
+  closed and a duplicate is a defect of the configuration, not a coin toss.
+- Clustered Alertmanagers deduplicate through the gossiped notification log: the node at
+  position n waits n x --cluster.peer-timeout (15s) and notifies only what no peer has. A node
+  that dies after notifying but before its log entry reached its peer makes the peer notify
+  again. The test kills the first node only once every notification it sent has reached the
+  other node (its nflog merge counter) and nothing is due: no duplicate can come from the kill.
+  (A peer-timeout shorter than the gossip delay would duplicate; on loopback gossip takes
+  milliseconds.)
+- Prometheus replica a is killed (SIGKILL) after the first incidents paged; Alertmanager node
+  at position 0 after the power cut; incidents keep paging and resolving through the survivors.
+
+A stepped host's clock stands still within a phase: a resilver held longer than the (scaled)
+stall window makes no progress, so ZfsResilverStalled and ZfsResilverSlow may fire on the
+hosts in resilvering depending on how long the test stays there. They are allowed there, once,
+and nowhere else.
+
+The notification log is printed as a table at the end (``pytest -s``) and on failure, and
+written to ``notifications.txt`` in the test's temporary directory.
+"""
+
+from __future__ import annotations
+
+import collections
+import shutil
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from alert_rules import generate
+from tests.collectors.ups.nutlab import NutLab
+from tests.fleet.stack import (
+    AlertmanagerNode,
+    Host,
+    Notification,
+    Replica,
+    Webhook,
+    cluster_config,
+    config_changes,
+    position_zero,
+    start_cluster,
+    table,
+    wait_until,
+)
+from tests.helpers import require_tool
+from zmon.demo.upsd import base_variables
+
+pytestmark = [pytest.mark.real, pytest.mark.slow]
+
+SCALE = 1 / 30
+# Alerts whose `for` is at most this long (scaled) must reach their verdict before the story
+# moves on; longer ones (ZfsResilverSlow, ZmonCollectorFailing ...) need longer incidents.
+MAX_FOR = 8.0
+# The shipped route timings, scaled for the test: a group waits 8s for more alerts (the UPS
+# alerts of two hosts come a scrape or two apart), then is re-examined every 5s; nothing
+# repeats within the test.
+TIMINGS = {"group_wait": "8s", "group_interval": "5s", "repeat_interval": "1h"}
+HOSTS = {  # name -> (loopback address, story, reads the shared UPS)
+    "quiet": ("127.0.0.11", "healthy", False),
+    "bitrot": ("127.0.0.12", "checksum-then-replaced", False),
+    "degraded": ("127.0.0.13", "degraded-then-resilvering", False),
+    "hung": ("127.0.0.14", "suspended", False),
+    "ups-a": ("127.0.0.15", "healthy", True),
+    "ups-b": ("127.0.0.16", "healthy", True),
+}
+UPS = "rack1"
+TIME_ARTEFACTS = {"ZfsResilverStalled", "ZfsResilverSlow"}  # see the docstring
+
+
+class Fleet:
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.t0 = time.time()
+        self.webhook = Webhook()
+        self.started: list[Any] = []
+        self.hosts: dict[str, Host] = {}
+        self.replicas: list[Replica] = []
+        self.managers: list[AlertmanagerNode] = []
+        self.events: list[tuple[float, str]] = []  # what the test did, when
+        self.firing_at_replacement: list[dict[str, str]] = []
+        self.replaced_at = 0.0
+        self.gossip_note = ""
+        self.ups_vars = {**base_variables(), "ups.status": "OL"}
+        self.nut = NutLab(tmp / "nut", {UPS: self.ups_vars})
+
+    # -- setup
+
+    def start(self) -> None:
+        prometheus = require_tool("prometheus", "Debian package prometheus")
+        alertmanager = shutil.which("prometheus-alertmanager") or require_tool(
+            "alertmanager", "Debian package prometheus-alertmanager"
+        )
+        self.nut.start()
+        self.started.append(self.nut)
+        config = cluster_config(self.webhook.url, TIMINGS)
+        assert config_changes(config) == [], "only URLs and timings may differ from the shipped"
+        self.managers = start_cluster(alertmanager, self.tmp, config)
+        self.started.extend(self.managers)
+        for name, (address, story, ups) in HOSTS.items():
+            args = ["--ups.nut", self.nut.address] if ups else []
+            host = Host(self.tmp, name, address, story, args)
+            self.hosts[name] = host
+            self.started.append(host)
+        rules = self.tmp / "zmon.fast.rules.yml"
+        rules.write_text(generate.render(scale=SCALE))
+        targets = [h.address for h in self.hosts.values()]
+        managers = [m.address for m in self.managers]
+        for name in "ab":
+            replica = Replica(prometheus, self.tmp, name, targets, [rules], managers)
+            self.replicas.append(replica)
+            self.started.append(replica)
+        self.note("stack up")
+
+    def stop(self) -> None:
+        for part in reversed(self.started):
+            try:
+                part.close() if isinstance(part, NutLab) else part.stop()
+            except Exception as exc:  # noqa: BLE001 - stop the rest regardless
+                print(f"stopping {part}: {exc}")
+        self.webhook.stop()
+
+    # -- what the test does
+
+    def note(self, what: str) -> None:
+        self.events.append((time.time(), what))
+
+    def when(self, prefix: str) -> float:
+        """When the test first did what begins with ``prefix``."""
+        return next(t for t, what in self.events if what.startswith(prefix))
+
+    def live_replicas(self) -> list[Replica]:
+        return [r for r in self.replicas if r.alive]
+
+    def live_managers(self) -> list[AlertmanagerNode]:
+        return [m for m in self.managers if m.alive]
+
+    def step(self, *names: str) -> None:
+        """Move these hosts' stories on (at once), then settle."""
+        self._on_hosts(names, "step")
+        self.note("step " + ", ".join(f"{n} -> {self.hosts[n].phases[-1]}" for n in names))
+        self.settle()
+
+    def power(self, on_battery: bool) -> None:
+        """Switch the shared UPS, have both hosts read it, then settle."""
+        status = "OB DISCHRG" if on_battery else "OL"
+        self.ups_vars["ups.status"] = status
+        self.ups_vars["input.voltage"] = "0.0" if on_battery else "232.0"
+        self.nut.write_dev(UPS, self.ups_vars)
+        readers = [n for n, (_, _, ups) in HOSTS.items() if ups]
+        probe = self.hosts[readers[0]]
+
+        def served() -> str:  # dummy-ups reads its state file about once a second
+            probe.control.request("collect ups")
+            on = any(
+                line.startswith("zmon_ups_status{")
+                and 'flag="OB"' in line
+                and float(line.rsplit(" ", 1)[1]) == 1
+                for line in probe.metrics().splitlines()
+            )
+            return "" if on == on_battery else f"upsd does not report {status} yet"
+
+        wait_until(served, "dummy-ups picked up its state file")
+        self._on_hosts(readers, "collect ups")
+        self.note(f"UPS {UPS} {status}")
+        self.settle()
+
+    def _on_hosts(self, names: Sequence[str], request: str) -> None:
+        errors: list[BaseException] = []
+
+        def one(name: str) -> None:
+            try:
+                self.hosts[name].request(request)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=one, args=(n,)) for n in names]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+
+    # -- conditions
+
+    def settle(self) -> None:
+        """Every live replica has scraped every host's current phase (3 scrapes), its rules
+        have reached their verdict since, and whatever fires has been notified or inhibited."""
+        hosts = list(self.hosts.values())
+        for replica in self.live_replicas():
+            seen: dict[str, set[float]] = {}
+            wait_until(partial(replica.scraped, hosts, seen, 3), f"replica {replica.name} scraped")
+        after = time.time()
+        wait_until(lambda: self._unsettled(after), "alerts settled")
+
+    def firing_now(self) -> list[dict[str, str]]:
+        """The label sets of the alerts firing in any live replica now."""
+        return [f for replica in self.live_replicas() for f in replica.verdict(0.0, 0.0)[1]]
+
+    def manager_states(self) -> dict[frozenset[tuple[str, str]], str]:
+        manager = self.live_managers()[0]
+        return {frozenset(a["labels"].items()): a["status"]["state"] for a in manager.api("alerts")}
+
+    def _unsettled(self, after: float) -> str:
+        why, firing = [], []
+        for replica in self.live_replicas():
+            w, f = replica.verdict(after, MAX_FOR)
+            if w:
+                why.append(w)
+            firing += f
+        if why:
+            return "; ".join(why)
+        notified = {frozenset(a.items()) for n in self.webhook.notifications() for a in n.firing()}
+        states = self.manager_states()
+        missing = sorted(
+            {
+                f"{f['alertname']}@{self.name_of(f.get('instance', ''))}"
+                for f in firing
+                if frozenset(f.items()) not in notified
+                and states.get(frozenset(f.items())) != "suppressed"
+            }
+        )
+        return f"not notified: {missing}" if missing else ""
+
+    def outstanding(self) -> str:
+        """Why Alertmanager may still notify something ("" when nothing is due): an alert
+        notified firing that no longer fires in Prometheus, and whose resolution has not been
+        notified, unless Alertmanager mutes it."""
+        firing_now = {frozenset(f.items()) for f in self.firing_now()}
+        last: dict[frozenset[tuple[str, str]], str] = {}
+        for n in self.webhook.notifications():
+            for a in n.alerts:
+                last[frozenset(a["labels"].items())] = a["status"]
+        states = self.manager_states()
+        due = sorted(
+            f"{dict(k)['alertname']}@{self.name_of(dict(k).get('instance', ''))}"
+            for k, status in last.items()
+            if status == "firing" and k not in firing_now and states.get(k) != "suppressed"
+        )
+        return f"resolution not notified: {due}" if due else ""
+
+    def gossiped(self, sender: AlertmanagerNode, peer: AlertmanagerNode) -> str:
+        """Whether every notification ``sender`` sent is in ``peer``'s notification log:
+        each one is a new nflog entry that the peer merges and gossips further."""
+        sent = sum(1 for n in self.webhook.notifications() if n.sender == sender.url)
+        merged = peer.metric("alertmanager_nflog_gossip_messages_propagated_total")
+        self.gossip_note = f"{peer.name} merged {merged:g} log entries, {sender.name} sent {sent}"
+        return "" if merged >= sent else self.gossip_note
+
+    # -- reporting
+
+    def names(self) -> dict[str, str]:
+        out = {h.address: n for n, h in self.hosts.items()}
+        out.update({m.url: f"am-{m.name}" for m in self.managers})
+        out[self.nut.address] = "nut"
+        return out
+
+    def name_of(self, instance: str) -> str:
+        return self.names().get(instance, instance or "-")
+
+    def report(self) -> str:
+        timeline = "\n".join(f"{at - self.t0:7.1f}  {what}" for at, what in self.events)
+        log = table(self.webhook.notifications(), self.t0, self.names())
+        text = f"Timeline:\n{timeline}\n\nNotifications:\n{log}\n"
+        (self.tmp / "notifications.txt").write_text(text)
+        return text
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+    tmp = tmp_path_factory.mktemp("fleet")
+    fleet = Fleet(tmp)
+    try:
+        fleet.start()
+        yield fleet
+    finally:
+        fleet.stop()
+
+
+Key = frozenset[tuple[str, str]]
+
+
+def histories(log: Sequence[Notification]) -> dict[Key, list[str]]:
+    """Each alert's statuses in the notifications it appeared in, repeats collapsed."""
+    out: dict[Key, list[str]] = collections.defaultdict(list)
+    for n in log:
+        for a in n.alerts:
+            seq = out[frozenset(a["labels"].items())]
+            if not seq or seq[-1] != a["status"]:
+                seq.append(a["status"])
+    return dict(out)
+
+
+def test_a_fleet_pages_once_per_incident_through_ha_prometheus_and_clustered_alertmanager(
+    fleet: Fleet,
+) -> None:
+    try:
+        run_timeline(fleet)
+        check(fleet)
+    except BaseException:
+        print(fleet.report())
+        raise
+    print(fleet.report())
+
+
+def run_timeline(fleet: Fleet) -> None:
+    fleet.settle()
+    fleet.note("settled: the fleet is healthy")
+    fleet.step("bitrot", "degraded")  # checksum errors (a cable fault); a pool degraded
+    fleet.firing_at_replacement = fleet.firing_now()
+    fleet.replaced_at = time.time()
+    fleet.step("bitrot")  # the faulty disk replaced: resilvering (from a disk going bad)
+    fleet.replicas[0].kill()
+    fleet.note("killed Prometheus replica a")
+    fleet.power(on_battery=True)
+    fleet.step("hung")  # the pool suspended: zpool hangs
+    fleet.power(on_battery=False)
+    wait_until(fleet.outstanding, "every resolution notified")
+    first = position_zero(fleet.managers)
+    other = next(m for m in fleet.managers if m is not first)
+    wait_until(lambda: fleet.gossiped(first, other), "the notification log gossiped")
+    first.kill()
+    fleet.note(f"killed Alertmanager {first.name} (position 0): {fleet.gossip_note}")
+    fleet.step("bitrot", "degraded")  # resilvered; resilvering
+    wait_until(fleet.outstanding, "every resolution notified")
+    fleet.note("done")
+
+
+def _who(labels: dict[str, str], names: dict[str, str]) -> str:
+    return names.get(labels.get("instance", ""), "-")
+
+
+def check(fleet: Fleet) -> None:
+    log = fleet.webhook.notifications()
+    names = fleet.names()
+
+    # Exactly once: every alert is notified firing once, and resolved at most once after; no
+    # notification comes twice (from both Alertmanagers, or both replicas).
+    for key, seq in histories(log).items():
+        assert seq in (["firing"], ["firing", "resolved"]), (dict(key), seq)
+    seen = collections.Counter(
+        (n.receiver, tuple(sorted(n.group.items())), n.status,
+         tuple(sorted(map(str, n.firing()))), tuple(sorted(map(str, n.resolved()))))
+        for n in log
+    )  # fmt: skip
+    assert not [k for k, c in seen.items() if c > 1], "a notification came twice"
+
+    # Critical alerts page, the rest become tickets.
+    for n in log:
+        for a in n.alerts:
+            wanted = "page" if a["labels"]["severity"] == "critical" else "ticket"
+            assert n.receiver == wanted, (n.receiver, a["labels"])
+
+    by_host: dict[str, set[str]] = collections.defaultdict(set)
+    for n in log:
+        for a in n.alerts:
+            by_host[_who(a["labels"], names)].add(a["labels"]["alertname"])
+    assert "quiet" not in by_host, f"the healthy host was notified: {by_host['quiet']}"
+
+    def notified(host: str, name: str, status: str = "firing", **labels: str) -> list[float]:
+        return [
+            n.at
+            for n in log
+            for a in n.alerts
+            if _who(a["labels"], names) == host
+            and a["labels"]["alertname"] == name
+            and a["status"] == status
+            and all(a["labels"].get(k) == v for k, v in labels.items())
+        ]
+
+    # The first burst pages: the checksum errors and the first ZFS error events are notified
+    # in the step that brought them, before the disk is replaced.
+    for name in ("ZfsVdevChecksumErrors", "ZfsErrorEvents", "DiskCableFault"):
+        when = notified("bitrot", name, pool="tank")
+        assert when and when[0] < fleet.replaced_at, f"{name}: first burst not notified: {when}"
+    assert notified("bitrot", "ZfsVdevChecksumErrors", "resolved", pool="tank")
+
+    # A replaced disk does not re-page: what fired on the pool before the replacement keeps
+    # its identity (one label set per alert name), and its pages are not sent again.
+    before = {
+        (a["alertname"], a.get("pool", ""))
+        for a in fleet.firing_at_replacement
+        if _who(a, names) == "bitrot"
+    }
+    assert ("DiskCableFault", "tank") in before, f"replaced while its cable fault fires: {before}"
+    for name, pool in before:
+        sets = {
+            frozenset(a["labels"].items())
+            for n in log
+            for a in n.alerts
+            if _who(a["labels"], names) == "bitrot"
+            and (a["labels"]["alertname"], a["labels"].get("pool", "")) == (name, pool)
+        }
+        assert len(sets) == 1, f"{name} changed identity with the disk: {sets}"
+
+    # The degraded pool: notified, then resolved once the resilver brought the disk back.
+    assert len(notified("degraded", "ZfsPoolDegraded", pool="tank")) >= 1
+    assert notified("degraded", "ZfsPoolDegraded", "resolved", pool="tank")
+
+    # The hung host pages: ZfsPoolStuck, critical, for the suspended pool, after the kill of
+    # a Prometheus replica, and nothing else on it (the stuck alert inhibits the symptoms).
+    stuck = [n for n in log if any(a["labels"]["alertname"] == "ZfsPoolStuck" and
+             a["labels"].get("pool") == "tank" and _who(a["labels"], names) == "hung"
+             for a in n.alerts)]  # fmt: skip
+    assert len(stuck) == 1 and stuck[0].receiver == "page", stuck
+    assert by_host["hung"] == {"ZfsPoolStuck"}, by_host["hung"]
+
+    # The shared UPS: one notification when the power goes, one when it comes back, each
+    # naming both hosts; nothing else about it.
+    ups = [n for n in log if n.group.get("ups") == UPS]
+    assert [n.status for n in ups] == ["firing", "resolved"], ups
+    for n in ups:
+        assert {_who(a["labels"], names) for a in n.alerts} == {"ups-a", "ups-b"}, n
+    assert by_host["ups-a"] == by_host["ups-b"] == {"UpsOnBattery"}
+
+    # Killing a replica, then an Alertmanager, lost nothing: incidents that began or ended
+    # after each kill were notified (the UPS by replica b alone; the last step's by node b).
+    assert ups[0].at > fleet.when("killed Prometheus")
+    killed_am = fleet.when("killed Alertmanager")
+    assert stuck[0].at > fleet.when("killed Prometheus")
+    assert notified("degraded", "ZfsPoolDegraded", "resolved", pool="tank")[0] > killed_am
+    assert notified("bitrot", "DiskReallocatedSectorsRising", pool="tank")[0] > killed_am
+    survivor = fleet.live_managers()[0].url
+    assert {n.sender for n in log if n.at > killed_am} == {survivor}
+
+    # Alerts a stepped host raises only because its clock stands still (docstring), once.
+    for host, alerts in by_host.items():
+        extra = alerts & TIME_ARTEFACTS
+        assert not extra or host in ("bitrot", "degraded"), (host, extra)
