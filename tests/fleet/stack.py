@@ -211,8 +211,19 @@ def config_changes(config: Mapping[str, Any]) -> list[str]:
     return [key for key in sorted(set(shipped) | set(ours)) if shipped.get(key) != ours.get(key)]
 
 
+PEER_TIMEOUT = "3s"
+
+
 class AlertmanagerNode:
-    """One Alertmanager of a cluster gossiping on loopback."""
+    """One Alertmanager of a cluster gossiping on loopback.
+
+    The node at position n of the cluster runs each flush of a group n x --cluster.peer-timeout
+    late, then compares what it holds with the notification log and notifies what the others
+    have not. A flush it replays that late is stale if the group was notified anew in between:
+    a group that went firing -> resolved within the peer timeout would be notified firing
+    again by the late node. With the shipped group_interval (5m) against the default peer
+    timeout (15s) that cannot happen; the test's group_interval is seconds, so its peer timeout
+    is too (loopback gossip takes milliseconds)."""
 
     def __init__(
         self, binary: str, tmp: Path, name: str, config: Path, gossip: str, peers: Sequence[str]
@@ -234,6 +245,7 @@ class AlertmanagerNode:
                 f"--cluster.listen-address={gossip}",
                 f"--cluster.advertise-address={gossip}",
                 *[f"--cluster.peer={p}" for p in peers],
+                f"--cluster.peer-timeout={PEER_TIMEOUT}",
                 "--log.level=info",
             ],
             root / "alertmanager.log",
