@@ -149,11 +149,25 @@ class Fleet:
         assert config_changes(config) == [], "only URLs and timings may differ from the shipped"
         self.managers = start_cluster(alertmanager, self.tmp, config)
         self.started.extend(self.managers)
-        for name, (address, story, ups) in HOSTS.items():
+        started: dict[str, Host] = {}
+        errors: list[BaseException] = []
+
+        def start(name: str, address: str, story: str, ups: bool) -> None:
             args = ["--ups.nut", self.nut.address] if ups else []
-            host = Host(self.tmp, name, address, story, args)
-            self.hosts[name] = host
-            self.started.append(host)
+            try:
+                started[name] = Host(self.tmp, name, address, story, args)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=start, args=(n, *h)) for n, h in HOSTS.items()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.started.extend(started.values())
+        if errors:
+            raise errors[0]
+        self.hosts = {name: started[name] for name in HOSTS}
         rules = self.tmp / "zmon.fast.rules.yml"
         rules.write_text(generate.render(scale=SCALE))
         targets = [h.address for h in self.hosts.values()]
@@ -165,11 +179,19 @@ class Fleet:
         self.note("stack up")
 
     def stop(self) -> None:
-        for part in reversed(self.started):
+        """Stop every part at once (each waits for its own processes)."""
+
+        def stop(part: Any) -> None:
             try:
                 part.close() if isinstance(part, NutLab) else part.stop()
             except Exception as exc:  # noqa: BLE001 - stop the rest regardless
                 print(f"stopping {part}: {exc}")
+
+        threads = [threading.Thread(target=stop, args=(p,)) for p in self.started]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
         self.webhook.stop()
 
     # -- what the test does
