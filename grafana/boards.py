@@ -42,7 +42,10 @@ U = H + ', ups=~"$ups"'  # UPS selector
 RI = "$__rate_interval"
 ALERT_NAMES = 'alertname=~"(Zfs|Disk|Ups|Zmon).+"'
 OK_BAD: list[tuple[float | None, str]] = [(None, "green"), (1, "red")]
-THRESHOLD_LINES = GraphThresholdsStyleConfig().mode(GraphThresholdsStyleMode.LINE)
+
+
+def _threshold_lines() -> GraphThresholdsStyleConfig:
+    return GraphThresholdsStyleConfig().mode(GraphThresholdsStyleMode.LINE)
 
 
 def _job() -> Variable:
@@ -148,7 +151,7 @@ def pool() -> dict[str, Any]:
         timeseries("Capacity", [T(f"zmon:pool_capacity:ratio{{{P}}}", "{{pool}}")],
                    unit="percentunit", min=0, max=1, width=8,
                    thresholds=[(None, "green"), (0.8, "orange"), (0.9, "red")])
-        .thresholds_style(THRESHOLD_LINES),
+        .thresholds_style(_threshold_lines()),
         timeseries("Fragmentation", [T(f"zmon_pool_fragmentation_ratio{{{P}}}", "{{pool}}")],
                    unit="percentunit", min=0, max=1, width=8),
         timeseries("Space", [T(f"zmon_pool_allocated_bytes{{{P}}}", "{{pool}} allocated"),
@@ -334,7 +337,7 @@ def disks() -> dict[str, Any]:
         timeseries("Temperature", [T(f"zmon_disk_temperature_celsius{{{D}}}", "{{device}}")],
                    unit="celsius",
                    thresholds=[(None, "green"), (50, "orange"), (60, "red")])
-        .thresholds_style(THRESHOLD_LINES),
+        .thresholds_style(_threshold_lines()),
         timeseries("Reallocated and pending sectors", [
             T(f"zmon_disk_reallocated_sectors{{{D}}}", "{{device}} reallocated"),
             T(f"zmon_disk_pending_sectors{{{D}}}", "{{device}} pending"),
