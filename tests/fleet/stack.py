@@ -246,6 +246,7 @@ class AlertmanagerNode:
                 f"--cluster.advertise-address={gossip}",
                 *[f"--cluster.peer={p}" for p in peers],
                 f"--cluster.peer-timeout={PEER_TIMEOUT}",
+                "--cluster.pushpull-interval=2s",  # full state every 2s, see Fleet.gossiped
                 "--log.level=info",
             ],
             root / "alertmanager.log",
@@ -260,13 +261,20 @@ class AlertmanagerNode:
     def status(self) -> dict[str, Any]:
         return dict(self.api("status"))
 
-    def metric(self, name: str) -> float:
+    def metric(self, name: str, labels: str = "") -> float:
+        """The sum of ``name``'s samples whose labels contain ``labels``."""
         text = http_get(f"{self.url}/metrics").decode()
         return sum(
             float(line.rsplit(" ", 1)[1])
             for line in text.splitlines()
-            if line.startswith(name) and line[len(name) : len(name) + 1] in (" ", "{")
+            if line.startswith(name)
+            and line[len(name) : len(name) + 1] in (" ", "{")
+            and labels in line
         )
+
+    def full_states(self) -> float:
+        """How many full states (push-pull) this node has merged from its peers."""
+        return self.metric("alertmanager_cluster_messages_received_total", 'msg_type="full_state"')
 
     def kill(self) -> None:
         kill(self.proc)
