@@ -5,7 +5,7 @@ those bytes with zmon's own metrics, and the exposition (and its gzip copy) is j
 them when ``/metrics`` first asks after a change. Nothing here waits on a collector.
 
 What a big host costs (benchmarks/README.md) shaped this: a family's samples are kept only
-when the status views read them (``zmon.status.model.wanted``), the joined text is the only
+when the status views read them (``kept_for_views``), the joined text is the only
 copy of the families' bytes (their parts become views into it), and nothing is joined while
 nobody scrapes.
 """
@@ -27,6 +27,21 @@ from zmon.metrics import MetricSet
 from zmon.status.model import wanted
 
 log = get("snapshot")
+
+# Families the status views' prefixes take in (``zmon.status.model.wanted``) but never read:
+# per-vdev and per-disk tables, most of a big host's samples (tests/core/test_snapshot_memory.py
+# holds that the views read the same from what is kept as from everything).
+NOT_READ_BY_VIEWS = (
+    "zmon_vdev_queue_", "zmon_vdev_io_latency", "zmon_vdev_disk_latency",
+    "zmon_vdev_operations", "zmon_vdev_lifetime_", "zmon_disk_smartctl_",
+    "zmon_disk_smart_check", "zmon_disk_self_test", "zmon_disk_scsi_processed",
+    "zmon_disk_power_", "zmon_disk_capacity",
+)  # fmt: skip
+
+
+def kept_for_views(name: str) -> bool:
+    """Whether a family's samples are kept after rendering: the status views read them."""
+    return wanted(name) and not name.startswith(NOT_READ_BY_VIEWS)
 
 
 @dataclass(frozen=True)
@@ -70,7 +85,7 @@ class CollectorState:
 
     @property
     def families(self) -> list[Metric]:
-        """The last run's families that the status views read (``zmon.status.model.wanted``)."""
+        """The last run's families that the status views read (``kept_for_views``)."""
         return self.kept
 
     def publish(self, families: list[Metric]) -> None:
@@ -84,7 +99,7 @@ class CollectorState:
         for fam in families:
             text = render([fam])
             out.append((fam.name, text, gzipjoin.piece(text)))
-            if wanted(fam.name):
+            if kept_for_views(fam.name):
                 kept.append(fam)
         self.rendered, self.kept = out, kept
 
