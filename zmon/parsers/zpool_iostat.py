@@ -223,7 +223,9 @@ def _aligned_table(lines: list[str], i: int) -> tuple[list[PoolIostat], tuple[st
         if _DASHES.match(text):
             i += 1
             continue
-        if _is_table_header(text, lines[i + 1].split() if i + 1 < len(lines) else []):
+        if text.split(None, 1)[0] in GROUPS and _is_table_header(
+            text, lines[i + 1].split() if i + 1 < len(lines) else []
+        ):
             break
         toks = list(_TOKEN.finditer(line))
         if len(toks) < len(columns) + 1:
