@@ -83,7 +83,12 @@ def make_app(
             )
             return
         if path == "/metrics":
-            expo = snapshot.exposition
+            if snapshot.joined:
+                expo = snapshot.exposition
+            else:  # the first scrape after a change joins it, off the event loop
+                expo = await asyncio.get_running_loop().run_in_executor(
+                    None, lambda: snapshot.exposition
+                )
             if b"gzip" in _header(scope, b"accept-encoding").lower():
                 await _reply(
                     send,

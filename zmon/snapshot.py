@@ -166,6 +166,11 @@ class Snapshot:
             return self._states.get(name)
 
     @property
+    def joined(self) -> bool:
+        """Whether ``exposition`` is ready to copy (no join pending)."""
+        return self._pending is None
+
+    @property
     def exposition(self) -> Exposition:
         """The latest rendering, joined on the first request after it (then only copied)."""
         if self._pending is None:
