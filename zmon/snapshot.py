@@ -96,9 +96,14 @@ class CollectorState:
         """
         out: list[tuple[str, bytes | memoryview, bytes]] = []
         kept = []
+        before = {name: (text, packed) for name, text, packed in self.rendered}
         for fam in families:
-            text = render([fam])
-            out.append((fam.name, text, gzipjoin.piece(text)))
+            fresh = render([fam])
+            old = before.get(fam.name)
+            if old is not None and old[0] == fresh:  # unchanged: compressed already, kept once
+                out.append((fam.name, *old))
+            else:
+                out.append((fam.name, fresh, gzipjoin.piece(fresh)))
             if kept_for_views(fam.name):
                 kept.append(fam)
         self.rendered, self.kept = out, kept

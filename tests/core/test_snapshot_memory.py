@@ -8,6 +8,8 @@ report built from everything, at every phase of the demo story.
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 from tests.status.demo_story import walk
@@ -74,3 +76,28 @@ def test_nothing_is_joined_until_asked(scrapes: int) -> None:
         for _ in range(scrapes):
             assert b"zmon_thing 1.0\n" in snapshot.exposition.text
     assert (snapshot._pending is None) == bool(scrapes)
+
+
+def test_an_unchanged_family_keeps_its_bytes_and_piece() -> None:
+    snapshot = Snapshot()
+    state = CollectorState("c", 15.0, 10.0, success=True)
+    snapshot.add(state)
+
+    def run(value: float) -> None:
+        ms = MetricSet()
+        ms.gauge("zmon_same", "Never changes.", 1)
+        ms.gauge("zmon_moving", "Changes.", value)
+        state.publish(ms.families())
+
+    run(1)
+    snapshot.rerender()
+    assert b"zmon_moving 1.0" in snapshot.exposition.text
+    same_before = state.rendered[0][1:]
+    moving_before = state.rendered[1][1:]
+    run(2)
+    assert all(a is b for a, b in zip(state.rendered[0][1:], same_before, strict=True))
+    assert state.rendered[1][2] is not moving_before[1]
+    snapshot.rerender()
+    text = snapshot.exposition.text
+    assert b"zmon_same 1.0" in text and b"zmon_moving 2.0" in text
+    assert gzip.decompress(snapshot.exposition.gzipped) == text
