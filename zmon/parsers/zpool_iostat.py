@@ -19,6 +19,7 @@ histograms are refused. Column groups come from the header, never from positions
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from zmon.errors import ParseError
@@ -84,7 +85,7 @@ class VdevIostat:
     vdev_class: str
     values: dict[str, int | None]
     line_no: int = 0
-    histograms: dict[str, tuple[int, ...]] | None = None
+    histograms: Mapping[str, tuple[int, ...]] | None = None
 
 
 @dataclass
@@ -104,7 +105,7 @@ class HistogramBlock:
     """One ``-w`` block: a vdev or pool name and its columns of 37 bucket counts."""
 
     name: str
-    columns: dict[str, tuple[int, ...]]
+    columns: Mapping[str, tuple[int, ...]]
     line_no: int = 0
 
 
@@ -311,7 +312,7 @@ _LABELS_SEEN: set[str] = set()  # bucket labels (``1ns`` ... ``137s``) already m
 
 def _plain_block(
     lines: list[str], i: int, keys: tuple[str, ...]
-) -> tuple[dict[str, tuple[int, ...]], int] | None:
+) -> tuple[Mapping[str, tuple[int, ...]], int] | None:
     """The rows of a ``-p`` block read column by column, or None where they are not plain.
 
     A host with 1,000 disks prints 1,101 blocks of 37 rows: splitting them row by row was
@@ -340,14 +341,34 @@ def _plain_block(
                 return None
             if len(seen) < 256:
                 seen.add(label)
-    columns: dict[str, tuple[int, ...]] = {}
-    for k, key in enumerate(keys, 1):
-        col = toks[k::width]
-        joined = "".join(col)
+    for k in range(1, width):
+        joined = "".join(toks[k::width])
         if not (joined.isascii() and joined.isdigit()):
             return None
-        columns[key] = tuple(map(int, col))
-    return columns, end
+    return _Columns(keys, toks, width), end
+
+
+class _Columns(Mapping[str, tuple[int, ...]]):
+    """A plain block's columns, each made integers when first read: of the 1,100 blocks of
+    a big host, ``histograms = "toplevel"`` reads all the columns of 101 and two (the
+    operation counts) of the rest. The tokens are checked to be integers before."""
+
+    def __init__(self, keys: tuple[str, ...], toks: list[str], width: int) -> None:
+        self._index = {key: k for k, key in enumerate(keys, 1)}
+        self._toks, self._width = toks, width
+        self._done: dict[str, tuple[int, ...]] = {}
+
+    def __getitem__(self, key: str) -> tuple[int, ...]:
+        col = self._done.get(key)
+        if col is None:
+            col = self._done[key] = tuple(map(int, self._toks[self._index[key] :: self._width]))
+        return col
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
 
 
 def _count(text: str) -> int:
