@@ -30,6 +30,9 @@ _EXP_LABELS = re.compile(r"^(?P<pad>\s*)- exp_labels: \{(?P<body>.*)\}\s*$")
 _FIELD = re.compile(r"^\s*-?\s*(?P<key>name|alertname|eval_time):\s*(?P<value>.*?)\s*$")
 
 Key = tuple[str, str, int, frozenset[tuple[str, str]]]
+# The order alert_rules.generate writes them in; cause and action only where the diagnosis
+# table names the alert.
+ANNOTATION_ORDER = ("summary", "description", "cause", "action", "runbook_url", "dashboard")
 
 
 def _pairs(text: str) -> dict[str, str]:
@@ -89,7 +92,7 @@ def fill(text: str, got: dict[Key, dict[str, str]]) -> str:
             continue
         pad = m.group("pad") + "  "
         out.append(f"{pad}exp_annotations:")
-        for name in ("summary", "description", "runbook_url", "dashboard"):
+        for name in ANNOTATION_ORDER:
             if name in annotations:
                 out.append(f"{pad}  {name}: {json.dumps(annotations[name], ensure_ascii=False)}")
     return "\n".join(out) + "\n"

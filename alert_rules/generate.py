@@ -21,6 +21,7 @@ from pathlib import Path
 from alert_rules.building import Alert, Group, Record
 from alert_rules.rules import groups
 from alert_rules.thresholds import DEFAULTS, JOB_SELECTOR, RUNBOOK_URL, Thresholds
+from zmon.status.diagnoses import ALERT_WORDS
 
 RULES_FILE = Path(__file__).with_name("zmon.rules.yml")
 _PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_:.-]*$")
@@ -50,12 +51,11 @@ def _rule_lines(rule: Record | Alert) -> list[str]:
     for key, value in {"severity": rule.severity, **rule.labels}.items():
         out.append(f"{pad}  {key}: {scalar(value)}")
     out.append(f"{pad}annotations:")
-    annotations = {
-        "summary": rule.summary,
-        "description": rule.description,
-        "runbook_url": rule.runbook_url,
-        "dashboard": rule.dashboard_url,
-    }
+    annotations = {"summary": rule.summary, "description": rule.description}
+    if rule.alert in ALERT_WORDS:  # the words `zmon status` and the status page use
+        annotations["cause"], annotations["action"] = ALERT_WORDS[rule.alert]
+    annotations["runbook_url"] = rule.runbook_url
+    annotations["dashboard"] = rule.dashboard_url
     for key, value in annotations.items():
         out.append(f"{pad}  {key}: {scalar(value)}")
     return out

@@ -173,6 +173,9 @@ def stuck_alerts(t: Thresholds) -> Group:
         " the kernel logged the pool's suspension;{{ end }}"
         f'{{{{ with printf "changes(zmon_pool_txg_sync_duration_seconds_count{{{where}}}[{w}]) '
         f'== 0" {args} | query }}}} no transaction group committed in {w} (txg kstat);{{{{ end }}}}'
+        f'{{{{ with printf "sum(increase(zmon_vdev_write_errors_total{{{where}}}[{w}])) > 0" '
+        f"{args} | query }}}}{{{{ with . | first | value }}}} its disks failed "
+        f"{{{{ . | humanize }}}} writes in {w} (ZFS retries them);{{{{ end }}}}{{{{ end }}}}"
         '{{ with printf "increase(zmon_collector_runs_total{instance=%q,collector=\\"zpool\\",'
         f'result=\\"timeout\\"}}[{tw}])" $labels.instance | query }}}}'
         "{{ with . | first | value }} zpool timed out {{ . | humanize }} times in the last "
@@ -188,6 +191,15 @@ def stuck_alerts(t: Thresholds) -> Group:
               zmon_pool_kstat_state{{state="suspended"}} == 1
               or
               increase(zmon_kernel_log_pool_events_total{{pattern="pool_suspended"}}[{w}]) > 0
+              or
+              (
+                changes(zmon_pool_txg_sync_duration_seconds_count[{w}]) == 0
+                and zmon_pool_txg_sync_duration_seconds_count offset {w}
+                and on(instance, job, pool)
+                sum by (instance, job, pool) (increase(zmon_vdev_write_errors_total[{w}])) > 0
+                and on(instance, job)
+                zmon_collector_success{{collector="txg"}} == 1
+              )
               or
               (
                 (
@@ -207,9 +219,9 @@ def stuck_alerts(t: Thresholds) -> Group:
             )
         """),
                 "critical",
-                "ZFS is stuck on a pool: I/O is suspended or zpool hangs.",
-                f"ZFS {POOL} is stuck. Seen:{seen} Reads and writes to it block, and zpool "
-                "reports nothing new for this host. Check the pool's disks, cabling and "
+                "ZFS is stuck on a pool: I/O is suspended, writes cannot commit, or zpool hangs.",
+                f"ZFS {POOL} is stuck. Seen:{seen} Writes to it block, and zpool may hang on "
+                "it. Check the pool's disks, cabling and "
                 "controller; zpool clear {{ $labels.pool }} resumes I/O once they are back.",
                 str(t.stuck_for),
             ),

@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from grafana_foundation_sdk.builders.common import (
+    GraphThresholdsStyleConfig,
+    ScaleDistributionConfig,
+)
+from grafana_foundation_sdk.models.common import GraphThresholdsStyleMode, ScaleDistribution
+from grafana_foundation_sdk.models.dashboard import DynamicConfigValue
+
 from grafana.builder import (
     I,
     Panel,
+    Query,
     Row,
     T,
+    Variable,
     bars,
     dashboard,
     heatmap,
@@ -22,6 +31,7 @@ from grafana.builder import (
     state_timeline,
     table,
     timeseries,
+    unit,
     value_map,
 )
 
@@ -31,19 +41,23 @@ D = H + ', device=~"$device"'  # disk selector
 U = H + ', ups=~"$ups"'  # UPS selector
 RI = "$__rate_interval"
 ALERT_NAMES = 'alertname=~"(Zfs|Disk|Ups|Zmon).+"'
-OK_BAD = [(None, "green"), (1, "red")]
+OK_BAD: list[tuple[float | None, str]] = [(None, "green"), (1, "red")]
 
 
-def _job() -> dict[str, Any]:
+def _threshold_lines() -> GraphThresholdsStyleConfig:
+    return GraphThresholdsStyleConfig().mode(GraphThresholdsStyleMode.LINE)
+
+
+def _job() -> Variable:
     return query_variable("job", "Job", "label_values(zmon_build_info, job)", multi=False)
 
 
-def _instance() -> dict[str, Any]:
+def _instance() -> Variable:
     query = 'label_values(zmon_build_info{job=~"$job"}, instance)'
     return query_variable("instance", "Host", query)
 
 
-def _pool() -> dict[str, Any]:
+def _pool() -> Variable:
     return query_variable("pool", "Pool", f"label_values(zmon_pool_state{{{H}}}, pool)")
 
 
@@ -71,9 +85,10 @@ def fleet() -> dict[str, Any]:
         ], rename={"state": "State", "Value #B": "Capacity", "Value #C": "Fragmentation",
                    "Value #D": "Data errors", "Value #E": "Since last scrub"},
               hide=("Time", "Value #A"), height=9,
-              overrides=[_unit("Capacity", "percentunit"), _unit("Fragmentation", "percentunit"),
-                         _unit("Since last scrub", "s")],
-              description="Every pool of every host, one row each."),
+              description="Every pool of every host, one row each.")
+        .override_by_name("Capacity", [unit("percentunit")])
+        .override_by_name("Fragmentation", [unit("percentunit")])
+        .override_by_name("Since last scrub", [unit("s")]),
         state_timeline("Pool health", [T(f'max by (instance, pool) (zmon_pool_state{{{H}, '
                                          f'state="online"}})', "{{instance}} {{pool}}")],
                        mappings=value_map(("1", "ONLINE", "green"), ("0", "NOT ONLINE", "red")),
@@ -93,13 +108,6 @@ def fleet() -> dict[str, Any]:
         [_job(), _instance()],
         items,
     )
-
-
-def _unit(field_name: str, unit: str) -> dict[str, Any]:
-    return {
-        "matcher": {"id": "byName", "options": field_name},
-        "properties": [{"id": "unit", "value": unit}],
-    }
 
 
 def pool() -> dict[str, Any]:
@@ -142,8 +150,8 @@ def pool() -> dict[str, Any]:
         Row("Capacity"),
         timeseries("Capacity", [T(f"zmon:pool_capacity:ratio{{{P}}}", "{{pool}}")],
                    unit="percentunit", min=0, max=1, width=8,
-                   thresholds=[(None, "green"), (0.8, "orange"), (0.9, "red")],
-                   custom={"thresholdsStyle": {"mode": "line"}}),
+                   thresholds=[(None, "green"), (0.8, "orange"), (0.9, "red")])
+        .thresholds_style(_threshold_lines()),
         timeseries("Fragmentation", [T(f"zmon_pool_fragmentation_ratio{{{P}}}", "{{pool}}")],
                    unit="percentunit", min=0, max=1, width=8),
         timeseries("Space", [T(f"zmon_pool_allocated_bytes{{{P}}}", "{{pool}} allocated"),
@@ -180,7 +188,7 @@ def pool() -> dict[str, Any]:
     )
 
 
-def _quantiles(metric: str, by: str, op: str, legend: str) -> list[Any]:
+def _quantiles(metric: str, by: str, op: str, legend: str) -> list[Query]:
     return [
         T(
             f'histogram_quantile({q}, sum by ({by}, le) (rate({metric}{{{P}, op="{op}"}}[{RI}])))',
@@ -193,7 +201,7 @@ def _quantiles(metric: str, by: str, op: str, legend: str) -> list[Any]:
 def latency_panels() -> list[Panel]:
     """Read and write latency p50/p99 per pool and per top-level vdev, from zmon's
     ``zpool iostat -w`` histograms (total wait: queue plus disk)."""
-    panels = []
+    panels: list[Panel] = []
     for op in ("read", "write"):
         panels.append(
             timeseries(
@@ -249,9 +257,10 @@ def arc() -> dict[str, Any]:
             T(hits, "{{instance}} hits/s"),
             T(f"rate(zmon_arc_mru_ghost_hits_total{{{H}}}[{RI}])", "{{instance}} MRU ghost/s"),
             T(f"rate(zmon_arc_mfu_ghost_hits_total{{{H}}}[{RI}])", "{{instance}} MFU ghost/s"),
-        ], unit="ops", min=0, width=8, custom={"scaleDistribution": {"type": "log", "log": 10}},
+        ], unit="ops", min=0, width=8,
                    description="Ghost hits are reads of blocks the ARC just evicted: many of "
-                               "them against hits mean the ARC is too small."),
+                               "them against hits mean the ARC is too small.")
+        .scale_distribution(ScaleDistributionConfig().type(ScaleDistribution.LOG).log(10)),
         timeseries("ARC hit ratio and ghost hits", [
             T(f"{hits} / ({hits} + {misses})", "{{instance}} hit ratio"),
             T(f"{ghosts} / ({hits} + {misses})", "{{instance}} ghost hits per access"),
@@ -273,11 +282,10 @@ def arc() -> dict[str, Any]:
             T(f"sum by (instance) (rate(zmon_vdev_slow_ios_total{{{H}}}[{RI}]))",
               "{{instance}} slow I/Os/s"),
         ], width=24, min=0,
-                   overrides=[{"matcher": {"id": "byRegexp", "options": ".*ghost/hit ratio"},
-                               "properties": [{"id": "unit", "value": "percentunit"},
-                                              {"id": "custom.axisPlacement", "value": "right"}]}],
                    description="Ghost-hit ratio, txg sync time and slow I/Os on one time axis: "
-                               "a too-small ARC shows as ghost hits rising with sync time."),
+                               "a too-small ARC shows as ghost hits rising with sync time.")
+        .override_by_regexp(".*ghost/hit ratio", [
+            unit("percentunit"), DynamicConfigValue(id_val="custom.axisPlacement", value="right")]),
         timeseries("L2ARC hit ratio", [
             T(f"rate(zmon_arc_l2_hits_total{{{H}}}[{RI}]) / (rate(zmon_arc_l2_hits_total{{{H}}}"
               f"[{RI}]) + rate(zmon_arc_l2_misses_total{{{H}}}[{RI}]))", "{{instance}}"),
@@ -328,8 +336,8 @@ def disks() -> dict[str, Any]:
               description="One row per disk, with the pool and vdev it serves."),
         timeseries("Temperature", [T(f"zmon_disk_temperature_celsius{{{D}}}", "{{device}}")],
                    unit="celsius",
-                   thresholds=[(None, "green"), (50, "orange"), (60, "red")],
-                   custom={"thresholdsStyle": {"mode": "line"}}),
+                   thresholds=[(None, "green"), (50, "orange"), (60, "red")])
+        .thresholds_style(_threshold_lines()),
         timeseries("Reallocated and pending sectors", [
             T(f"zmon_disk_reallocated_sectors{{{D}}}", "{{device}} reallocated"),
             T(f"zmon_disk_pending_sectors{{{D}}}", "{{device}} pending"),

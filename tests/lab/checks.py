@@ -730,11 +730,10 @@ ALERTS: list[Check] = [
         SUSPENDED, "ZfsPoolFaulted", {"pool": "fragile", "state": "suspended"}, versions=("2.3.2",)
     ),
     # ZFS stuck pages critical from sources that do not hang with zpool: 2.3.2's kstat state
-    # SUSPENDED. On 2.1.11 the pool stays ONLINE by kstat and zpool hangs; whether the page
-    # fires there depends on zpool timing out twice in the step, which is not yet asserted.
-    alert(
-        SUSPENDED, "ZfsPoolStuck", {"pool": "fragile", "severity": "critical"}, versions=("2.3.2",)
-    ),
+    # SUSPENDED; on 2.1.11 the pool stays ONLINE by kstat, its last txg stays in the syncing
+    # state for good (no txg commits, while an idle pool commits one every 5 s) and ZFS retries
+    # the lost disk's writes (write errors rising).
+    alert(SUSPENDED, "ZfsPoolStuck", {"pool": "fragile", "severity": "critical"}),
 ]
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from grafana_foundation_sdk.models.common import GraphDrawStyle
 
-from grafana import generate
+from grafana import builder, generate
 from grafana.boards import DASHBOARDS
 
 GRAFANA = Path(generate.__file__).parent
@@ -155,3 +156,41 @@ def test_arc_hit_ratio_and_ghost_hits_share_one_axis_next_to_read_latency() -> N
     assert _titles_with(board, r"histogram_quantile\(0\.99, .*zmon_pool_io_latency_seconds"), (
         "read latency on the ARC dashboard's time axis"
     )
+
+
+def _load_panel(**kw: Any) -> Any:
+    return builder.timeseries(
+        "Load", [builder.T('zmon_ups_load_ratio{instance=~"$instance"}')], **kw
+    )
+
+
+@pytest.mark.parametrize(
+    ("mistake", "error"),
+    [
+        (lambda: _load_panel(unit="percentunits"), ValueError),  # the SDK takes any string
+        (lambda: _load_panel(widht=8), TypeError),  # mypy says so too
+        (lambda: _load_panel(width=25), ValueError),
+        (lambda: builder.stat("Up", []).draw_style(GraphDrawStyle.BARS), AttributeError),
+        (lambda: _load_panel().draw_stlye(GraphDrawStyle.BARS), AttributeError),
+    ],
+    ids=["unit misspelt", "option misspelt", "wider than the grid", "option of another panel",
+         "SDK option misspelt"],
+)  # fmt: skip
+def test_the_builder_rejects_schema_mistakes_when_the_dashboard_is_built(
+    mistake: Any, error: type[Exception]
+) -> None:
+    """What grafana/README.md ("Why this builder") counts: mistakes fail at generation."""
+    with pytest.raises(error):
+        mistake()
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_sdk_zero_values_do_not_hide_anything(uid: str) -> None:
+    """The SDK writes every field of an options object it builds, unset ones as zero values:
+    legend.showLegend false would hide every legend, heatmap colour steps 0 would paint nothing."""
+    for panel in _panels(BOARDS[uid]):
+        legend = panel["options"].get("legend", {})
+        assert legend.get("showLegend", True) and legend.get("show", True), panel["title"]
+        if panel["type"] == "heatmap":
+            color = panel["options"]["color"]
+            assert color["steps"] >= 2 and color["exponent"] > 0, panel["title"]

@@ -112,7 +112,8 @@ def test_alert_description_names_what_its_labels_carry(alert: Alert) -> None:
     text = alert.description
     if "pool" in alert.expr and "zmon_pool_" in alert.expr or "zmon_vdev_" in alert.expr:
         assert "$labels.pool" in text
-    pool_level = alert.alert == "ZfsScrubFoundErrors"  # reads vdev counters, summed per pool
+    # these read vdev counters summed per pool
+    pool_level = alert.alert in ("ZfsScrubFoundErrors", "ZfsPoolStuck")
     if ("zmon_vdev_" in alert.expr or "zmon_zfs_events_total" in alert.expr) and not pool_level:
         # the disk behind the vdev is looked up when the alert fires: not a label (finding 3)
         assert "$labels.vdev" in text and "zmon:vdev_device:info" in text

@@ -3,10 +3,12 @@ the page, the terminal and the pager agree."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from alert_rules.thresholds import DEFAULTS, RUNBOOK_URL
 from zmon.status.diagnoses import ALERT_WORDS, RULES, Limits
@@ -53,3 +55,29 @@ def test_alert_words_are_prometheus_templates() -> None:
     assert "{{ $labels.pool }}" in action and "{pool}" not in action
     for cause, action in ALERT_WORDS.values():
         assert "{" not in re.sub(r"\{\{ \$labels\.\w+ \}\}", "", cause + action)
+
+
+@pytest.mark.parametrize("alert", sorted(ALERT_WORDS))
+def test_alert_annotations_carry_the_diagnosis_words(alert: str) -> None:
+    """The pager reads the cause and action `zmon status` and the status page print."""
+    block = RULE_FILE.split(f"- alert: {alert}\n", 1)[1].split("- alert:", 1)[0]
+    cause, action = ALERT_WORDS[alert]
+    assert f"cause: {json.dumps(cause)}" in block
+    assert f"action: {json.dumps(action)}" in block
+
+
+@pytest.mark.parametrize("alert", sorted(ALERT_WORDS))
+def test_labels_the_words_name_are_labels_of_the_alert(alert: str) -> None:
+    """A template naming a label the alert does not carry would render an empty slot."""
+    named = set(re.findall(r"\$labels\.(\w+)", "".join(ALERT_WORDS[alert])))
+    if not named:
+        return
+    carried: list[set[str]] = []
+    for test_file in (ROOT / "alert_rules" / "tests").glob("*.test.yml"):
+        for item in yaml.safe_load(test_file.read_text())["tests"]:
+            for case in item.get("alert_rule_test", []):
+                if case["alertname"] == alert:
+                    carried += [set(a["exp_labels"]) for a in case.get("exp_alerts") or []]
+    assert carried, f"no promtool test expects {alert} to fire"
+    for labels in carried:
+        assert named <= labels | {"instance"}, (alert, named - labels)

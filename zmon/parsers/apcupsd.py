@@ -14,6 +14,7 @@ from zmon.parsers.ups import (
     UpsReading,
     checked,
     parse_number,
+    text_lines,
 )
 
 # "KEY      : value": upper-case key (may hold a space: "END APC"), padded to the colon.
@@ -62,11 +63,7 @@ def parse_apcaccess(text: str) -> dict[str, str]:
     """
     fields: dict[str, str] = {}
     first_line: tuple[int, str] | None = None
-    text = text.removeprefix("\ufeff")  # a byte-order mark from a Windows editor or console
-    for line_no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line:
-            continue
+    for line_no, raw, line in text_lines(text):
         if first_line is None:
             first_line = (line_no, raw)
         if line.startswith(("Error contacting", "FATAL ERROR")):

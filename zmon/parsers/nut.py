@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from zmon.errors import ParseError
-from zmon.parsers.ups import FLAGS, QUANTITIES, UpsInfo, UpsReading, checked, parse_number
+from zmon.parsers.ups import (
+    FLAGS,
+    QUANTITIES,
+    UpsInfo,
+    UpsReading,
+    checked,
+    parse_number,
+    text_lines,
+)
 
 #: ``upsc`` error texts (lower-cased) that mean "upsd has lost this UPS".
 DOWN_ERRORS = frozenset({"data stale", "driver not connected"})
@@ -52,11 +60,7 @@ def parse_upsc(text: str) -> UpscOutput:
     """
     variables: dict[str, str] = {}
     first_line: tuple[int, str] | None = None
-    text = text.removeprefix("\ufeff")  # a byte-order mark from a Windows editor or console
-    for line_no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line:
-            continue
+    for line_no, raw, line in text_lines(text):
         if first_line is None:
             first_line = (line_no, raw)
         if len(line) > 4 and line.startswith("**") and line.endswith("**"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 #: The NUT ``ups.status`` flags exported as ``zmon_ups_status{flag}``, in NUT's documented order.
@@ -16,6 +17,15 @@ FLAGS: tuple[str, ...] = (
     "OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS",
     "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
 )  # fmt: skip
+
+
+def text_lines(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line number, raw line, stripped line) for each non-blank line of a daemon's answer; a
+    leading byte-order mark (from a Windows editor or console) is dropped."""
+    for line_no, raw in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
+        if line := raw.strip():
+            yield line_no, raw, line
+
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 

@@ -10,6 +10,7 @@ from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
 from zmon.parsers.units import ABSENT, parse_nice
 from zmon.parsers.zpool_list import (
+    DEFAULT_COLUMNS,
     PoolListRow,
     PoolProps,
     looks_like_zpool_get,
@@ -21,20 +22,7 @@ from zmon.parsers.zpool_list import (
 from zmon.registry import Collector, Context, register, register_parse_kind
 from zmon.runner import CommandError
 
-LIST_COLUMNS = (
-    "name",
-    "size",
-    "allocated",
-    "free",
-    "checkpoint",
-    "expandsize",
-    "fragmentation",
-    "capacity",
-    "dedupratio",
-    "health",
-    "altroot",
-    "guid",
-)
+LIST_COLUMNS = DEFAULT_COLUMNS[12]  # the -o set zmon asks for; the parser knows it by count
 INFO_PROPS = (
     "version",
     "ashift",
