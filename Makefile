@@ -40,10 +40,11 @@ rules: $(VENV)/.installed
 	$(PY) -m alert_rules.generate
 	$(PY) -m grafana.generate
 
-## zmon on a synthetic 1,000-disk host against its peers: one table (about 15 minutes, not
-## part of make test; benchmarks/README.md). Compares with Debian's mtail (apt-get install mtail).
+## zmon on a synthetic 1,000-disk host against its peers: one table (about 12 minutes, not
+## part of make test; benchmarks/README.md). Needs Debian's mtail and wrk (apt-get install).
 bench: $(VENV)/.installed
 	@command -v mtail >/dev/null || { echo "make bench compares with mtail: apt-get install mtail"; exit 1; }
+	@command -v wrk >/dev/null || { echo "make bench scrapes with wrk: apt-get install wrk"; exit 1; }
 	$(PY) benchmarks/bench.py
 
 ## Build the Debian package into dist/ (dpkg-buildpackage; README "Packaging").

@@ -48,6 +48,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bighost import BigHost, build_host, write_kernel_log  # noqa: E402
 from kernel_log_bench import FAULTS, mtail_program  # noqa: E402
+from loadgen import wrk  # noqa: E402
 
 from zmon.config import load  # noqa: E402
 from zmon.exposition import render  # noqa: E402
@@ -55,6 +56,8 @@ from zmon.parsers.kernel_log import Rule, default_rules  # noqa: E402
 from zmon.registry import Context, NoDataError, collectors  # noqa: E402
 
 SCALES = (10, 100, 1000)
+SCRAPE_SECONDS = 10.0
+WARM_SECONDS = 120.0  # the daemon's first runs (every collector, SMART's first pass) are over
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 # Options for the per-collector cycle: no pause between disks and no wait for a first event
 # (those are sleeps, not work; the daemon run keeps the defaults).
@@ -118,13 +121,15 @@ def exponent(points: list[tuple[int, float]]) -> float | None:
     return sum((x - mx) * (y - my) for x, y in pts) / den if den else None
 
 
-def collectors_section(tmp: Path, scales: tuple[int, ...], repeat: int) -> dict[str, Any]:
+def collectors_section(
+    tmp: Path, scales: tuple[int, ...], repeat: int, built: dict[int, BigHost] | None = None
+) -> dict[str, Any]:
     results: dict[str, dict[int, dict[str, Any]]] = {}
     names = [(n, n, {}) for n in collectors()] + [(k, *v) for k, v in VARIANTS.items()]
     for vdevs in scales:
         t0 = time.perf_counter()
-        host = build_host(tmp / f"host-{vdevs}", vdevs)
-        say(f"collectors: host of {vdevs} vdevs built in {time.perf_counter() - t0:.1f}s")
+        host = (built or {}).get(vdevs) or build_host(tmp / f"host-{vdevs}", vdevs)
+        say(f"collectors: host of {vdevs} vdevs ready in {time.perf_counter() - t0:.1f}s")
         for label, name, extra in names:
             results.setdefault(label, {})[vdevs] = one_cycle(host, name, extra, repeat)
     return results
@@ -217,30 +222,29 @@ def get(port: int, gzip_ok: bool, timeout: float = 30.0) -> tuple[float, int]:
         conn.close()
 
 
-def scrape(port: int, clients: int, requests: int, gzip_ok: bool) -> dict[str, float]:
-    times: list[float] = []
-    lock = threading.Lock()
-
-    def client() -> None:
-        for _ in range(requests):
-            took, _ = get(port, gzip_ok)
-            with lock:
-                times.append(took)
-
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    times.sort()
+def scrape(port: int, clients: int, seconds: float, gzip_ok: bool) -> dict[str, float]:
+    """wrk (benchmarks/loadgen.py): ``clients`` keep-alive connections for ``seconds``."""
+    run = wrk(
+        f"http://127.0.0.1:{port}/metrics",
+        clients,
+        seconds,
+        {"Accept-Encoding": "gzip"} if gzip_ok else None,
+    )
     return {
-        "p50": times[len(times) // 2],
-        "p99": times[min(len(times) - 1, int(len(times) * 0.99))],
+        "p50": run.p50_ms / 1000,
+        "p99": run.p99_ms / 1000,
+        "max": run.max_ms / 1000,
+        "rps": run.rps,
+        "errors": run.errors + run.timeouts,
     }
 
 
-def daemon_section(tmp: Path, vdevs: int, seconds: float) -> dict[str, Any]:
-    host = build_host(tmp / "daemon-host", vdevs)
+def daemon_section(
+    tmp: Path, vdevs: int, seconds: float, host: BigHost | None = None, during: Any = None
+) -> dict[str, Any]:
+    """The daemon for ``seconds``; ``during()`` (other sections) runs meanwhile, in this
+    thread, and the daemon's figures are its own CPU seconds and memory."""
+    host = host or build_host(tmp / "daemon-host", vdevs)
     port = free_port()
     config = tmp / "zmon.toml"
     config.write_text(host.config_toml(f"127.0.0.1:{port}"))
@@ -269,23 +273,46 @@ def daemon_section(tmp: Path, vdevs: int, seconds: float) -> dict[str, Any]:
     writer = threading.Thread(target=grow_kernel_log, args=(host.kernel_log, stop), daemon=True)
     writer.start()
     peak = {"VmRSS": 0, "Threads": 0, "fds": 0}
+    load = [os.getloadavg()[0]]
+    sampling = threading.Event()
+
+    def sample() -> None:
+        while not sampling.wait(5.0):
+            with contextlib.suppress(OSError, KeyError):
+                st = proc_status(proc.pid)
+                for key in peak:
+                    peak[key] = max(peak[key], st[key])
+            load.append(os.getloadavg()[0])
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     try:
+        if during is not None:
+            during()
+        warm: tuple[float, float] | None = None  # (time, CPU s) once the first runs are over
         while time.monotonic() - t0 < seconds:
+            if (
+                warm is None
+                and time.monotonic() - t0 >= WARM_SECONDS
+                and seconds > 2 * WARM_SECONDS
+            ):
+                warm = (time.monotonic(), proc_cpu(proc.pid)[0])
             if proc.poll() is not None:
                 raise RuntimeError(f"zmon exited: {(tmp / 'daemon.log').read_text()[-2000:]}")
-            st = proc_status(proc.pid)
-            for key in peak:
-                peak[key] = max(peak[key], st[key])
             time.sleep(min(5.0, max(0.1, seconds - (time.monotonic() - t0))))
         elapsed = time.monotonic() - t0
         cpu, children = proc_cpu(proc.pid)
         final = proc_status(proc.pid)
         stop.set()
+        sampling.set()
         result: dict[str, Any] = {
             "seconds": elapsed, "cpu_pct": 100 * cpu / elapsed, "cpu": cpu,
             "children_cpu": children, "rss_mb": final["VmRSS"] / 1024,
             "peak_rss_mb": final["VmHWM"] / 1024, "threads": final["Threads"],
             "peak_threads": peak["Threads"], "fds": final["fds"], "peak_fds": peak["fds"],
+            "load": statistics.mean(load), "load_max": max(load),
+            "steady_pct": None if warm is None
+            else 100 * (cpu - warm[1]) / (time.monotonic() - warm[0]),
         }  # fmt: skip
         say("scrapes: 1 and 50 clients, plain and gzip")
         _, plain_bytes = get(port, False)
@@ -298,15 +325,16 @@ def daemon_section(tmp: Path, vdevs: int, seconds: float) -> dict[str, Any]:
         result["series"] = sum(1 for ln in body.split(b"\n") if ln and not ln.startswith(b"#"))
         result["bytes"], result["gzip_bytes"] = plain_bytes, gzip_bytes
         result["scrapes"] = {}
-        for clients, requests in ((1, 20), (50, 2)):
+        for clients in (1, 50):
             for gz in (False, True):
-                result["scrapes"][(clients, gz)] = scrape(port, clients, requests, gz)
+                result["scrapes"][(clients, gz)] = scrape(port, clients, SCRAPE_SECONDS, gz)
         result["scrape_cpu"] = proc_cpu(proc.pid)[0] - cpu
         states = re.findall(rb'zmon_collector_success\{collector="(\w+)"\} (\S+)', body)
         result["collectors_ok"] = sorted(n.decode() for n, v in states if v == b"1.0")
         return result
     finally:
         stop.set()
+        sampling.set()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, 15)
         try:
@@ -321,22 +349,31 @@ def print_daemon(r: dict[str, Any]) -> None:
     print(f"\n## 2. The whole daemon, {r['seconds']:.0f} s at default intervals\n")
     print(
         "| CPU % of one core | CPU s | RSS MB (peak) | threads (peak) | fds (peak) | "
-        "fake programs' CPU s |"
+        "fake programs' CPU s | load average, mean (max) | "
+        f"CPU % after the first {WARM_SECONDS:.0f} s |"
     )
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    steady = "-" if r["steady_pct"] is None else f"{r['steady_pct']:.2f}"
     print(
         f"| {r['cpu_pct']:.2f} | {r['cpu']:.1f} | {r['rss_mb']:.1f} ({r['peak_rss_mb']:.1f}) | "
         f"{r['threads']} ({r['peak_threads']}) | {r['fds']} ({r['peak_fds']}) | "
-        f"{r['children_cpu']:.1f} |"
+        f"{r['children_cpu']:.1f} | {r['load']:.1f} ({r['load_max']:.1f}) | {steady} |"
     )
     print(f"\nCollectors whose last run succeeded: {', '.join(r['collectors_ok'])}")
     print("\n## 3. Scrapes of the full exposition\n")
     print(f"{r['series']:,} series; {r['bytes']:,} bytes plain, {r['gzip_bytes']:,} gzip\n")
-    print("| clients | encoding | p50 ms | p99 ms |")
-    print("|---:|---|---:|---:|")
+    print("| clients | encoding | p50 ms | p99 ms | max ms | req/s | errors |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
     for (clients, gz), s in r["scrapes"].items():
         enc = "gzip" if gz else "plain"
-        print(f"| {clients} | {enc} | {1000 * s['p50']:.1f} | {1000 * s['p99']:.1f} |")
+        print(
+            f"| {clients} | {enc} | {1000 * s['p50']:.1f} | {1000 * s['p99']:.1f} | "
+            f"{1000 * s['max']:.1f} | {s['rps']:.0f} | {s['errors']} |"
+        )
+    print(
+        f"\n(wrk, {SCRAPE_SECONDS:g} s per row, keep-alive connections, each sending its next "
+        f"request when the last answer arrived; the daemon's CPU for them: {r['scrape_cpu']:.1f} s)"
+    )
 
 
 # ---- 4: kernel-log matching
@@ -598,6 +635,11 @@ def main(argv: list[str] | None = None) -> int:
         help="mtail and zmon side by side on this first part of the log",
     )
     ap.add_argument("--sections", default="1,2,4", help="of 1 (with 5), 2 (with 3) and 4")
+    ap.add_argument(
+        "--apart",
+        action="store_true",
+        help="run sections 1 and 4 after the daemon, not during its run (slower)",
+    )
     ap.add_argument("--follow-child", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--lines", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -609,6 +651,7 @@ def main(argv: list[str] | None = None) -> int:
     log_bytes = args.kernel_log_bytes or ((64 << 20) if args.quick else (1 << 30))
     repeat = args.repeat or (1 if args.quick else 3)
     sections = set(args.sections.split(","))
+    overlap = not args.apart
     start = time.perf_counter()
     cpu_model = next(
         (
@@ -627,19 +670,41 @@ def main(argv: list[str] | None = None) -> int:
     )
     with tempfile.TemporaryDirectory(prefix="zmon-bench-") as name:
         tmp = Path(name)
-        coll = None
-        if "1" in sections:
-            coll = collectors_section(tmp, SCALES, repeat)
-            print_collectors(coll, SCALES)
-            sys.stdout.flush()
+        coll: dict[str, Any] = {}
+        kernel: list[dict[str, Any]] = []
+        built: dict[int, BigHost] = {}
+        if sections & {"1", "2"}:
+            t0 = time.perf_counter()
+            built[SCALES[-1]] = build_host(tmp / f"host-{SCALES[-1]}", SCALES[-1])
+            say(f"host of {SCALES[-1]} vdevs built in {time.perf_counter() - t0:.0f}s")
+
+        def others() -> None:
+            """Sections 1 and 4: their figures are CPU time of their own threads and
+            processes, and wall time, measured while the daemon of section 2 runs."""
+            if "1" in sections:
+                coll.update(collectors_section(tmp, SCALES, repeat, built))
+            if "4" in sections:
+                kernel.extend(kernel_log_section(tmp, log_bytes, args.peer_bytes))
+
+        daemon = None
         if "2" in sections:
-            print_daemon(daemon_section(tmp, SCALES[-1], seconds))
-            sys.stdout.flush()
-        if "4" in sections:
+            host = built[SCALES[-1]]
+            copy = tmp / "daemon-host"
+            shutil.copytree(host.root, copy, symlinks=True)  # links are relative
+            for prog in (copy / "bin").iterdir():  # the fake programs name their host
+                prog.write_text(prog.read_text().replace(str(host.root), str(copy)))
+            mine = BigHost(copy, host.shape, host.layout)
+            daemon = daemon_section(tmp, SCALES[-1], seconds, mine, others if overlap else None)
+        if daemon is None or not overlap:
+            others()
+        if coll:
+            print_collectors(coll, SCALES)
+        if daemon is not None:
+            print_daemon(daemon)
+        if kernel:
             print("\n## 4. Kernel-log matching")
-            for result in kernel_log_section(tmp, log_bytes, args.peer_bytes):
+            for result in kernel:
                 print_kernel_log(result)
-            sys.stdout.flush()
         if coll:
             print_sizes(coll, SCALES[-1])
     print(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import signal
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from zmon import children, logs
+from zmon import children, logs, memory
 from zmon.config import Config, ConfigError, load
 from zmon.host.devices import DeviceMapCache
 from zmon.registry import Board, Context, collectors
@@ -20,6 +21,7 @@ from zmon.snapshot import Snapshot
 from zmon.webconfig import WebConfig, load_web_config
 
 log = logs.get("daemon")
+TRIM_SECONDS = 10.0  # how often freed memory is given back
 
 
 def build_scheduler(
@@ -56,6 +58,7 @@ class Daemon:
     def __init__(self, cfg: Config, reload_config: Callable[[], Config] | None = None) -> None:
         self.cfg = cfg
         self._reload_config = reload_config
+        memory.limit_arenas()  # before any thread starts (zmon/memory.py)
         self.snapshot = Snapshot()
         self.scheduler = build_scheduler(cfg, self.snapshot)
         self.server: HTTPFrontend | None = None
@@ -98,11 +101,15 @@ class Daemon:
         signal.signal(signal.SIGHUP, lambda *_: self._reload.set())
 
     def run_forever(self) -> None:
+        trimmed = time.monotonic()
         while not self._stop.is_set():
             if self._reload.wait(0.5):
                 self._reload.clear()
                 self.reload()
             children.sweep("zmon")  # escapes of long-lived followers, between runs
+            if time.monotonic() - trimmed >= TRIM_SECONDS:
+                memory.trim()  # what finished runs freed goes back (zmon/memory.py)
+                trimmed = time.monotonic()
         self.shutdown()
 
     def request_stop(self) -> None:

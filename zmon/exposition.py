@@ -150,9 +150,12 @@ def _histogram_lines(family: str, series: list, lines: list[str]) -> bool:  # ty
             le_parts = le_texts[les] = [f'le="{esc(le)}"' for le in les]
         if len(le_parts) != len(cumulative):
             return False
-        values = [texts.get(v) or texts.setdefault(v, go(v)) for v in cumulative]
-        head, tail = f"{bucket}{{{before}", f"{after}}} "
-        lines.extend([f"{head}{le}{tail}{v}\n" for le, v in zip(le_parts, values, strict=True)])
+        values = tuple([texts.get(v) or texts.setdefault(v, go(v)) for v in cumulative])
+        # every bucket line in one format: head le tail value, joined by C, not per bucket
+        head = f"{bucket}{{{before}".replace("%", "%%")
+        tail = f"{after}}} ".replace("%", "%%")
+        form = head + (tail + "%s\n" + head).join(le_parts) + tail + "%s\n"
+        lines.append(form % values)
         labels = ",".join([f'{k}="{esc(v)}"' for k, v in items])
         labels = f"{{{labels}}}" if labels else ""
         lines.append(f"{count_name}{labels} {go(count)}\n{sum_name}{labels} {go(total)}\n")

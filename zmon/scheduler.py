@@ -222,6 +222,7 @@ class Scheduler:
         state.summary = collector.summary
         if previous is not None:  # keep data across a reload
             state.rendered = previous.rendered
+            state.kept = previous.kept
             state.success = previous.success
             state.has_data = previous.has_data
             state.last_success = previous.last_success

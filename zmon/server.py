@@ -53,8 +53,9 @@ def make_app(
     web = web or WebConfig()
     auth = BasicAuth(web.users) if web.users else None
     status_page = StatusPage(snapshot, title)
-    if page is None:  # the status page keeps its history from every render
-        snapshot.on_render.append(status_page.observe)
+    if page is None:  # the status page keeps its history from renders
+        # on the page's clock, which the history's points are stamped with
+        snapshot.on_render.append(within_budget(status_page.observe, clock=status_page.clock))
     extra = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in web.headers]
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -83,7 +84,12 @@ def make_app(
             )
             return
         if path == "/metrics":
-            expo = snapshot.exposition
+            if snapshot.joined:
+                expo = snapshot.exposition
+            else:  # the first scrape after a change joins it, off the event loop
+                expo = await asyncio.get_running_loop().run_in_executor(
+                    None, lambda: snapshot.exposition
+                )
             if b"gzip" in _header(scope, b"accept-encoding").lower():
                 await _reply(
                     send,
@@ -118,6 +124,38 @@ def make_app(
             await _reply(send, 404, b"not found\n", b"text/plain", method, extra)
 
     return app
+
+
+HISTORY_CPU_SHARE = 0.01  # the status page's history may take 1 % of a core
+MAX_HISTORY_GAP = 600.0  # seconds: the longest the budget may hold the next point back
+
+
+def within_budget(
+    observe: Callable[[], None],
+    share: float = HISTORY_CPU_SHARE,
+    clock: Callable[[], float] = time.monotonic,
+    cpu: Callable[[], float] = time.thread_time,
+) -> Callable[[], None]:
+    """``observe``, skipped until its last call's CPU time is ``share`` of the time since.
+
+    Reading the host model for the status page's history takes a millisecond on a small
+    host and, with 1,100 vdevs, most of a second (benchmarks/README.md): there the history
+    gets a point every minute or two instead of the status page taking a core's tenth.
+    """
+    next_at = 0.0
+
+    def call() -> None:
+        nonlocal next_at
+        now = clock()
+        if now < next_at <= now + MAX_HISTORY_GAP:  # (a clock set back: sample now)
+            return
+        started = cpu()
+        try:
+            observe()
+        finally:
+            next_at = now + (cpu() - started) / share
+
+    return call
 
 
 async def _authorized(auth: BasicAuth, scope: Scope) -> bool:

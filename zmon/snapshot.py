@@ -1,8 +1,13 @@
 """The snapshot: each collector's last good families, and the exposition served from them.
 
-A collector's run publishes its families rendered once, in its own thread; ``rerender`` joins
-those bytes with zmon's own metrics into one exposition (and a gzip copy) that ``/metrics``
-only copies. Nothing here waits on a collector.
+A collector's run publishes its families rendered once, in its own thread; ``rerender`` lists
+those bytes with zmon's own metrics, and the exposition (and its gzip copy) is joined from
+them when ``/metrics`` first asks after a change. Nothing here waits on a collector.
+
+What a big host costs (benchmarks/README.md) shaped this: a family's samples are kept only
+when the status views read them (``kept_for_views``), the joined text is the only
+copy of the families' bytes (their parts become views into it), and nothing is joined while
+nobody scrapes.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import gzip
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from prometheus_client.core import Metric
@@ -19,8 +24,24 @@ from zmon import __version__, children, gzipjoin
 from zmon.exposition import render
 from zmon.logs import get
 from zmon.metrics import MetricSet
+from zmon.status.model import wanted
 
 log = get("snapshot")
+
+# Families the status views' prefixes take in (``zmon.status.model.wanted``) but never read:
+# per-vdev and per-disk tables, most of a big host's samples (tests/core/test_snapshot_memory.py
+# holds that the views read the same from what is kept as from everything).
+NOT_READ_BY_VIEWS = (
+    "zmon_vdev_queue_", "zmon_vdev_io_latency", "zmon_vdev_disk_latency",
+    "zmon_vdev_operations", "zmon_vdev_lifetime_", "zmon_disk_smartctl_",
+    "zmon_disk_smart_check", "zmon_disk_self_test", "zmon_disk_scsi_processed",
+    "zmon_disk_power_", "zmon_disk_capacity",
+)  # fmt: skip
+
+
+def kept_for_views(name: str) -> bool:
+    """Whether a family's samples are kept after rendering: the status views read them."""
+    return wanted(name) and not name.startswith(NOT_READ_BY_VIEWS)
 
 
 @dataclass(frozen=True)
@@ -42,9 +63,12 @@ class CollectorState:
     name: str
     interval: float
     timeout: float
-    # each family of the last good run with its text exposition and that text compressed
-    # (a zmon.gzipjoin piece), both made once per run
-    rendered: list[tuple[Metric, bytes, bytes]] = field(default_factory=list)
+    # each family of the last good run: its name, its text exposition and that text
+    # compressed (a zmon.gzipjoin piece), both made once per run; the text may be a view
+    # into the joined exposition (Snapshot.exposition)
+    rendered: list[tuple[str, bytes | memoryview, bytes]] = field(default_factory=list)
+    # the families whose samples the status views read (the others are kept as bytes only)
+    kept: list[Metric] = field(default_factory=list)
     success: bool | None = None
     has_data: bool = False
     last_duration: float = 0.0
@@ -61,15 +85,28 @@ class CollectorState:
 
     @property
     def families(self) -> list[Metric]:
-        return [fam for fam, _, _ in self.rendered]
+        """The last run's families that the status views read (``kept_for_views``)."""
+        return self.kept
 
     def publish(self, families: list[Metric]) -> None:
-        """Keep a run's families, rendered and compressed now, in the collector's own thread."""
-        out = []
+        """Keep a run's families, rendered and compressed now, in the collector's own thread.
+
+        A family's samples are dropped once rendered unless the status views read them: on a
+        big host they were most of the daemon's memory (benchmarks/README.md).
+        """
+        out: list[tuple[str, bytes | memoryview, bytes]] = []
+        kept = []
+        before = {name: (text, packed) for name, text, packed in self.rendered}
         for fam in families:
-            text = render([fam])
-            out.append((fam, text, gzipjoin.piece(text)))
-        self.rendered = out
+            fresh = render([fam])
+            old = before.get(fam.name)
+            if old is not None and old[0] == fresh:  # unchanged: compressed already, kept once
+                out.append((fam.name, *old))
+            else:
+                out.append((fam.name, fresh, gzipjoin.piece(fresh)))
+            if kept_for_views(fam.name):
+                kept.append(fam)
+        self.rendered, self.kept = out, kept
 
     def stale(self, now_wall: float) -> bool:
         """Data is stale after a failed run, or when no success came for two intervals."""
@@ -89,6 +126,20 @@ class Exposition:
     rendered_at: float
 
 
+@dataclass
+class _Pending:
+    """A rendering not joined yet: the parts of the text, their gzip pieces, and whose they are.
+
+    ``owners[i]`` is (state, index in its ``rendered``) for a collector's family, or None for
+    a part made at rerender (zmon's own metrics, merged families).
+    """
+
+    parts: list[bytes | memoryview]
+    pieces: list[bytes]
+    owners: list[tuple[CollectorState, int] | None]
+    rendered_at: float
+
+
 class Snapshot:
     """The last good metric families per collector, and the pre-rendered exposition."""
 
@@ -96,6 +147,8 @@ class Snapshot:
         self._lock = threading.Lock()
         self._states: dict[str, CollectorState] = {}
         self._exposition = Exposition(b"", gzip.compress(b""), 0.0)
+        self._pending: _Pending | None = None
+        self._join_lock = threading.Lock()
         self._stale_seen: dict[str, bool] = {}
         self.start_time = time.time()
         # called after each rerender (the status page samples its history there)
@@ -118,39 +171,77 @@ class Snapshot:
             return self._states.get(name)
 
     @property
+    def joined(self) -> bool:
+        """Whether ``exposition`` is ready to copy (no join pending)."""
+        return self._pending is None
+
+    @property
     def exposition(self) -> Exposition:
-        return self._exposition
+        """The latest rendering, joined on the first request after it (then only copied)."""
+        if self._pending is None:
+            return self._exposition
+        with self._join_lock:
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                self._exposition = self._join(pending)
+            return self._exposition
+
+    def _join(self, p: _Pending) -> Exposition:
+        text = b"".join(p.parts)
+        # gzip from the pieces compressed at publish: compressing the whole text after every
+        # run was most of the daemon's CPU on a big host (benchmarks/README.md)
+        gzipped = gzipjoin.join([text], p.pieces)
+        # the collectors' parts become views into the joined text, so that their bytes are
+        # kept once (a part published since has replaced its entry and is left alone)
+        view = memoryview(text)
+        pos = 0
+        with self._lock:
+            for part, owner in zip(p.parts, p.owners, strict=True):
+                end = pos + len(part)
+                if owner is not None:
+                    state, i = owner
+                    rendered = state.rendered
+                    if i < len(rendered) and rendered[i][1] is part:
+                        name, _, packed = rendered[i]
+                        rendered[i] = (name, view[pos:end], packed)
+                pos = end
+        return Exposition(text, gzipped, p.rendered_at)
 
     def rerender(self) -> None:
-        """Assemble the exposition once; serving then only copies bytes.
+        """List the parts of the exposition; serving joins them once, then only copies bytes.
 
-        Each collector's families were rendered when its run finished, so this joins bytes;
-        only a family name that several collectors share is merged and rendered here.
+        Each collector's families were rendered when its run finished, so this lists bytes;
+        only a family name that several collectors share is merged here (by its text: one
+        HELP and TYPE, then every collector's samples in turn).
         """
         now = time.time()
         with self._lock:
             states = [self._states[k] for k in sorted(self._states)]
             self._stale_seen = {s.name: s.stale(now) for s in states}
-            sources: dict[str, list[tuple[Metric, bytes | None, bytes | None]]] = {}
+            sources: dict[
+                str, list[tuple[bytes | memoryview, bytes, tuple[CollectorState, int] | None]]
+            ] = {}
             for s in states:
-                for fam, text, compressed in s.rendered:
-                    sources.setdefault(fam.name, []).append((fam, text, compressed))
+                for i, (name, text, compressed) in enumerate(s.rendered):
+                    sources.setdefault(name, []).append((text, compressed, (s, i)))
         for fam in self_metrics(states, now, self.start_time):
-            sources.setdefault(fam.name, []).append((fam, None, None))
-        parts: list[bytes] = []
+            text = render([fam])
+            sources.setdefault(fam.name, []).append((text, b"", None))
+        parts: list[bytes | memoryview] = []
         pieces: list[bytes] = []
+        owners: list[tuple[CollectorState, int] | None] = []
         for items in sources.values():
-            _, only, packed = items[0]
-            if len(items) == 1 and only is not None and packed is not None:
-                parts.append(only)
+            text, packed, owner = items[0]
+            if len(items) == 1 and owner is not None:
+                parts.append(text)
                 pieces.append(packed)
+                owners.append(owner)
             else:
-                merged = render(_merge(fam for fam, _, _ in items))
+                merged = _merge_texts([t for t, _, _ in items])
                 parts.append(merged)
                 pieces.append(gzipjoin.piece(merged))
-        # gzip from the pieces compressed at publish: compressing the whole text here after
-        # every run was most of the daemon's CPU on a big host (benchmarks/README.md)
-        self._exposition = Exposition(b"".join(parts), gzipjoin.join(parts, pieces), now)
+                owners.append(None)
+        self._pending = _Pending(parts, pieces, owners, now)
         for listener in list(self.on_render):
             try:
                 listener()
@@ -164,12 +255,17 @@ class Snapshot:
             return current != self._stale_seen
 
 
-def _merge(families: Iterable[Metric]) -> list[Metric]:
-    """Join same-named families from different collectors into one (one HELP/TYPE each)."""
-    merged = MetricSet()
-    for fam in families:
-        merged.add_family(fam)
-    return merged.families()
+def _merge_texts(texts: Sequence[bytes | memoryview]) -> bytes:
+    """Same-named families from different collectors as one: the first's HELP and TYPE, then
+    the samples of each (what rendering them merged into one family gives)."""
+    out = [bytes(texts[0])]
+    for text in texts[1:]:
+        body = bytes(text)
+        for _ in range(2):  # the HELP and TYPE lines
+            if body.startswith(b"# "):
+                body = body.partition(b"\n")[2]
+        out.append(body)
+    return b"".join(out)
 
 
 def self_metrics(states: list[CollectorState], now: float, start_time: float) -> list[Metric]:

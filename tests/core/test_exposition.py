@@ -67,6 +67,7 @@ def awkward() -> MetricSet:
         {"a": "1"},
         {"pool": "p", "vdev": "sda", "class": "normal"},
         {"zz": "x", "a": "y\\"},
+        {"pool": "50%s", "vdev": "%d%%", "class": "%"},  # bucket lines are made by formatting
     ):
         ms.histogram("zmon_t_latency_seconds", "A histogram.", buckets, 9, 0.25, labels)
     ms.histogram(
@@ -95,6 +96,7 @@ def test_compact_histograms_give_the_samples_add_sample_would() -> None:
         {"a": "1"},
         {"pool": "p", "vdev": "sda", "class": "normal"},
         {"zz": "x", "a": "y\\"},
+        {"pool": "50%s", "vdev": "%d%%", "class": "%"},  # bucket lines are made by formatting
     ):
         for le, value in (("1e-06", 1.0), ("0.001", 5.0), ("1.0", 7.0), ("+Inf", 9.0)):
             reference.add_sample(fam.name + "_bucket", {**base, "le": le}, value)

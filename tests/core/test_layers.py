@@ -28,7 +28,7 @@ ZMON = Path(__file__).resolve().parents[2] / "zmon"
 
 BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "zmon.gzipjoin",
         "zmon.runner", "zmon.replay", "zmon.children", "zmon.durable", "zmon.failures",
-        "zmon.regexcheck"}  # fmt: skip
+        "zmon.regexcheck", "zmon.memory"}  # fmt: skip
 # zmon.collectors itself is only the namespace the registry discovers plugins in
 CORE = {
     "zmon.registry",

@@ -87,3 +87,25 @@ def test_landing_page_shows_pool_states() -> None:
     page = landing_page(s.snapshot, "zmon")
     assert "<td>tank</td><td>DEGRADED</td>" in page
     assert "<td>cut</td><td>UNKNOWN</td>" in page
+
+
+def test_history_observation_is_held_to_its_cpu_budget() -> None:
+    """The status page's history is sampled at most at ``share`` of a core: a sampling that
+    took 10 ms of CPU waits 1 s of time before the next one (see benchmarks/README.md)."""
+    from zmon.server import within_budget
+
+    t, spent, calls = [100.0], [0.0], []
+
+    def observe() -> None:
+        calls.append(t[0])
+        spent[0] += 0.010
+
+    call = within_budget(observe, share=0.01, clock=lambda: t[0], cpu=lambda: spent[0])
+    for step in range(30):
+        t[0] = 100.0 + step * 0.25
+        call()
+    assert calls == [100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0]
+    # a clock set back (or a pause past the longest gap) samples again at once
+    t[0] = -1000.0
+    call()
+    assert calls[-1] == -1000.0

@@ -140,6 +140,7 @@ def test_hotplug_series_are_the_demo_disks_at_zero(demo_host: DemoHost) -> None:
         (s.labels["device"], s.labels["action"]): s.value
         for f in ms.families()
         for s in f.samples
-        if s.name.endswith("_total")
+        if s.name == "zmon_disk_hotplug_events_total"
     }
     assert series == {(d, a): 0.0 for d in DISKS for a in ("add", "remove", "change")}
+    assert ms.sample_value("zmon_disk_hotplug_capped_events_total") == 0

@@ -62,6 +62,7 @@ class Samples:
 
     def __init__(self, families: Iterable[Any]) -> None:
         self.by_name: dict[str, list[tuple[Labels, float]]] = {}
+        self._index: dict[tuple[str, tuple[str, ...]], dict[tuple[str | None, ...], float]] = {}
         for fam in families:
             if not wanted(fam.name):
                 continue
@@ -72,10 +73,18 @@ class Samples:
         return self.by_name.get(name, [])
 
     def value(self, name: str, **labels: str) -> float | None:
-        for have, value in self.all(name):
-            if all(have.get(k) == v for k, v in labels.items()):
-                return value
-        return None
+        """The first sample of ``name`` whose labels include ``labels``.
+
+        Looked up in an index per (name, label keys), built on first use: a host model reads
+        a few values for each of a thousand vdevs, and a scan per read was quadratic."""
+        keys = tuple(sorted(labels))
+        index = self._index.get((name, keys))
+        if index is None:
+            index = {}
+            for have, value in self.all(name):
+                index.setdefault(tuple(have.get(k) for k in keys), value)
+            self._index[(name, keys)] = index
+        return index.get(tuple(labels[k] for k in keys))
 
     def by(self, name: str, key: str) -> dict[str, float]:
         """``label value -> sample value`` for a family with one identifying label."""

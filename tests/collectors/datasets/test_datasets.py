@@ -225,3 +225,57 @@ def test_zfs_get_rows_group_by_dataset_and_skip_snapshots() -> None:
     ]
     with pytest.raises(ParseError):
         parse_zfs_get("i16fuse used\n", ["name", "used"])
+
+
+def test_datasets_past_the_cap_are_counted_not_parsed(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The collector parses rows only as far as max_series lets datasets in; the output is
+    what parsing every row gives."""
+    import zmon.collectors.datasets as mod
+
+    procfs = build_procfs(LAB / H232, tmp_path / "proc")
+    ds = select(parse_zfs_list(zfs_list_output(get_text(H232), COLUMNS), COLUMNS), [], [])
+    parsed: list[str] = []
+    real = mod.parse_zfs_list
+
+    def counting(line, cols):  # type: ignore[no-untyped-def]
+        out = real(line, cols)
+        parsed.extend(d.name for d in out)
+        return out
+
+    monkeypatch.setattr(mod, "parse_zfs_list", counting)
+    for cap in (0, 40, 60):
+        parsed.clear()
+        opts = {"include": [], "exclude": [], "count_snapshots": True, "io_kstats": True}
+        ctx = context(runner_for(H232), tmp_path, {**opts, "max_series": cap}, procfs=procfs)
+        lazy = DatasetsCollector(ctx).collect()
+        reader = mod.ObjsetReader()
+        reader.scan(procfs / "spl" / "kstat" / "zfs")
+        snaps = count_snapshots(snapshot_names(get_text(H232)))
+        assert render(lazy.families()) == render(dataset_metrics(ds, snaps, reader, cap).families())
+        dropped = lazy.sample_value("zmon_datasets_dropped")
+        assert dropped == (0 if cap == 0 else len(ds) - len(parsed) + 1)
+        assert cap == 0 or len(parsed) < len(ds)
+
+
+def test_objset_reader_reads_only_what_is_asked_and_checks_names(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from zmon.collectors.datasets import ObjsetReader
+
+    pool = tmp_path / "tank"
+    pool.mkdir()
+    kstat = (LAB / H232 / "kstat-tank-objset-0x85.txt").read_text()
+    name = parse_objset("0x85", kstat).dataset
+    (pool / "objset-0x85").write_text(kstat)
+    reader = ObjsetReader()
+    reader.scan(tmp_path)  # the new file is read once to learn its dataset
+    assert reader.get(name) is not None and reader.get("tank/other") is None
+    reader.scan(tmp_path)
+    assert reader.get(name) is not None  # read again: a run's figures are fresh
+    # renamed since the scan: the file is not given to the old name, and found again
+    (pool / "objset-0x85").write_text(kstat.replace(name, "tank/renamed"))
+    assert reader.get(name) is None
+    reader.scan(tmp_path)
+    found = reader.get("tank/renamed")
+    assert found is not None and found.dataset == "tank/renamed"
+    (pool / "objset-0x85").unlink()
+    reader.scan(tmp_path)
+    assert reader.get("tank/renamed") is None

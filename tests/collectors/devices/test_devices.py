@@ -192,6 +192,10 @@ def test_device_info_is_bounded(dmap):
     ms = device_map_metrics(dmap, limit=3)
     infos = [s for f in ms.families() if f.name == "zmon_disk_device_info" for s in f.samples]
     assert len(infos) == 3
+    disks = ms.sample_value("zmon_disk_devices")
+    assert disks is not None and disks > 3
+    assert ms.sample_value("zmon_disk_devices_dropped") == disks - 3  # the cap counts its cut
+    assert device_map_metrics(dmap).sample_value("zmon_disk_devices_dropped") == 0
 
 
 def test_shared_map_is_built_once_and_dropped_on_invalidate():

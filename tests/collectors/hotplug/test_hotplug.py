@@ -164,3 +164,25 @@ def test_real_pyudev_monitor_starts_and_stops():
     finally:
         col.close()
     assert col._thread is not None and not col._thread.is_alive()
+
+
+def test_the_cap_counts_what_it_folded(golden):
+    """Events of disks past max_devices are counted as device="other" and in their own
+    counter; the exposition is the golden the metrics reference is made from."""
+    from zmon.exposition import render
+
+    monitor = FakeMonitor()
+    ctx = make_ctx({}, options={"max_devices": 11})  # the 11 known disks fill the cap
+    col = HotplugCollector(ctx, monitor_factory=lambda source: monitor)
+    col.start()
+    try:
+        assert col.collect().sample_value("zmon_disk_hotplug_capped_events_total") == 0
+        for name in ("sdx", "sdy", "sdy1", "sdc"):
+            monitor.events.put(FakeDevice("add", name))
+        assert wait_for(lambda: counts(col.collect()).get(("sdc", "add")) == 1)
+        ms = col.collect()
+        assert ms.sample_value("zmon_disk_hotplug_capped_events_total") == 3
+        assert counts(ms)[("other", "add")] == 3
+        golden("disks/hotplug-capped.prom", render(ms.families()))
+    finally:
+        col.close()

@@ -6,6 +6,7 @@ import pytest
 
 from tests.support.perf_lab import LAB, PERF, VERSIONS, lab
 from zmon.errors import ParseError
+from zmon.parsers import zpool_iostat
 from zmon.parsers.zpool_iostat import (
     HISTO_BUCKETS,
     SCRIPTED_LAYOUTS,
@@ -237,3 +238,38 @@ def test_garbage_names_the_line(text: str, where: str | None) -> None:
         parse_zpool_iostat(text)
     if where:
         assert where in str(exc.value)
+
+
+def test_plain_blocks_read_by_columns_as_row_by_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``-p`` block is read in one split (the fast path); every recorded ``-w`` output
+    gives what reading it row by row gives, and the fast path is taken where it applies."""
+    texts = sorted(PERF.glob("**/*iostat*"))
+    assert len(texts) > 10
+    taken = []
+    plain_block = zpool_iostat._plain_block
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        found = plain_block(*args)
+        taken.append(found is not None)
+        return found
+
+    for path in texts:
+        data = path.read_bytes()
+        try:
+            with monkeypatch.context() as m:
+                m.setattr(zpool_iostat, "_plain_block", counted)
+                fast = parse_zpool_iostat(data)
+        except ParseError:
+            continue
+        with monkeypatch.context() as m:
+            m.setattr(zpool_iostat, "_plain_block", lambda *_: None)
+            slow = parse_zpool_iostat(data)
+        assert fast == slow, path.name
+    assert taken.count(True) >= 6
+
+
+def test_plain_block_leaves_odd_rows_to_the_row_reader() -> None:
+    good = ["1ns 0 0", "3ns 1 2", "---"]
+    assert zpool_iostat._plain_block(good, 0, ("a", "b")) == ({"a": (0, 1), "b": (0, 2)}, 2)
+    for odd in (["1ns 0 0 0", "3ns 1"], ["1ns 0 1K", "3ns 1 2"], ["1 0 0", "3 1 2"]):
+        assert zpool_iostat._plain_block(odd, 0, ("a", "b")) is None

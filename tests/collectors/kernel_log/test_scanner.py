@@ -132,6 +132,14 @@ def test_unresolved_names_are_capped_to_other() -> None:
         ("pool_suspended", "p1"): 1,
         ("pool_suspended", "other"): 3,
     }
+    # the cap counts what it folded, by label, and the counter is served from the start
+    assert snap.capped == {"device": 3, "pool": 3}
+    ms = kernel_log_metrics(snap)
+    for label in ("device", "pool"):
+        value = ms.sample_value("zmon_kernel_log_capped_events_total", {"label": label})
+        assert value == 3
+    fresh = kernel_log_metrics(Tally().snapshot())
+    assert fresh.sample_value("zmon_kernel_log_capped_events_total", {"label": "pool"}) == 0
 
 
 def test_a_failing_resolver_does_not_stop_counting() -> None:

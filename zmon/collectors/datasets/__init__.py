@@ -5,12 +5,13 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from zmon import logs
+from zmon.errors import ParseError
 from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
 from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
@@ -125,22 +126,34 @@ def select(
 
 
 def dataset_metrics(
-    datasets: Sequence[Dataset],
+    datasets: Iterable[Dataset],
     snapshots: Mapping[str, int] | None = None,
-    objsets: Mapping[str, ObjsetStats] | None = None,
+    objsets: Mapping[str, ObjsetStats] | ObjsetReader | None = None,
     max_series: int = 0,
+    total: int | None = None,
 ) -> MetricSet:
-    """Metrics for already-selected datasets, dropping whole datasets past ``max_series``."""
+    """Metrics for already-selected datasets, dropping whole datasets past ``max_series``.
+
+    ``datasets`` may be a lazy iterable (read as far as the cap lets datasets in) when
+    ``total`` gives its length: the datasets past the cap are then counted, not built.
+    """
     ms = MetricSet()
-    used = dropped = 0
+    used = dropped = seen = 0
     for ds in datasets:
+        seen += 1
         if dropped:  # once over the cap, every later (deeper) dataset goes too
             dropped += 1
+            if total is not None:
+                dropped += total - seen
+                break
             continue
         count = None if snapshots is None else snapshots.get(ds.name, 0)
-        samples = dataset_samples(ds, count, (objsets or {}).get(ds.name))
+        samples = dataset_samples(ds, count, None if objsets is None else objsets.get(ds.name))
         if max_series and used + len(samples) > max_series:
             dropped += 1
+            if total is not None:  # the rest is not read at all
+                dropped += total - seen
+                break
             continue
         used += len(samples)
         for s in samples:
@@ -155,19 +168,59 @@ def dataset_metrics(
     return ms
 
 
-def read_objsets(kstat_dir: Path) -> dict[str, ObjsetStats]:
-    """Objset kstats of every pool, keyed by dataset name (Linux; empty when absent)."""
-    out: dict[str, ObjsetStats] = {}
-    if not kstat_dir.is_dir():
-        return out
-    for pool, name in _objset_files(kstat_dir):
+class ObjsetReader:
+    """Objset kstats by dataset name, read only for the datasets asked for.
+
+    A host with 10,000 datasets has 10,000 objset kstats, and ``max_series`` may export a
+    few hundred datasets: reading and parsing every file each run was most of the run
+    (benchmarks/README.md). The file of each dataset is remembered from the first reading
+    (files are named by objset id, which a dataset keeps); files that appear are read once
+    to learn their dataset, and every read checks the name it finds, so a renamed dataset is
+    never given another's figures (it is found again on the next run).
+    """
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[str, str], str] = {}  # (pool dir, file) -> dataset
+        self._files: dict[str, tuple[str, str]] = {}  # dataset -> (pool dir, file)
+        self._dir: Path | None = None
+        self._pending: dict[str, ObjsetStats] = {}  # read while learning names, this run
+
+    def scan(self, kstat_dir: Path) -> None:
+        """List the objset files now present; read the new ones to learn their datasets."""
+        self._dir, self._pending = kstat_dir, {}
+        files = _objset_files(kstat_dir) if kstat_dir.is_dir() else []
+        names = {f: self._names[f] for f in files if f in self._names}
+        for f in files:
+            if f not in names:
+                stats = self._read(f)
+                if stats is not None:
+                    names[f] = stats.dataset
+                    self._pending[stats.dataset] = stats
+        self._names = names
+        self._files = {name: f for f, name in names.items()}
+
+    def get(self, dataset: str) -> ObjsetStats | None:
+        stats = self._pending.pop(dataset, None)
+        if stats is not None:
+            return stats
+        where = self._files.get(dataset)
+        if where is None:
+            return None
+        stats = self._read(where)
+        if stats is None or stats.dataset != dataset:  # gone, or renamed since: read anew
+            self._names.pop(where, None)
+            self._files.pop(dataset, None)
+            return None
+        return stats
+
+    def _read(self, where: tuple[str, str]) -> ObjsetStats | None:
+        assert self._dir is not None
+        pool, name = where
         try:
-            with open(os.path.join(kstat_dir, pool, name), "rb") as fh:
-                stats = parse_objset(name.removeprefix("objset-"), fh.read())
+            with open(os.path.join(self._dir, pool, name), "rb") as fh:
+                return parse_objset(name.removeprefix("objset-"), fh.read())
         except (OSError, ValueError):
-            continue  # a dataset unmounted between listing and reading
-        out[stats.dataset] = stats
-    return out
+            return None  # a dataset unmounted between listing and reading
 
 
 def _objset_files(kstat_dir: Path) -> list[tuple[str, str]]:
@@ -213,6 +266,7 @@ class DatasetsCollector(Collector):
         super().__init__(ctx)
         self._columns = list(COLUMNS)
         self._via_get = False  # zfs list has no -p (zfs-fuse 0.7): read zfs get -Hp instead
+        self._objsets = ObjsetReader()
 
     def _snapshot_counts(self) -> Counter[str] | None:
         result = cmds.run(self.ctx, ["zfs", "list", "-H", "-t", "snapshot", "-o", "name"])
@@ -257,9 +311,70 @@ class DatasetsCollector(Collector):
         return parse_zfs_get(out, cols)
 
     def collect(self) -> MetricSet:
-        chosen = select(self._datasets(), self.option("include"), self.option("exclude"))
+        include, exclude = self.option("include"), self.option("exclude")
+        listed = self._listed()
+        rows: list[tuple[str, int, str]] = []
+        chosen: list[Dataset] = []
+        if listed is None:  # zfs get: every dataset is parsed already
+            chosen = select(self._datasets(), include, exclude)
+        else:  # zfs list: rows are parsed as far as max_series lets datasets in
+            rows = select_rows(*listed, include, exclude)
         snaps = self._snapshot_counts() if self.option("count_snapshots") else None
         objsets = None
         if self.option("io_kstats"):
-            objsets = read_objsets(self.ctx.paths.proc("spl", "kstat", "zfs"))
-        return dataset_metrics(chosen, snaps, objsets, int(self.option("max_series")))
+            self._objsets.scan(self.ctx.paths.proc("spl", "kstat", "zfs"))
+            objsets = self._objsets
+        cap = int(self.option("max_series"))
+        if listed is None:
+            return dataset_metrics(chosen, snaps, objsets, cap)
+        return dataset_metrics(_parsed(rows, listed[1]), snaps, objsets, cap, len(rows))
+
+    def _listed(self) -> tuple[str, list[str]] | None:
+        """``zfs list -Hp`` of filesystems and volumes and its columns, or None where zfs
+        list lacks -p (then ``_datasets`` reads zfs get)."""
+        if self._via_get:
+            return None
+        try:
+            out, cols = cmds.negotiate_columns(
+                self.ctx,
+                lambda c: ["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(c)],
+                self._columns,
+                required=("name", "type"),
+            )
+        except CommandError as exc:
+            if exc.result is None or not cmds.rejected_option(exc.result):
+                raise
+            _log.info("datasets_via_zfs_get", reason="zfs list -p not supported")
+            self._via_get = True
+            return None
+        self._columns = cols
+        return out.decode("utf-8", "replace") if isinstance(out, bytes) else out, list(cols)
+
+
+def select_rows(
+    text: str, columns: Sequence[str], include: Sequence[str], exclude: Sequence[str]
+) -> list[tuple[str, int, str]]:
+    """``select`` on the rows of ``zfs list -H`` before they are parsed: (name, line number,
+    line) of the chosen datasets, shallow ones first. Every row's column count is checked."""
+    name_col = list(columns).index("name")
+    rows = []
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.strip() == "no datasets available":
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(columns):
+            raise ParseError(
+                f"expected {len(columns)} tab-separated columns, got {len(fields)}", no, line
+            )
+        rows.append((fields[name_col].strip(), no, line))
+    names = select([Dataset(name, "") for name, _, _ in rows], include, exclude)
+    by_name = {name: (name, no, line) for name, no, line in rows}
+    return [by_name[d.name] for d in names]
+
+
+def _parsed(rows: Sequence[tuple[str, int, str]], columns: Sequence[str]) -> Iterator[Dataset]:
+    for _, no, line in rows:
+        try:
+            yield parse_zfs_list(line, columns)[0]
+        except ParseError as exc:
+            raise ParseError(exc.message, no, line) from None

@@ -39,6 +39,12 @@ def device_map_metrics(dmap: DeviceMap, limit: int = MAX_DEVICES) -> MetricSet:
             },
         )
     ms.gauge("zmon_disk_devices", "Whole disks backed by hardware in the device map", len(disks))
+    ms.gauge(
+        "zmon_disk_devices_dropped",
+        "Disks without a zmon_disk_device_info series because of the devices collector's "
+        "max_devices",
+        max(0, len(disks) - max(0, limit)),
+    )
     return ms
 
 

@@ -35,6 +35,7 @@ class HotplugCounter:
         self._counts: dict[tuple[str, str], int] = {}
         self._devices: set[str] = set()
         self._lock = threading.Lock()
+        self.capped = 0  # events of disks past max_devices (counted as OVERFLOW)
 
     def _slot(self, device: str) -> str:
         if device in self._devices:
@@ -56,7 +57,10 @@ class HotplugCounter:
         if action not in ACTIONS or not device or NOT_DISKS.match(device):
             return False
         with self._lock:
-            name = self._slot(whole_disk_name(device))
+            disk = whole_disk_name(device)
+            name = self._slot(disk)
+            if name == OVERFLOW and disk != OVERFLOW:
+                self.capped += 1
             for a in ACTIONS:
                 self._counts.setdefault((name, a), 0)
             self._counts[(name, action)] += 1
@@ -158,6 +162,12 @@ class HotplugCollector(Collector):
                 n,
                 {"device": device, "action": action},
             )
+        ms.counter(
+            "zmon_disk_hotplug_capped_events_total",
+            "Hotplug events of disks past the hotplug collector's max_devices, counted as "
+            'device="other"',
+            self.counter.capped,
+        )
         return ms
 
     def close(self) -> None:

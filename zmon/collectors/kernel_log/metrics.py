@@ -45,6 +45,7 @@ class TallySnapshot:
     read_errors: dict[str, int]
     following: dict[str, bool]
     lost: dict[str, int] = field(default_factory=dict)
+    capped: dict[str, int] = field(default_factory=dict)  # "device"/"pool" -> events
 
 
 @dataclass
@@ -66,6 +67,7 @@ class Tally:
     _following: dict[str, bool] = field(default_factory=dict)
     _unresolved: set[str] = field(default_factory=set)
     _pool_names: set[str] = field(default_factory=set)
+    _capped: dict[str, int] = field(default_factory=lambda: {"device": 0, "pool": 0})
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, event: KernelEvent, seen_at: float | None = None) -> str:
@@ -78,7 +80,7 @@ class Tally:
             if stamp is not None and stamp > self._last.get(key, float("-inf")):
                 self._last[key] = stamp
             if event.pool:
-                pkey = (event.pattern, self._cap(self._pool_names, event.pool))
+                pkey = (event.pattern, self._cap(self._pool_names, event.pool, "pool"))
                 self._pools[pkey] = self._pools.get(pkey, 0) + 1
         return device
 
@@ -116,7 +118,7 @@ class Tally:
         if not names:
             return ""
         with self._lock:
-            return self._cap(self._unresolved, literal_device(names[0]))
+            return self._cap(self._unresolved, literal_device(names[0]), "device")
 
     def _resolve(self, name: str) -> str | None:
         try:
@@ -124,10 +126,11 @@ class Tally:
         except Exception:  # noqa: BLE001 - a broken device map must not stop counting
             return None
 
-    def _cap(self, seen: set[str], name: str) -> str:
+    def _cap(self, seen: set[str], name: str, label: str) -> str:
         if name in seen:
             return name
         if len(seen) >= self.max_unresolved:
+            self._capped[label] += 1
             return OTHER
         seen.add(name)
         return name
@@ -142,6 +145,7 @@ class Tally:
                 dict(self._errors),
                 dict(self._following),
                 dict(self._lost),
+                dict(self._capped),
             )
 
 
@@ -159,6 +163,10 @@ _H_ERRORS = "Errors reading the kernel log source (open/read failures, lost kmsg
 _H_LOST = (
     "Kernel log lines that could not be read: a partial line whose file was rotated or "
     "truncated; a rotated file that is gone counts as a read error (its size is unknown)"
+)
+_H_CAPPED = (
+    "Kernel log events whose unresolved device name (label=device) or pool (label=pool) was "
+    "counted as 'other' because max_unresolved_devices distinct names were seen"
 )
 _H_FOLLOW = "1 while the kernel log source is open and followed, 0 while it is missing"
 
@@ -214,4 +222,7 @@ def kernel_log_metrics(snap: TallySnapshot) -> MetricSet:
         ms.counter("zmon_kernel_log_lines_lost_total", _H_LOST, n, {"source": source})
     for source, up in sorted(snap.following.items()):
         ms.gauge("zmon_kernel_log_following", _H_FOLLOW, 1.0 if up else 0.0, {"source": source})
+    for label in ("device", "pool"):
+        n = snap.capped.get(label, 0)
+        ms.counter("zmon_kernel_log_capped_events_total", _H_CAPPED, n, {"label": label})
     return ms
