@@ -12,16 +12,15 @@ import copy
 import json
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from tests.rules import stack
 from tests.rules.stack import REPO, Process, Prometheus, SteppedDemo, _unix, free_port, http_get
 
 SHIPPED_CONFIG = REPO / "packaging" / "alertmanager" / "zmon.yml"
@@ -342,46 +341,31 @@ class Notification:
         return [a["labels"] for a in self.alerts if a["status"] == "resolved"]
 
 
-class Webhook:
-    """Records every notification posted to ``url`` + receiver name, in arrival order."""
+class Webhook(stack.Webhook):
+    """Records every notification posted to ``url`` + receiver name, in arrival order, as a
+    ``Notification`` (arrival time, receiver, sending Alertmanager)."""
 
     def __init__(self) -> None:
         self.log: list[Notification] = []
-        self._lock = threading.Lock()
-        received = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                note = Notification(
-                    at=time.time(),
-                    receiver=self.path.strip("/"),
-                    sender=str(body.get("externalURL", "")).rstrip("/"),
-                    status=str(body.get("status")),
-                    group=dict(body.get("groupLabels") or {}),
-                    alerts=list(body.get("alerts") or []),
-                )
-                with received._lock:
-                    received.log.append(note)
-                self.send_response(200)
-                self.end_headers()
+    def record(self, path: str, payload: dict[str, Any]) -> None:
+        note = Notification(
+            at=time.time(),
+            receiver=path.strip("/"),
+            sender=str(payload.get("externalURL", "")).rstrip("/"),
+            status=str(payload.get("status")),
+            group=dict(payload.get("groupLabels") or {}),
+            alerts=list(payload.get("alerts") or []),
+        )
+        with self._lock:
+            self.notifications.append(payload)
+            self.log.append(note)
 
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def notifications(self) -> list[Notification]:
+    def received(self) -> list[Notification]:
+        """The notifications so far."""
         with self._lock:
             return list(self.log)
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 IDENTITY = ("alertname", "instance", "pool", "job", "severity")  # shown apart in the table

@@ -286,7 +286,7 @@ class Fleet:
             firing += f
         if why:
             return "; ".join(why)
-        notified = {frozenset(a.items()) for n in self.webhook.notifications() for a in n.firing()}
+        notified = {frozenset(a.items()) for n in self.webhook.received() for a in n.firing()}
         states = self.manager_states()
         missing = sorted(
             {
@@ -309,7 +309,7 @@ class Fleet:
         notified, unless Alertmanager mutes it."""
         firing_now = {frozenset(f.items()) for f in self.firing_now()}
         last: dict[frozenset[tuple[str, str]], str] = {}
-        for n in self.webhook.notifications():
+        for n in self.webhook.received():
             for a in n.alerts:
                 last[frozenset(a["labels"].items())] = a["status"]
         states = self.manager_states()
@@ -347,7 +347,7 @@ class Fleet:
 
     def report(self) -> str:
         timeline = "\n".join(f"{at - self.t0:7.1f}  {what}" for at, what in self.events)
-        log = table(self.webhook.notifications(), self.t0, self.names())
+        log = table(self.webhook.received(), self.t0, self.names())
         text = f"Timeline:\n{timeline}\n\nNotifications:\n{log}\n"
         (self.tmp / "notifications.txt").write_text(text)
         return text
@@ -419,7 +419,7 @@ def _who(labels: dict[str, str], names: dict[str, str]) -> str:
 
 
 def check(fleet: Fleet) -> None:
-    log = fleet.webhook.notifications()
+    log = fleet.webhook.received()
     names = fleet.names()
 
     # Exactly once: every alert is notified firing once, and resolved at most once after; no

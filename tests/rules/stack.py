@@ -332,9 +332,7 @@ class Webhook:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("Content-Length") or 0)
-                payload = json.loads(self.rfile.read(length) or b"{}")
-                with received._lock:
-                    received.notifications.append(payload)
+                received.record(self.path, json.loads(self.rfile.read(length) or b"{}"))
                 self.send_response(200)
                 self.end_headers()
 
@@ -345,6 +343,11 @@ class Webhook:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self._thread.start()
+
+    def record(self, path: str, payload: dict[str, Any]) -> None:
+        """Keep one notification posted to ``path`` (called by the server's threads)."""
+        with self._lock:
+            self.notifications.append(payload)
 
     def alerts(self) -> list[dict[str, Any]]:
         """Every alert of every notification, in arrival order."""
