@@ -277,23 +277,8 @@ class DatasetsCollector(Collector):
             return None
         return count_snapshots(result.stdout)
 
-    def _datasets(self) -> list[Dataset]:
-        if not self._via_get:
-            try:
-                out, cols = cmds.negotiate_columns(
-                    self.ctx,
-                    lambda c: ["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(c)],
-                    self._columns,
-                    required=("name", "type"),
-                )
-            except CommandError as exc:
-                if exc.result is None or not cmds.rejected_option(exc.result):
-                    raise
-                _log.info("datasets_via_zfs_get", reason="zfs list -p not supported")
-                self._via_get = True
-            else:
-                self._columns = cols
-                return parse_zfs_list(out, cols)
+    def _datasets_via_get(self) -> list[Dataset]:
+        """Every dataset from ``zfs get``, where zfs list lacks -p (``_listed`` found out)."""
         out, cols = cmds.negotiate_columns(
             self.ctx,
             lambda c: [
@@ -316,7 +301,7 @@ class DatasetsCollector(Collector):
         rows: list[tuple[str, int, str]] = []
         chosen: list[Dataset] = []
         if listed is None:  # zfs get: every dataset is parsed already
-            chosen = select(self._datasets(), include, exclude)
+            chosen = select(self._datasets_via_get(), include, exclude)
         else:  # zfs list: rows are parsed as far as max_series lets datasets in
             rows = select_rows(*listed, include, exclude)
         snaps = self._snapshot_counts() if self.option("count_snapshots") else None
@@ -331,7 +316,7 @@ class DatasetsCollector(Collector):
 
     def _listed(self) -> tuple[str, list[str]] | None:
         """``zfs list -Hp`` of filesystems and volumes and its columns, or None where zfs
-        list lacks -p (then ``_datasets`` reads zfs get)."""
+        list lacks -p (then ``_datasets_via_get`` reads zfs get)."""
         if self._via_get:
             return None
         try:
