@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from alert_rules.generate import ANNOTATION_ORDER
 from alert_rules.thresholds import Duration
 
 _PAIR = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
@@ -30,9 +31,6 @@ _EXP_LABELS = re.compile(r"^(?P<pad>\s*)- exp_labels: \{(?P<body>.*)\}\s*$")
 _FIELD = re.compile(r"^\s*-?\s*(?P<key>name|alertname|eval_time):\s*(?P<value>.*?)\s*$")
 
 Key = tuple[str, str, int, frozenset[tuple[str, str]]]
-# The order alert_rules.generate writes them in; cause and action only where the diagnosis
-# table names the alert.
-ANNOTATION_ORDER = ("summary", "description", "cause", "action", "runbook_url", "dashboard")
 
 
 def _pairs(text: str) -> dict[str, str]:

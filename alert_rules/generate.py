@@ -24,6 +24,9 @@ from alert_rules.thresholds import DEFAULTS, JOB_SELECTOR, RUNBOOK_URL, Threshol
 from zmon.status.diagnoses import ALERT_WORDS
 
 RULES_FILE = Path(__file__).with_name("zmon.rules.yml")
+# The order annotations are written in (here and by fill_annotations in the promtool tests);
+# cause and action only where the diagnosis table names the alert.
+ANNOTATION_ORDER = ("summary", "description", "cause", "action", "runbook_url", "dashboard")
 _PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_:.-]*$")
 _YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
 
@@ -51,13 +54,17 @@ def _rule_lines(rule: Record | Alert) -> list[str]:
     for key, value in {"severity": rule.severity, **rule.labels}.items():
         out.append(f"{pad}  {key}: {scalar(value)}")
     out.append(f"{pad}annotations:")
-    annotations = {"summary": rule.summary, "description": rule.description}
+    annotations = {
+        "summary": rule.summary,
+        "description": rule.description,
+        "runbook_url": rule.runbook_url,
+        "dashboard": rule.dashboard_url,
+    }
     if rule.alert in ALERT_WORDS:  # the words `zmon status` and the status page use
         annotations["cause"], annotations["action"] = ALERT_WORDS[rule.alert]
-    annotations["runbook_url"] = rule.runbook_url
-    annotations["dashboard"] = rule.dashboard_url
-    for key, value in annotations.items():
-        out.append(f"{pad}  {key}: {scalar(value)}")
+    for key in ANNOTATION_ORDER:
+        if key in annotations:
+            out.append(f"{pad}  {key}: {scalar(annotations[key])}")
     return out
 
 
