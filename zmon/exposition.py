@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from math import copysign
 from typing import cast
 
 from prometheus_client.core import CollectorRegistry, Metric
@@ -19,7 +20,7 @@ from prometheus_client.exposition import generate_latest
 from prometheus_client.samples import Sample
 from prometheus_client.utils import floatToGoString as _untyped_go
 
-from zmon.metrics import HistogramFamily
+from zmon.metrics import HistogramFamily, Row, RowFamily
 
 _METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -94,13 +95,19 @@ def _family_text(fam: Metric, out: list[str]) -> bool:
         return False
     doc = fam.documentation.replace("\\", r"\\").replace("\n", r"\n")
     lines = [f"# HELP {name} {doc}\n# TYPE {name} {typ}\n"]
+    rows: list[Row] = []
+    row_name = ""
     if isinstance(fam, HistogramFamily):
         plain, series = fam.series()
+    elif isinstance(fam, RowFamily):
+        (plain, rows), series, row_name = fam.series(), [], fam.sample_name
     else:
         plain, series = fam.samples, []
     if not _sample_lines(fam.name, plain, lines):
         return False
     if series and not _histogram_lines(fam.name, series, lines):
+        return False
+    if rows and not _row_lines(row_name, rows, lines):
         return False
     out.extend(lines)
     return True
@@ -159,4 +166,35 @@ def _histogram_lines(family: str, series: list, lines: list[str]) -> bool:  # ty
         labels = ",".join([f'{k}="{esc(v)}"' for k, v in items])
         labels = f"{{{labels}}}" if labels else ""
         lines.append(f"{count_name}{labels} {go(count)}\n{sum_name}{labels} {go(total)}\n")
+    return True
+
+
+def _row_lines(name: str, rows: list[Row], lines: list[str]) -> bool:
+    """Compact rows (``RowFamily``): the shared labels' text is built once per row, and each
+    distinct value is formatted once; the lines are those ``_sample_lines`` would write."""
+    go = floatToGoString
+    esc = _escape_value
+    texts: dict[float, str] = {}
+    escaped: dict[str, str] = {}
+    if not _name_ok(name):
+        return False
+    for base, key, names, values in rows:
+        if key in base or not _labels_ok((key, *base)):
+            return False
+        items = sorted(base.items())
+        before = "".join([f'{k}="{esc(v)}",' for k, v in items if k < key])
+        after = "".join([f',{k}="{esc(v)}"' for k, v in items if k > key])
+        head = f'{name}{{{before}{key}="'
+        tail = f'"{after}}} '
+        for label, value in zip(names, values, strict=True):
+            text = escaped.get(label)
+            if text is None:
+                text = escaped[label] = esc(label)
+            if value:
+                number = texts.get(value)
+                if number is None:
+                    number = texts[value] = go(value)
+            else:  # -0.0 == 0.0 but prints apart: the value-keyed cache may not mix them
+                number = "0.0" if copysign(1.0, value) > 0 else go(value)
+            lines.append(f"{head}{text}{tail}{number}\n")
     return True

@@ -75,6 +75,63 @@ class HistogramFamily(Metric):
         return out
 
 
+Row = tuple[dict[str, str], str, list[str], list[float]]
+
+
+class RowFamily(Metric):
+    """A gauge or counter family kept as rows: series that share every label but one.
+
+    The ``iostat`` collector of a host with 1,000 disks adds 22,000 table gauges every 15 s,
+    18 a vdev (a queue or an op each); a ``Sample`` with its own label dict for each, sorted
+    and formatted again at render, was half its run (benchmarks/README.md). Here a row is
+    (the shared labels, the one label's name, its values, the sample values); ``samples``
+    builds the ordinary samples when something reads them, and the exposition renders rows
+    directly (``zmon.exposition``). Both give what ``Metric.add_sample`` calls would have.
+    """
+
+    def __init__(self, name: str, documentation: str, typ: str) -> None:
+        self._rows: list[Row] = []
+        self._plain: list[Sample] = []
+        super().__init__(name, documentation, typ)
+        self.sample_name = name + "_total" if typ == "counter" else name
+
+    @property
+    def samples(self) -> list[Sample]:
+        if self._rows:
+            self._plain.extend(self._build(self._rows))
+            self._rows = []
+        return self._plain
+
+    @samples.setter
+    def samples(self, value: list[Sample]) -> None:
+        self._plain = value
+        self._rows = []
+
+    def add_row(
+        self, labels: dict[str, str], key: str, names: list[str], values: list[float]
+    ) -> None:
+        """Samples ``{**labels, key: names[i]} = values[i]``, in that order."""
+        if key in labels or self._plain:  # keep the order of samples added before
+            self.samples.extend(self._build([(labels, key, names, values)]))
+        else:
+            self._rows.append((labels, key, names, values))
+
+    def has_samples(self) -> bool:
+        return bool(self._plain or self._rows)
+
+    def series(self) -> tuple[list[Sample], list[Row]]:
+        """The samples built so far, then the rows after them (for rendering)."""
+        return self._plain, self._rows
+
+    def _build(self, rows: list[Row]) -> list[Sample]:
+        name = self.sample_name
+        return [
+            Sample(name, {**base, key: label}, value)
+            for base, key, names, values in rows
+            for label, value in zip(names, values, strict=True)
+        ]
+
+
 class MetricSet:
     """An ordered set of metric families that parsers' exposers add samples to.
 
@@ -124,6 +181,58 @@ class MetricSet:
         base = _strip_total(name)
         fam = self._family(base, help_text, "counter")
         fam.add_sample(name, dict(labels or {}), float(value))
+
+    def gauge_row(
+        self,
+        name: str,
+        help_text: str,
+        labels: Labels,
+        key: str,
+        names: Sequence[str],
+        values: Sequence[float | None],
+    ) -> None:
+        """``gauge(name, help_text, values[i], {**labels, key: names[i]})`` for each i, kept
+        as one row of a compact family (``RowFamily``); None values are skipped."""
+        self._row(name, help_text, "gauge", name, labels, key, names, values)
+
+    def counter_row(
+        self,
+        name: str,
+        help_text: str,
+        labels: Labels,
+        key: str,
+        names: Sequence[str],
+        values: Sequence[float | None],
+    ) -> None:
+        """``counter`` for each of ``names`` and ``values``, as ``gauge_row`` does."""
+        if not name.endswith("_total"):
+            raise ValueError(f"counter {name} must end in _total")
+        self._row(_strip_total(name), help_text, "counter", name, labels, key, names, values)
+
+    def _row(
+        self,
+        family: str,
+        help_text: str,
+        typ: str,
+        name: str,
+        labels: Labels,
+        key: str,
+        names: Sequence[str],
+        values: Sequence[float | None],
+    ) -> None:
+        kept = [(n, float(v)) for n, v in zip(names, values, strict=True) if v is not None]
+        if not kept:
+            return  # as gauge() with None: the family is not made either
+        fam = self._families.get(family)
+        if fam is None:
+            fam = self._families[family] = RowFamily(family, help_text, typ)
+        elif fam.type != typ:
+            raise ValueError(f"metric {family} used as {typ} and as {fam.type}")
+        if isinstance(fam, RowFamily):
+            fam.add_row(dict(labels), key, [n for n, _ in kept], [v for _, v in kept])
+            return
+        for label, value in kept:  # a family made by gauge() or counter() before
+            fam.add_sample(name, {**labels, key: label}, value)
 
     def info(self, name: str, help_text: str, labels: Labels) -> None:
         """Add an ``_info`` series with value 1 that carries metadata as labels."""
@@ -211,8 +320,10 @@ class MetricSet:
 
 
 def has_samples(fam: Metric) -> bool:
-    """Whether a family has samples, without building a compact histogram's samples."""
-    return fam.has_samples() if isinstance(fam, HistogramFamily) else bool(fam.samples)
+    """Whether a family has samples, without building a compact family's samples."""
+    if isinstance(fam, HistogramFamily | RowFamily):
+        return fam.has_samples()
+    return bool(fam.samples)
 
 
 @functools.lru_cache(maxsize=256)

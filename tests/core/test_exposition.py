@@ -18,7 +18,7 @@ from prometheus_client.core import Metric
 from tests.helpers import require_tool
 from zmon.config import load
 from zmon.exposition import render, render_with_client
-from zmon.metrics import HistogramFamily, MetricSet
+from zmon.metrics import HistogramFamily, MetricSet, RowFamily
 from zmon.registry import Context, NoDataError, collectors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -79,6 +79,29 @@ def awkward() -> MetricSet:
         {"op": "read"},
     )
     ms.gauge("zmon_t_no_labels", "No labels.", 7)
+    for labels, key in (
+        ({"pool": "p", "vdev": "sda", "class": "normal"}, "queue"),  # the key sorts inside
+        ({"pool": 'ta"nk', "vdev": "a\\b\nc"}, "a"),  # ... first
+        ({"pool": "p"}, "zz"),  # ... last
+        ({}, "op"),
+        ({"pool": "50%s"}, "op"),
+    ):
+        ms.gauge_row(
+            "zmon_t_rows",
+            "Compact rows.",
+            labels,
+            key,
+            ("read", 'wr"ite', "none", "zero", "minus", "nan", "big", "inf"),
+            (1.0, 2.5, None, 0.0, -0.0, math.nan, 12345678901.0, math.inf),
+        )
+    ms.counter_row(
+        "zmon_t_ops_total", "A counter in rows.", {"vdev": "sda"}, "op", ("r", "w"), (3, 4)
+    )
+    ms.counter("zmon_t_ops_total", "A counter in rows.", 5, {"vdev": "sdb", "op": "r"})
+    ms.counter_row("zmon_t_ops_total", "A counter in rows.", {"vdev": "sdc"}, "op", ("r",), (6,))
+    ms.gauge("zmon_t_mixed", "A gauge first, then rows.", 1, {"a": "1"})
+    ms.gauge_row("zmon_t_mixed", "A gauge first, then rows.", {"a": "2"}, "b", ("x",), (2,))
+    ms.gauge_row("zmon_t_skipped", "Only None: no family.", {"a": "2"}, "b", ("x",), (None,))
     return ms
 
 
@@ -103,6 +126,37 @@ def test_compact_histograms_give_the_samples_add_sample_would() -> None:
         reference.add_sample(fam.name + "_count", base, 9.0)
         reference.add_sample(fam.name + "_sum", base, 0.25)
     assert fam.samples == reference.samples
+
+
+def test_compact_rows_give_the_samples_gauge_and_counter_would() -> None:
+    ms = awkward()
+    fam = ms._families["zmon_t_rows"]
+    assert isinstance(fam, RowFamily)
+    assert "zmon_t_skipped" not in ms._families
+    reference = MetricSet()
+    for labels, key in (
+        ({"pool": "p", "vdev": "sda", "class": "normal"}, "queue"),
+        ({"pool": 'ta"nk', "vdev": "a\\b\nc"}, "a"),
+        ({"pool": "p"}, "zz"),
+        ({}, "op"),
+        ({"pool": "50%s"}, "op"),
+    ):
+        for label, value in zip(
+            ("read", 'wr"ite', "none", "zero", "minus", "nan", "big", "inf"),
+            (1.0, 2.5, None, 0.0, -0.0, math.nan, 12345678901.0, math.inf),
+            strict=True,
+        ):
+            reference.gauge("zmon_t_rows", "Compact rows.", value, {**labels, key: label})
+    got = [(s.name, s.labels, repr(s.value)) for s in fam.samples]
+    want = [(s.name, s.labels, repr(s.value)) for s in reference._families["zmon_t_rows"].samples]
+    assert got == want
+    ops = ms._families["zmon_t_ops"]
+    assert [(s.name, s.labels, s.value) for s in ops.samples] == [
+        ("zmon_t_ops_total", {"vdev": "sda", "op": "r"}, 3.0),
+        ("zmon_t_ops_total", {"vdev": "sda", "op": "w"}, 4.0),
+        ("zmon_t_ops_total", {"vdev": "sdb", "op": "r"}, 5.0),
+        ("zmon_t_ops_total", {"vdev": "sdc", "op": "r"}, 6.0),
+    ]
 
 
 def test_families_the_direct_path_leaves_to_the_client() -> None:

@@ -60,7 +60,6 @@ UNKNOWN_CLASS = "unknown"
 
 _DEFAULT = tuple(f"{g}_{s}" for g in ("capacity", "operations", "bandwidth") for s in GROUPS[g])
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_TOKEN = re.compile(r"\S+")
 _DASHES = re.compile(r"^-+(?:\s+-+)*$")
 _HISTO_HEADER = re.compile(
     r"^(?P<name>\S.*?)\s+total_wait\s+disk_wait\s+(?:syncq_wait|sync_queue)\s+"
@@ -228,12 +227,12 @@ def _aligned_table(lines: list[str], i: int) -> tuple[list[PoolIostat], tuple[st
             text, lines[i + 1].split() if i + 1 < len(lines) else []
         ):
             break
-        toks = list(_TOKEN.finditer(line))
-        if len(toks) < len(columns) + 1:
+        cells = line.rsplit(None, len(columns))
+        if len(cells) <= len(columns):
             raise ParseError(f"expected a name and {len(columns)} values", i + 1, line)
-        cells = [t.group() for t in toks[-len(columns) :]]
-        name = line[toks[0].start() : toks[-len(columns) - 1].end()]
-        indent = toks[0].start()
+        head = cells.pop(0)  # the name, and the indentation that places it in the tree
+        name = head.lstrip()
+        indent = len(head) - len(name)
         if all(c == "-" for c in cells):
             vdev_class = CLASS_NAMES.get(name, name)
             stack = stack[:1]
@@ -261,7 +260,10 @@ def _values(
     columns: tuple[str, ...], cells: list[str], line_no: int, line: str
 ) -> dict[str, int | None]:
     try:
-        return {k: _cell(k, c) for k, c in zip(columns, cells, strict=True)}
+        return {
+            k: int(c) if c.isdigit() and c.isascii() else _cell(k, c)
+            for k, c in zip(columns, cells, strict=True)
+        }
     except ValueError as exc:
         raise ParseError(str(exc), line_no, line) from None
 
@@ -307,68 +309,79 @@ def _aligned_block(lines: list[str], i: int, name: str) -> tuple[HistogramBlock,
     return HistogramBlock(name, _columns(keys, rows), start), i
 
 
-_LABELS_SEEN: set[str] = set()  # bucket labels (``1ns`` ... ``137s``) already matched
+_PLAIN_ROWS: dict[int, re.Pattern[str]] = {}  # values per row -> the pattern of its rows
+
+
+def _plain_rows(values: int) -> re.Pattern[str]:
+    """Up to 37 rows of a ``-p`` block: a bucket label (``1ns`` ... ``137s``), then
+    ``values`` plain integers, each row a line."""
+    pattern = _PLAIN_ROWS.get(values)
+    if pattern is None:
+        pattern = _PLAIN_ROWS[values] = re.compile(
+            r"(?:[ \t]*[0-9]+(?:\.[0-9]+)?(?:ns|us|ms|s)(?:[ \t]+[0-9]+)"
+            + f"{{{values}}}"
+            + r"[ \t]*\n)"
+            + f"{{1,{HISTO_BUCKETS}}}"
+        )
+    return pattern
 
 
 def _plain_block(
     lines: list[str], i: int, keys: tuple[str, ...]
 ) -> tuple[Mapping[str, tuple[int, ...]], int] | None:
-    """The rows of a ``-p`` block read column by column, or None where they are not plain.
+    """The rows of a ``-p`` block checked by one match, or None where they are not plain.
 
-    A host with 1,000 disks prints 1,101 blocks of 37 rows: splitting them row by row was
-    most of the parse (benchmarks/README.md). Here a block is one split; its columns are
-    every ``width``-th token. Anything unusual (a row of another width, human numbers, too
-    many rows) returns None, and the row-by-row reading gives the answer or the error.
+    A host with 1,000 disks prints 1,101 blocks of 37 rows: splitting them row by row, and
+    then into a string per number, was most of the parse (benchmarks/README.md). Here one
+    regular expression checks a block's rows (a bucket label, then integers); a column
+    becomes integers only when read. Anything unusual (a row of another width, human
+    numbers, too many rows) returns None, and the row-by-row reading gives the answer or
+    the error.
     """
-    end = i
-    n = len(lines)
-    while end < n:
-        head = lines[end].lstrip()[:1]
-        if not head or head == "-":
-            break
-        end += 1
-    rows = end - i
-    if not rows or rows > HISTO_BUCKETS:
+    text = "\n".join(lines[i : i + HISTO_BUCKETS + 1]) + "\n"
+    m = _plain_rows(len(keys)).match(text)
+    if m is None:
         return None
-    width = len(keys) + 1
-    toks = " ".join(lines[i:end]).split()
-    if len(toks) != rows * width:
-        return None
-    seen = _LABELS_SEEN
-    for label in toks[0::width]:
-        if label not in seen:
-            if not _NICETIME.match(label):
-                return None
-            if len(seen) < 256:
-                seen.add(label)
-    for k in range(1, width):
-        joined = "".join(toks[k::width])
-        if not (joined.isascii() and joined.isdigit()):
-            return None
-    return _Columns(keys, toks, width), end
+    rows = text.count("\n", 0, m.end())
+    end = i + rows
+    if end < len(lines) and lines[end].lstrip()[:1] not in ("", "-"):
+        return None  # a row that is not plain (or one too many): read row by row
+    return _Columns(keys, text[: m.end()], rows), end
 
 
 class _Columns(Mapping[str, tuple[int, ...]]):
-    """A plain block's columns, each made integers when first read: of the 1,100 blocks of
-    a big host, ``histograms = "toplevel"`` reads all the columns of 101 and two (the
-    operation counts) of the rest. The tokens are checked to be integers before."""
+    """A plain block's columns, made integers when first read: of the 1,100 blocks of a big
+    host, ``histograms = "toplevel"`` reads all the columns of 101 and two (the operation
+    counts, ``total_wait``) of the rest. A read of one of those two makes both; a read of
+    another column makes all. The rows were checked to hold integers before."""
 
-    def __init__(self, keys: tuple[str, ...], toks: list[str], width: int) -> None:
-        self._index = {key: k for k, key in enumerate(keys, 1)}
-        self._toks, self._width = toks, width
+    def __init__(self, keys: tuple[str, ...], text: str, rows: int) -> None:
+        self._keys, self._text, self._rows = keys, text, rows
         self._done: dict[str, tuple[int, ...]] = {}
 
     def __getitem__(self, key: str) -> tuple[int, ...]:
         col = self._done.get(key)
         if col is None:
-            col = self._done[key] = tuple(map(int, self._toks[self._index[key] :: self._width]))
+            if key not in self._keys:
+                raise KeyError(key)
+            k = self._keys.index(key) + 1
+            width = len(self._keys) + 1
+            toks = self._text.split()
+            for j in (1, 2) if k <= 2 else range(1, width):
+                self._done.setdefault(self._keys[j - 1], tuple(map(int, toks[j::width])))
+            if len(self._done) == len(self._keys):
+                self._text = ""
+            col = self._done[key]
         return col
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
+        return iter(self._keys)
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
 
 
 def _count(text: str) -> int:

@@ -192,28 +192,43 @@ _AVERAGE_GAUGES = (
 
 def _op_counts(ms: MetricSet, row: VdevIostat, labels: dict[str, str]) -> None:
     cols = row.histograms or {}
-    for op in OPS:
-        col = cols.get("total_wait_read" if op == "read" else "total_wait_write")
-        ms.counter(
-            "zmon_vdev_operations_total",
-            _OPS_HELP,
-            None if col is None else sum(col),
-            {**labels, "op": op},
-        )
+    read, write = cols.get("total_wait_read"), cols.get("total_wait_write")
+    ms.counter_row(
+        "zmon_vdev_operations_total",
+        _OPS_HELP,
+        labels,
+        "op",
+        OPS,
+        (None if read is None else sum(read), None if write is None else sum(write)),
+    )
+
+
+# The table gauges of a row, in the order they were once added one by one (that order made
+# the families' order in the exposition): (family suffix, help, label, its value, column).
+_TABLE_CELLS = tuple(
+    [(suffix, text, "queue", queue, group + column)
+     for queue, group, _ in QUEUES for suffix, text, column in _QUEUE_GAUGES]
+    + [(suffix, text, "op", op, column + op)
+       for op in OPS for suffix, text, column in _AVERAGE_GAUGES]
+)  # fmt: skip
 
 
 def _table(ms: MetricSet, prefix: str, row: VdevIostat, labels: dict[str, str]) -> None:
+    """A row's queue depths and lifetime averages: one compact row per family."""
     v = row.values
     if not v:
         return
-    for queue, group, _ in QUEUES:
-        ql = {**labels, "queue": queue}
-        for suffix, text, column in _QUEUE_GAUGES:
-            ms.gauge(prefix + suffix, text, v.get(group + column), ql)
-    for op in OPS:
-        ol = {**labels, "op": op}
-        for suffix, text, column in _AVERAGE_GAUGES:
-            ms.gauge(prefix + suffix, text, v.get(column + op), ol)
+    found: dict[str, tuple[str, str, list[str], list[float]]] = {}
+    for suffix, text, key, label, column in _TABLE_CELLS:
+        value = v.get(column)
+        if value is not None:
+            got = found.get(suffix)
+            if got is None:
+                got = found[suffix] = (text, key, [], [])
+            got[2].append(label)
+            got[3].append(value)
+    for suffix, (text, key, names, values) in found.items():
+        ms.gauge_row(prefix + suffix, text, labels, key, names, values)
 
 
 @register_parse_kind(
