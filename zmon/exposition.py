@@ -117,21 +117,38 @@ def _sample_lines(family: str, samples: list[Sample], lines: list[str]) -> bool:
     special = {family + s for s in _OPENMETRICS_ONLY}
     go = floatToGoString
     esc = _escape_value
+    texts: dict[float, str] = {}  # each distinct value formatted once (see _row_lines)
+    checked = ""
     for s in samples:
-        name, labels = s.name, s.labels
-        if name in special or not _name_ok(name):
-            return False
+        name, labels, value = s.name, s.labels, s.value
+        if name != checked:  # a family's samples share one or a few names
+            if name in special or not _name_ok(name):
+                return False
+            checked = name
         if labels:
             if not _labels_ok(labels):
                 return False
-            text = ",".join([f'{k}="{esc(v)}"' for k, v in sorted(labels.items())])
+            values = "".join(labels.values())
+            if "\\" in values or "\n" in values or '"' in values:
+                text = ",".join([f'{k}="{esc(v)}"' for k, v in sorted(labels.items())])
+            else:  # nothing to escape (the usual case): no call per label
+                text = ",".join([f'{k}="{v}"' for k, v in sorted(labels.items())])
             head = f"{name}{{{text}}} "
         else:
             head = name + " "
+        number: str | None
+        if type(value) is not float:
+            number = go(value)
+        elif value:
+            number = texts.get(value)
+            if number is None:
+                number = texts[value] = go(value)
+        else:  # -0.0 == 0.0 but prints apart: the value-keyed cache may not mix them
+            number = "0.0" if copysign(1.0, value) > 0 else go(value)
         if s.timestamp is not None:
-            lines.append(f"{head}{go(s.value)} {int(float(s.timestamp) * 1000):d}\n")
+            lines.append(f"{head}{number} {int(float(s.timestamp) * 1000):d}\n")
         else:
-            lines.append(f"{head}{go(s.value)}\n")
+            lines.append(f"{head}{number}\n")
     return True
 
 

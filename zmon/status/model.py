@@ -63,11 +63,18 @@ class Samples:
     def __init__(self, families: Iterable[Any]) -> None:
         self.by_name: dict[str, list[tuple[Labels, float]]] = {}
         self._index: dict[tuple[str, tuple[str, ...]], dict[tuple[str | None, ...], float]] = {}
+        by_name = self.by_name
         for fam in families:
             if not wanted(fam.name):
                 continue
+            # (the labels are the samples' own dicts: nothing here changes them)
+            name: str | None = None
+            rows: list[tuple[Labels, float]] = []
             for s in fam.samples:
-                self.by_name.setdefault(s.name, []).append((dict(s.labels), float(s.value)))
+                if s.name != name:
+                    name = s.name
+                    rows = by_name.setdefault(name, [])
+                rows.append((s.labels, float(s.value)))
 
     def all(self, name: str) -> list[tuple[Labels, float]]:
         return self.by_name.get(name, [])
@@ -82,7 +89,7 @@ class Samples:
         if index is None:
             index = {}
             for have, value in self.all(name):
-                index.setdefault(tuple(have.get(k) for k in keys), value)
+                index.setdefault(tuple(map(have.get, keys)), value)
             self._index[(name, keys)] = index
         return index.get(tuple(labels[k] for k in keys))
 
@@ -305,7 +312,7 @@ def _states(s: Samples, name: str, *keys: str) -> dict[tuple[str, ...], str]:
     """The set state of a state-set family, by its identifying labels."""
     out: dict[tuple[str, ...], str] = {}
     for labels, value in s.all(name):
-        key = tuple(labels.get(k, "") for k in keys)
+        key = tuple([labels.get(k, "") for k in keys])
         if value == 1.0:
             out[key] = labels.get("state", "unknown")
         else:
