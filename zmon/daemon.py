@@ -83,6 +83,7 @@ class Daemon:
             raise
         # orphans of our tools come back to us, to be reaped (and the role ends with us)
         self._subreaper = children.become_subreaper()
+        memory.settle_gc()  # everything imported and configured: keep it out of collections
         self.scheduler.start()
         log.info(
             "serving",
