@@ -130,8 +130,13 @@ def parse_zfs_get(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
 def count_snapshots(data: bytes | str) -> Counter[str]:
     """``zfs list -H -t snapshot -o name`` -> snapshots per dataset (the part before ``@``)."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    lines = text.splitlines()
+    if text.isascii() and not any(c in text for c in " \t\x1f"):
+        # nothing for strip() or the tab split to take (the usual case: one name a line,
+        # 50,000 on a big host): counted without a Python step per line
+        return Counter([line.partition("@")[0] for line in lines if "@" in line])
     counts: Counter[str] = Counter()
-    for line in text.splitlines():
+    for line in lines:
         name = line.split("\t", 1)[0].strip()
         if "@" in name:
             counts[name.split("@", 1)[0]] += 1

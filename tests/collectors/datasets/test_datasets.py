@@ -73,6 +73,23 @@ def test_count_snapshots_per_dataset() -> None:
     assert counts == {"rz/data": 1, "tank": 1, "tank/big": 1, "tank/data": 1, "tank/vol": 1}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tank@a\ntank/x@b\ntank@c\n",  # plain names: counted without a step per line
+        "tank@a\n  tank/x@b \ntank\tx@c\n",  # spaces and tabs: read line by line
+        "tank/my data@a\ntank/my data@b\r\ntank/é@c\x1f\nno-snapshot\n\n",
+    ],
+)
+def test_count_snapshots_reads_every_form_as_line_by_line(text: str) -> None:
+    want: dict[str, int] = {}
+    for line in text.splitlines():
+        name = line.split("\t", 1)[0].strip()
+        if "@" in name:
+            want[name.split("@", 1)[0]] = want.get(name.split("@", 1)[0], 0) + 1
+    assert count_snapshots(text.encode()) == want
+
+
 def test_objset_kstat_joins_by_dataset_name() -> None:
     stats = parse_objset("0x85", (LAB / H232 / "kstat-tank-objset-0x85.txt").read_bytes())
     assert stats.dataset == "tank/data" and stats.writes == 3415 and stats.nwritten == 92957736
