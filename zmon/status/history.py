@@ -9,13 +9,39 @@ from __future__ import annotations
 
 import sys
 import threading
+from array import array
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from zmon.status.model import LINK_PATTERNS, HostModel
 
-Point = tuple[float, dict[str, float]]
+Point = tuple[float, Mapping[str, float]]
+
+
+class Values(Mapping[str, float]):
+    """One sample's numbers: the keys shared with the samples before it, the numbers in an
+    array of doubles. A host with 1,000 disks keeps two numbers a disk: as a dict of floats
+    that was 105 kB a sample, 40 MB for the hour's ring (benchmarks/README.md); here it is
+    8 bytes a number."""
+
+    __slots__ = ("_index", "_values")
+
+    def __init__(self, index: Mapping[str, int], values: array[float]) -> None:
+        self._index = index
+        self._values = values
+
+    def __getitem__(self, key: str) -> float:
+        return self._values[self._index[key]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
 
 
 def series_of(model: HostModel) -> dict[str, float]:
@@ -85,6 +111,8 @@ class History:
         self.step = step
         self._points: deque[Point] = deque(maxlen=max_points)
         self._lock = threading.Lock()
+        self._keys: tuple[str, ...] = ()
+        self._index: dict[str, int] = {}
 
     def observe(self, now: float, model: HostModel) -> bool:
         """Keep a sample of ``model`` taken at ``now``; False when one is too recent."""
@@ -94,8 +122,12 @@ class History:
         with self._lock:
             if self._points and now - self._points[-1][0] < self.step:
                 return False
-            # keys repeat in every sample: one string each, not one per sample
-            self._points.append((now, {sys.intern(k): v for k, v in values.items()}))
+            # keys repeat in every sample: one index of them while they stay the same
+            keys = tuple(values)
+            if keys != self._keys:
+                self._keys = keys
+                self._index = {sys.intern(k): i for i, k in enumerate(keys)}
+            self._points.append((now, Values(self._index, array("d", values.values()))))
             while self._points and now - self._points[0][0] > self.window:
                 self._points.popleft()
             return True
