@@ -6,6 +6,7 @@ vdev, SMART and kernel-log metrics, as node_exporter's ``device`` does.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -33,6 +34,7 @@ _WHOLE_DISK = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the name; every run asks again
 def whole_disk_name(name: str) -> str:
     """Strip ``/dev/`` and a partition suffix: ``/dev/sdc1`` -> ``sdc``, ``ada0p3`` -> ``ada0``."""
     base = name.rsplit("/", 1)[-1] if name.startswith("/dev/") else name
@@ -42,6 +44,7 @@ def whole_disk_name(name: str) -> str:
     return base
 
 
+@functools.lru_cache(maxsize=8192)
 def looks_like_kernel_disk(name: str) -> bool:
     """True for names the kernel gives block devices (``sda``, ``nvme0n1``, ``ada0`` ...)."""
     return bool(_WHOLE_DISK.match(whole_disk_name(name)))
