@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 from zmon import logs
-from zmon.host.statestore import StateStore
+from zmon.host.statestore import PositionStore
 
 _log = logs.get("logfollow")
 
@@ -60,7 +60,7 @@ class FileFollower:
         path: Path,
         on_lines: LineSink,
         *,
-        store: StateStore | None = None,
+        store: PositionStore | None = None,
         key: str | None = None,
         max_line: int = 65536,
         chunk_size: int = 1 << 20,
