@@ -74,7 +74,7 @@ def sample(pid: int) -> dict[str, float]:
     return {"rss_mib": rss / 1024, "fds": fds, "threads": threads, "children": kids}
 
 
-TRACED_LAUNCH = """
+TRACED_LAUNCH = r"""
 import ctypes, os, signal, sys, tracemalloc
 tracemalloc.start(10)
 out = sys.argv.pop(1)

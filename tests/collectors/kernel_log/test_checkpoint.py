@@ -7,12 +7,14 @@ and never go down) is ``tests/faults/test_daemon_kill.py``; these are its parts.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.collectors.kernel_log.test_collector import EVENTS, count, wait_for
 from tests.faults.test_state_files import HOSTILE, plant
+from zmon.collectors.kernel_log import CHECKPOINT_EVERY
 from zmon.collectors.kernel_log.metrics import Tally
 from zmon.host.statestore import Checkpoint, StateStore
 from zmon.parsers.kernel_log import KernelEvent, PatternSet, Scanner, default_rules
@@ -211,3 +213,54 @@ def test_counts_of_another_shape_start_from_zero_and_keep_the_position(
     c.start()
     wait_for(lambda: count(c, pattern="link_reset", device="ata2") == 1)
     assert count(c, pattern="link_reset", device="ata9") is None
+
+
+def test_a_flood_of_lines_writes_at_most_one_checkpoint_a_second(
+    kern_log: Path, collector_factory
+) -> None:  # type: ignore[no-untyped-def]
+    c = collector_factory(source="file", poll_interval=0.01, watch=False)
+    c.start()
+    wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
+    assert c._checkpoint is not None
+    writes: list[float] = []
+    save = c._checkpoint.store.save
+
+    def counted(key: str, value: dict) -> None:  # type: ignore[type-arg]
+        writes.append(time.monotonic())
+        save(key, value)
+
+    c._checkpoint.store.save = counted  # type: ignore[method-assign]
+    started = time.monotonic()
+    for i in range(100):
+        with open(kern_log, "a") as fh:
+            fh.write(f"ata{i % 9}: hard resetting link\n")
+        time.sleep(0.01)
+    wait_for(lambda: (count(c, pattern="link_reset") or 0) > 0)
+    wait_for(
+        lambda: (
+            sum(
+                v
+                for (p, _), v in c._served.events.items()
+                if p == "link_reset"  # type: ignore[union-attr]
+            )
+            == 100
+        )
+    )
+    elapsed = time.monotonic() - started
+    assert len(writes) <= elapsed / CHECKPOINT_EVERY + 1, (len(writes), elapsed)
+
+
+def test_a_deferred_checkpoint_is_written_without_waiting_for_the_poll_interval(
+    kern_log: Path, collector_factory
+) -> None:  # type: ignore[no-untyped-def]
+    c = collector_factory(source="file", poll_interval=3600.0, watch=False)
+    c.start()  # the first read is made now; the next poll would be an hour away
+    with open(kern_log, "a") as fh:
+        fh.write("ata2: hard resetting link\n")
+    assert c._loop is not None
+    c._loop.wake.set()  # what a file change notification does
+    wait_for(lambda: count(c, pattern="link_reset") == 1)
+    with open(kern_log, "a") as fh:
+        fh.write("ata3: hard resetting link\n")
+    c._loop.wake.set()  # read at once, its checkpoint deferred: written within a second
+    wait_for(lambda: count(c, pattern="link_reset", device="ata3") == 1)
