@@ -264,3 +264,17 @@ def test_a_deferred_checkpoint_is_written_without_waiting_for_the_poll_interval(
         fh.write("ata3: hard resetting link\n")
     c._loop.wake.set()  # read at once, its checkpoint deferred: written within a second
     wait_for(lambda: count(c, pattern="link_reset", device="ata3") == 1)
+
+
+def test_counts_whose_scanner_part_is_bad_are_ignored_whole(
+    tmp_path: Path, kern_log: Path, collector_factory
+) -> None:  # type: ignore[no-untyped-def]
+    tally = Tally()
+    tally.add(KernelEvent("link_reset", device="ata9"))
+    store = StateStore(tmp_path / "state" / "kernel_log")
+    store.directory.mkdir(parents=True)
+    counts = {"tally": tally.export(), "scanners": {SOURCE: {"carry": 1}}}
+    store.save("checkpoint", {"version": 1, "positions": {}, "counts": counts})
+    c = collector_factory(source="file")
+    c.start()
+    assert count(c, pattern="link_reset", device="ata9") is None  # not half of a bad state

@@ -343,6 +343,9 @@ class KernelLogCollector(Collector):
                 path=str(self._checkpoint.store.path(self._checkpoint.key)),
                 error=repr(exc),
             )
+            self.tally.restore(Tally().export(), [])  # none of it, not a part
+            for src in self._sources:
+                src.scanner.restore({"carry": "", "pending": []})
         for src in self._sources:
             self.tally.set_following(src.label, False)
         self._served = self.tally.snapshot()
