@@ -6,6 +6,13 @@ explain is a leak to fix. Not a test: run it by hand (it takes the whole hour by
 
     .venv/bin/python benchmarks/soak.py                  # 1 hour, 50 scrapers
     .venv/bin/python benchmarks/soak.py --seconds 300    # a quick look
+    .venv/bin/python benchmarks/soak.py --tracemalloc DIR  # also where the memory goes
+
+With ``--tracemalloc DIR`` zmon runs under ``tracemalloc`` (10 frames) and writes a snapshot
+to DIR at every sample, with glibc's ``mallinfo2`` figures; at the end the soak prints the
+traced total, tracemalloc's own memory and malloc's bytes in use and free, and the allocation
+sites that grew most between the first snapshot after warm-up and the last. A traced total
+that stays flat while malloc's free bytes rise is fragmentation, not a Python object leak.
 """
 
 from __future__ import annotations
@@ -67,6 +74,64 @@ def sample(pid: int) -> dict[str, float]:
     return {"rss_mib": rss / 1024, "fds": fds, "threads": threads, "children": kids}
 
 
+TRACED_LAUNCH = r"""
+import ctypes, os, signal, sys, tracemalloc
+tracemalloc.start(10)
+out = sys.argv.pop(1)
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+
+def dump(signum, frame):
+    n = len([f for f in os.listdir(out) if f.endswith(".pickle")])
+    tracemalloc.take_snapshot().dump(os.path.join(out, "snap-%d.pickle" % n))
+    info = libc.mallinfo2()
+    with open(os.path.join(out, "malloc.tsv"), "a") as fh:
+        fh.write("%d\t%d\t%d\t%d\t%d\t%d\n" % (
+            n, tracemalloc.get_traced_memory()[0], tracemalloc.get_tracemalloc_memory(),
+            info.uordblks, info.fordblks, info.hblkhd))
+signal.signal(signal.SIGUSR2, dump)
+from zmon.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def traced_report(directory: Path, skip: int) -> None:
+    """The traced total per snapshot, and the sites that grew most after warm-up."""
+    import tracemalloc
+
+    paths = sorted(directory.glob("snap-*.pickle"), key=lambda p: int(p.stem.split("-")[1]))
+    if len(paths) < 2:
+        print("fewer than two tracemalloc snapshots")
+        return
+    totals = []
+    for path in paths:
+        snap = tracemalloc.Snapshot.load(str(path))
+        totals.append(sum(stat.size for stat in snap.statistics("filename")) / 2**20)
+    print("\ntraced Python memory per sample (MiB):", " ".join(f"{t:.1f}" for t in totals))
+    print("\nper sample, MiB: traced, tracemalloc's own, malloc in use, malloc free, mmapped")
+    for row in (directory / "malloc.tsv").read_text().splitlines():
+        n, *sizes = row.split("\t")
+        print(f"  {n:>4} " + " ".join(f"{int(x) / 2**20:8.1f}" for x in sizes))
+    first = tracemalloc.Snapshot.load(str(paths[min(skip, len(paths) - 2)]))
+    last = tracemalloc.Snapshot.load(str(paths[-1]))
+    noise = [tracemalloc.Filter(False, tracemalloc.__file__)]
+    first, last = first.filter_traces(noise), last.filter_traces(noise)
+    print("\ngrowth by line, first sample after warm-up to the last (top 15):")
+    for stat in last.compare_to(first, "lineno")[:15]:
+        print(f"  {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+8d} blocks  {stat.traceback}")
+    print("\nlargest growth with its call stack (top 5):")
+    for stat in last.compare_to(first, "traceback")[:5]:
+        print(f"  {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+8d} blocks")
+        for line in stat.traceback.format()[-12:]:
+            print("     ", line)
+
+
 def slope_per_hour(times: list[float], values: list[float]) -> float:
     if len(times) < 2 or statistics.pvariance(times) == 0:
         return 0.0
@@ -79,16 +144,21 @@ def main() -> int:
     ap.add_argument("--scrapers", type=int, default=50)
     ap.add_argument("--interval", type=float, default=1.0, help="collector interval")
     ap.add_argument("--every", type=float, default=0, help="seconds between samples")
+    ap.add_argument("--tracemalloc", metavar="DIR", type=Path, help="trace zmon's allocations")
     args = ap.parse_args()
     every = args.every or max(5.0, args.seconds / 60)
     port = free_port()
     state = tempfile.mkdtemp(prefix="zmon-soak-")
     flags = [x for f in FAST for x in (f, str(args.interval))]
+    if args.tracemalloc:
+        args.tracemalloc.mkdir(parents=True, exist_ok=True)
+        launch = ["-c", TRACED_LAUNCH, str(args.tracemalloc)]
+    else:
+        launch = ["-m", "zmon.cli"]
     proc = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "zmon.cli",
+            *launch,
             "serve",
             "--demo",
             "--web.listen-address",
@@ -145,6 +215,8 @@ def main() -> int:
             time.sleep(every)
             now = time.monotonic() - start
             s = sample(proc.pid)
+            if args.tracemalloc:
+                os.kill(proc.pid, signal.SIGUSR2)
             times.append(now)
             for k, v in s.items():
                 series.setdefault(k, []).append(v)
@@ -169,6 +241,8 @@ def main() -> int:
             f"first {values[skip]:.1f}  last {values[-1]:.1f}"
         )
     print(f"  scrapes   {counts['ok']} ok, {counts['error']} failed")
+    if args.tracemalloc:
+        traced_report(args.tracemalloc, skip)
     return 0 if proc.returncode in (0, -signal.SIGTERM) else 1
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
-# State files are a few hundred bytes; anything far bigger was not written by zmon.
-MAX_STATE_BYTES = 1 << 20
+# State files are a few hundred bytes; counters kept with a position (about 60 bytes per
+# disk, pattern or class counted) stay far below this. Anything bigger was not written by zmon.
+MAX_STATE_BYTES = 16 << 20
 
 
 class FileOps:
@@ -138,3 +140,27 @@ def load_json(path: Path | str) -> dict[str, Any] | None:
         return read_json(path)
     except UnusableState:
         return None
+
+
+# ---- checking the values read back (each raises TypeError or ValueError)
+
+
+def checked_text(value: object) -> str:
+    """``value`` if it is a string."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def checked_count(value: object) -> int:
+    """``value`` if it is an integer >= 0 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"expected a count, got {value!r}")
+    return value
+
+
+def checked_time(value: object) -> float:
+    """``value`` as a float if it is a finite number (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"expected a time, got {value!r}")
+    return float(value)

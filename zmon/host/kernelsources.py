@@ -2,7 +2,8 @@
 
 Both have the same shape as ``logfollow.FileFollower``: ``poll()`` delivers the messages that
 arrived since the last call as complete lines, ``read_errors``/``is_open`` report health, and
-the position (kmsg sequence number per boot, journal cursor) is saved in a ``StateStore``.
+the position (kmsg sequence number per boot, journal cursor) is saved in a ``StateStore`` or
+a ``Checkpoint``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from zmon import children
-from zmon.host.statestore import StateStore
+from zmon.host.statestore import PositionStore
 from zmon.parsers.kernel_log import journal_message
 
 LineSink = Callable[[str], None]
@@ -36,7 +37,7 @@ class KmsgFollower:
         path: Path,
         on_lines: LineSink,
         *,
-        store: StateStore | None = None,
+        store: PositionStore | None = None,
         key: str = "kmsg",
         boot_id: str | None = None,
         max_records: int = 100_000,
@@ -159,7 +160,7 @@ class JournalFollower:
         binary: str,
         on_lines: LineSink,
         *,
-        store: StateStore | None = None,
+        store: PositionStore | None = None,
         key: str = "journal",
         restart_delay: float = 5.0,
         clock: Callable[[], float] = time.monotonic,

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 from zmon import logs
-from zmon.host.statestore import StateStore
+from zmon.host.statestore import PositionStore
 
 _log = logs.get("logfollow")
 
@@ -60,7 +60,7 @@ class FileFollower:
         path: Path,
         on_lines: LineSink,
         *,
-        store: StateStore | None = None,
+        store: PositionStore | None = None,
         key: str | None = None,
         max_line: int = 65536,
         chunk_size: int = 1 << 20,
@@ -557,11 +557,12 @@ class ChangeWatcher:
 
 
 class PollLoop:
-    """Runs ``step()`` in a daemon thread: after a wake-up, or every ``interval`` seconds."""
+    """Runs ``step()`` in a daemon thread: after a wake-up, or every ``interval`` seconds, or
+    sooner when ``step()`` returns the number of seconds after which it wants to run again."""
 
     def __init__(
         self,
-        step: Callable[[], None],
+        step: Callable[[], float | None],
         interval: float,
         name: str,
         wake: threading.Event | None = None,
@@ -591,11 +592,12 @@ class PollLoop:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            again = None
             try:
-                self.step()
+                again = self.step()
             except Exception as exc:  # noqa: BLE001 - keep following whatever one step did
                 if self.on_error is not None:
                     self.on_error(exc)
-            self.wake.wait(self.interval)
+            self.wake.wait(self.interval if again is None else min(self.interval, again))
             self.wake.clear()
             self._stop.wait(self.batch_delay)  # let a burst of writes land in one read

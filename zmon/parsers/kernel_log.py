@@ -7,6 +7,7 @@ keywords occur in them. The first rule that matches a line wins: one event per l
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tomllib
@@ -267,6 +268,50 @@ class Scanner:
     def pending(self) -> int:
         return len(self._pending)
 
+    def state(self) -> dict[str, Any]:
+        """What the scanner holds between feeds, as JSON data: events waiting for the lines
+        after them, and the last lines (context for the next feed)."""
+        return {
+            "carry": self._carry,
+            "pending": [
+                {
+                    "event": dataclasses.asdict(p.event),
+                    "context": p.context.regex.pattern,
+                    "lines_left": p.lines_left,
+                }
+                for p in self._pending
+            ],
+        }
+
+    def restore(self, state: Mapping[str, Any]) -> list[KernelEvent]:
+        """Take back a ``state()``. Returns the waiting events whose rule is gone (the rules
+        changed): they are done waiting and keep what they named. Raises ValueError or
+        TypeError on data of another shape, leaving the scanner as it was."""
+        carry = state["carry"]
+        if not isinstance(carry, str) or len(carry) > _CARRY_CHARS:
+            raise ValueError("carry: expected text of at most a few lines")
+        waiting: list[_Pending] = []
+        orphans: list[KernelEvent] = []
+        for item in state["pending"]:
+            event = _event_from(item["event"])
+            lines_left = item["lines_left"]
+            if isinstance(lines_left, bool) or not isinstance(lines_left, int) or lines_left < 1:
+                raise ValueError(f"lines_left: expected a positive count, got {lines_left!r}")
+            context = self._context_of(event.pattern, item["context"])
+            if context is None:
+                orphans.append(event)
+            else:
+                waiting.append(_Pending(event, context, min(lines_left, context.lines)))
+        self._carry, self._pending = carry, waiting
+        return orphans
+
+    def _context_of(self, pattern: str, regex: object) -> ContextRule | None:
+        for c in self.patterns.rules:
+            ctx = c.rule.context
+            if c.rule.pattern == pattern and ctx is not None and ctx.regex.pattern == regex:
+                return ctx
+        return None
+
     def _candidates(self, buf: str, base: int) -> dict[int, set[int]]:
         hits: dict[int, set[int]] = {}
         find, rfind = buf.find, buf.rfind
@@ -337,6 +382,23 @@ class Scanner:
             if cut < 0:
                 return tail if len(buf) <= _CARRY_CHARS else tail[tail.find("\n") + 1 :]
         return tail[cut + 1 :]
+
+
+def _event_from(data: Mapping[str, Any]) -> KernelEvent:
+    """A ``KernelEvent`` from its ``asdict`` form, every field checked."""
+    pattern = data["pattern"]
+    if not isinstance(pattern, str):
+        raise TypeError("pattern: expected a string")
+    names = {}
+    for key in ("device", "path", "controller", "pool"):
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{key}: expected a string or null")
+        names[key] = value
+    stamp = data.get("timestamp")
+    if stamp is not None and (isinstance(stamp, bool) or not isinstance(stamp, (int, float))):
+        raise TypeError("timestamp: expected a number or null")
+    return KernelEvent(pattern=pattern, timestamp=stamp, **names)
 
 
 def _first(m: re.Match[str], names: tuple[str, ...]) -> str | None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,29 +36,6 @@ def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(0.02)
-
-
-@pytest.fixture
-def kern_log(tmp_path: Path) -> Path:
-    path = tmp_path / "root" / "var" / "log" / "kern.log"
-    path.parent.mkdir(parents=True)
-    path.write_text("May  1 00:00:00 h kernel: ata1: hard resetting link\n")  # before start
-    return path
-
-
-@pytest.fixture
-def collector_factory(tmp_path: Path) -> Iterator[Callable[..., KernelLogCollector]]:
-    made: list[KernelLogCollector] = []
-
-    def make(**options: Any) -> KernelLogCollector:
-        options.setdefault("poll_interval", 0.05)
-        c = KernelLogCollector(make_ctx(tmp_path, **options))
-        made.append(c)
-        return c
-
-    yield make
-    for c in made:
-        c.close()
 
 
 def count(c: KernelLogCollector, **labels: str) -> float | None:
@@ -100,7 +78,9 @@ def test_golden_exposition(kern_log: Path, collector_factory, golden) -> None:  
     golden("kernel_log/collector_file_source.prom", text)
 
 
-def test_restart_counts_lines_written_while_stopped_once(kern_log: Path, collector_factory) -> None:  # type: ignore[no-untyped-def]
+def test_restart_continues_the_counts_and_counts_lines_written_while_stopped_once(
+    kern_log: Path, collector_factory
+) -> None:  # type: ignore[no-untyped-def]
     first = collector_factory(source="file")
     first.start()
     wait_for(lambda: first.collect().sample_value("zmon_kernel_log_following") == 1)
@@ -117,7 +97,9 @@ def test_restart_counts_lines_written_while_stopped_once(kern_log: Path, collect
     wait_for(lambda: count(second, pattern="link_reset", device="ata4") == 1)
     ms = second.collect()
     assert ms.sample_value(EVENTS, {"device": "ata3"}) == 1
-    assert ms.sample_value(EVENTS, {"device": "ata2"}) is None  # counted by the first run only
+    assert ms.sample_value(EVENTS, {"device": "ata2"}) == 1  # the first run's count goes on
+    lines = ms.sample_value("zmon_kernel_log_lines_read_total", {"source": "/var/log/kern.log"})
+    assert lines == 3  # each line read once, by one run or the other
 
 
 def test_watchdog_wakes_the_follower_before_the_poll_interval(
@@ -168,8 +150,8 @@ def test_kmsg_source_is_picked_on_linux(tmp_path: Path, collector_factory) -> No
         fh.write("3,2,2,-;nvme nvme0: I/O 7 QID 3 timeout, aborting\n SUBSYSTEM=nvme\n")
     wait_for(lambda: count(c, pattern="nvme_timeout", device="nvme0") == 1)
     c.close()
-    saved = (tmp_path / "state" / "kernel_log" / "kmsg.json").read_text()
-    assert '"seq": 2' in saved and '"boot_id": "b-1"' in saved
+    saved = json.loads((tmp_path / "state" / "kernel_log" / "checkpoint.json").read_text())
+    assert saved["positions"]["kmsg"] == {"boot_id": "b-1", "seq": 2}
 
 
 def test_freebsd_auto_uses_var_log_messages(tmp_path: Path, collector_factory) -> None:  # type: ignore[no-untyped-def]

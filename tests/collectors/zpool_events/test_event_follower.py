@@ -120,13 +120,73 @@ def test_restarts_replay_history_without_double_counting_or_losing_events(fake, 
         c.close()
     assert time.monotonic() - started < 3.0, "close() must kill the hung follower promptly"
     saved = json.loads((tmp_path / "state" / STATE_FILE).read_text())
-    assert saved == {"eid": 7, "time_ns": (1_800_000_000 + 7) * 10**9}
+    assert saved["eid"] == 7 and saved["time_ns"] == (1_800_000_000 + 7) * 10**9
+    assert saved["counts"] == [
+        ["tank", "ata-DISK-part1", "checksum", 2],
+        ["tank", "ata-DISK-part1", "io", 5],
+    ]
 
 
 def test_a_restarted_zmon_counts_only_what_it_missed(fake, tmp_path):
     state = tmp_path / "state"
     state.mkdir()
     (state / STATE_FILE).write_text(json.dumps({"eid": 4, "time_ns": (1_800_000_004) * 10**9}))
+    runner = fake([{"events": events(1, 6), "then": "hang"}])
+    c = collector(runner, tmp_path)
+    c.start()
+    try:
+        wait_for(lambda: c.counter.skipped == 4 and sum(c.counter.snapshot()[0].values()) == 2)
+        assert total(c) == 2
+    finally:
+        c.close()
+
+
+def test_a_restarted_zmon_goes_on_from_the_saved_counts(fake, tmp_path):
+    runner = fake([{"events": events(1, 3), "then": "hang"}])
+    c = collector(runner, tmp_path)
+    c.start()
+    try:
+        wait_for(lambda: sum(c.counter.snapshot()[0].values()) == 3)
+        assert total(c) == 3  # served, and so written
+    finally:
+        c.close()
+    runner = fake([{"events": events(1, 5), "then": "hang"}])  # the buffer replays 1-3
+    again = collector(runner, tmp_path)
+    again.start()
+    try:
+        wait_for(lambda: sum(again.counter.snapshot()[0].values()) == 5)
+        assert total(again) == 5  # 3 from before the restart, 4 and 5 new: none twice
+    finally:
+        again.close()
+
+
+def test_served_counts_are_those_written(fake, tmp_path):
+    runner = fake([{"events": events(1, 4), "then": "hang"}])
+    c = collector(runner, tmp_path)
+    c.start()
+    try:
+        wait_for(lambda: sum(c.counter.snapshot()[0].values()) == 4)
+        served = total(c)
+        saved = json.loads((tmp_path / "state" / STATE_FILE).read_text())
+        assert saved["counts"] == [["tank", "ata-DISK-part1", "io", served]]
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"eid": 4, "time_ns": 1_800_000_004 * 10**9},  # an earlier version's cursor alone
+        {"eid": 4, "time_ns": 1_800_000_004 * 10**9, "counts": [["tank", "x", "io", -3]]},
+        {"eid": 4, "time_ns": 1_800_000_004 * 10**9, "counts": [[1, 2]]},
+        {"eid": 4, "time_ns": 1_800_000_004 * 10**9, "last_timestamp": {"io": 1e400}},
+        {"eid": 4, "time_ns": 1_800_000_004 * 10**9, "dropped": "many"},
+    ],
+)
+def test_a_cursor_without_usable_counts_resumes_with_counts_from_zero(fake, tmp_path, doc):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / STATE_FILE).write_text(json.dumps(doc))
     runner = fake([{"events": events(1, 6), "then": "hang"}])
     c = collector(runner, tmp_path)
     c.start()
@@ -221,6 +281,7 @@ def test_an_unwritable_state_dir_does_not_stop_counting(fake, tmp_path):
     c.start()
     try:
         wait_for(lambda: sum(c.counter.snapshot()[0].values()) == 2)
+        assert total(c) == 2  # what could not be written is served all the same
     finally:
         c.close()
     assert not os.path.isdir(tmp_path / "state")

@@ -2,6 +2,13 @@
 
 A background thread (started by ``start()``) follows the source and counts matching lines;
 ``collect()`` only snapshots the counters, so it never blocks on the log.
+
+After each read the thread writes one checkpoint (``<state_dir>/kernel_log/checkpoint.json``):
+every source's position with the counts of all lines before it, and the events still waiting
+for their context. ``collect()`` serves the counts of the last checkpoint written, so a counter
+Prometheus has seen is never above what a restart continues from: after a crash or a stop the
+counters go on from the checkpoint, the lines after it are read, and none is lost or counted
+twice.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from zmon.collectors.kernel_log.metrics import (
 from zmon.errors import ParseError
 from zmon.host.kernelsources import JournalFollower, KmsgFollower
 from zmon.host.logfollow import ChangeWatcher, FileFollower, PollLoop
-from zmon.host.statestore import StateStore
+from zmon.host.statestore import Checkpoint, StateStore
 from zmon.metrics import MetricSet
 from zmon.parsers.kernel_log import (
     PatternError,
@@ -59,6 +66,9 @@ DEFAULT_FILES = {
     "freebsd": ("/var/log/messages",),
 }
 CONTEXT_WAIT = 2.0  # seconds an event waits for the line after it that names its disk
+# Seconds between checkpoint writes while lines keep arriving: a flood of lines costs at most
+# one write (two fsyncs) a second; served counts lag the log by at most this much.
+CHECKPOINT_EVERY = 1.0
 
 
 class _Follower(Protocol):
@@ -144,6 +154,10 @@ class KernelLogCollector(Collector):
         self.tally = Tally(resolver=host_resolver(ctx), max_unresolved=limit)
         self._sources: list[_Source] = []
         self._store: StateStore | None = None
+        self._checkpoint: Checkpoint | None = None
+        self._served: TallySnapshot | None = None  # the counts of the last checkpoint written
+        self._commit_failed = False
+        self._last_commit = float("-inf")
         self._watcher: ChangeWatcher | None = None
         self._loop: PollLoop | None = None
         self._started = False
@@ -192,7 +206,10 @@ class KernelLogCollector(Collector):
                     "or used by another zmon)",
                     state_dir=str(self.ctx.paths.state_dir),
                 )
+            if self._store is not None:
+                self._checkpoint = Checkpoint(self._store)
             self._sources = self._make_sources(kind, files)
+            self._restore_counts()
             watched = [f.path for s in self._sources if isinstance(f := s.follower, FileFollower)]
             wake = threading.Event()
             if watched and self.option("watch"):
@@ -218,9 +235,10 @@ class KernelLogCollector(Collector):
                 if src.follower is not None:
                     src.follower.close()
                 self.tally.add_all(src.scanner.flush(), now)
+            self._commit(force=True)
             if self._store is not None:
                 self._store.close()
-            self._loop = self._watcher = self._store = None
+            self._loop = self._watcher = self._store = self._checkpoint = None
             self._sources = []
 
     def collect(self) -> MetricSet:
@@ -230,7 +248,8 @@ class KernelLogCollector(Collector):
             raise ValueError(self._config_error)
         if not self._sources:
             raise NoDataError("no kernel log source: /dev/kmsg unreadable and no log file")
-        return kernel_log_metrics(self._with_known_names(self.tally.snapshot()))
+        served = self._served if self._served is not None else self.tally.snapshot()
+        return kernel_log_metrics(self._with_known_names(served))
 
     def _with_known_names(self, snap: TallySnapshot) -> TallySnapshot:
         """Counters the alert rules use, at 0 for every disk and pool known so far."""
@@ -271,7 +290,7 @@ class KernelLogCollector(Collector):
                 self._source(
                     "kmsg",
                     lambda sink: KmsgFollower(
-                        paths.root("dev/kmsg"), sink, store=self._store, boot_id=boot_id
+                        paths.root("dev/kmsg"), sink, store=self._checkpoint, boot_id=boot_id
                     ),
                 )
             ]
@@ -279,7 +298,7 @@ class KernelLogCollector(Collector):
             binary = self.ctx.runner.binary("journalctl")
             return [
                 self._source(
-                    "journal", lambda sink: JournalFollower(binary, sink, store=self._store)
+                    "journal", lambda sink: JournalFollower(binary, sink, store=self._checkpoint)
                 )
             ]
         if kind == "file":
@@ -289,7 +308,7 @@ class KernelLogCollector(Collector):
     def _file_follower(self, name: str) -> Callable[[Callable[[str], None]], _Follower]:
         def make(sink: Callable[[str], None]) -> _Follower:
             path = self.ctx.paths.root(name)
-            return FileFollower(path, sink, store=self._store, key=f"file-{name}")
+            return FileFollower(path, sink, store=self._checkpoint, key=f"file-{name}")
 
         return make
 
@@ -305,13 +324,75 @@ class KernelLogCollector(Collector):
         except OSError:
             return None
 
+    # ---- the checkpoint
+
+    def _restore_counts(self) -> None:
+        """Continue from the checkpoint's counts (and the events it left waiting)."""
+        if self._checkpoint is None or not self._checkpoint.counts:
+            return
+        saved = self._checkpoint.counts
+        try:
+            self.tally.restore(saved["tally"], [src.label for src in self._sources])
+            for src in self._sources:
+                state = saved["scanners"].get(src.label)
+                if state is not None:
+                    self.tally.add_all(src.scanner.restore(state), time.time())
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            log.warning(
+                "ignoring the saved kernel-log counts: counting starts again from 0",
+                path=str(self._checkpoint.store.path(self._checkpoint.key)),
+                error=repr(exc),
+            )
+            self.tally.restore(Tally().export(), [])  # none of it, not a part
+            for src in self._sources:
+                src.scanner.restore({"carry": "", "pending": []})
+        for src in self._sources:
+            self.tally.set_following(src.label, False)
+        self._served = self.tally.snapshot()
+
+    def _commit(self, force: bool = False) -> float | None:
+        """Write positions and counts as one checkpoint; serve the counts written.
+
+        At most once every ``CHECKPOINT_EVERY`` seconds unless ``force``d: returns the seconds
+        until a deferred write may be made, else None. When it cannot be written the live
+        counts are served instead (an event must page even when the state directory is
+        broken), with a warning."""
+        if self._checkpoint is None:
+            return None
+        now = time.monotonic()
+        if not force and now - self._last_commit < CHECKPOINT_EVERY:
+            return self._last_commit + CHECKPOINT_EVERY - now
+        self._last_commit = now
+        counts = {
+            "tally": self.tally.export(),
+            "scanners": {src.label: src.scanner.state() for src in self._sources},
+        }
+        try:
+            self._checkpoint.commit(counts)
+        except OSError as exc:
+            if not self._commit_failed:
+                log.warning(
+                    "cannot write the kernel-log checkpoint: serving counts that a restart "
+                    "may not continue from",
+                    error=exc.strerror or str(exc),
+                )
+            self._commit_failed = True
+            self._served = None
+            return None
+        if self._commit_failed:
+            log.info("kernel-log checkpoint written again")
+        self._commit_failed = False
+        self._served = self.tally.snapshot()
+        return None
+
     # ---- the follower thread
 
     def _on_lines(self, src: _Source, text: str) -> None:
         self.tally.add_lines(src.label, text.count("\n"))
         self.tally.add_all(src.scanner.feed(text), time.time())
 
-    def _step(self) -> None:
+    def _step(self) -> float | None:
+        """Read every source, count, checkpoint; the seconds until a deferred checkpoint."""
         now = time.monotonic()
         for src in self._sources:
             follower = src.follower
@@ -333,6 +414,7 @@ class KernelLogCollector(Collector):
                 self.tally.add_lost(src.label, lost - src.lost_seen)
                 src.lost_seen = lost
             self.tally.set_following(src.label, follower.is_open)
+        return self._commit()
 
     def _loop_error(self, exc: Exception) -> None:
         log.error("kernel log follower step failed", error=repr(exc))

@@ -10,7 +10,9 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
+from zmon.durable import checked_count, checked_text, checked_time
 from zmon.host.devnames import looks_like_kernel_disk, whole_disk_name
 from zmon.metrics import MetricSet
 from zmon.parsers.kernel_log import KernelEvent
@@ -135,6 +137,53 @@ class Tally:
         seen.add(name)
         return name
 
+    def export(self) -> dict[str, Any]:
+        """The counts as plain JSON data, for a checkpoint (``restore`` reads it back)."""
+        with self._lock:
+            return {
+                "events": [
+                    [p, d, n, self._last.get((p, d))] for (p, d), n in sorted(self._events.items())
+                ],
+                "pool_events": [[p, pool, n] for (p, pool), n in sorted(self._pools.items())],
+                "lines": dict(sorted(self._lines.items())),
+                "read_errors": dict(sorted(self._errors.items())),
+                "lost": dict(sorted(self._lost.items())),
+                "capped": dict(self._capped),
+                "unresolved": sorted(self._unresolved),
+                "pools": sorted(self._pool_names),
+            }
+
+    def restore(self, data: dict[str, Any], sources: Iterable[str]) -> None:
+        """Continue from exported counts; per-source counts only for ``sources`` (those
+        followed now). Raises ValueError (TypeError) on data of the wrong shape, leaving
+        the tally as it was."""
+        events: dict[tuple[str, str], int] = {}
+        last: dict[tuple[str, str], float] = {}
+        for pattern, device, n, stamp in data["events"]:
+            key = (checked_text(pattern), checked_text(device))
+            events[key] = checked_count(n)
+            if stamp is not None:
+                last[key] = checked_time(stamp)
+        pools = {
+            (checked_text(p), checked_text(pool)): checked_count(n)
+            for p, pool, n in data["pool_events"]
+        }
+        keep = set(sources)
+        per_source = {
+            name: {checked_text(k): checked_count(v) for k, v in data[name].items() if k in keep}
+            for name in ("lines", "read_errors", "lost")
+        }
+        capped = {
+            label: checked_count(data["capped"].get(label, 0)) for label in ("device", "pool")
+        }
+        unresolved = {checked_text(x) for x in data["unresolved"]}
+        pool_names = {checked_text(x) for x in data["pools"]}
+        with self._lock:
+            self._events, self._last, self._pools = events, last, pools
+            self._lines, self._errors = per_source["lines"], per_source["read_errors"]
+            self._lost, self._capped = per_source["lost"], capped
+            self._unresolved, self._pool_names = unresolved, pool_names
+
     def snapshot(self) -> TallySnapshot:
         with self._lock:
             return TallySnapshot(
@@ -150,15 +199,15 @@ class Tally:
 
 
 _H_EVENTS = (
-    "Kernel log lines matching a disk or ZFS fault pattern since zmon started "
-    "(source: /dev/kmsg, journal or kernel log file)"
+    "Kernel log lines matching a disk or ZFS fault pattern (source: /dev/kmsg, journal or "
+    "kernel log file; kept across restarts in the state directory)"
 )
 _H_LAST = (
     "Unix time of the last matching line: when zmon read it, or the line's own time "
     "when it carries an absolute one (zmon parse)"
 )
 _H_POOL = "Kernel log lines matching a fault pattern that name a ZFS pool, by pool"
-_H_LINES = "Kernel log lines read since zmon started"
+_H_LINES = "Kernel log lines read (kept across restarts in the state directory)"
 _H_ERRORS = "Errors reading the kernel log source (open/read failures, lost kmsg records)"
 _H_LOST = (
     "Kernel log lines that could not be read: a partial line whose file was rotated or "

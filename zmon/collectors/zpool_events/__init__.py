@@ -1,10 +1,12 @@
 """ZFS events: a ``zpool events -f -H -v`` follower that counts events by pool, vdev, class.
 
-Counters live for the life of the process and survive ``zpool clear``. When the follower
-restarts, ``zpool events -f`` replays the kernel's whole buffer; like ZED, zmon resumes after
-the last event it counted, identified by its eid and time, so nothing is counted twice. The
-cursor is kept in ``<state_dir>/zpool_events.json`` so that a restarted zmon counts exactly
-the events it missed while it was down. See ``EventCounter.offer`` for the rule.
+Counters survive ``zpool clear`` and restarts. When the follower restarts, ``zpool events -f``
+replays the kernel's whole buffer; like ZED, zmon resumes after the last event it counted,
+identified by its eid and time, so nothing is counted twice. The cursor is kept in
+``<state_dir>/zpool_events.json`` together with the counts up to it, so that a restarted zmon
+goes on from those counts and counts exactly the events it missed while it was down. A
+collection serves the counts it has just written there: a counter Prometheus has seen is never
+above what a restart continues from. See ``EventCounter.offer`` for the rule.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -45,6 +47,16 @@ class Cursor:
 
     eid: int
     time_ns: int | None
+
+
+@dataclass(frozen=True)
+class SavedCounts:
+    """What the state file holds: the resume cursor and the counts of every event up to it."""
+
+    cursor: Cursor | None
+    counts: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    last_timestamp: dict[str, float] = field(default_factory=dict)
+    dropped: int = 0
 
 
 class EventCounter:
@@ -111,6 +123,21 @@ class EventCounter:
         with self._lock:
             return dict(self.counts), dict(self.last_timestamp), self.dropped
 
+    def saved(self) -> SavedCounts:
+        """The cursor and the counts up to it, taken together."""
+        with self._lock:
+            return SavedCounts(
+                self.cursor, dict(self.counts), dict(self.last_timestamp), self.dropped
+            )
+
+    def restore(self, saved: SavedCounts) -> None:
+        """Go on from saved counts (at start, before the follower runs)."""
+        with self._lock:
+            self.cursor = saved.cursor
+            self.counts = dict(saved.counts)
+            self.last_timestamp = dict(saved.last_timestamp)
+            self.dropped = saved.dropped
+
 
 # Event classes the shipped alert rules count with increase(). Their counters start at 0 for
 # every vdev zpool status names (and the pool itself, vdev=""), so that the first burst is a
@@ -141,7 +168,8 @@ def event_metrics(
     for (pool, vdev, cls), n in sorted(counts.items()):
         ms.counter(
             "zmon_zfs_events_total",
-            f"ZFS events seen since zmon started, by pool, vdev and class ({_SRC}).",
+            f"ZFS events seen, by pool, vdev and class ({_SRC}; kept across restarts in the "
+            "state directory).",
             n,
             {"pool": pool, "vdev": vdev, "class": cls},
         )
@@ -204,41 +232,92 @@ def parse_zpool_events_kind(data: bytes) -> MetricSet:
 
 
 class CursorStore:
-    """The resume cursor on disk (JSON, written atomically); errors are logged, not raised."""
+    """The resume cursor and the counts up to it on disk (JSON, written atomically); errors
+    are logged, not raised.
+
+    Files of earlier versions hold the cursor alone (``{"eid", "time_ns"}``): their counts
+    start at 0.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._saved: Cursor | None = None
+        self._saved: SavedCounts | None = None
         self._warned = False
         self._lock = threading.Lock()
 
-    def load(self) -> Cursor | None:
+    def load(self) -> SavedCounts | None:
         try:
             data = durable.read_json(self.path)
             if data is None:
                 return None
-            cursor = Cursor(
-                int(data["eid"]), None if data.get("time_ns") is None else int(data["time_ns"])
-            )
+            eid, time_ns = data["eid"], data.get("time_ns")
+            cursor = None if eid is None else Cursor(int(eid), _opt_int(time_ns))
         except (durable.UnusableState, ValueError, KeyError, TypeError, OverflowError) as exc:
             _log.warning("ignoring unreadable event cursor", path=str(self.path), error=str(exc))
             return None
-        self._saved = cursor
-        return cursor
+        try:
+            saved = SavedCounts(
+                cursor,
+                {_event_key(k): durable.checked_count(n) for *k, n in data.get("counts", [])},
+                {
+                    durable.checked_text(c): durable.checked_time(t)
+                    for c, t in data.get("last_timestamp", {}).items()
+                },
+                durable.checked_count(data.get("dropped", 0)),
+            )
+        except (ValueError, TypeError, AttributeError) as exc:
+            _log.warning(
+                "ignoring the saved event counts: counting starts again from 0",
+                path=str(self.path),
+                error=str(exc),
+            )
+            saved = SavedCounts(cursor)
+        self._saved = saved
+        return saved
 
-    def save(self, cursor: Cursor | None) -> None:
-        """Write the cursor if it changed since the last write (thread-safe)."""
+    def save(self, saved: SavedCounts) -> bool:
+        """Write ``saved`` if it changed since the last write; True when it is on disk
+        (thread-safe)."""
         with self._lock:
-            if cursor is None or cursor == self._saved:
-                return
+            if saved == self._saved:
+                return True
+            if saved.cursor is None and not saved.counts and not saved.dropped:
+                return True  # nothing counted yet: nothing to keep
+            doc = {
+                "eid": saved.cursor.eid if saved.cursor else None,
+                "time_ns": saved.cursor.time_ns if saved.cursor else None,
+                "counts": [[*key, n] for key, n in sorted(saved.counts.items())],
+                "last_timestamp": dict(sorted(saved.last_timestamp.items())),
+                "dropped": saved.dropped,
+            }
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                durable.write_json(self.path, {"eid": cursor.eid, "time_ns": cursor.time_ns})
-                self._saved = cursor
+                durable.write_json(self.path, doc)
             except OSError as exc:
                 if not self._warned:
-                    _log.warning("cannot save event cursor", path=str(self.path), error=str(exc))
+                    _log.warning(
+                        "cannot save event counts; serving counts a restart may not continue from",
+                        path=str(self.path),
+                        error=str(exc),
+                    )
                     self._warned = True
+                return False
+            self._saved = saved
+            self._warned = False
+            return True
+
+
+def _event_key(key: list[object]) -> tuple[str, str, str]:
+    pool, vdev, cls = key
+    return durable.checked_text(pool), durable.checked_text(vdev), durable.checked_text(cls)
+
+
+def _opt_int(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {value!r}")
+    return value
 
 
 class EventPipeline:
@@ -269,18 +348,22 @@ class EventPipeline:
         if self._parser.dropped != before:
             self.counter.add_dropped(self._parser.dropped - before)
         now = self._clock()
-        if self.store is not None and now - self._last_save >= self.save_every:
+        if now - self._last_save >= self.save_every:
             self._last_save = now
-            self.store.save(self.counter.cursor)
+            self.save()
 
     def on_exit(self) -> None:
         """The process ended: a half-printed event is dropped (it will be replayed)."""
         self._parser = EventStreamParser()
         self.save()
 
-    def save(self) -> None:
-        if self.store is not None:
-            self.store.save(self.counter.cursor)
+    def save(self) -> SavedCounts | None:
+        """Write the cursor with the counts up to it; what was written, or None when nothing
+        could be (no store, or the write failed)."""
+        if self.store is None:
+            return None
+        saved = self.counter.saved()
+        return saved if self.store.save(saved) else None
 
 
 @register
@@ -312,7 +395,9 @@ class ZpoolEventsCollector(Collector):
     def start(self) -> None:
         if self.follower is not None:
             return
-        self.counter.cursor = self.store.load()
+        saved = self.store.load()
+        if saved is not None:
+            self.counter.restore(saved)
         argv = [self.ctx.runner.binary("zpool"), "events", "-f", "-H", "-v"]
         backoff_max = float(self.option("backoff_max"))
         self.follower = ProcessFollower(
@@ -348,8 +433,12 @@ class ZpoolEventsCollector(Collector):
                 f"{follower.start_error.strerror or follower.start_error}",
                 errno=follower.start_error.errno,
             )
-        self.pipeline.save()  # a quiet stream after a burst still gets its cursor written
-        counts, last, dropped = self.counter.snapshot()
+        # serve what is written (a quiet stream after a burst gets its cursor written here)
+        saved = self.pipeline.save()
+        if saved is not None:
+            counts, last, dropped = saved.counts, saved.last_timestamp, saved.dropped
+        else:
+            counts, last, dropped = self.counter.snapshot()
         names = self.ctx.product(VDEV_NAMES) or {}
         counts = with_zero_counts(relabel_vdevs(counts, names), names)
         ms = event_metrics(counts, last, dropped)
