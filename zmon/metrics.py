@@ -5,40 +5,64 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Generic, TypeVar
 
 from prometheus_client.core import Metric
 from prometheus_client.samples import Sample
 
 Labels = Mapping[str, str]
+T = TypeVar("T")
 
 
-class HistogramFamily(Metric):
-    """A histogram family that keeps each series as its bucket counts, not as samples.
+class _CompactFamily(Metric, Generic[T]):
+    """A family that keeps its series in a compact form until something reads ``samples``.
 
-    On a host with 1,000 disks the per-vdev latency histograms are 385,000 samples; building a
-    ``Sample`` with its own label dict for each bucket was most of the collector's run. Here a
-    series is one tuple (labels, bounds, counts, count, sum); ``samples`` builds the ordinary
-    samples when something reads them (tests, a merge), and the exposition renders the compact
-    form directly (``zmon.exposition``). Both give what ``Metric.add_sample`` calls would have.
+    ``samples`` builds the ordinary samples then (tests, a merge); the exposition renders the
+    compact form directly (``zmon.exposition``). Both give what ``Metric.add_sample`` calls
+    would have. Subclasses say how one compact item becomes samples (``_build``).
     """
 
-    def __init__(self, name: str, documentation: str) -> None:
-        self._series: list[tuple[dict[str, str], tuple[str, ...], list[float], float, float]]
-        self._series = []
+    def __init__(self, name: str, documentation: str, typ: str) -> None:
+        self._compact: list[T] = []
         self._plain: list[Sample] = []
-        super().__init__(name, documentation, "histogram")
+        super().__init__(name, documentation, typ)
 
     @property
     def samples(self) -> list[Sample]:
-        if self._series:
-            self._plain.extend(self._build(self._series))
-            self._series = []
+        if self._compact:
+            self._plain.extend(self._build(self._compact))
+            self._compact = []
         return self._plain
 
     @samples.setter
     def samples(self, value: list[Sample]) -> None:
         self._plain = value
-        self._series = []
+        self._compact = []
+
+    def has_samples(self) -> bool:
+        return bool(self._plain or self._compact)
+
+    def series(self) -> tuple[list[Sample], list[T]]:
+        """The samples built so far, then the compact items after them (for rendering)."""
+        return self._plain, self._compact
+
+    def _build(self, items: list[T]) -> list[Sample]:
+        raise NotImplementedError
+
+
+HistogramSeries = tuple[dict[str, str], tuple[str, ...], list[float], float, float]
+
+
+class HistogramFamily(_CompactFamily[HistogramSeries]):
+    """A histogram family that keeps each series as its bucket counts, not as samples.
+
+    On a host with 1,000 disks the per-vdev latency histograms are 385,000 samples; building a
+    ``Sample`` with its own label dict for each bucket was most of the collector's run. Here a
+    series is one tuple (labels, bounds, counts, count, sum).
+    """
+
+    def __init__(self, name: str, documentation: str) -> None:
+        super().__init__(name, documentation, "histogram")
 
     def add_series(
         self,
@@ -49,22 +73,9 @@ class HistogramFamily(Metric):
         total: float,
     ) -> None:
         """One histogram: ``les`` (ending in ``+Inf``) and the cumulative count at each."""
-        self._series.append((labels, les, cumulative, count, total))
+        self._compact.append((labels, les, cumulative, count, total))
 
-    def has_samples(self) -> bool:
-        return bool(self._plain or self._series)
-
-    def series(
-        self,
-    ) -> tuple[
-        list[Sample], list[tuple[dict[str, str], tuple[str, ...], list[float], float, float]]
-    ]:
-        """The samples built so far, then the compact series after them (for rendering)."""
-        return self._plain, self._series
-
-    def _build(
-        self, series: list[tuple[dict[str, str], tuple[str, ...], list[float], float, float]]
-    ) -> list[Sample]:
+    def _build(self, series: list[HistogramSeries]) -> list[Sample]:
         name = self.name
         out = []
         for base, les, cumulative, count, total in series:
@@ -78,34 +89,18 @@ class HistogramFamily(Metric):
 Row = tuple[dict[str, str], str, list[str], list[float]]
 
 
-class RowFamily(Metric):
+class RowFamily(_CompactFamily[Row]):
     """A gauge or counter family kept as rows: series that share every label but one.
 
     The ``iostat`` collector of a host with 1,000 disks adds 22,000 table gauges every 15 s,
     18 a vdev (a queue or an op each); a ``Sample`` with its own label dict for each, sorted
     and formatted again at render, was half its run (benchmarks/README.md). Here a row is
-    (the shared labels, the one label's name, its values, the sample values); ``samples``
-    builds the ordinary samples when something reads them, and the exposition renders rows
-    directly (``zmon.exposition``). Both give what ``Metric.add_sample`` calls would have.
+    (the shared labels, the one label's name, its values, the sample values).
     """
 
     def __init__(self, name: str, documentation: str, typ: str) -> None:
-        self._rows: list[Row] = []
-        self._plain: list[Sample] = []
         super().__init__(name, documentation, typ)
         self.sample_name = name + "_total" if typ == "counter" else name
-
-    @property
-    def samples(self) -> list[Sample]:
-        if self._rows:
-            self._plain.extend(self._build(self._rows))
-            self._rows = []
-        return self._plain
-
-    @samples.setter
-    def samples(self, value: list[Sample]) -> None:
-        self._plain = value
-        self._rows = []
 
     def add_row(
         self, labels: dict[str, str], key: str, names: list[str], values: list[float]
@@ -114,14 +109,7 @@ class RowFamily(Metric):
         if key in labels or self._plain:  # keep the order of samples added before
             self.samples.extend(self._build([(labels, key, names, values)]))
         else:
-            self._rows.append((labels, key, names, values))
-
-    def has_samples(self) -> bool:
-        return bool(self._plain or self._rows)
-
-    def series(self) -> tuple[list[Sample], list[Row]]:
-        """The samples built so far, then the rows after them (for rendering)."""
-        return self._plain, self._rows
+            self._compact.append((labels, key, names, values))
 
     def _build(self, rows: list[Row]) -> list[Sample]:
         name = self.sample_name
