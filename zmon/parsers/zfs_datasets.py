@@ -8,7 +8,7 @@ zmon asks for the columns itself (``-o``), so the parser is told them. Values ar
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from zmon.errors import ParseError
@@ -69,17 +69,24 @@ def parse_zfs_list(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
         raise ValueError("columns must include name")
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     out: list[Dataset] = []
+    for no, line, fields in zfs_list_rows(text, len(columns)):
+        row = dict(zip(columns, (f.strip() for f in fields), strict=True))
+        out.append(_dataset(row, no, line))
+    return out
+
+
+def zfs_list_rows(text: str, columns: int) -> Iterator[tuple[int, str, list[str]]]:
+    """(line number, line, fields) of each row of ``zfs list -H`` output; blank lines and
+    ``no datasets available`` skipped, every row's column count checked."""
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.strip() == "no datasets available":
             continue
         fields = line.split("\t")
-        if len(fields) != len(columns):
+        if len(fields) != columns:
             raise ParseError(
-                f"expected {len(columns)} tab-separated columns, got {len(fields)}", no, line
+                f"expected {columns} tab-separated columns, got {len(fields)}", no, line
             )
-        row = dict(zip(columns, (f.strip() for f in fields), strict=True))
-        out.append(_dataset(row, no, line))
-    return out
+        yield no, line, fields
 
 
 def _dataset(row: dict[str, str], no: int, line: str) -> Dataset:

@@ -21,6 +21,7 @@ from zmon.parsers.zfs_datasets import (
     count_snapshots,
     parse_zfs_get,
     parse_zfs_list,
+    zfs_list_rows,
 )
 from zmon.registry import Collector, Context, Option, register
 from zmon.runner import CommandError
@@ -342,16 +343,10 @@ def select_rows(
     """``select`` on the rows of ``zfs list -H`` before they are parsed: (name, line number,
     line) of the chosen datasets, shallow ones first. Every row's column count is checked."""
     name_col = list(columns).index("name")
-    rows = []
-    for no, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.strip() == "no datasets available":
-            continue
-        fields = line.split("\t")
-        if len(fields) != len(columns):
-            raise ParseError(
-                f"expected {len(columns)} tab-separated columns, got {len(fields)}", no, line
-            )
-        rows.append((fields[name_col].strip(), no, line))
+    rows = [
+        (fields[name_col].strip(), no, line)
+        for no, line, fields in zfs_list_rows(text, len(columns))
+    ]
     names = select([Dataset(name, "") for name, _, _ in rows], include, exclude)
     by_name = {name: (name, no, line) for name, no, line in rows}
     return [by_name[d.name] for d in names]
