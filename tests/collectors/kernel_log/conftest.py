@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.collectors.kernel_log.test_collector import make_ctx
+from tests.collectors.kernel_log.test_collector import make_ctx, wait_for
 from zmon.collectors.kernel_log import KernelLogCollector
 
 
@@ -33,3 +33,18 @@ def collector_factory(tmp_path: Path) -> Iterator[Callable[..., KernelLogCollect
     yield make
     for c in made:
         c.close()
+
+
+@pytest.fixture
+def following(
+    collector_factory: Callable[..., KernelLogCollector],
+) -> Callable[..., KernelLogCollector]:
+    """A started collector, once it follows its source (the first read is done)."""
+
+    def make(**options: Any) -> KernelLogCollector:
+        c = collector_factory(**options)
+        c.start()
+        wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
+        return c
+
+    return make

@@ -145,11 +145,9 @@ def test_a_checkpoint_of_another_version_is_ignored_with_a_warning(tmp_path: Pat
 
 
 def test_the_collector_goes_on_from_its_checkpoint_after_a_clean_stop(
-    kern_log: Path, collector_factory
+    kern_log: Path, collector_factory, following
 ) -> None:  # type: ignore[no-untyped-def]
-    first = collector_factory(source="file")
-    first.start()
-    wait_for(lambda: first.collect().sample_value("zmon_kernel_log_following") == 1)
+    first = following(source="file")
     with open(kern_log, "a") as fh:
         fh.write("ata2: hard resetting link\nmpt2sas0: attempting task abort! scmd(ff)\n")
     wait_for(lambda: count(first, pattern="link_reset") == 1)
@@ -163,11 +161,9 @@ def test_the_collector_goes_on_from_its_checkpoint_after_a_clean_stop(
 
 
 def test_served_counts_are_those_of_the_last_checkpoint(
-    tmp_path: Path, kern_log: Path, collector_factory
+    tmp_path: Path, kern_log: Path, following
 ) -> None:  # type: ignore[no-untyped-def]
-    c = collector_factory(source="file")
-    c.start()
-    wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
+    c = following(source="file")
     with open(kern_log, "a") as fh:
         fh.write("ata2: hard resetting link\n")
     wait_for(lambda: count(c, pattern="link_reset") == 1)
@@ -178,12 +174,10 @@ def test_served_counts_are_those_of_the_last_checkpoint(
 
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_a_hostile_checkpoint_is_a_warning_and_counting_starts_afresh(
-    tmp_path: Path, kind: str, kern_log: Path, collector_factory
+    tmp_path: Path, kind: str, kern_log: Path, following
 ) -> None:  # type: ignore[no-untyped-def]
     plant(_checkpoint(tmp_path), kind)
-    c = collector_factory(source="file")
-    c.start()
-    wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
+    c = following(source="file")
     with open(kern_log, "a") as fh:
         fh.write("ata2: hard resetting link\n")
     wait_for(lambda: count(c, pattern="link_reset") == 1)  # counted, written or not
@@ -215,12 +209,8 @@ def test_counts_of_another_shape_start_from_zero_and_keep_the_position(
     assert count(c, pattern="link_reset", device="ata9") is None
 
 
-def test_a_flood_of_lines_writes_at_most_one_checkpoint_a_second(
-    kern_log: Path, collector_factory
-) -> None:  # type: ignore[no-untyped-def]
-    c = collector_factory(source="file", poll_interval=0.01, watch=False)
-    c.start()
-    wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
+def test_a_flood_of_lines_writes_at_most_one_checkpoint_a_second(kern_log: Path, following) -> None:  # type: ignore[no-untyped-def]
+    c = following(source="file", poll_interval=0.01, watch=False)
     assert c._checkpoint is not None
     writes: list[float] = []
     save = c._checkpoint.store.save

@@ -42,10 +42,8 @@ def count(c: KernelLogCollector, **labels: str) -> float | None:
     return c.collect().sample_value(EVENTS, labels)
 
 
-def test_follows_the_file_in_the_background(kern_log: Path, collector_factory) -> None:  # type: ignore[no-untyped-def]
-    c = collector_factory(source="file")
-    c.start()
-    wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
+def test_follows_the_file_in_the_background(kern_log: Path, following) -> None:  # type: ignore[no-untyped-def]
+    c = following(source="file")
     assert count(c) is None  # the line written before the first start is not counted
     with open(kern_log, "a") as fh:
         fh.write(
@@ -62,10 +60,8 @@ def test_follows_the_file_in_the_background(kern_log: Path, collector_factory) -
     assert stamp is not None and abs(stamp - time.time()) < 60  # wall time when read
 
 
-def test_golden_exposition(kern_log: Path, collector_factory, golden) -> None:  # type: ignore[no-untyped-def]
-    c = collector_factory(source="file")
-    c.start()
-    wait_for(lambda: c.collect().sample_value("zmon_kernel_log_following") == 1)
+def test_golden_exposition(kern_log: Path, following, golden) -> None:  # type: ignore[no-untyped-def]
+    c = following(source="file")
     with open(kern_log, "a") as fh:
         for name in (
             "log_02_linux_sd_medium_error_critical_zio_error61_zed.txt",
@@ -79,11 +75,9 @@ def test_golden_exposition(kern_log: Path, collector_factory, golden) -> None:  
 
 
 def test_restart_continues_the_counts_and_counts_lines_written_while_stopped_once(
-    kern_log: Path, collector_factory
+    kern_log: Path, collector_factory, following
 ) -> None:  # type: ignore[no-untyped-def]
-    first = collector_factory(source="file")
-    first.start()
-    wait_for(lambda: first.collect().sample_value("zmon_kernel_log_following") == 1)
+    first = following(source="file")
     with open(kern_log, "a") as fh:
         fh.write("ata2: hard resetting link\n")
     wait_for(lambda: count(first, pattern="link_reset") == 1)
