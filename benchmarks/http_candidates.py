@@ -88,7 +88,7 @@ from zmon.scheduler import Snapshot, Exposition
 from zmon.server import HTTPFrontend, make_app
 body = open(sys.argv[1], "rb").read()
 snap = Snapshot()
-snap._exposition = Exposition(body, gzip.compress(body), time.time())
+snap._exposition = Exposition(gzip.compress(body), time.time())
 f = HTTPFrontend(lambda web: make_app(snap, lambda: True, web=web))
 f.serve([f"127.0.0.1:{sys.argv[2]}"])
 while True:

@@ -58,7 +58,7 @@ class Daemon:
     def __init__(self, cfg: Config, reload_config: Callable[[], Config] | None = None) -> None:
         self.cfg = cfg
         self._reload_config = reload_config
-        memory.limit_arenas()  # before any thread starts (zmon/memory.py)
+        memory.tune_malloc()  # before any thread starts (zmon/memory.py)
         self.snapshot = Snapshot()
         self.scheduler = build_scheduler(cfg, self.snapshot)
         self.server: HTTPFrontend | None = None

@@ -4,8 +4,9 @@ On a big host a collector's run peaks at tens of megabytes (10,000 datasets, a 1
 answer) and frees them when it ends. glibc keeps what was freed: each thread may get its own
 malloc arena (every run is a thread), and the top of a heap is returned only past a threshold.
 The daemon measured 190 MB RSS for 46 MB of live Python objects (benchmarks/README.md).
-``limit_arenas`` caps the arenas (as ``MALLOC_ARENA_MAX=2`` would) before threads start, and
-``trim`` returns free pages (``malloc_trim``), a millisecond's work. Elsewhere both do nothing.
+``tune_malloc`` caps the arenas (as ``MALLOC_ARENA_MAX=2`` would) before threads start and
+fixes the size from which a block gets its own mapping; ``trim`` returns free pages
+(``malloc_trim``), a millisecond's work. Elsewhere both do nothing.
 
 ``settle_gc`` is for the cyclic garbage collector, on every platform: a big host's run
 allocates hundreds of thousands of containers, and with the default thresholds that was
@@ -23,6 +24,13 @@ import platform
 from typing import Any
 
 M_ARENA_MAX = -8  # glibc malloc.h
+M_MMAP_THRESHOLD = -3
+# Blocks from this size on get their own mapping, unmapped when freed. glibc raises this
+# threshold each time such a block is freed (up to 32 MiB): after that a big host's renders
+# (6 MB of iostat text) and command answers (1.5 MB) were carved from the heap and left holes
+# there that RSS kept. A fixed threshold keeps them out of the heap: 84 -> 78 MB RSS on the
+# 1,000-disk host, for about 0.05 % of a core (benchmarks/README.md).
+MMAP_THRESHOLD = 256 * 1024
 # A young collection after this many new containers (CPython's default is 700). Most of
 # what a run allocates is freed by reference counting, not by the collector.
 GC_YOUNG_THRESHOLD = 10_000
@@ -40,10 +48,15 @@ def _libc() -> Any | None:
     return libc
 
 
-def limit_arenas(count: int = 2) -> bool:
-    """At most ``count`` malloc arenas for the threads started from now on."""
+def tune_malloc(arenas: int = 2, mmap_threshold: int = MMAP_THRESHOLD) -> bool:
+    """At most ``arenas`` malloc arenas for the threads started from now on, and blocks of
+    ``mmap_threshold`` bytes or more always in their own mapping; True if glibc took both."""
     libc = _libc()
-    return bool(libc is not None and libc.mallopt(M_ARENA_MAX, count) == 1)
+    return bool(
+        libc is not None
+        and libc.mallopt(M_ARENA_MAX, arenas) == 1
+        and libc.mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1
+    )
 
 
 def trim() -> bool:

@@ -100,6 +100,8 @@ def make_app(
                     [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding"), *extra],
                 )
             else:
+                if not expo.has_text:  # plain text is inflated on the first such scrape
+                    await asyncio.get_running_loop().run_in_executor(None, lambda: expo.text)
                 await _reply(
                     send,
                     200,
@@ -126,7 +128,9 @@ def make_app(
     return app
 
 
-HISTORY_CPU_SHARE = 0.01  # the status page's history may take 1 % of a core
+# the status page's history may take 0.1 % of a core: a point every 10 s on a small host (a
+# millisecond each), every 25 s or so with 1,000 disks (25 ms each; benchmarks/README.md)
+HISTORY_CPU_SHARE = 0.001
 MAX_HISTORY_GAP = 600.0  # seconds: the longest the budget may hold the next point back
 
 
@@ -139,8 +143,8 @@ def within_budget(
     """``observe``, skipped until its last call's CPU time is ``share`` of the time since.
 
     Reading the host model for the status page's history takes a millisecond on a small
-    host and, with 1,100 vdevs, most of a second (benchmarks/README.md): there the history
-    gets a point every minute or two instead of the status page taking a core's tenth.
+    host and, with 1,100 vdevs, 25 ms (benchmarks/README.md): there the history gets a point
+    every 25 s instead of every 10 s.
     """
     next_at = 0.0
 

@@ -1,18 +1,20 @@
 """The snapshot: each collector's last good families, and the exposition served from them.
 
-A collector's run publishes its families rendered once, in its own thread; ``rerender`` lists
-those bytes with zmon's own metrics, and the exposition (and its gzip copy) is joined from
-them when ``/metrics`` first asks after a change. Nothing here waits on a collector.
+A collector's run publishes its families rendered and compressed once, in its own thread;
+``rerender`` lists those pieces with zmon's own metrics, and the gzip exposition is joined
+from them when ``/metrics`` first asks after a change. Nothing here waits on a collector.
 
 What a big host costs (benchmarks/README.md) shaped this: a family's samples are kept only
-when the status views read them (``kept_for_views``), the joined text is the only
-copy of the families' bytes (their parts become views into it), and nothing is joined while
-nobody scrapes.
+when the status views read them (``kept_for_views``), a family's text is kept only
+compressed (a ``zmon.gzipjoin.Piece``, with a digest to tell a changed text), the plain
+exposition is inflated from the gzip one only when a scraper asks for it, and nothing is
+joined while nobody scrapes.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -63,10 +65,9 @@ class CollectorState:
     name: str
     interval: float
     timeout: float
-    # each family of the last good run: its name, its text exposition and that text
-    # compressed (a zmon.gzipjoin piece), both made once per run; the text may be a view
-    # into the joined exposition (Snapshot.exposition)
-    rendered: list[tuple[str, bytes | memoryview, bytes]] = field(default_factory=list)
+    # each family of the last good run: its name, a digest of its text exposition and that
+    # text compressed (zmon.gzipjoin), made once per run; the text itself is not kept
+    rendered: list[tuple[str, bytes, gzipjoin.Piece]] = field(default_factory=list)
     # the families whose samples the status views read (the others are kept as bytes only)
     kept: list[Metric] = field(default_factory=list)
     success: bool | None = None
@@ -91,19 +92,21 @@ class CollectorState:
     def publish(self, families: list[Metric]) -> None:
         """Keep a run's families, rendered and compressed now, in the collector's own thread.
 
-        A family's samples are dropped once rendered unless the status views read them: on a
-        big host they were most of the daemon's memory (benchmarks/README.md).
+        A family's samples are dropped once rendered unless the status views read them, and
+        its text once compressed: on a big host they were most of the daemon's memory
+        (benchmarks/README.md). A family whose text is unchanged keeps its piece.
         """
-        out: list[tuple[str, bytes | memoryview, bytes]] = []
+        out: list[tuple[str, bytes, gzipjoin.Piece]] = []
         kept = []
-        before = {name: (text, packed) for name, text, packed in self.rendered}
+        before = {name: (digest, packed) for name, digest, packed in self.rendered}
         for fam in families:
             fresh = render([fam])
+            digest = text_digest(fresh)
             old = before.get(fam.name)
-            if old is not None and old[0] == fresh:  # unchanged: compressed already, kept once
+            if old is not None and old[0] == digest:  # unchanged: compressed already
                 out.append((fam.name, *old))
             else:
-                out.append((fam.name, fresh, gzipjoin.piece(fresh)))
+                out.append((fam.name, digest, gzipjoin.piece(fresh)))
             if kept_for_views(fam.name):
                 kept.append(fam)
         self.rendered, self.kept = out, kept
@@ -117,26 +120,41 @@ class CollectorState:
         return now_wall - self.last_success > 2 * self.interval + self.timeout
 
 
-@dataclass(frozen=True)
-class Exposition:
-    """Ready-to-serve bytes of one rendering."""
+def text_digest(text: bytes) -> bytes:
+    """What tells a family's new text from its last one without keeping the last one."""
+    return hashlib.blake2b(text, digest_size=16).digest()
 
-    text: bytes
-    gzipped: bytes
-    rendered_at: float
+
+class Exposition:
+    """Ready-to-serve bytes of one rendering: the gzip file, joined from the families' pieces,
+    and the plain text, inflated from it the first time a scraper asks for plain text."""
+
+    def __init__(self, gzipped: bytes, rendered_at: float) -> None:
+        self.gzipped = gzipped
+        self.rendered_at = rendered_at
+        self._text: bytes | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def has_text(self) -> bool:
+        """Whether ``text`` is ready to copy (inflated already)."""
+        return self._text is not None
+
+    @property
+    def text(self) -> bytes:
+        """The plain exposition (inflated once, then kept as long as this rendering is served)."""
+        if self._text is None:
+            with self._lock:
+                if self._text is None:
+                    self._text = gzip.decompress(self.gzipped)
+        return self._text
 
 
 @dataclass
 class _Pending:
-    """A rendering not joined yet: the parts of the text, their gzip pieces, and whose they are.
+    """A rendering not joined yet: the gzip pieces of its parts, in order."""
 
-    ``owners[i]`` is (state, index in its ``rendered``) for a collector's family, or None for
-    a part made at rerender (zmon's own metrics, merged families).
-    """
-
-    parts: list[bytes | memoryview]
-    pieces: list[bytes]
-    owners: list[tuple[CollectorState, int] | None]
+    pieces: list[gzipjoin.Piece]
     rendered_at: float
 
 
@@ -146,7 +164,7 @@ class Snapshot:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._states: dict[str, CollectorState] = {}
-        self._exposition = Exposition(b"", gzip.compress(b""), 0.0)
+        self._exposition = Exposition(gzipjoin.join([]), 0.0)
         self._pending: _Pending | None = None
         self._join_lock = threading.Lock()
         self._stale_seen: dict[str, bool] = {}
@@ -183,65 +201,37 @@ class Snapshot:
         with self._join_lock:
             pending, self._pending = self._pending, None
             if pending is not None:
-                self._exposition = self._join(pending)
+                # gzip from the pieces compressed at publish: compressing the whole text after
+                # every run was most of the daemon's CPU on a big host (benchmarks/README.md)
+                self._exposition = Exposition(gzipjoin.join(pending.pieces), pending.rendered_at)
             return self._exposition
-
-    def _join(self, p: _Pending) -> Exposition:
-        text = b"".join(p.parts)
-        # gzip from the pieces compressed at publish: compressing the whole text after every
-        # run was most of the daemon's CPU on a big host (benchmarks/README.md)
-        gzipped = gzipjoin.join([text], p.pieces)
-        # the collectors' parts become views into the joined text, so that their bytes are
-        # kept once (a part published since has replaced its entry and is left alone)
-        view = memoryview(text)
-        pos = 0
-        with self._lock:
-            for part, owner in zip(p.parts, p.owners, strict=True):
-                end = pos + len(part)
-                if owner is not None:
-                    state, i = owner
-                    rendered = state.rendered
-                    if i < len(rendered) and rendered[i][1] is part:
-                        name, _, packed = rendered[i]
-                        rendered[i] = (name, view[pos:end], packed)
-                pos = end
-        return Exposition(text, gzipped, p.rendered_at)
 
     def rerender(self) -> None:
         """List the parts of the exposition; serving joins them once, then only copies bytes.
 
-        Each collector's families were rendered when its run finished, so this lists bytes;
-        only a family name that several collectors share is merged here (by its text: one
-        HELP and TYPE, then every collector's samples in turn).
+        Each collector's families were rendered and compressed when its run finished, so this
+        lists pieces; only a family name that several collectors share is merged here (by its
+        text: one HELP and TYPE, then every collector's samples in turn).
         """
         now = time.time()
         with self._lock:
             states = [self._states[k] for k in sorted(self._states)]
             self._stale_seen = {s.name: s.stale(now) for s in states}
-            sources: dict[
-                str, list[tuple[bytes | memoryview, bytes, tuple[CollectorState, int] | None]]
-            ] = {}
+            sources: dict[str, list[gzipjoin.Piece | bytes]] = {}
             for s in states:
-                for i, (name, text, compressed) in enumerate(s.rendered):
-                    sources.setdefault(name, []).append((text, compressed, (s, i)))
+                for name, _, packed in s.rendered:
+                    sources.setdefault(name, []).append(packed)
         for fam in self_metrics(states, now, self.start_time):
-            text = render([fam])
-            sources.setdefault(fam.name, []).append((text, b"", None))
-        parts: list[bytes | memoryview] = []
-        pieces: list[bytes] = []
-        owners: list[tuple[CollectorState, int] | None] = []
+            sources.setdefault(fam.name, []).append(render([fam]))
+        pieces: list[gzipjoin.Piece] = []
         for items in sources.values():
-            text, packed, owner = items[0]
-            if len(items) == 1 and owner is not None:
-                parts.append(text)
-                pieces.append(packed)
-                owners.append(owner)
+            first = items[0]
+            if len(items) == 1 and isinstance(first, gzipjoin.Piece):
+                pieces.append(first)
             else:
-                merged = _merge_texts([t for t, _, _ in items])
-                parts.append(merged)
-                pieces.append(gzipjoin.piece(merged))
-                owners.append(None)
-        self._pending = _Pending(parts, pieces, owners, now)
+                texts = [gzipjoin.inflate(t) if isinstance(t, gzipjoin.Piece) else t for t in items]
+                pieces.append(gzipjoin.piece(_merge_texts(texts)))
+        self._pending = _Pending(pieces, now)
         for listener in list(self.on_render):
             try:
                 listener()
@@ -255,12 +245,12 @@ class Snapshot:
             return current != self._stale_seen
 
 
-def _merge_texts(texts: Sequence[bytes | memoryview]) -> bytes:
+def _merge_texts(texts: Sequence[bytes]) -> bytes:
     """Same-named families from different collectors as one: the first's HELP and TYPE, then
     the samples of each (what rendering them merged into one family gives)."""
-    out = [bytes(texts[0])]
+    out = [texts[0]]
     for text in texts[1:]:
-        body = bytes(text)
+        body = text
         for _ in range(2):  # the HELP and TYPE lines
             if body.startswith(b"# "):
                 body = body.partition(b"\n")[2]

@@ -18,7 +18,7 @@ TEXTS = [os.urandom(3000), b"", b"# HELP a b\n" * 5000, b"x", bytes(range(256)) 
 
 
 def joined(texts: list[bytes]) -> bytes:
-    return gzipjoin.join(texts, [gzipjoin.piece(t) for t in texts])
+    return gzipjoin.join([gzipjoin.piece(t) for t in texts])
 
 
 def test_pieces_join_into_one_gzip_member() -> None:
@@ -30,7 +30,22 @@ def test_pieces_join_into_one_gzip_member() -> None:
 
 
 def test_no_pieces_is_an_empty_file() -> None:
-    assert gzip.decompress(gzipjoin.join([], [])) == b""
+    assert gzip.decompress(gzipjoin.join([])) == b""
+
+
+@pytest.mark.parametrize(
+    "sizes", [(0, 0), (1, 0), (0, 5), (3000, 1), (1, (1 << 20) + 7), (5, 3 << 20)]
+)
+def test_crc32_combine_is_the_crc_of_the_joined_text(sizes: tuple[int, int]) -> None:
+    a, b = os.urandom(sizes[0]), os.urandom(sizes[1])
+    got = gzipjoin.crc32_combine(zlib.crc32(a), zlib.crc32(b), len(b))
+    assert got == zlib.crc32(a + b)
+
+
+def test_a_piece_inflates_to_its_text_alone() -> None:
+    for text in TEXTS:
+        p = gzipjoin.piece(text)
+        assert gzipjoin.inflate(p) == text and (p.crc, p.size) == (zlib.crc32(text), len(text))
 
 
 def test_snapshot_serves_the_gzip_of_its_text() -> None:

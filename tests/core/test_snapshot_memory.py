@@ -1,9 +1,10 @@
 """The snapshot keeps a family's samples only where the status views read them.
 
 On a big host the samples of every family, kept after rendering, were most of the daemon's
-memory (benchmarks/README.md). The snapshot now keeps the bytes of every family and the
+memory (benchmarks/README.md). The snapshot now keeps every family compressed and the
 samples of those ``kept_for_views`` accepts; the status report built from those must be the
-report built from everything, at every phase of the demo story.
+report built from everything, at every phase of the demo story. The plain text is made only
+for a scraper that asks for it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import gzip
 import pytest
 
 from tests.status.demo_story import walk
+from zmon import gzipjoin
 from zmon.metrics import MetricSet
 from zmon.snapshot import CollectorState, Snapshot
 from zmon.status.report import build_report
@@ -35,7 +37,7 @@ def test_the_views_read_the_same_from_the_kept_families(tmp_path, monkeypatch) -
     assert {"zmon_vdev_queue_pending_ios", "zmon_disk_power_cycles"} <= dropped
 
 
-def test_parts_become_views_into_the_joined_text_and_stay_served() -> None:
+def test_families_are_kept_compressed_and_plain_text_made_only_when_asked() -> None:
     snapshot = Snapshot()
     for i in range(3):
         ms = MetricSet()
@@ -44,15 +46,21 @@ def test_parts_become_views_into_the_joined_text_and_stay_served() -> None:
         state = CollectorState(f"c{i}", 15.0, 10.0, success=True)
         state.publish(ms.families())
         snapshot.add(state)
-    snapshot.rerender()
-    first = snapshot.exposition.text
-    assert first.count(b"# HELP zmon_shared_thing ") == 1
-    assert b'zmon_shared_thing{c="0"} 0.0\nzmon_shared_thing{c="1"} 1.0\n' in first
     c1 = snapshot.state("c1")
     assert c1 is not None
-    views = {name: isinstance(text, memoryview) for name, text, _ in c1.rendered}
-    assert views == {"zmon_shared_thing": False, "zmon_own_1": True}  # merged ones are copies
-    # a new run of one collector: the others are served from their views of the old text
+    # a family is kept as a digest and a gzip piece: no plain bytes of it anywhere
+    for name, digest, packed in c1.rendered:
+        assert len(digest) == 16 and isinstance(packed, gzipjoin.Piece), name
+        assert f"{name}".encode() in gzipjoin.inflate(packed)
+    snapshot.rerender()
+    expo = snapshot.exposition
+    assert not expo.has_text  # joined as gzip only
+    first = gzip.decompress(expo.gzipped)
+    assert first.count(b"# HELP zmon_shared_thing ") == 1
+    assert b'zmon_shared_thing{c="0"} 0.0\nzmon_shared_thing{c="1"} 1.0\n' in first
+    assert expo.text == first and expo.has_text
+    assert expo.text is expo.text  # inflated once, then only served
+    # a new run of one collector: the others are served from their pieces
     ms = MetricSet()
     ms.gauge("zmon_own_1", "Only this collector's.", 7)
     c1.publish(ms.families())
@@ -60,7 +68,7 @@ def test_parts_become_views_into_the_joined_text_and_stay_served() -> None:
     second = snapshot.exposition.text
     assert b"zmon_own_1 7.0\n" in second and b"zmon_own_2 2.0\n" in second
     assert b'zmon_shared_thing{c="1"}' not in second
-    assert second is snapshot.exposition.text  # joined once, then only served
+    assert snapshot.exposition.gzipped is snapshot.exposition.gzipped  # joined once
 
 
 @pytest.mark.parametrize("scrapes", [0, 1])
@@ -78,7 +86,7 @@ def test_nothing_is_joined_until_asked(scrapes: int) -> None:
     assert (snapshot._pending is None) == bool(scrapes)
 
 
-def test_an_unchanged_family_keeps_its_bytes_and_piece() -> None:
+def test_an_unchanged_family_keeps_its_piece() -> None:
     snapshot = Snapshot()
     state = CollectorState("c", 15.0, 10.0, success=True)
     snapshot.add(state)
