@@ -68,7 +68,7 @@ class CollectorState:
     # each family of the last good run: its name, a digest of its text exposition and that
     # text compressed (zmon.gzipjoin), made once per run; the text itself is not kept
     rendered: list[tuple[str, bytes, gzipjoin.Piece]] = field(default_factory=list)
-    # the families whose samples the status views read (the others are kept as bytes only)
+    # the families whose samples the status views read (the others are kept compressed only)
     kept: list[Metric] = field(default_factory=list)
     success: bool | None = None
     has_data: bool = False

@@ -159,6 +159,37 @@ def test_compact_rows_give_the_samples_gauge_and_counter_would() -> None:
     ]
 
 
+def test_each_sample_reads_a_compact_family_without_keeping_its_samples() -> None:
+    seen = 0
+    for fam in awkward().families():
+        each = getattr(fam, "each_sample", None)
+        if each is None:
+            continue
+        compact = bool(fam.series()[1])
+        once = [(s.name, s.labels, repr(s.value)) for s in each()]
+        assert bool(fam.series()[1]) == compact  # nothing was built into the family
+        seen += compact
+        assert once == [(s.name, s.labels, repr(s.value)) for s in fam.samples], fam.name
+    assert seen >= 3
+
+
+def test_a_state_set_is_one_row_with_the_samples_it_had() -> None:
+    ms = MetricSet()
+    states = ("online", "degraded", "faulted")
+    ms.state_set("zmon_t_state", "States.", states, "degraded", {"pool": "p"})
+    ms.state_set("zmon_t_state", "States.", ("online",), "gone", {"pool": "q"})
+    ms.state_set("zmon_t_none", "No states: the family alone.", (), None)
+    fam = ms._families["zmon_t_state"]
+    assert isinstance(fam, RowFamily)
+    assert [(s.name, s.labels, s.value) for s in fam.samples] == [
+        ("zmon_t_state", {"pool": "p", "state": "online"}, 0.0),
+        ("zmon_t_state", {"pool": "p", "state": "degraded"}, 1.0),
+        ("zmon_t_state", {"pool": "p", "state": "faulted"}, 0.0),
+        ("zmon_t_state", {"pool": "q", "state": "online"}, 0.0),  # unknown: all 0
+    ]
+    assert "zmon_t_none" in ms._families and not ms._families["zmon_t_none"].samples
+
+
 def test_families_the_direct_path_leaves_to_the_client() -> None:
     odd = Metric("zmon_t_odd", "Has an OpenMetrics-only sample.", "counter")
     odd.add_sample("zmon_t_odd_total", {}, 1.0)

@@ -70,7 +70,10 @@ class Samples:
             # (the labels are the samples' own dicts: nothing here changes them)
             name: str | None = None
             rows: list[tuple[Labels, float]] = []
-            for s in fam.samples:
+            # a compact family's samples are made for this read only: kept, they were most of
+            # what the snapshot held for the views on a big host (benchmarks/README.md)
+            each = getattr(fam, "each_sample", None)  # (zmon.metrics' compact families)
+            for s in each() if each is not None else fam.samples:
                 if s.name != name:
                     name = s.name
                     rows = by_name.setdefault(name, [])
