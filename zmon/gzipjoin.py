@@ -33,7 +33,7 @@ class Piece(NamedTuple):
     size: int  # length of the text
 
 
-def piece(data: bytes | memoryview, level: int = 1) -> Piece:
+def piece(data: bytes, level: int = 1) -> Piece:
     """``data`` as raw deflate blocks that end on a byte boundary and are not final."""
     comp = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
     return Piece(comp.compress(data) + comp.flush(zlib.Z_SYNC_FLUSH), zlib.crc32(data), len(data))
