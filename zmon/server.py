@@ -15,15 +15,18 @@ bind-first reloads.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import Future
+from email.utils import formatdate
 from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
 
 from zmon.listen import BACKLOG, Listeners
 from zmon.snapshot import Snapshot
@@ -215,6 +218,8 @@ class _DeadlineProtocol(HttpToolsProtocol):
         self._arm_deadline()
 
     def data_received(self, data: bytes) -> None:
+        if isinstance(self.server_state, DatedState):
+            self.server_state.refresh_date()
         if self._header_deadline is None and (self.cycle is None or self.cycle.response_complete):
             self._arm_deadline()
         super().data_received(data)
@@ -239,6 +244,52 @@ class _DeadlineProtocol(HttpToolsProtocol):
         self._header_deadline = None
         if not self.transport.is_closing():
             self.transport.close()
+
+
+class DatedState(ServerState):
+    """uvicorn's state shared by a server's connections, whose Date header is brought up to
+    date by the requests themselves (``refresh_date``), so that no timer has to."""
+
+    def __init__(self, extra_headers: list[tuple[bytes, bytes]]) -> None:
+        super().__init__()
+        self._extra = extra_headers
+        self._second = -1
+
+    def refresh_date(self) -> None:
+        now = time.time()
+        if int(now) != self._second:
+            self._second = int(now)
+            self.default_headers = [(b"date", formatdate(now, usegmt=True).encode()), *self._extra]
+
+
+class QuietServer(uvicorn.Server):
+    """uvicorn's server without its timer: nothing wakes an idle front door.
+
+    uvicorn's main loop sleeps 0.1 s between checks of ``should_exit`` and refreshes the Date
+    header every tenth time: 0.25-0.3 % of a core with no client at all (measured; more than
+    the collectors of a small host), 0.05 % at one tick a second. Here each request refreshes
+    the header (``DatedState``) and ``request_exit`` wakes the loop, which otherwise sleeps.
+    """
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.server_state = DatedState(config.encoded_headers)
+        self._wake: asyncio.Event | None = None  # made in the serving loop
+        self._wake_loop: asyncio.AbstractEventLoop | None = None
+
+    async def main_loop(self) -> None:
+        self._wake = asyncio.Event()
+        self._wake_loop = asyncio.get_running_loop()
+        while not self.should_exit:
+            await self._wake.wait()
+
+    def request_exit(self) -> None:
+        """Ask the server to stop, from any thread."""
+        self.should_exit = True  # seen by the loop if it has not started waiting yet
+        loop, wake = self._wake_loop, self._wake
+        if loop is not None and wake is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nothing to wake
+                loop.call_soon_threadsafe(wake.set)
 
 
 class _Generation:
@@ -275,7 +326,7 @@ class _Generation:
         if ctx is not None:
             ctx.set_alpn_protocols(["http/1.1"])
         config.ssl = ctx
-        self.server = uvicorn.Server(config)
+        self.server = QuietServer(config)
         # Each generation serves duplicates of the listening sockets and closes them when it
         # stops; the originals stay open for the next generation.
         self._sockets = [s.dup() for s in sockets]
@@ -296,7 +347,7 @@ class _Generation:
             time.sleep(0.005)
 
     def stop(self, timeout: float = 10.0) -> None:
-        self.server.should_exit = True
+        self.server.request_exit()
         if self._done is not None:
             try:
                 self._done.result(timeout)
