@@ -121,10 +121,13 @@ class ZpoolIostat:
 
 def parse_zpool_iostat(data: bytes | str) -> ZpoolIostat:
     """Parse any ``zpool iostat`` table and/or ``-w`` output; raises ParseError naming a line."""
-    lines = _ANSI.sub("", decode(data)).splitlines()
-    if "\ufffd" in "".join(lines):
+    text = decode(data)
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\ufffd" in text:
         raise ParseError("input is not text")
-    if any("\t" in line for line in lines):
+    lines = text.splitlines()
+    if "\t" in text:
         result = _parse_scripted(lines)
     else:
         result = _parse_aligned(lines)
@@ -309,68 +312,80 @@ def _aligned_block(lines: list[str], i: int, name: str) -> tuple[HistogramBlock,
     return HistogramBlock(name, _columns(keys, rows), start), i
 
 
-_PLAIN_ROWS: dict[int, re.Pattern[str]] = {}  # values per row -> the pattern of its rows
+# A bucket label of a ``-p`` block (``1ns`` ... ``137s``); the few dozen labels that exist
+# are checked once each and remembered.
+_PLAIN_LABEL = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:ns|us|ms|s)\Z")
+_LABELS_SEEN: set[str] = set()
 
 
-def _plain_rows(values: int) -> re.Pattern[str]:
-    """Up to 37 rows of a ``-p`` block: a bucket label (``1ns`` ... ``137s``), then
-    ``values`` plain integers, each row a line."""
-    pattern = _PLAIN_ROWS.get(values)
-    if pattern is None:
-        pattern = _PLAIN_ROWS[values] = re.compile(
-            r"(?:[ \t]*[0-9]+(?:\.[0-9]+)?(?:ns|us|ms|s)(?:[ \t]+[0-9]+)"
-            + f"{{{values}}}"
-            + r"[ \t]*\n)"
-            + f"{{1,{HISTO_BUCKETS}}}"
-        )
-    return pattern
+def _plain_labels(labels: list[str]) -> bool:
+    if _LABELS_SEEN.issuperset(labels):
+        return True
+    if not all(_PLAIN_LABEL.match(label) for label in labels):
+        return False
+    if len(_LABELS_SEEN) < 1024:
+        _LABELS_SEEN.update(labels)
+    return True
 
 
 def _plain_block(
     lines: list[str], i: int, keys: tuple[str, ...]
 ) -> tuple[Mapping[str, tuple[int, ...]], int] | None:
-    """The rows of a ``-p`` block checked by one match, or None where they are not plain.
+    """The rows of a ``-p`` block read in one split, or None where they are not plain.
 
     A host with 1,000 disks prints 1,101 blocks of 37 rows: splitting them row by row, and
-    then into a string per number, was most of the parse (benchmarks/README.md). Here one
-    regular expression checks a block's rows (a bucket label, then integers); a column
-    becomes integers only when read. Anything unusual (a row of another width, human
-    numbers, too many rows) returns None, and the row-by-row reading gives the answer or
-    the error.
+    then into a string per number, was most of the parse (benchmarks/README.md). Here a
+    block is split once: every row's first word must be a bucket label and every other word
+    an integer (a word missing from a row, or one too many, puts an integer where a label
+    belongs or the reverse). The operation counts (``total_wait``, the first two columns,
+    read for every vdev) become integers at once; the other columns when first read.
+    Anything unusual (a row of another width, human numbers, too many rows) returns None,
+    and the row-by-row reading gives the answer or the error.
     """
-    text = "\n".join(lines[i : i + HISTO_BUCKETS + 1]) + "\n"
-    m = _plain_rows(len(keys)).match(text)
-    if m is None:
+    end = i + HISTO_BUCKETS  # the usual block: 37 rows, then a blank line or a rule
+    if end > len(lines) or (end < len(lines) and lines[end].lstrip()[:1] not in ("", "-")):
+        end, stop = i, min(len(lines), i + HISTO_BUCKETS + 1)
+        while end < stop and lines[end].lstrip()[:1] not in ("", "-"):
+            end += 1
+    rows, width = end - i, len(keys) + 1
+    if not 0 < rows <= HISTO_BUCKETS:
+        return None  # no rows, or one too many: read row by row
+    text = "\n".join(lines[i:end])
+    words = text.split()
+    if len(words) != rows * width or not _plain_labels(words[0::width]):
         return None
-    rows = text.count("\n", 0, m.end())
-    end = i + rows
-    if end < len(lines) and lines[end].lstrip()[:1] not in ("", "-"):
-        return None  # a row that is not plain (or one too many): read row by row
-    return _Columns(keys, text[: m.end()], rows), end
+    del words[0::width]
+    counts = "".join(words)
+    if not (counts.isascii() and counts.isdigit()):
+        return None
+    return _Columns(keys, text, words), end
 
 
 class _Columns(Mapping[str, tuple[int, ...]]):
-    """A plain block's columns, made integers when first read: of the 1,100 blocks of a big
-    host, ``histograms = "toplevel"`` reads all the columns of 101 and two (the operation
-    counts, ``total_wait``) of the rest. A read of one of those two makes both; a read of
-    another column makes all. The rows were checked to hold integers before."""
+    """A plain block's columns: the first two (``total_wait``, the operation counts) made
+    integers by the parse; the others when first read, all at once, from the block's text.
+    Of the 1,100 blocks of a big host, ``histograms = "toplevel"`` reads every column of
+    101 and only the first two of the rest. The words were checked to be integers before."""
 
-    def __init__(self, keys: tuple[str, ...], text: str, rows: int) -> None:
-        self._keys, self._text, self._rows = keys, text, rows
-        self._done: dict[str, tuple[int, ...]] = {}
+    def __init__(self, keys: tuple[str, ...], text: str, counts: list[str]) -> None:
+        self._keys, self._text = keys, text
+        n = len(keys)
+        self._done = {k: tuple(map(int, counts[j::n])) for j, k in enumerate(keys[:2])}
+        if len(self._done) == n:
+            self._text = ""
 
     def __getitem__(self, key: str) -> tuple[int, ...]:
         col = self._done.get(key)
         if col is None:
             if key not in self._keys:
                 raise KeyError(key)
-            k = self._keys.index(key) + 1
             width = len(self._keys) + 1
-            toks = self._text.split()
-            for j in (1, 2) if k <= 2 else range(1, width):
-                self._done.setdefault(self._keys[j - 1], tuple(map(int, toks[j::width])))
-            if len(self._done) == len(self._keys):
-                self._text = ""
+            words = self._text.split()
+            del words[0::width]
+            n = len(self._keys)
+            for j, k in enumerate(self._keys):
+                self._done.setdefault(k, tuple(map(int, words[j::n])))
+            self._text = ""
             col = self._done[key]
         return col
 
