@@ -215,8 +215,14 @@ class MetricSet:
         names: Sequence[str],
         values: Sequence[float | None],
     ) -> None:
-        kept = [(n, float(v)) for n, v in zip(names, values, strict=True) if v is not None]
-        if not kept:
+        if len(names) != len(values):
+            raise ValueError(f"{family}: {len(names)} label values for {len(values)} values")
+        if None in values:  # (a column printed as "-")
+            kept = [(n, float(v)) for n, v in zip(names, values, strict=True) if v is not None]
+            labels_kept, values_kept = [n for n, _ in kept], [v for _, v in kept]
+        else:
+            labels_kept, values_kept = list(names), [float(v) for v in values if v is not None]
+        if not labels_kept:
             return  # as gauge() with None: the family is not made either
         fam = self._families.get(family)
         if fam is None:
@@ -224,9 +230,9 @@ class MetricSet:
         elif fam.type != typ:
             raise ValueError(f"metric {family} used as {typ} and as {fam.type}")
         if isinstance(fam, RowFamily):
-            fam.add_row(dict(labels), key, [n for n, _ in kept], [v for _, v in kept])
+            fam.add_row(dict(labels), key, labels_kept, values_kept)
             return
-        for label, value in kept:  # a family made by gauge() or counter() before
+        for label, value in zip(labels_kept, values_kept, strict=True):  # a gauge() family
             fam.add_sample(name, {**labels, key: label}, value)
 
     def info(self, name: str, help_text: str, labels: Labels) -> None:

@@ -213,22 +213,28 @@ _TABLE_CELLS = tuple(
 )  # fmt: skip
 
 
-def _table(ms: MetricSet, prefix: str, row: VdevIostat, labels: dict[str, str]) -> None:
-    """A row's queue depths and lifetime averages: one compact row per family."""
-    v = row.values
-    if not v:
-        return
-    found: dict[str, tuple[str, str, list[str], list[float]]] = {}
+def _table_families() -> tuple[tuple[str, str, str, tuple[str, ...], tuple[str, ...]], ...]:
+    """``_TABLE_CELLS`` by family, in the order of their first cells: (suffix, help, label,
+    its values, their columns)."""
+    families: dict[str, tuple[str, str, list[str], list[str]]] = {}
     for suffix, text, key, label, column in _TABLE_CELLS:
-        value = v.get(column)
-        if value is not None:
-            got = found.get(suffix)
-            if got is None:
-                got = found[suffix] = (text, key, [], [])
-            got[2].append(label)
-            got[3].append(value)
-    for suffix, (text, key, names, values) in found.items():
-        ms.gauge_row(prefix + suffix, text, labels, key, names, values)
+        family = families.setdefault(suffix, (text, key, [], []))
+        family[2].append(label)
+        family[3].append(column)
+    return tuple((s, t, k, tuple(n), tuple(c)) for s, (t, k, n, c) in families.items())
+
+
+_TABLE_FAMILIES = _table_families()
+
+
+def _table(ms: MetricSet, prefix: str, row: VdevIostat, labels: dict[str, str]) -> None:
+    """A row's queue depths and lifetime averages: one compact row per family (a family
+    whose columns the table lacks, or prints as ``-``, gets nothing)."""
+    if not row.values:
+        return
+    get = row.values.get
+    for suffix, text, key, names, columns in _TABLE_FAMILIES:
+        ms.gauge_row(prefix + suffix, text, labels, key, names, [get(c) for c in columns])
 
 
 @register_parse_kind(
