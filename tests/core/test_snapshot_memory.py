@@ -50,7 +50,7 @@ def test_families_are_kept_compressed_and_plain_text_made_only_when_asked() -> N
     assert c1 is not None
     # a family is kept as a digest and a gzip piece: no plain bytes of it anywhere
     for name, digest, packed in c1.rendered:
-        assert len(digest) == 16 and isinstance(packed, gzipjoin.Piece), name
+        assert len(digest) == 20 and isinstance(packed, gzipjoin.Piece), name
         assert f"{name}".encode() in gzipjoin.inflate(packed)
     snapshot.rerender()
     expo = snapshot.exposition
