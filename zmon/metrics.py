@@ -227,6 +227,10 @@ class MetricSet:
         fam = self._families.get(family)
         if fam is None:
             fam = self._families[family] = RowFamily(family, help_text, typ)
+        elif type(fam) is Metric and not fam.samples and fam.type == typ:
+            # declared only (``declare`` fixes the families' order): rows from here on, in
+            # the declared place (zpool's 1,100 vdev state sets were 6,700 samples)
+            fam = self._families[family] = RowFamily(family, fam.documentation, typ)
         elif fam.type != typ:
             raise ValueError(f"metric {family} used as {typ} and as {fam.type}")
         if isinstance(fam, RowFamily):

@@ -190,6 +190,20 @@ def test_a_state_set_is_one_row_with_the_samples_it_had() -> None:
     assert "zmon_t_none" in ms._families and not ms._families["zmon_t_none"].samples
 
 
+def test_a_declared_family_still_takes_compact_rows_in_its_place() -> None:
+    """zpool declares every family first (their order); its 1,100 vdev state sets were then
+    added as 6,700 samples, each with its own label dict, and kept for the status views."""
+    ms = MetricSet()
+    ms.declare("zmon_t_first", "Declared first.")
+    ms.declare("zmon_t_state", "States, as declared.")
+    ms.gauge("zmon_t_first", "Declared first.", 1.0)
+    ms.state_set("zmon_t_state", "States.", ("online", "faulted"), "online", {"pool": "p"})
+    fam = ms._families["zmon_t_state"]
+    assert isinstance(fam, RowFamily) and fam.documentation == "States, as declared."
+    assert list(ms._families) == ["zmon_t_first", "zmon_t_state"]
+    assert render(ms.families()) == render_with_client(ms.families())
+
+
 def test_families_the_direct_path_leaves_to_the_client() -> None:
     odd = Metric("zmon_t_odd", "Has an OpenMetrics-only sample.", "counter")
     odd.add_sample("zmon_t_odd_total", {}, 1.0)
