@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from prometheus_client.core import Metric
 from prometheus_client.samples import Sample
@@ -221,7 +221,10 @@ class MetricSet:
             kept = [(n, float(v)) for n, v in zip(names, values, strict=True) if v is not None]
             labels_kept, values_kept = [n for n, _ in kept], [v for _, v in kept]
         else:
-            labels_kept, values_kept = list(names), [float(v) for v in values if v is not None]
+            labels_kept, values_kept = (
+                list(names),
+                [float(v) for v in cast(Sequence[float], values)],
+            )
         if not labels_kept:
             return  # as gauge() with None: the family is not made either
         fam = self._families.get(family)
