@@ -172,6 +172,8 @@ class Snapshot:
         self._pending: _Pending | None = None
         self._join_lock = threading.Lock()
         self._stale_seen: dict[str, bool] = {}
+        # same-named families of several collectors, merged: (their pieces, the merged piece)
+        self._merged: dict[str, tuple[list[gzipjoin.Piece], gzipjoin.Piece]] = {}
         self.start_time = time.time()
         # called after each rerender (the status page samples its history there)
         self.on_render: list[Callable[[], None]] = []
@@ -228,13 +230,21 @@ class Snapshot:
         for fam in self_metrics(states, now, self.start_time):
             sources.setdefault(fam.name, []).append(render([fam]))
         pieces: list[gzipjoin.Piece] = []
-        for items in sources.values():
+        merged: dict[str, tuple[list[gzipjoin.Piece], gzipjoin.Piece]] = {}
+        for name, items in sources.items():
             first = items[0]
             if len(items) == 1 and isinstance(first, gzipjoin.Piece):
                 pieces.append(first)
+                continue
+            parts = [t for t in items if isinstance(t, gzipjoin.Piece)]
+            before = self._merged.get(name)
+            if len(parts) == len(items) and before is not None and before[0] == parts:
+                merged[name] = before  # no collector of it ran since: merged already
             else:
                 texts = [gzipjoin.inflate(t) if isinstance(t, gzipjoin.Piece) else t for t in items]
-                pieces.append(gzipjoin.piece(_merge_texts(texts)))
+                merged[name] = (parts, gzipjoin.piece(_merge_texts(texts)))
+            pieces.append(merged[name][1])
+        self._merged = merged  # only what this rendering merged: nothing stays after it goes
         self._pending = _Pending(pieces, now)
         for listener in list(self.on_render):
             try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from zmon.host.blockdev import BlockDevice
@@ -25,8 +26,12 @@ _HCTL = re.compile(r"^(\d+):(\d+):(\d+):(\d+)$")
 
 
 def linux_devices(paths: Paths) -> list[BlockDevice]:
-    """Every entry of ``/sys/block`` and its partitions; empty if there is no sysfs."""
-    block = paths.sys("block")
+    """Every entry of ``/sys/block`` and its partitions; empty if there is no sysfs.
+
+    Paths are plain strings here: on a host with 1,000 disks a ``Path`` object per file read
+    was a third of building the map (benchmarks/README.md).
+    """
+    block = str(paths.sys("block"))
     try:
         names = sorted(os.listdir(block))
     except OSError:
@@ -35,8 +40,8 @@ def linux_devices(paths: Paths) -> list[BlockDevice]:
     slots = _enclosure_slots(paths)
     devices: list[BlockDevice] = []
     for name in names:
-        disk_dir = block / name
-        parts = _partitions(disk_dir)
+        disk_dir = os.path.join(block, name)
+        parts = _partitions(disk_dir, name)
         disk = _disk(paths, name, disk_dir, parts, links, slots)
         devices.append(disk)
         for part in parts:
@@ -55,15 +60,15 @@ def linux_devices(paths: Paths) -> list[BlockDevice]:
 def _disk(
     paths: Paths,
     name: str,
-    disk_dir: Path,
+    disk_dir: str,
     parts: list[str],
     links: dict[str, dict[str, list[str]]],
     slots: dict[str, str],
 ) -> BlockDevice:
     comps = _devpath_components(disk_dir)
-    dev_dir = disk_dir / "device"
-    hardware = dev_dir.exists()
-    udev = _udev_properties(paths, _read(disk_dir / "dev"))
+    dev_dir = os.path.join(disk_dir, "device")
+    hardware = os.path.exists(dev_dir)
+    udev = _udev_properties(paths, _read(os.path.join(disk_dir, "dev")))
     by_id = tuple(links.get(name, {}).get("by-id", []))
     by_path = tuple(links.get(name, {}).get("by-path", []))
     hctl = next((c for c in reversed(comps) if _HCTL.match(c)), None)
@@ -72,7 +77,7 @@ def _disk(
     if ata_port and hctl:
         _, channel, target, _ = (int(x) for x in hctl.split(":"))
         ata_device = f"{ata_port}.{channel + target:02d}"
-    vendor = (_read(dev_dir / "vendor") or "").strip()
+    vendor = (_read(os.path.join(dev_dir, "vendor")) or "").strip()
     nvme_ctrl = _nvme_controller(name, dev_dir) if name.startswith("nvme") else None
     return BlockDevice(
         name=name,
@@ -80,8 +85,10 @@ def _disk(
         hardware=hardware,
         model=_model(udev, dev_dir),
         serial=_serial(udev, disk_dir, dev_dir),
-        firmware=_first(
-            udev.get("ID_REVISION"), _read(dev_dir / "firmware_rev"), _read(dev_dir / "rev")
+        firmware=_first_of(
+            lambda: udev.get("ID_REVISION"),
+            lambda: _read(os.path.join(dev_dir, "firmware_rev")),
+            lambda: _read(os.path.join(dev_dir, "rev")),
         ),
         wwn=_wwn(by_id, udev, disk_dir, dev_dir),
         transport=_transport(name, comps, vendor, hardware),
@@ -121,37 +128,38 @@ def _transport(name: str, comps: list[str], vendor: str, hardware: bool) -> str:
     return ""
 
 
-def _nvme_controller(name: str, dev_dir: Path) -> str | None:
+def _nvme_controller(name: str, dev_dir: str) -> str | None:
     """The namespace's controller from its ``device`` link, else from its name.
 
     Under native multipath ``device`` is ``nvme-subsys0``; the name is then the best guess.
     """
-    target = os.path.basename(os.path.realpath(dev_dir)) if dev_dir.exists() else ""
+    target = os.path.basename(os.path.realpath(dev_dir)) if os.path.exists(dev_dir) else ""
     return target if is_nvme_controller(target) else nvme_controller(name)
 
 
-def _model(udev: dict[str, str], dev_dir: Path) -> str | None:
+def _model(udev: dict[str, str], dev_dir: str) -> str | None:
     enc = udev.get("ID_MODEL_ENC")
     if enc:
         decoded = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), enc).strip()
         if decoded:
             return decoded
-    return _first(_read(dev_dir / "model"), udev.get("ID_MODEL"))
+    return _first_of(lambda: _read(os.path.join(dev_dir, "model")), lambda: udev.get("ID_MODEL"))
 
 
-def _serial(udev: dict[str, str], disk_dir: Path, dev_dir: Path) -> str | None:
-    return _first(
-        udev.get("ID_SERIAL_SHORT"),
-        _read(dev_dir / "serial"),  # NVMe controller
-        _read(disk_dir / "serial"),  # virtio-blk
-        _vpd_serial(dev_dir / "vpd_pg80"),
+def _serial(udev: dict[str, str], disk_dir: str, dev_dir: str) -> str | None:
+    return _first_of(
+        lambda: udev.get("ID_SERIAL_SHORT"),
+        lambda: _read(os.path.join(dev_dir, "serial")),  # NVMe controller
+        lambda: _read(os.path.join(disk_dir, "serial")),  # virtio-blk
+        lambda: _vpd_serial(os.path.join(dev_dir, "vpd_pg80")),
     )
 
 
-def _vpd_serial(path: Path) -> str | None:
+def _vpd_serial(path: str) -> str | None:
     """Unit serial number from a raw VPD page 0x80 (4-byte header, then ASCII)."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError:
         return None
     if len(data) < 4 or data[1] != 0x80:
@@ -161,13 +169,15 @@ def _vpd_serial(path: Path) -> str | None:
     return text or None
 
 
-def _wwn(by_id: tuple[str, ...], udev: dict[str, str], disk_dir: Path, dev_dir: Path) -> str | None:
+def _wwn(by_id: tuple[str, ...], udev: dict[str, str], disk_dir: str, dev_dir: str) -> str | None:
     for link in by_id:
         if link.startswith("wwn-") and "-part" not in link:
             return link[len("wwn-") :]
     if udev.get("ID_WWN_WITH_EXTENSION") or udev.get("ID_WWN"):
         return udev.get("ID_WWN_WITH_EXTENSION") or udev.get("ID_WWN")
-    wwid = _first(_read(dev_dir / "wwid"), _read(disk_dir / "wwid"))
+    wwid = _first_of(
+        lambda: _read(os.path.join(dev_dir, "wwid")), lambda: _read(os.path.join(disk_dir, "wwid"))
+    )
     if not wwid:
         return None
     if wwid.startswith("naa."):
@@ -177,12 +187,19 @@ def _wwn(by_id: tuple[str, ...], udev: dict[str, str], disk_dir: Path, dev_dir: 
     return None  # t10. vendor strings are no WWN
 
 
-def _partitions(disk_dir: Path) -> list[str]:
+def _partitions(disk_dir: str, disk: str) -> list[str]:
+    """The disk's partitions: its entries named after it (``sda1``, ``nvme0n1p1``: the kernel
+    names every partition so) that hold a ``partition`` file. Only those are looked into,
+    not each of the 30 attribute entries of the disk's directory."""
     try:
         entries = os.listdir(disk_dir)
     except OSError:
         return []
-    parts = [e for e in entries if (disk_dir / e / "partition").is_file()]
+    parts = [
+        e
+        for e in entries
+        if e.startswith(disk) and os.path.isfile(os.path.join(disk_dir, e, "partition"))
+    ]
 
     def number(p: str) -> tuple[int, str]:
         m = re.search(r"(\d+)$", p)
@@ -191,7 +208,7 @@ def _partitions(disk_dir: Path) -> list[str]:
     return sorted(parts, key=number)
 
 
-def _devpath_components(disk_dir: Path) -> list[str]:
+def _devpath_components(disk_dir: str) -> list[str]:
     """Path components of where ``/sys/block/X`` points (``../devices/pci.../block/X``)."""
     try:
         target = os.readlink(disk_dir)
@@ -204,14 +221,14 @@ def _dev_links(paths: Paths) -> dict[str, dict[str, list[str]]]:
     """Kernel name -> {"by-id": [...], "by-path": [...]} from ``/dev/disk``."""
     out: dict[str, dict[str, list[str]]] = {}
     for kind in ("by-id", "by-path"):
-        base = paths.root("dev", "disk", kind)
+        base = str(paths.root("dev", "disk", kind))
         try:
             names = sorted(os.listdir(base))
         except OSError:
             continue
         for link in names:
             try:
-                target = os.readlink(base / link)
+                target = os.readlink(os.path.join(base, link))
             except OSError:
                 continue
             kernel = os.path.basename(target)
@@ -256,17 +273,21 @@ def _udev_properties(paths: Paths, devnum: str | None) -> dict[str, str]:
     return props
 
 
-def _read(path: Path, strip: bool = True) -> str | None:
+def _read(path: str | Path, strip: bool = True) -> str | None:
     try:
-        text = path.read_text(errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
     except OSError:
         return None
     text = text.strip() if strip else text
     return text or None
 
 
-def _first(*values: str | None) -> str | None:
-    for v in values:
+def _first_of(*sources: Callable[[], str | None]) -> str | None:
+    """The first non-blank value, asking each source only when those before gave none (a
+    file not read is a file not opened: most disks have every field from udev)."""
+    for source in sources:
+        v = source()
         if v and v.strip():
             return v.strip()
     return None

@@ -315,6 +315,28 @@ def test_disk_behind_a_raid_controller_takes_its_kernel_name_by_serial():
     assert status(ms, "sdq") == "ok"  # serial Z1Z2AB3C... is sdq in the map
 
 
+def test_a_pass_reads_the_device_map_once_however_many_disks_it_finds_by_serial():
+    # a pass over 500 disks lasts longer than the shared map is kept: asking the shared map
+    # per disk found by serial built the whole map again in the middle of the pass
+    responses = {
+        VERSION: VERSION_73,
+        smart_argv("megaraid,3", "/dev/bus/0"): SAS,
+        smart_argv("megaraid,4", "/dev/bus/0"): SAS,
+    }
+    ctx = make_ctx(
+        responses, options={"devices": ["/dev/bus/0=megaraid,3", "/dev/bus/0=megaraid,4"]}
+    )
+    shared = ctx.device_map
+    asked = []
+    ctx.device_map = lambda max_age=300.0: asked.append(max_age) or shared(max_age)  # type: ignore[method-assign]
+    c = collector(ctx)
+    ms = c.collect()
+    assert status(ms, "sdq") == "ok"
+    assert len(asked) == 1
+    c.collect()
+    assert len(asked) == 2  # the next pass reads it afresh
+
+
 def test_failed_scan_with_no_output_falls_back_to_the_map():
     responses = {
         VERSION: VERSION_73,

@@ -124,6 +124,7 @@ class SmartCollector(Collector):
         self.sleep: Callable[[float], None] = time.sleep
         self.clock: Callable[[], float] = time.time
         self.rng = random.Random()
+        self._pass_map: DeviceMap | None = None  # the device map of the current pass
 
     # ---- discovery ----
 
@@ -162,7 +163,7 @@ class SmartCollector(Collector):
 
     def targets(self) -> list[Target]:
         """The devices to check this run, each once, exclusions applied."""
-        dmap = self.ctx.device_map()
+        dmap = self._pass_map = self.ctx.device_map()
         explicit = [e for e in self.option("devices") if e.strip()]
         entries: list[ScanEntry] | None
         if explicit:
@@ -285,7 +286,10 @@ class SmartCollector(Collector):
         if state.status == "ok":
             state.report, state.read_at = report, self.clock()
             if target.provisional and report.serial:
-                found = self.ctx.device_map().by_serial(report.serial)
+                # the map the pass started with: a pass over 500 disks lasts longer than a
+                # map is kept, and each disk found by serial read the whole host again
+                dmap = self._pass_map or self.ctx.device_map()
+                found = dmap.by_serial(report.serial)
                 taken = {s.label for k, s in self._states.items() if k != key}
                 if found and found not in taken:
                     state.label = found
