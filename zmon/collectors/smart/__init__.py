@@ -223,6 +223,12 @@ class SmartCollector(Collector):
     # ---- checking ----
 
     def collect(self) -> MetricSet:
+        try:
+            return self._pass()
+        finally:
+            self._pass_map = None  # not kept until the next pass, 30 minutes on
+
+    def _pass(self) -> MetricSet:
         use_json = self._use_json()
         targets = self.targets()
         if not targets:
