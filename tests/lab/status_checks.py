@@ -30,7 +30,26 @@ LIVE: dict[tuple[str, str], tuple[str, set[str]]] = {
 }
 
 
+# (version, step) -> other headline starts a live run may show, each as right as the first.
+# Both versions: the I/O errors injected into the raidz's vdc during a scrub can leave
+# checksum errors charged to every child of the raidz (seen on 2.1.11: 54, 42 and 48 on vda,
+# vdb and vdc beside vdc's 589 read and 344 write errors). Both are warnings, and checksum
+# errors rank first, so the headline may name any child's checksum errors; io_errors must
+# still be among the findings.
+_RAIDZ_CHECKSUMS = tuple(
+    f"WARNING - {disk} (raidz1-0 of rz): data read back did not match its checksum"
+    for disk in ("vda", "vdb", "vdc")
+)
+ALSO: dict[tuple[str, str], tuple[str, ...]] = {
+    (version, checks.IO_ERRORS): _RAIDZ_CHECKSUMS for version in checks.VERSIONS
+}
+
 _KERNEL_NAME = re.compile(r"\((?:sd[a-z]+|vd[a-z]+|nvme\d+n\d+), ")
+
+
+def _others(version: str, step: str) -> str:
+    n = len(ALSO.get((version, step), ()))
+    return f" or {n} others" if n else ""
 
 
 def _unnamed(headline: str) -> str:
@@ -75,7 +94,9 @@ def status_results(
         got_code, report, out = run(url)
         headline = report["headline"] if report else out.strip().splitlines()[0] if out else ""
         found = {f["rule"] for f in report["findings"]} if report else set()
-        oks = (got_code == code, _unnamed(headline).startswith(_unnamed(head)), rules <= found)
+        heads = (head, *ALSO.get((version, step), ()))
+        starts = any(_unnamed(headline).startswith(_unnamed(h)) for h in heads)
+        oks = (got_code == code, starts, rules <= found)
         if all(oks) or clock() - start >= settle:
             break
         sleep(3.0)
@@ -86,6 +107,6 @@ def status_results(
 
     return [
         row(f"exit code {code}", oks[0], str(got_code)),
-        row(f"headline starts {head!r}", oks[1], repr(headline)),
+        row(f"headline starts {head!r}{_others(version, step)}", oks[1], repr(headline)),
         row(f"diagnoses include {sorted(rules)}", oks[2], str(sorted(found))),
     ]

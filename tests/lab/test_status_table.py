@@ -47,6 +47,35 @@ def test_a_wrong_answer_fails_after_the_settle_time() -> None:
     assert "FAIL" in rows[0].line() and "zmon status: exit code 1" in rows[0].line()
 
 
+@pytest.mark.parametrize("version", checks.VERSIONS)
+def test_the_io_errors_step_takes_a_raidz_childs_checksum_errors_first(version: str) -> None:
+    # a live 2.1.11 run charged checksum errors to every child of the raidz beside vdc's I/O
+    # errors; checksum errors rank first, so the headline named vda
+    def run(headline: str, rules: list[str]):  # type: ignore[no-untyped-def]
+        findings = [{"rule": r} for r in rules]
+        return lambda url: (1, {"headline": headline, "findings": findings}, "")
+
+    seen = (
+        "WARNING - vda (raidz1-0 of rz): data read back did not match its checksum (disk, "
+        "cable, controller or RAM) (and 3 more)"
+    )
+    rows = status_results(
+        checks.IO_ERRORS, version, "u", run=run(seen, ["checksum_errors", "io_errors"]), settle=0
+    )
+    assert all(r.ok for r in rows), [r.line() for r in rows]
+    assert "or 3 others" in rows[1].line()
+    # still wrong: a disk outside the raidz, or no I/O errors found
+    other = seen.replace("vda (raidz1-0 of rz)", "vdd (log of tank)")
+    rows = status_results(
+        checks.IO_ERRORS, version, "u", run=run(other, ["checksum_errors", "io_errors"]), settle=0
+    )
+    assert [r.ok for r in rows] == [True, False, True]
+    rows = status_results(
+        checks.IO_ERRORS, version, "u", run=run(seen, ["checksum_errors"]), settle=0
+    )
+    assert [r.ok for r in rows] == [True, True, False]
+
+
 def test_every_step_has_an_expectation_for_both_versions() -> None:
     for version in checks.VERSIONS:
         for step in checks.STEPS:
