@@ -89,13 +89,13 @@ def status_results(
 ) -> list[Result]:
     """Three rows for the step (exit code, headline, diagnoses), retried for ``settle`` s."""
     code, head, rules = expected(step, version)
+    heads = [_unnamed(h) for h in (head, *ALSO.get((version, step), ()))]
     start = clock()
     while True:
         got_code, report, out = run(url)
         headline = report["headline"] if report else out.strip().splitlines()[0] if out else ""
         found = {f["rule"] for f in report["findings"]} if report else set()
-        heads = (head, *ALSO.get((version, step), ()))
-        starts = any(_unnamed(headline).startswith(_unnamed(h)) for h in heads)
+        starts = any(_unnamed(headline).startswith(h) for h in heads)
         oks = (got_code == code, starts, rules <= found)
         if all(oks) or clock() - start >= settle:
             break

@@ -124,7 +124,6 @@ class SmartCollector(Collector):
         self.sleep: Callable[[float], None] = time.sleep
         self.clock: Callable[[], float] = time.time
         self.rng = random.Random()
-        self._pass_map: DeviceMap | None = None  # the device map of the current pass
 
     # ---- discovery ----
 
@@ -161,9 +160,10 @@ class SmartCollector(Collector):
         self._scan = (now, disks, entries)
         return entries
 
-    def targets(self) -> list[Target]:
-        """The devices to check this run, each once, exclusions applied."""
-        dmap = self._pass_map = self.ctx.device_map()
+    def targets(self, dmap: DeviceMap | None = None) -> list[Target]:
+        """The devices to check this run, each once, exclusions applied (named through
+        ``dmap``, by default the shared device map as it is now)."""
+        dmap = dmap or self.ctx.device_map()
         explicit = [e for e in self.option("devices") if e.strip()]
         entries: list[ScanEntry] | None
         if explicit:
@@ -223,14 +223,11 @@ class SmartCollector(Collector):
     # ---- checking ----
 
     def collect(self) -> MetricSet:
-        try:
-            return self._pass()
-        finally:
-            self._pass_map = None  # not kept until the next pass, 30 minutes on
-
-    def _pass(self) -> MetricSet:
         use_json = self._use_json()
-        targets = self.targets()
+        # one map for the whole pass: a pass over 500 disks lasts longer than the shared map
+        # is kept, and each disk found by serial read the whole host again
+        dmap = self.ctx.device_map()
+        targets = self.targets(dmap)
         if not targets:
             raise NoDataError("no disk that smartctl can read")
         ms = MetricSet()
@@ -239,7 +236,7 @@ class SmartCollector(Collector):
         for i, target in enumerate(targets):
             if i and jitter > 0:
                 self.sleep(self.rng.uniform(0.0, jitter))
-            state = self._check(target, use_json)
+            state = self._check(target, use_json, dmap)
             live.add((target.path, target.type))
             self._emit(ms, state)
         self._states = {k: v for k, v in self._states.items() if k in live}
@@ -254,7 +251,7 @@ class SmartCollector(Collector):
             argv += ["-d", target.type]
         return argv + [target.path]
 
-    def _check(self, target: Target, use_json: bool) -> DiskState:
+    def _check(self, target: Target, use_json: bool, dmap: DeviceMap) -> DiskState:
         key = (target.path, target.type)
         state = self._states.setdefault(key, DiskState(target.label))
         deadline = run_deadline.get()
@@ -292,9 +289,6 @@ class SmartCollector(Collector):
         if state.status == "ok":
             state.report, state.read_at = report, self.clock()
             if target.provisional and report.serial:
-                # the map the pass started with: a pass over 500 disks lasts longer than a
-                # map is kept, and each disk found by serial read the whole host again
-                dmap = self._pass_map or self.ctx.device_map()
                 found = dmap.by_serial(report.serial)
                 taken = {s.label for k, s in self._states.items() if k != key}
                 if found and found not in taken:
