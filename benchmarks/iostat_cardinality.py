@@ -1,17 +1,22 @@
 """Series count and parse cost of the iostat collector on a large host, for each option value.
 
 Builds the two outputs the collector reads (``zpool iostat -v -p -l -q`` and
-``zpool iostat -p -w -v``) for a synthetic host, in the 2.3 format of the lab captures, parses
-them and counts the exported series. Run: ``python benchmarks/iostat_cardinality.py [LEAVES]``
-(default 1000 leaf vdevs: 100 raidz2 top-level vdevs of 10 disks, in one pool).
+``zpool iostat -p -w -v``) for a synthetic host, in the 2.3 format of the lab captures (their
+column widths and bucket labels; each disk's numbers seeded by its name, a vdev's the sums of
+its disks'), parses them and counts the exported series. Run:
+``python benchmarks/iostat_cardinality.py [LEAVES]`` (default 1000 leaf vdevs: 100 raidz2
+top-level vdevs of 10 disks, in one pool).
 """
 
 from __future__ import annotations
 
+import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -19,14 +24,33 @@ from zmon.collectors.iostat import HISTOGRAM_MODES, iostat_metrics  # noqa: E402
 from zmon.parsers.pow2_histogram import BUCKET_SETS  # noqa: E402
 from zmon.parsers.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat  # noqa: E402
 
-TOP = (
-    "capacity operations bandwidth total_wait disk_wait syncq_wait asyncq_wait scrub trim "
-    "rebuild syncq_read syncq_write asyncq_read asyncq_write scrubq_read trimq_write "
-    "rebuildq_write"
+# The header lines of the lab's captures (OpenZFS 2.3.2, ``-p``), after their name column:
+# the generated outputs keep zpool's layout (widths, right-aligned numbers), not only its words.
+_TABLE_NAME_WIDTH = 29
+TABLE_TOP = (
+    " " * _TABLE_NAME_WIDTH
+    + "              capacity                         operations                         "
+    "bandwidth                   total_wait               disk_wait              syncq_wait"
+    "              asyncq_wait            scrub        trim     rebuild   syncq_read   "
+    "syncq_write   asyncq_read   asyncq_write  scrubq_read   trimq_write   rebuildq_write"
 )
-BOTTOM = "pool alloc free" + " read write" * 6 + " wait" * 3 + " pend activ" * 7
-HISTO_TOP = "total_wait disk_wait syncq_wait asyncq_wait"
-HISTO_BOTTOM = "latency" + " read write" * 4 + " scrub trim rebuild"
+TABLE_BOTTOM = (
+    "pool" + " " * (_TABLE_NAME_WIDTH - 4)
+    + "            alloc             free             read            write             read"
+    "            write        read       write        read       write        read       write"
+    "        read       write        wait        wait        wait" + "  pend  activ" * 7
+)
+_TABLE_WIDTHS = (15,) * 6 + (10,) * 11 + (5,) * 14
+HISTO_TOP = "   total_wait     disk_wait    syncq_wait    asyncq_wait"
+HISTO_BOTTOM = "".join(f"  {w:>5}" for w in ("read", "write") * 4 + ("scrub", "trim", "rebuild"))
+# the bucket labels ``zpool iostat -p -w`` prints (the upper bound of each power of two)
+HISTO_LABELS = (
+    "1ns 3ns 7ns 15ns 31ns 63ns 127ns 255ns 511ns 1us 2us 4us 8us 16us 32us 65us 131us 262us "
+    "524us 1ms 2ms 4ms 8ms 16ms 33ms 67ms 134ms 268ms 536ms 1s 2s 4s 8s 17s 34s 68s 137s"
+).split()
+# where each -w column of a spinning disk peaks (bucket index): total and disk wait of reads
+# and writes, sync/async queue waits, scrub, trim and rebuild waits
+_PEAKS = (21, 18, 20, 17, 12, 13, 14, 15, 20, None, None)
 
 
 def host_rows(leaves: int, width: int = 10) -> list[tuple[int, str]]:
@@ -38,23 +62,87 @@ def host_rows(leaves: int, width: int = 10) -> list[tuple[int, str]]:
     return rows
 
 
+def _sums(rows: list[tuple[int, str]], leaf: Callable[[str], list[list[int]] | list[int]]):  # type: ignore[no-untyped-def]
+    """Each row's numbers: a leaf's own (seeded by its name), a vdev's the sum of its leaves'."""
+    out: list[Any] = [None] * len(rows)
+    for i in range(len(rows) - 1, -1, -1):
+        depth, name = rows[i]
+        below = []
+        for j in range(i + 1, len(rows)):
+            if rows[j][0] <= depth:
+                break
+            if rows[j][0] == depth + 1:
+                below.append(out[j])
+        out[i] = leaf(name) if not below else _add(below)
+    return out
+
+
+def _add(items: list[Any]) -> Any:  # noqa: ANN401 - lists of ints, nested or not
+    if isinstance(items[0], list):
+        return [_add([it[k] for it in items]) for k in range(len(items[0]))]
+    return sum(items)
+
+
+def _leaf_table(name: str) -> list[int]:
+    rng = random.Random(f"table:{name}")
+    ops = [rng.randrange(5, 400), rng.randrange(5, 600)]
+    bandwidth = [o * rng.randrange(4096, 131072) for o in ops]
+    waits = [rng.randrange(50_000, 20_000_000) for _ in range(11)]
+    queues = [rng.choice((0, 0, 0, 0, 1, 2, 5)) for _ in range(14)]
+    return [0, 0, *ops, *bandwidth, *waits, *queues]
+
+
 def table_text(rows: list[tuple[int, str]]) -> str:
-    lines = [TOP, BOTTOM, "-" * 40]
-    for depth, name in rows:
-        cap = "0 0" if depth == 2 else "1000000 9000000"
-        values = f"{cap} 3 40 12000 300000" + " 800000" * 8 + " - - -" + " 0" * 14
-        lines.append(" " * (2 * depth) + f"{name}  {values}")
+    """``zpool iostat -v -p -l -q`` of these rows, laid out as zpool prints it: a leaf's
+    numbers seeded by its name, a vdev's the sums of its leaves' (capacity at the vdevs)."""
+    values = _sums(rows, _leaf_table)
+    lines = [TABLE_TOP, TABLE_BOTTOM, "  ".join("-" * w for w in (_TABLE_NAME_WIDTH, *_TABLE_WIDTHS))]
+    for (depth, name), numbers in zip(rows, values, strict=True):
+        cells = [str(v) for v in numbers]
+        if depth < 2:
+            cells[0], cells[1] = "1000000", "9000000"
+        cells[14:17] = ["-", "-", "-"]  # scrub, trim and rebuild waits: no such I/Os
+        cells[12] = "-" if depth == 2 else cells[12]  # (the lab's leaves had no async reads)
+        text = " " * (2 * depth) + name
+        lines.append(
+            f"{text:<{_TABLE_NAME_WIDTH}}"
+            + "".join(f"  {c:>{w}}" for c, w in zip(cells, _TABLE_WIDTHS, strict=True))
+        )
     return "\n".join(lines) + "\n"
 
 
+def _leaf_histogram(name: str) -> list[list[int]]:
+    """A disk's 37 rows of 11 counts: each column a hump around its peak, seeded by ``name``."""
+    rng = random.Random(f"histogram:{name}")
+    columns = []
+    for peak in _PEAKS:
+        if peak is None:
+            columns.append([0] * HISTO_BUCKETS)
+            continue
+        top = 10 ** rng.uniform(3.0, 7.0)
+        centre = peak + rng.randrange(-2, 3)
+        columns.append(
+            [
+                int(top * 0.45 ** abs(j - centre) * rng.uniform(0.6, 1.4))
+                if abs(j - centre) <= 9 else 0
+                for j in range(HISTO_BUCKETS)
+            ]
+        )  # fmt: skip
+    return [list(row) for row in zip(*columns, strict=True)]
+
+
 def histogram_text(rows: list[tuple[int, str]]) -> str:
+    """``zpool iostat -p -w -v`` of these rows, laid out as zpool prints it (name column as
+    wide as the longest name, counts right-aligned in columns of 5 that wider numbers push
+    on): a leaf's counts seeded by its name, a vdev's the sums of its leaves'."""
+    width = max(10, *(len(name) for _, name in rows))
     out = []
-    for _, name in rows:
-        out += ["", f"{name}  {HISTO_TOP}", HISTO_BOTTOM, "-" * 40]
-        for j in range(HISTO_BUCKETS):
-            count = 1000 >> abs(j - 18) if abs(j - 18) < 10 else 0
-            out.append(f"{j}ns" + f" {count}" * 11)
-        out.append("-" * 40)
+    for (_, name), counts in zip(rows, _sums(rows, _leaf_histogram), strict=True):
+        out += ["", f"{name:<{width}}{HISTO_TOP}", f"{'latency':<{width}}{HISTO_BOTTOM}"]
+        out.append("-" * width + "  -----" * 11)
+        for label, row in zip(HISTO_LABELS, counts, strict=True):
+            out.append(f"{label:<{width}}" + "".join(f"  {c:>5}" for c in row))
+        out.append("-" * (width + 77))
     return "\n".join(out) + "\n"
 
 

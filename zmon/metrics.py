@@ -295,6 +295,27 @@ class MetricSet:
         fam.add_sample(name + "_count", base, float(count))
         fam.add_sample(name + "_sum", base, float(total))
 
+    def histogram_cumulative(
+        self,
+        name: str,
+        help_text: str,
+        les: tuple[str, ...],
+        cumulative: list[float],
+        count: float,
+        total: float,
+        labels: Labels,
+    ) -> None:
+        """``histogram`` from ready parts: the ``le`` labels of the bounds (``bucket_les``,
+        without ``+Inf``) and the cumulative count at each; what ``histogram`` adds for the
+        same buckets, with less to do for each of a big host's 12,000 histograms a run."""
+        fam = self._family(name, help_text, "histogram")
+        if not isinstance(fam, HistogramFamily) or len(les) != len(cumulative):
+            pairs = list(zip(map(float, les), cumulative, strict=True))
+            self.histogram(name, help_text, pairs, count, total, labels)
+            return
+        count = float(count)
+        fam.add_series(dict(labels), (*les, "+Inf"), [*cumulative, count], count, float(total))
+
     def extend(self, other: MetricSet) -> None:
         """Merge another set's families into this one."""
         for fam in other.families():
@@ -334,6 +355,11 @@ def has_samples(fam: Metric) -> bool:
     if isinstance(fam, HistogramFamily | RowFamily):
         return fam.has_samples()
     return bool(fam.samples)
+
+
+def bucket_les(bounds: tuple[float, ...]) -> tuple[str, ...]:
+    """The ``le`` labels ``histogram`` gives these bounds (without ``+Inf``)."""
+    return _les(bounds)
 
 
 @functools.lru_cache(maxsize=256)

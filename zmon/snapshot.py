@@ -217,7 +217,8 @@ class Snapshot:
 
         Each collector's families were rendered and compressed when its run finished, so this
         lists pieces; only a family name that several collectors share is merged here (by its
-        text: one HELP and TYPE, then every collector's samples in turn).
+        text: one HELP and TYPE, then every collector's samples in turn). zmon's own families
+        (``self_metrics``), new at every rendering, are compressed together as one piece.
         """
         now = time.time()
         with self._lock:
@@ -227,8 +228,12 @@ class Snapshot:
             for s in states:
                 for name, _, packed in s.rendered:
                     sources.setdefault(name, []).append(packed)
+        own: list[Metric] = []  # zmon's own families that no collector's share a name with
         for fam in self_metrics(states, now, self.start_time):
-            sources.setdefault(fam.name, []).append(render([fam]))
+            if fam.name in sources:
+                sources[fam.name].append(render([fam]))
+            else:
+                own.append(fam)
         pieces: list[gzipjoin.Piece] = []
         merged: dict[str, tuple[list[gzipjoin.Piece], gzipjoin.Piece]] = {}
         for name, items in sources.items():
@@ -244,6 +249,8 @@ class Snapshot:
                 texts = [gzipjoin.inflate(t) if isinstance(t, gzipjoin.Piece) else t for t in items]
                 merged[name] = (parts, gzipjoin.piece(_merge_texts(texts)))
             pieces.append(merged[name][1])
+        if own:  # they change at every rendering: one piece for all, not one for each
+            pieces.append(gzipjoin.piece(render(own)))
         self._merged = merged  # only what this rendering merged: nothing stays after it goes
         self._pending = _Pending(pieces, now)
         for listener in list(self.on_render):

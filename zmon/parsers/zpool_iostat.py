@@ -19,7 +19,7 @@ histograms are refused. Column groups come from the header, never from positions
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zmon.errors import ParseError
@@ -285,18 +285,30 @@ def _aligned_block(lines: list[str], i: int, name: str) -> tuple[HistogramBlock,
     i += 2
     if i < len(lines) and _DASHES.match(lines[i].strip()):
         i += 1
-    width = len(keys) + 1
     fast = _plain_block(lines, i, keys)
     if fast is not None:
         columns, i = fast
         return HistogramBlock(name, columns, start), i
+    rows, i = _read_rows(lines, i, keys)
+    if not rows:
+        raise ParseError("latency histogram without rows", start, lines[start - 1])
+    return HistogramBlock(name, _columns(keys, rows), start), i
+
+
+def _read_rows(
+    lines: list[str], i: int, keys: tuple[str, ...], first_line: int | None = None
+) -> tuple[list[list[int]], int]:
+    """A block's rows read one by one, from ``lines[i]`` to the rule or blank line after
+    them. Errors name the line: ``lines[i]`` is line ``first_line`` (by default ``i + 1``)."""
+    offset = 1 if first_line is None else first_line - i
+    width = len(keys) + 1
     rows: list[list[int]] = []
     while i < len(lines):
         toks = lines[i].split()
         if not toks or toks[0][0] == "-":
             break  # the closing rule or the blank line before the next block
         if len(rows) >= HISTO_BUCKETS or len(toks) != width or not _NICETIME.match(toks[0]):
-            raise ParseError("not a latency histogram row", i + 1, lines[i])
+            raise ParseError("not a latency histogram row", i + offset, lines[i])
         counts = toks[1:]
         joined = "".join(counts)
         try:
@@ -305,11 +317,9 @@ def _aligned_block(lines: list[str], i: int, name: str) -> tuple[HistogramBlock,
             else:
                 rows.append([int(t) if t.isascii() and t.isdigit() else _count(t) for t in counts])
         except ValueError as exc:
-            raise ParseError(str(exc), i + 1, lines[i]) from None
+            raise ParseError(str(exc), i + offset, lines[i]) from None
         i += 1
-    if not rows:
-        raise ParseError("latency histogram without rows", start, lines[start - 1])
-    return HistogramBlock(name, _columns(keys, rows), start), i
+    return rows, i
 
 
 # A bucket label of a ``-p`` block (``1ns`` ... ``137s``); the few dozen labels that exist
@@ -318,7 +328,7 @@ _PLAIN_LABEL = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:ns|us|ms|s)\Z")
 _LABELS_SEEN: set[str] = set()
 
 
-def _plain_labels(labels: list[str]) -> bool:
+def _plain_labels(labels: Sequence[str]) -> bool:
     if _LABELS_SEEN.issuperset(labels):
         return True
     if not all(_PLAIN_LABEL.match(label) for label in labels):
@@ -331,63 +341,80 @@ def _plain_labels(labels: list[str]) -> bool:
 def _plain_block(
     lines: list[str], i: int, keys: tuple[str, ...]
 ) -> tuple[Mapping[str, tuple[int, ...]], int] | None:
-    """The rows of a ``-p`` block read in one split, or None where they are not plain.
+    """A ``-p`` block's rows, read as far as every vdev needs them, or None where they are
+    not plain.
 
-    A host with 1,000 disks prints 1,101 blocks of 37 rows: splitting them row by row, and
-    then into a string per number, was most of the parse (benchmarks/README.md). Here a
-    block is split once: every row's first word must be a bucket label and every other word
-    an integer (a word missing from a row, or one too many, puts an integer where a label
-    belongs or the reverse). The operation counts (``total_wait``, the first two columns,
-    read for every vdev) become integers at once; the other columns when first read.
-    Anything unusual (a row of another width, human numbers, too many rows) returns None,
-    and the row-by-row reading gives the answer or the error.
+    A host with 1,000 disks prints 1,101 blocks of 37 rows, and of most of them only the
+    first two columns are read (``total_wait``: the operation counts of every vdev);
+    ``histograms = "toplevel"`` reads every column of 101. Splitting every row into a string
+    per number was most of the parse (benchmarks/README.md). Here each row is split only
+    into its bucket label, the first two counts and the rest: the label must be a bucket's
+    and the two counts integers. The other columns are read, and checked, when first asked
+    for (``_Columns``). Anything unusual (no rows, too many, human numbers in the first two
+    columns) returns None, and the row-by-row reading gives the answer or the error.
     """
     end = i + HISTO_BUCKETS  # the usual block: 37 rows, then a blank line or a rule
     if end > len(lines) or (end < len(lines) and lines[end].lstrip()[:1] not in ("", "-")):
         end, stop = i, min(len(lines), i + HISTO_BUCKETS + 1)
         while end < stop and lines[end].lstrip()[:1] not in ("", "-"):
             end += 1
-    rows, width = end - i, len(keys) + 1
-    if not 0 < rows <= HISTO_BUCKETS:
+    if not 0 < end - i <= HISTO_BUCKETS:
         return None  # no rows, or one too many: read row by row
-    text = "\n".join(lines[i:end])
-    words = text.split()
-    if len(words) != rows * width or not _plain_labels(words[0::width]):
+    block = lines[i:end]
+    first = min(2, len(keys))  # the columns read at once
+    parts = first + 1 + (len(keys) > first)  # the label, those columns, the rest if any
+    heads = [line.split(None, parts - 1) for line in block]
+    if set(map(len, heads)) != {parts}:
         return None
-    del words[0::width]
-    counts = "".join(words)
-    if not (counts.isascii() and counts.isdigit()):
+    labels, *counts = list(zip(*heads, strict=True))[: first + 1]  # by column
+    joined = "".join(map("".join, counts))
+    if not (joined.isascii() and joined.isdigit() and _plain_labels(labels)):
         return None
-    return _Columns(keys, text, words), end
+    done = {key: tuple(map(int, column)) for key, column in zip(keys, counts, strict=False)}
+    rest = [h[-1] for h in heads] if len(keys) > first else []
+    return _Columns(keys, done, rest, block, i + 1), end
 
 
 class _Columns(Mapping[str, tuple[int, ...]]):
-    """A plain block's columns: the first two (``total_wait``, the operation counts) made
-    integers by the parse; the others when first read, all at once, from the block's text.
-    Of the 1,100 blocks of a big host, ``histograms = "toplevel"`` reads every column of
-    101 and only the first two of the rest. The words were checked to be integers before."""
+    """A plain block's columns: the first two (``total_wait``, the operation counts) read by
+    the parse; the others when one of them is first asked for, all at once, from the
+    block's rows (a row that is not plain there raises ParseError naming its line)."""
 
-    def __init__(self, keys: tuple[str, ...], text: str, counts: list[str]) -> None:
-        self._keys, self._text = keys, text
-        n = len(keys)
-        self._done = {k: tuple(map(int, counts[j::n])) for j, k in enumerate(keys[:2])}
-        if len(self._done) == n:
-            self._text = ""
+    def __init__(
+        self,
+        keys: tuple[str, ...],
+        done: dict[str, tuple[int, ...]],
+        rest: list[str],
+        rows: list[str],
+        first_line: int,
+    ) -> None:
+        self._keys, self._done = keys, done
+        self._rest = rest  # each row past the columns done
+        self._rows = rows if rest else []  # for the row-by-row reading and its errors
+        self._first_line = first_line
 
     def __getitem__(self, key: str) -> tuple[int, ...]:
         col = self._done.get(key)
         if col is None:
             if key not in self._keys:
                 raise KeyError(key)
-            width = len(self._keys) + 1
-            words = self._text.split()
-            del words[0::width]
-            n = len(self._keys)
-            for j, k in enumerate(self._keys):
-                self._done.setdefault(k, tuple(map(int, words[j::n])))
-            self._text = ""
+            self._read_all()
             col = self._done[key]
         return col
+
+    def _read_all(self) -> None:
+        keys = self._keys[len(self._done) :]
+        words = "\n".join(self._rest).split()
+        counts = "".join(words)
+        if len(words) == len(self._rest) * len(keys) and counts.isascii() and counts.isdigit():
+            n = len(keys)
+            columns = {k: tuple(map(int, words[j::n])) for j, k in enumerate(keys)}
+        else:  # a row of another width, or human numbers: read row by row (or name the line)
+            rows, _ = _read_rows(self._rows, 0, self._keys, self._first_line)
+            columns = _columns(self._keys, rows)
+        for k, col in columns.items():
+            self._done.setdefault(k, col)
+        self._rest, self._rows = [], []
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)

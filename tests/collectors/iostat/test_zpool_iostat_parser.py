@@ -273,3 +273,31 @@ def test_plain_block_leaves_odd_rows_to_the_row_reader() -> None:
     assert zpool_iostat._plain_block(good, 0, ("a", "b")) == ({"a": (0, 1), "b": (0, 2)}, 2)
     for odd in (["1ns 0 0 0", "3ns 1"], ["1ns 0 1K", "3ns 1 2"], ["1 0 0", "3 1 2"]):
         assert zpool_iostat._plain_block(odd, 0, ("a", "b")) is None
+
+
+def _one_block(rows: list[str]) -> str:
+    head = "tank  total_wait disk_wait syncq_wait asyncq_wait\nlatency" + " read write" * 4
+    return head + " scrub trim rebuild\n----------\n" + "\n".join(rows) + "\n----------\n"
+
+
+def test_a_block_s_other_columns_are_read_and_checked_when_first_asked_for() -> None:
+    """The operation counts (the first two columns) are read by the parse, the rest of a
+    block when a column of it is asked for: most of a big host's blocks are read no
+    further (``histograms = "toplevel"``). A bad count there is an error, naming its line."""
+    good = [f"{n}ns" + f" {n}" * 11 for n in (1, 3, 7)]
+    columns = parse_zpool_iostat(_one_block(good)).histograms[0].columns
+    assert columns["total_wait_read"] == (1, 3, 7)
+    assert columns["rebuild_wait"] == (1, 3, 7) and columns.get("nothing") is None
+
+    human = [*good[:2], "7ns 7 7 1K" + " 7" * 8]  # human numbers past the first two columns
+    columns = parse_zpool_iostat(_one_block(human)).histograms[0].columns
+    assert columns["disk_wait_read"] == (1, 3, 1024)
+
+    for bad in ("7ns 7 7 x" + " 7" * 8, "7ns 7 7 7", "7ns 7 7" + " 7" * 10):
+        columns = parse_zpool_iostat(_one_block([*good[:2], bad])).histograms[0].columns
+        assert columns["total_wait_write"] == (1, 3, 7)  # what every vdev reads: still read
+        with pytest.raises(ParseError) as exc:
+            columns["syncq_wait_read"]  # noqa: B018 - the reading is the test
+        assert "line 6" in str(exc.value), bad
+    with pytest.raises(ParseError, match="line 6"):  # the first two columns: at the parse
+        parse_zpool_iostat(_one_block([*good[:2], "7ns x 7" + " 7" * 9]))

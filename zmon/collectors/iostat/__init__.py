@@ -8,14 +8,20 @@ as Prometheus histograms in seconds. See zmon/collectors/iostat/README.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import ClassVar
 
 import structlog
 
 from zmon.host import zfs_commands as cmds
-from zmon.metrics import MetricSet
-from zmon.parsers.pow2_histogram import BUCKET_SETS, FINE_EXPONENTS, iostat_buckets
+from zmon.metrics import MetricSet, bucket_les
+from zmon.parsers.pow2_histogram import (
+    BUCKET_SETS,
+    FINE_EXPONENTS,
+    bucket_bounds,
+    iostat_cumulative,
+)
 from zmon.parsers.zpool_iostat import (
     HistogramBlock,
     PoolIostat,
@@ -169,8 +175,13 @@ def _hist(
     labels: dict[str, str],
     exponents: tuple[int, ...],
 ) -> None:
-    buckets, count, total = iostat_buckets(rows, exponents)
-    ms.histogram(name, help_text, buckets, count, total, labels)
+    cumulative, count, total = iostat_cumulative(rows, exponents)
+    ms.histogram_cumulative(name, help_text, _les(exponents), cumulative, count, total, labels)
+
+
+@functools.lru_cache(maxsize=8)
+def _les(exponents: tuple[int, ...]) -> tuple[str, ...]:
+    return bucket_les(bucket_bounds(exponents))
 
 
 _OPS_HELP = (
