@@ -28,14 +28,16 @@ from zmon.parsers.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat  # noqa:
 # the generated outputs keep zpool's layout (widths, right-aligned numbers), not only its words.
 _TABLE_NAME_WIDTH = 29
 TABLE_TOP = (
-    " " * _TABLE_NAME_WIDTH
+    " "
+    * _TABLE_NAME_WIDTH
     + "              capacity                         operations                         "
     "bandwidth                   total_wait               disk_wait              syncq_wait"
     "              asyncq_wait            scrub        trim     rebuild   syncq_read   "
     "syncq_write   asyncq_read   asyncq_write  scrubq_read   trimq_write   rebuildq_write"
 )
 TABLE_BOTTOM = (
-    "pool" + " " * (_TABLE_NAME_WIDTH - 4)
+    "pool"
+    + " " * (_TABLE_NAME_WIDTH - 4)
     + "            alloc             free             read            write             read"
     "            write        read       write        read       write        read       write"
     "        read       write        wait        wait        wait" + "  pend  activ" * 7
@@ -96,7 +98,11 @@ def table_text(rows: list[tuple[int, str]]) -> str:
     """``zpool iostat -v -p -l -q`` of these rows, laid out as zpool prints it: a leaf's
     numbers seeded by its name, a vdev's the sums of its leaves' (capacity at the vdevs)."""
     values = _sums(rows, _leaf_table)
-    lines = [TABLE_TOP, TABLE_BOTTOM, "  ".join("-" * w for w in (_TABLE_NAME_WIDTH, *_TABLE_WIDTHS))]
+    lines = [
+        TABLE_TOP,
+        TABLE_BOTTOM,
+        "  ".join("-" * w for w in (_TABLE_NAME_WIDTH, *_TABLE_WIDTHS)),
+    ]
     for (depth, name), numbers in zip(rows, values, strict=True):
         cells = [str(v) for v in numbers]
         if depth < 2:
