@@ -126,11 +126,10 @@ def parse_zpool_iostat(data: bytes | str) -> ZpoolIostat:
         text = _ANSI.sub("", text)
     if "\ufffd" in text:
         raise ParseError("input is not text")
+    scripted = "\t" in text
     lines = text.splitlines()
-    if "\t" in text:
-        result = _parse_scripted(lines)
-    else:
-        result = _parse_aligned(lines)
+    del text  # the lines hold it all (a big host's -w output is 4 MB)
+    result = _parse_scripted(lines) if scripted else _parse_aligned(lines)
     if not result.pools and not result.histograms:
         raise ParseError("no zpool iostat table or -w histogram found")
     return result
@@ -371,8 +370,7 @@ def _plain_block(
     if not (joined.isascii() and joined.isdigit() and _plain_labels(labels)):
         return None
     done = {key: tuple(map(int, column)) for key, column in zip(keys, counts, strict=False)}
-    rest = [h[-1] for h in heads] if len(keys) > first else []
-    return _Columns(keys, done, rest, block, i + 1), end
+    return _Columns(keys, done, block, i + 1), end
 
 
 class _Columns(Mapping[str, tuple[int, ...]]):
@@ -384,13 +382,12 @@ class _Columns(Mapping[str, tuple[int, ...]]):
         self,
         keys: tuple[str, ...],
         done: dict[str, tuple[int, ...]],
-        rest: list[str],
         rows: list[str],
         first_line: int,
     ) -> None:
         self._keys, self._done = keys, done
-        self._rest = rest  # each row past the columns done
-        self._rows = rows if rest else []  # for the row-by-row reading and its errors
+        # one string, not the input's 37 lines: a big host's 1,101 blocks are 4 MB of text
+        self._text = "\n".join(rows) if len(done) < len(keys) else ""
         self._first_line = first_line
 
     def __getitem__(self, key: str) -> tuple[int, ...]:
@@ -403,18 +400,25 @@ class _Columns(Mapping[str, tuple[int, ...]]):
         return col
 
     def _read_all(self) -> None:
-        keys = self._keys[len(self._done) :]
-        words = "\n".join(self._rest).split()
+        width = len(self._keys) + 1
+        words = self._text.split()
+        labels = words[0::width]
+        del words[0::width]
         counts = "".join(words)
-        if len(words) == len(self._rest) * len(keys) and counts.isascii() and counts.isdigit():
-            n = len(keys)
-            columns = {k: tuple(map(int, words[j::n])) for j, k in enumerate(keys)}
+        if (
+            len(words) + len(labels) == (self._text.count("\n") + 1) * width
+            and counts.isascii()
+            and counts.isdigit()
+            and _plain_labels(labels)
+        ):
+            n = len(self._keys)
+            columns = {k: tuple(map(int, words[j::n])) for j, k in enumerate(self._keys)}
         else:  # a row of another width, or human numbers: read row by row (or name the line)
-            rows, _ = _read_rows(self._rows, 0, self._keys, self._first_line)
+            rows, _ = _read_rows(self._text.split("\n"), 0, self._keys, self._first_line)
             columns = _columns(self._keys, rows)
         for k, col in columns.items():
             self._done.setdefault(k, col)
-        self._rest, self._rows = [], []
+        self._text = ""
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
