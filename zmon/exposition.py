@@ -167,8 +167,11 @@ def _histogram_lines(family: str, series: list, lines: list[str]) -> bool:  # ty
         if "le" in base or not _labels_ok(base):
             return False
         items = sorted(base.items())
-        before = "".join([f'{k}="{esc(v)}",' for k, v in items if k < "le"])
-        after = "".join([f',{k}="{esc(v)}"' for k, v in items if k > "le"])
+        values_text = "".join(base.values())
+        if "\\" in values_text or "\n" in values_text or '"' in values_text:
+            items = [(k, esc(v)) for k, v in items]
+        before = "".join([f'{k}="{v}",' for k, v in items if k < "le"])
+        after = "".join([f',{k}="{v}"' for k, v in items if k > "le"])
         le_parts = le_texts.get(les)
         if le_parts is None:
             le_parts = le_texts[les] = [f'le="{esc(le)}"' for le in les]
@@ -180,7 +183,7 @@ def _histogram_lines(family: str, series: list, lines: list[str]) -> bool:  # ty
         tail = f"{after}}} ".replace("%", "%%")
         form = head + (tail + "%s\n" + head).join(le_parts) + tail + "%s\n"
         lines.append(form % values)
-        labels = ",".join([f'{k}="{esc(v)}"' for k, v in items])
+        labels = before + after[1:] if after else before[:-1]  # all of them, without le
         labels = f"{{{labels}}}" if labels else ""
         lines.append(f"{count_name}{labels} {go(count)}\n{sum_name}{labels} {go(total)}\n")
     return True

@@ -255,3 +255,18 @@ def test_big_host_exposition_passes_promtool(big_families: list[Metric]) -> None
         timeout=120,
     )
     assert result.returncode == 0, result.stdout.decode()[-2000:] + result.stderr.decode()[-2000:]
+
+
+def test_a_histogram_from_ready_cumulative_counts_is_the_same_histogram() -> None:
+    from zmon.metrics import bucket_les
+
+    bounds = (1e-06, 0.001, 1.0)
+    whole, ready = MetricSet(), MetricSet()
+    for labels in ({}, {"a": "1"}, {"zz": "x", "a": 'y"\\'}, {"pool": "50%s", "op": "read"}):
+        pairs = list(zip(bounds, (1, 5, 7), strict=True))
+        whole.histogram("zmon_t_seconds", "H.", pairs, 9, 0.25, labels)
+        les = bucket_les(bounds)
+        assert les == ("1e-06", "0.001", "1.0", "+Inf")
+        ready.histogram_cumulative("zmon_t_seconds", "H.", les, [1.0, 5.0, 7.0], 9, 0.25, labels)
+    assert render(ready.families()) == render(whole.families())
+    assert ready.families()[0].samples == whole.families()[0].samples
