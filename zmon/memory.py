@@ -1,6 +1,6 @@
 """Give memory back to the system between collector runs (glibc's allocator only).
 
-On a big host a collector's run peaks at tens of megabytes (10,000 datasets, a 1.5 MB iostat
+On a big host a collector's run peaks at tens of megabytes (10,000 datasets, a 4 MB iostat
 answer) and frees them when it ends. glibc keeps what was freed: each thread may get its own
 malloc arena (every run is a thread), and the top of a heap is returned only past a threshold.
 The daemon measured 190 MB RSS for 46 MB of live Python objects (benchmarks/README.md).
