@@ -69,38 +69,22 @@ def from_iostat_rows(rows: Sequence[int]) -> Pow2Histogram:
     return Pow2Histogram(counts, rows[last], total)
 
 
-def iostat_buckets(
-    rows: Sequence[int], exponents: Sequence[int] = FINE_EXPONENTS
-) -> tuple[list[tuple[float, float]], int, float]:
-    """``from_iostat_rows(rows)``'s buckets, count and sum in seconds, computed directly.
-
-    The same numbers as ``from_iostat_rows(rows).buckets(exponents)``, ``.count`` and
-    ``.sum_seconds``, without the intermediate mapping: per-vdev histograms on a big host are
-    tens of thousands of columns per run. Bucket ``2^e`` holds rows ``0 .. min(e, last) - 1``.
-    """
-    if not rows:
-        return [(_SECONDS[e], 0.0) for e in exponents], 0, 0.0
-    last = len(rows) - 1
-    running = [0, *accumulate(rows[:last])]
-    bounds, index = _bucket_index(tuple(exponents), last)
-    buckets = list(zip(bounds, map(float, map(running.__getitem__, index)), strict=True))
-    total = sum(map(mul, rows, _MIDPOINTS))  # zero rows add 0.0: the same sum as skipping them
-    return buckets, running[last] + rows[last], total / 1e9
-
-
 def iostat_cumulative(
     rows: Sequence[int], exponents: Sequence[int] = FINE_EXPONENTS
 ) -> tuple[list[float], int, float]:
-    """``iostat_buckets`` without the bounds: the cumulative count at each of ``exponents``
-    (in their order; ``bucket_bounds`` gives the bounds), the count and the sum in seconds.
-    A big host's ``histograms = "all"`` makes 12,000 histograms a run."""
+    """``from_iostat_rows(rows)``'s buckets, count and sum in seconds, computed directly.
+
+    The same numbers as ``from_iostat_rows(rows).buckets(exponents)`` (their counts, in
+    order; ``bucket_bounds`` gives the bounds), ``.count`` and ``.sum_seconds``, without the
+    intermediate mapping: a big host's ``histograms = "all"`` makes 12,000 histograms a run.
+    Bucket ``2^e`` holds rows ``0 .. min(e, last) - 1``.
+    """
     if not rows:
         return [0.0] * len(exponents), 0, 0.0
     last = len(rows) - 1
     running = [0, *accumulate(rows[:last])]
-    index = _bucket_index(tuple(exponents), last)[1]
-    total = sum(map(mul, rows, _MIDPOINTS))
-    cumulative = list(map(float, map(running.__getitem__, index)))
+    cumulative = list(map(float, map(running.__getitem__, _bucket_index(tuple(exponents), last))))
+    total = sum(map(mul, rows, _MIDPOINTS))  # zero rows add 0.0: the same sum as skipping them
     return cumulative, running[last] + rows[last], total / 1e9
 
 
@@ -110,8 +94,8 @@ def bucket_bounds(exponents: Sequence[int] = FINE_EXPONENTS) -> tuple[float, ...
 
 
 @lru_cache(maxsize=64)
-def _bucket_index(exponents: tuple[int, ...], last: int) -> tuple[tuple[float, ...], list[int]]:
-    return tuple(_SECONDS[e] for e in exponents), [min(e, last) for e in exponents]
+def _bucket_index(exponents: tuple[int, ...], last: int) -> list[int]:
+    return [min(e, last) for e in exponents]
 
 
 def from_upper_bounds(rows: Mapping[int, int]) -> Pow2Histogram:

@@ -17,6 +17,13 @@ from zmon.collectors.iostat import (
     iostat_metrics,
 )
 from zmon.exposition import render
+from zmon.parsers.pow2_histogram import (
+    COARSE_EXPONENTS,
+    FINE_EXPONENTS,
+    bucket_bounds,
+    from_iostat_rows,
+    iostat_cumulative,
+)
 from zmon.parsers.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat
 from zmon.registry import Context, NoDataError, Paths, collectors
 from zmon.replay import StaticRunner
@@ -273,3 +280,19 @@ def test_parse_kind_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert cli_main(["parse", "zpool-iostat", str(d / "zpool-iostat-p-r.txt")]) != 0
     err = capsys.readouterr().err
     assert "line 2" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("exponents", [FINE_EXPONENTS, COARSE_EXPONENTS])
+def test_cumulative_counts_are_those_of_the_histogram_they_stand_for(
+    exponents: tuple[int, ...],
+) -> None:
+    import random
+
+    rng = random.Random(3)
+    for rows in ([], [0] * HISTO_BUCKETS, [rng.randrange(10**6) for _ in range(HISTO_BUCKETS)]):
+        cumulative, count, total = iostat_cumulative(rows, exponents)
+        whole = from_iostat_rows(rows)
+        assert list(zip(bucket_bounds(exponents), cumulative, strict=True)) == whole.buckets(
+            exponents
+        )
+        assert (count, total) == (whole.count, whole.sum_seconds)
