@@ -87,13 +87,13 @@ class HistogramFamily(_CompactFamily[HistogramSeries]):
         out = []
         for base, les, cumulative, count, total in series:
             for le, value in zip(les, cumulative, strict=True):
-                out.append(Sample(name + "_bucket", {**base, "le": le}, value))
+                out.append(Sample(name + "_bucket", {**base, "le": le}, float(value)))
             out.append(Sample(name + "_count", dict(base), count))
             out.append(Sample(name + "_sum", dict(base), total))
         return out
 
 
-Row = tuple[dict[str, str], str, list[str], list[float]]
+Row = tuple[dict[str, str], str, Sequence[str], Sequence[float]]
 
 
 class RowFamily(_CompactFamily[Row]):
@@ -110,7 +110,7 @@ class RowFamily(_CompactFamily[Row]):
         self.sample_name = name + "_total" if typ == "counter" else name
 
     def add_row(
-        self, labels: dict[str, str], key: str, names: list[str], values: list[float]
+        self, labels: dict[str, str], key: str, names: Sequence[str], values: Sequence[float]
     ) -> None:
         """Samples ``{**labels, key: names[i]} = values[i]``, in that order."""
         if key in labels or self._plain:  # keep the order of samples added before
@@ -121,7 +121,7 @@ class RowFamily(_CompactFamily[Row]):
     def _build(self, rows: list[Row]) -> list[Sample]:
         name = self.sample_name
         return [
-            Sample(name, {**base, key: label}, value)
+            Sample(name, {**base, key: label}, float(value))
             for base, key, names, values in rows
             for label, value in zip(names, values, strict=True)
         ]
@@ -136,6 +136,7 @@ class MetricSet:
 
     def __init__(self) -> None:
         self._families: dict[str, Metric] = {}
+        self._last_labels: dict[str, str] = {}
 
     def _family(self, name: str, help_text: str, typ: str) -> Metric:
         fam = self._families.get(name)
@@ -218,13 +219,14 @@ class MetricSet:
         if len(names) != len(values):
             raise ValueError(f"{family}: {len(names)} label values for {len(values)} values")
         if None in values:  # (a column printed as "-")
-            kept = [(n, float(v)) for n, v in zip(names, values, strict=True) if v is not None]
-            labels_kept, values_kept = [n for n, _ in kept], [v for _, v in kept]
+            kept = [(n, v) for n, v in zip(names, values, strict=True) if v is not None]
+            labels_kept, values_kept = tuple([n for n, _ in kept]), [v for _, v in kept]
         else:
-            labels_kept, values_kept = (
-                list(names),
-                [float(v) for v in cast(Sequence[float], values)],
-            )
+            labels_kept, values_kept = tuple(names), list(cast(Sequence[float], values))
+        # The values are kept as they come (ints stay ints): a float made of each would be
+        # a new object for each of a big host's 22,000 table values a run. ``sum`` checks
+        # that they are numbers; whoever reads them as samples gets floats (``_build``).
+        sum(values_kept)
         if not labels_kept:
             return  # as gauge() with None: the family is not made either
         fam = self._families.get(family)
@@ -237,10 +239,19 @@ class MetricSet:
         elif fam.type != typ:
             raise ValueError(f"metric {family} used as {typ} and as {fam.type}")
         if isinstance(fam, RowFamily):
-            fam.add_row(dict(labels), key, labels_kept, values_kept)
+            fam.add_row(self._labels_copy(labels), key, labels_kept, values_kept)
             return
         for label, value in zip(labels_kept, values_kept, strict=True):  # a gauge() family
-            fam.add_sample(name, {**labels, key: label}, value)
+            fam.add_sample(name, {**labels, key: label}, float(value))
+
+    def _labels_copy(self, labels: Labels) -> dict[str, str]:
+        """A copy of ``labels`` for a row, shared with the row added before it if that had
+        the same labels: a collector adds a vdev's rows one family after another (``iostat``:
+        ten for each of 1,100 vdevs). Rows never change their labels."""
+        last = self._last_labels
+        if last != labels:
+            last = self._last_labels = dict(labels)
+        return last
 
     def info(self, name: str, help_text: str, labels: Labels) -> None:
         """Add an ``_info`` series with value 1 that carries metadata as labels."""

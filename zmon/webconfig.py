@@ -36,9 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import bcrypt
-import yaml
-
 from zmon.config import ConfigError
 
 TLS_VERSIONS = {
@@ -124,6 +121,8 @@ class WebConfig:
 
 def load_web_config(path: str | Path) -> WebConfig:
     """Read and validate an exporter-toolkit web config file. Raises ConfigError."""
+    import yaml  # here: PyYAML is 0.8 MB of RSS a daemon without a web config never needs
+
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -237,6 +236,8 @@ def _users(raw: Any, path: Path) -> dict[str, bytes]:
                 "expected a bcrypt hash ($2a$, $2b$ or $2y$), e.g. from "
                 "htpasswd -nBC 10 \"\" | tr -d ':\\n'",
             )
+        import bcrypt  # here and in BasicAuth: only a web config with users needs it
+
         try:
             bcrypt.checkpw(b"", hashed.encode())
         except ValueError:
@@ -283,7 +284,10 @@ class BasicAuth:
     _CACHE_SIZE = 256
 
     def __init__(self, users: dict[str, bytes]) -> None:
+        import bcrypt
+
         self.users = dict(users)
+        self._checkpw = bcrypt.checkpw
         self._salt = bcrypt.gensalt(4)  # random per process: a key for the cache digests
         self._dummy = bcrypt.hashpw(b"unknown user", bcrypt.gensalt(10))
         self._cache: OrderedDict[bytes, bool] = OrderedDict()
@@ -310,7 +314,7 @@ class BasicAuth:
         user, password = creds
         hashed = self.users.get(user)
         try:
-            ok = bcrypt.checkpw(password, hashed if hashed is not None else self._dummy)
+            ok = self._checkpw(password, hashed if hashed is not None else self._dummy)
         except ValueError:  # e.g. a password longer than bcrypt's 72 bytes
             ok = False
         ok = ok and hashed is not None

@@ -102,6 +102,14 @@ def awkward() -> MetricSet:
     ms.gauge("zmon_t_mixed", "A gauge first, then rows.", 1, {"a": "1"})
     ms.gauge_row("zmon_t_mixed", "A gauge first, then rows.", {"a": "2"}, "b", ("x",), (2,))
     ms.gauge_row("zmon_t_skipped", "Only None: no family.", {"a": "2"}, "b", ("x",), (None,))
+    ms.gauge_row(
+        "zmon_t_int_rows",
+        "Rows of ints, kept as ints.",
+        {"vdev": "sda"},
+        "col",
+        ("zero", "small", "past_2_53", "negative", "flag"),
+        (0, 7, 2**60 + 1, -3, True),
+    )
     return ms
 
 
@@ -157,6 +165,36 @@ def test_compact_rows_give_the_samples_gauge_and_counter_would() -> None:
         ("zmon_t_ops_total", {"vdev": "sdb", "op": "r"}, 5.0),
         ("zmon_t_ops_total", {"vdev": "sdc", "op": "r"}, 6.0),
     ]
+
+
+def test_rows_keep_ints_and_their_samples_read_floats() -> None:
+    fam = awkward()._families["zmon_t_int_rows"]
+    assert [(s.labels["col"], s.value) for s in fam.samples] == [
+        ("zero", 0.0), ("small", 7.0), ("past_2_53", float(2**60 + 1)), ("negative", -3.0),
+        ("flag", 1.0),
+    ]  # fmt: skip
+    assert all(type(s.value) is float for s in fam.samples)
+
+
+def test_a_row_value_that_is_no_number_is_refused() -> None:
+    with pytest.raises(TypeError):
+        MetricSet().gauge_row("zmon_t_rows", "Rows.", {"vdev": "sda"}, "op", ("r",), ("1",))
+
+
+def test_rows_one_after_another_share_equal_labels_and_not_the_callers_dict() -> None:
+    ms = MetricSet()
+    labels = {"pool": "p", "vdev": "sda"}
+    ms.gauge_row("zmon_t_a", "A.", labels, "op", ("r",), (1,))
+    ms.counter_row("zmon_t_b_total", "B.", labels, "op", ("r",), (2,))
+    labels["vdev"] = "sdb"  # the caller reuses its dict for the next vdev
+    ms.gauge_row("zmon_t_a", "A.", labels, "op", ("r",), (3,))
+    a, b = ms._families["zmon_t_a"], ms._families["zmon_t_b"]
+    assert isinstance(a, RowFamily) and isinstance(b, RowFamily)
+    (sda_a, sdb_a), (sda_b,) = a.series()[1], b.series()[1]
+    assert sdb_a[0] is not sda_a[0]
+    assert sda_a[0] is sda_b[0] and sda_a[0] is not labels  # one copy for sda's two rows
+    assert [s.labels["vdev"] for s in a.samples] == ["sda", "sdb"]
+    assert [s.labels["vdev"] for s in b.samples] == ["sda"]
 
 
 def test_each_sample_reads_a_compact_family_without_keeping_its_samples() -> None:

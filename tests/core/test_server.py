@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
+import sys
 import urllib.request
+from typing import Any
+
+import pytest
 
 from zmon.collectors.zpool import ZpoolCollector
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, Paths
 from zmon.replay import StaticRunner
 from zmon.scheduler import Scheduler
-from zmon.server import HTTPFrontend, make_app
+from zmon.server import ANSWERING, HTTPFrontend, make_app
 
 
 class One(Collector):
@@ -109,3 +114,34 @@ def test_history_observation_is_held_to_its_cpu_budget() -> None:
     t[0] = -1000.0
     call()
     assert calls[-1] == -1000.0
+
+
+def test_the_switch_interval_is_short_only_while_requests_are_answered() -> None:
+    s = Scheduler()
+    s.add(One(Context(paths=Paths(), runner=StaticRunner())), 60, 1)
+    s.workers["one"].run_once()
+    app = make_app(s.snapshot, lambda: True)
+    usual = sys.getswitchinterval()
+    seen: list[float] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        seen.append(sys.getswitchinterval())
+        await asyncio.sleep(0)  # the other request is answered meanwhile
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    def scope(path: str) -> dict[str, Any]:
+        return {"type": "http", "method": "GET", "path": path, "headers": [], "query_string": b""}
+
+    async def two_at_once() -> None:
+        await asyncio.gather(
+            app(scope("/metrics"), receive, send), app(scope("/healthz"), receive, send)
+        )
+        seen.append(sys.getswitchinterval())
+
+    asyncio.run(two_at_once())
+    # (the interpreter keeps the interval in whole microseconds)
+    assert seen[:-1] == [pytest.approx(ANSWERING.interval)] * 4
+    assert seen[-1] == usual == sys.getswitchinterval()
+    assert ANSWERING.interval < usual

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 from operator import mul
+from typing import cast
 
 # 2^10 ns (1.02 us) .. 2^36 ns (68.7 s): every power of two ("fine") or every fourth ("coarse").
 FINE_EXPONENTS: tuple[int, ...] = tuple(range(10, 37))
@@ -83,7 +84,12 @@ def iostat_cumulative(
         return [0.0] * len(exponents), 0, 0.0
     last = len(rows) - 1
     running = [0, *accumulate(rows[:last])]
-    cumulative = list(map(float, map(running.__getitem__, _bucket_index(tuple(exponents), last))))
+    # ints, not floats: a float would be a new object for each of the 30,000 counts a big
+    # host's run makes, where these are the running sums' own (the exposition and the
+    # samples read them as numbers)
+    cumulative = cast(
+        list[float], list(map(running.__getitem__, _bucket_index(tuple(exponents), last)))
+    )
     total = sum(map(mul, rows, _MIDPOINTS))  # zero rows add 0.0: the same sum as skipping them
     return cumulative, running[last] + rows[last], total / 1e9
 

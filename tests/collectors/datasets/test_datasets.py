@@ -296,3 +296,25 @@ def test_objset_reader_reads_only_what_is_asked_and_checks_names(tmp_path) -> No
     (pool / "objset-0x85").unlink()
     reader.scan(tmp_path)
     assert reader.get("tank/renamed") is None
+
+
+def test_objset_reader_keeps_its_maps_while_the_files_stay_the_same(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from zmon.collectors.datasets import ObjsetReader
+
+    pool = tmp_path / "tank"
+    pool.mkdir()
+    kstat = (LAB / H232 / "kstat-tank-objset-0x85.txt").read_text()
+    name = parse_objset("0x85", kstat).dataset
+    (pool / "objset-0x85").write_text(kstat)
+    reader = ObjsetReader()
+    reader.scan(tmp_path)
+    files = reader._files
+    reader.scan(tmp_path)
+    assert reader._files is files and reader.get(name) is not None
+    (pool / "objset-0x86").write_text(kstat.replace(name, "tank/new"))  # a dataset appears
+    reader.scan(tmp_path)
+    assert reader._files is not files and reader.get("tank/new") is not None
+    (pool / "objset-0x86").write_text(kstat.replace(name, "tank/renamed"))
+    assert reader.get("tank/new") is None  # renamed: its entries go ...
+    reader.scan(tmp_path)  # ... and the same files are read again to learn the new name
+    assert reader.get("tank/renamed") is not None and reader.get(name) is not None
