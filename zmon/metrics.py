@@ -278,7 +278,7 @@ class MetricSet:
             return
         # one compact row (``RowFamily``): a pool of 1,000 vdevs has 9,000 state series
         values = [1.0 if state == current else 0.0 for state in states]
-        self._row(name, help_text, "gauge", name, dict(labels or {}), label, states, values)
+        self._row(name, help_text, "gauge", name, labels or {}, label, states, values)
 
     def histogram(
         self,

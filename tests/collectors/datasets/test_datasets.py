@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pool_lab import LAB, build_procfs, context, snapshot_names, zfs_list_output
-from zmon.collectors.datasets import COLUMNS, DatasetsCollector, dataset_metrics, select
+from zmon.collectors.datasets import (
+    COLUMNS,
+    DatasetsCollector,
+    ObjsetReader,
+    dataset_metrics,
+    select,
+)
 from zmon.errors import ParseError
 from zmon.exposition import render
 from zmon.parsers.pool_kstats import parse_objset
@@ -274,14 +280,17 @@ def test_datasets_past_the_cap_are_counted_not_parsed(tmp_path, monkeypatch) -> 
         assert cap == 0 or len(parsed) < len(ds)
 
 
-def test_objset_reader_reads_only_what_is_asked_and_checks_names(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from zmon.collectors.datasets import ObjsetReader
-
+def _one_objset(tmp_path):  # type: ignore[no-untyped-def]
+    """A kstat directory with pool ``tank`` and one objset file: (pool dir, its text, dataset)."""
     pool = tmp_path / "tank"
     pool.mkdir()
     kstat = (LAB / H232 / "kstat-tank-objset-0x85.txt").read_text()
-    name = parse_objset("0x85", kstat).dataset
     (pool / "objset-0x85").write_text(kstat)
+    return pool, kstat, parse_objset("0x85", kstat).dataset
+
+
+def test_objset_reader_reads_only_what_is_asked_and_checks_names(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pool, kstat, name = _one_objset(tmp_path)
     reader = ObjsetReader()
     reader.scan(tmp_path)  # the new file is read once to learn its dataset
     assert reader.get(name) is not None and reader.get("tank/other") is None
@@ -299,13 +308,7 @@ def test_objset_reader_reads_only_what_is_asked_and_checks_names(tmp_path) -> No
 
 
 def test_objset_reader_keeps_its_maps_while_the_files_stay_the_same(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from zmon.collectors.datasets import ObjsetReader
-
-    pool = tmp_path / "tank"
-    pool.mkdir()
-    kstat = (LAB / H232 / "kstat-tank-objset-0x85.txt").read_text()
-    name = parse_objset("0x85", kstat).dataset
-    (pool / "objset-0x85").write_text(kstat)
+    pool, kstat, name = _one_objset(tmp_path)
     reader = ObjsetReader()
     reader.scan(tmp_path)
     files = reader._files
