@@ -254,10 +254,16 @@ def datasets(shape: Shape, rng: random.Random) -> tuple[list[str], str, str]:
         rows.append(
             f"{name}\t{kind}\t{used}\t{1 << 50}\t{used}\t1.35\t1.35\t0\t0\t0\t0\t"
             f"{used * 2}\t{used * 2}\t{used // 10}\t{used // 20}\t{used}\t0\t0\t"
-            f"{volsize}\n"
+            f"{volsize}\t{objset_id(i)}\n"
         )
     snaps = [f"{names[i % len(names)]}@auto-{i // len(names):04d}" for i in range(shape.snapshots)]
     return names, "".join(rows), "".join(s + "\n" for s in snaps)
+
+
+def objset_id(index: int) -> int:
+    """The objset id of the dataset ``datasets`` lists at ``index`` (its kstat file is
+    ``objset-0x<id>``)."""
+    return 0x100 + index
 
 
 def objset_kstat(template: str, name: str, rng: random.Random) -> str:
@@ -402,7 +408,7 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
     dcols = (
         "name,type,used,available,referenced,compressratio,refcompressratio,quota,"
         "refquota,reservation,refreservation,logicalused,logicalreferenced,written,"
-        "usedbysnapshots,usedbydataset,usedbychildren,usedbyrefreservation,volsize"
+        "usedbysnapshots,usedbydataset,usedbychildren,usedbyrefreservation,volsize,objsetid"
     )
     rec.add(["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", dcols], listing)
     rec.add(["zfs", "list", "-H", "-t", "snapshot", "-o", "name"], snaps)
@@ -421,7 +427,7 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
             shutil.copyfile(item, pool_dir / item.name)
     objset = (src / "rz" / "objset-0x36").read_text()
     for i, name in enumerate(names):
-        (pool_dir / f"objset-0x{0x100 + i:x}").write_text(objset_kstat(objset, name, rng))
+        (pool_dir / f"objset-0x{objset_id(i):x}").write_text(objset_kstat(objset, name, rng))
     params = root / "sys" / "module" / "zfs" / "parameters"
     params.mkdir(parents=True, exist_ok=True)
     for param in ("zfs_arc_max", "zfs_arc_min", "zfs_arc_meta_limit", "zfs_dirty_data_max"):

@@ -29,7 +29,7 @@ COLUMNS = (
     "name", "type", "used", "available", "referenced", "compressratio", "refcompressratio",
     "quota", "refquota", "reservation", "refreservation", "logicalused", "logicalreferenced",
     "written", "usedbysnapshots", "usedbydataset", "usedbychildren", "usedbyrefreservation",
-    "volsize",
+    "volsize", "objsetid",
 )  # fmt: skip
 
 
@@ -49,6 +49,13 @@ class Dataset:
     @property
     def depth(self) -> int:
         return self.name.count("/")
+
+    @property
+    def objsetid(self) -> int | None:
+        """The objset id (``objsetid``, OpenZFS 0.8 and later), which names the dataset's
+        kstat file ``objset-0x<id>`` in its pool's directory; None where zfs lacks it."""
+        text = self.text.get("objsetid", "")
+        return int(text) if text.isascii() and text.isdigit() else None
 
 
 def _value(prop: str, raw: str) -> float | None:

@@ -121,18 +121,40 @@ class ZpoolIostat:
 
 def parse_zpool_iostat(data: bytes | str) -> ZpoolIostat:
     """Parse any ``zpool iostat`` table and/or ``-w`` output; raises ParseError naming a line."""
-    text = decode(data)
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    if "\ufffd" in text:
-        raise ParseError("input is not text")
-    scripted = "\t" in text
-    lines = text.splitlines()
-    del text  # the lines hold it all (a big host's -w output is 4 MB)
+    lines, scripted = text_lines(data, LINES_PIECE)
     result = _parse_scripted(lines) if scripted else _parse_aligned(lines)
     if not result.pools and not result.histograms:
         raise ParseError("no zpool iostat table or -w histogram found")
     return result
+
+
+# Characters decoded and split at a time. A big host's ``-w -v`` answer is 4 MB: one
+# ``splitlines`` of it holds the interpreter for 5-7 ms, which every scrape waiting on the
+# event loop meanwhile feels (benchmarks/README.md, "Scrapes with 50 clients").
+LINES_PIECE = 1 << 16
+
+
+def text_lines(data: bytes | str, piece: int = LINES_PIECE) -> tuple[list[str], bool]:
+    """The input's lines, colour codes removed, and whether a tab makes it the scripted
+    (``-H``) form; ParseError if it is not text. Read ``piece`` characters at a time, each
+    piece ending at a newline (so a line, a ``\r\n`` or a UTF-8 character is never cut): the
+    lines are those of ``splitlines`` over the whole text."""
+    lines: list[str] = []
+    scripted = False
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    start, size = 0, len(data)
+    while start < size:
+        end = data.find(newline, start + max(1, piece) - 1)  # type: ignore[arg-type]
+        end = size if end < 0 else end + 1
+        text = decode(data[start:end])
+        if "\x1b" in text:
+            text = _ANSI.sub("", text)
+        if "\ufffd" in text:
+            raise ParseError("input is not text")
+        scripted = scripted or "\t" in text
+        lines += text.splitlines()
+        start = end
+    return lines, scripted
 
 
 def parse_nicetime(text: str) -> int | None:

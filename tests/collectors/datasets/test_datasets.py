@@ -321,3 +321,67 @@ def test_objset_reader_keeps_its_maps_while_the_files_stay_the_same(tmp_path) ->
     assert reader.get("tank/new") is None  # renamed: its entries go ...
     reader.scan(tmp_path)  # ... and the same files are read again to learn the new name
     assert reader.get("tank/renamed") is not None and reader.get(name) is not None
+
+
+@pytest.mark.parametrize("scenario", [H232, H2111])
+def test_each_datasets_objset_id_names_its_kstat_file(scenario: str) -> None:
+    """On both lab versions ``objset-0x<objsetid>`` in the pool's kstat directory is the
+    dataset's own file: the id ``zfs list`` gives is enough to find it."""
+    ds = parse_zfs_list(zfs_list_output(get_text(scenario), COLUMNS), COLUMNS)
+    assert ds and all(d.objsetid is not None for d in ds)
+    for d in ds:
+        kstat = LAB / scenario / f"kstat-{d.pool}-objset-0x{d.objsetid:x}.txt"
+        assert parse_objset(hex(d.objsetid), kstat.read_bytes()).dataset == d.name
+
+
+def test_objset_ids_spare_listing_every_kstat_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """With ``objsetid`` listed, the collector opens each exported dataset's own file and
+    never lists the kstat directory (10,000 files on a big host, each read on the first run);
+    the figures are those found by listing. A zfs without the column lists as before."""
+    import zmon.collectors.datasets as mod
+
+    procfs = build_procfs(LAB / H232, tmp_path / "proc")
+    text, older = get_text(H232), [c for c in COLUMNS if c != "objsetid"]
+    refused = b"bad property list: invalid property 'objsetid'\n"
+    without_ids = StaticRunner(
+        {
+            list_argv(COLUMNS): CommandResult(list_argv(COLUMNS), 2, b"", refused, 0.0),
+            list_argv(older): zfs_list_output(text, older),
+            SNAP_ARGV: snapshot_names(text),
+        }
+    )
+    listed = DatasetsCollector(context(without_ids, tmp_path, procfs=procfs)).collect()
+
+    def no_listing(kstat_dir):  # type: ignore[no-untyped-def]
+        raise AssertionError(f"listed {kstat_dir}")
+
+    monkeypatch.setattr(mod, "_objset_files", no_listing)
+    by_id = DatasetsCollector(context(runner_for(H232), tmp_path, procfs=procfs)).collect()
+    assert render(by_id.families()) == render(listed.families())
+    labels = {"pool": "tank", "dataset": "tank/big", "type": "filesystem"}
+    assert by_id.sample_value("zmon_dataset_written_bytes_total", labels) == 134217728
+
+
+def test_objset_reader_by_id_checks_the_name_and_lists_only_then(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import zmon.collectors.datasets as mod
+    from zmon.parsers.zfs_datasets import Dataset
+
+    pool, kstat, name = _one_objset(tmp_path)
+    lists: list[object] = []
+    real = mod._objset_files
+    monkeypatch.setattr(mod, "_objset_files", lambda d: lists.append(d) or real(d))
+    reader = ObjsetReader()
+    reader.begin(tmp_path)
+    found = reader.stats(Dataset(name, "filesystem", text={"objsetid": str(0x85)}))
+    assert found is not None and found.dataset == name and not lists
+    # no file for the id (a dataset that is not mounted has no kstat): nothing, no listing
+    assert reader.stats(Dataset("tank/unmounted", "filesystem", text={"objsetid": "7"})) is None
+    assert not lists
+    # the id's file names another dataset: found by listing instead, once per run
+    (pool / "objset-0x86").write_text(kstat.replace(name, "tank/other"))
+    other = reader.stats(Dataset("tank/other", "filesystem", text={"objsetid": str(0x85)}))
+    assert other is not None and other.dataset == "tank/other" and len(lists) == 1
+    assert reader.stats(Dataset("tank/gone", "filesystem", text={"objsetid": "x"})) is None
+    assert len(lists) == 1
+    reader.begin(tmp_path / "absent")  # no kstat directory (FreeBSD, zfs-fuse): nothing opened
+    assert reader.stats(Dataset(name, "filesystem", text={"objsetid": str(0x85)})) is None

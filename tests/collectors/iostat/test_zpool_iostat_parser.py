@@ -301,3 +301,39 @@ def test_a_block_s_other_columns_are_read_and_checked_when_first_asked_for() -> 
         assert "line 6" in str(exc.value), bad
     with pytest.raises(ParseError, match="line 6"):  # the first two columns: at the parse
         parse_zpool_iostat(_one_block([*good[:2], "7ns x 7" + " 7" * 9]))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "a", "a\n", "a\n\nb", "a\r\nb\r\n", "x\ry\n", "é\nü\n\n", "a\x0bb\nc\x85d\n", "\n\n\n"],
+)
+@pytest.mark.parametrize("piece", [1, 2, 3, 64])
+def test_lines_read_a_piece_at_a_time_are_the_whole_text_s(text: str, piece: int) -> None:
+    """A big host's 4 MB ``-w`` answer is decoded and split a piece at a time (one
+    ``splitlines`` of it kept every other thread waiting 5-7 ms): the lines are the same."""
+    for data in (text, text.encode()):
+        assert zpool_iostat.text_lines(data, piece) == (text.splitlines(), False)
+    colored = "\x1b[1mtank\x1b[0m\t1\n" + text
+    assert zpool_iostat.text_lines(colored, piece) == (("tank\t1\n" + text).splitlines(), True)
+    with pytest.raises(ParseError, match="not text"):
+        zpool_iostat.text_lines(text.encode() + b"\n\xff\n", piece)
+
+
+def test_every_recorded_output_parses_alike_in_small_pieces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    texts = sorted(PERF.glob("**/*iostat*"))
+    assert len(texts) > 10
+    for path in texts:
+        data = path.read_bytes()
+        try:
+            whole = parse_zpool_iostat(data)
+        except ParseError as exc:
+            with monkeypatch.context() as m, pytest.raises(ParseError) as again:
+                m.setattr(zpool_iostat, "LINES_PIECE", 7)
+                parse_zpool_iostat(data)
+            assert str(again.value) == str(exc), path.name
+            continue
+        with monkeypatch.context() as m:
+            m.setattr(zpool_iostat, "LINES_PIECE", 7)
+            assert parse_zpool_iostat(data) == whole, path.name

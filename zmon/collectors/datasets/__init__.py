@@ -149,7 +149,13 @@ def dataset_metrics(
                 break
             continue
         count = None if snapshots is None else snapshots.get(ds.name, 0)
-        samples = dataset_samples(ds, count, None if objsets is None else objsets.get(ds.name))
+        if objsets is None:
+            objset = None
+        elif isinstance(objsets, ObjsetReader):
+            objset = objsets.stats(ds)
+        else:
+            objset = objsets.get(ds.name)
+        samples = dataset_samples(ds, count, objset)
         if max_series and used + len(samples) > max_series:
             dropped += 1
             if total is not None:  # the rest is not read at all
@@ -170,14 +176,16 @@ def dataset_metrics(
 
 
 class ObjsetReader:
-    """Objset kstats by dataset name, read only for the datasets asked for.
+    """Objset kstats by dataset, read only for the datasets asked for.
 
     A host with 10,000 datasets has 10,000 objset kstats, and ``max_series`` may export a
     few hundred datasets: reading and parsing every file each run was most of the run
-    (benchmarks/README.md). The file of each dataset is remembered from the first reading
-    (files are named by objset id, which a dataset keeps); files that appear are read once
-    to learn their dataset, and every read checks the name it finds, so a renamed dataset is
-    never given another's figures (it is found again on the next run).
+    (benchmarks/README.md). Files are named by objset id, which a dataset keeps. Where
+    ``zfs list`` gives the id (``objsetid``), ``stats`` opens the dataset's own file and
+    nothing is listed. Otherwise (an older zfs, or a file that names another dataset) the
+    directory is listed, at most once a run: the file of each dataset is remembered from the
+    first reading, files that appear are read once to learn their dataset. Every read checks
+    the name it finds, so a renamed dataset is never given another's figures.
     """
 
     def __init__(self) -> None:
@@ -186,10 +194,32 @@ class ObjsetReader:
         self._dir: Path | None = None
         self._pending: dict[str, ObjsetStats] = {}  # read while learning names, this run
         self._listed: list[tuple[str, str]] = []  # the files of the last scan
+        self._scan_due = False  # ``begin`` started a run that has not listed the files yet
+        self._present = False  # the kstat directory exists
+
+    def begin(self, kstat_dir: Path) -> None:
+        """Start a run: the directory is listed only when a dataset's id does not find it."""
+        self._dir, self._pending = kstat_dir, {}
+        self._present = kstat_dir.is_dir()
+        self._scan_due = self._present
+
+    def stats(self, ds: Dataset) -> ObjsetStats | None:
+        """The dataset's objset kstat: its own file by objset id, else found by listing."""
+        if not self._present:
+            return None
+        ident = ds.objsetid
+        if ident is not None:
+            stats = self._read((ds.pool, f"objset-0x{ident:x}"))
+            if stats is None:  # no kstat for that id: a dataset that is not mounted
+                return None
+            if stats.dataset == ds.name:
+                return stats
+        return self.get(ds.name)
 
     def scan(self, kstat_dir: Path) -> None:
         """List the objset files now present; read the new ones to learn their datasets."""
         self._dir, self._pending = kstat_dir, {}
+        self._present, self._scan_due = True, False
         files = _objset_files(kstat_dir) if kstat_dir.is_dir() else []
         if len(files) == len(self._names) == len(self._files) and files == self._listed:
             # the same files, each one's dataset known (a rename found by ``get`` drops its
@@ -208,6 +238,10 @@ class ObjsetReader:
         self._files = {name: f for f, name in names.items()}
 
     def get(self, dataset: str) -> ObjsetStats | None:
+        """The kstat of the dataset so named, found by listing the directory."""
+        if self._scan_due:
+            assert self._dir is not None
+            self.scan(self._dir)
         stats = self._pending.pop(dataset, None)
         if stats is not None:
             return stats
@@ -297,7 +331,8 @@ class DatasetsCollector(Collector):
                 "name,property,value",
                 ",".join(p for p in c if p != "name"),
             ],
-            self._columns,
+            # no objset ids: a zfs whose list lacks -p (zfs-fuse) has no objset kstats
+            [c for c in self._columns if c != "objsetid"],
             required=("name", "type"),
         )
         self._columns = cols
@@ -315,7 +350,7 @@ class DatasetsCollector(Collector):
         snaps = self._snapshot_counts() if self.option("count_snapshots") else None
         objsets = None
         if self.option("io_kstats"):
-            self._objsets.scan(self.ctx.paths.proc("spl", "kstat", "zfs"))
+            self._objsets.begin(self.ctx.paths.proc("spl", "kstat", "zfs"))
             objsets = self._objsets
         cap = int(self.option("max_series"))
         if listed is None:
