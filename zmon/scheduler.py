@@ -16,12 +16,15 @@ import threading
 import time
 from collections.abc import Callable
 
-from zmon import children, failures
+from zmon import children, failures, pacing
 from zmon.logs import StateChangeLog, get
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, NoDataError
 from zmon.runner import run_deadline
 from zmon.snapshot import CollectorState, Snapshot
+
+# seconds a publish or a rendering may pause in all while scrapes are answered (zmon/pacing.py)
+PUBLISH_PAUSES = 1.0
 
 log = get("scheduler")
 
@@ -109,7 +112,9 @@ class CollectorWorker:
             run_deadline.set(deadline)
             children.current_collector.set(self.state.name)
             try:
-                results.append(self.collector.collect())
+                # while scrapes are answered the run pauses, for half its timeout at most
+                with pacing.giving_way(timeout / 2):
+                    results.append(self.collector.collect())
             except BaseException as exc:  # noqa: BLE001 - reported, never propagated
                 errors.append(exc)
 
@@ -155,7 +160,8 @@ class CollectorWorker:
                 kind = "timeout" if reason == failures.TIMEOUT else "failure"
                 self._record_failure(kind, f"{type(exc).__name__}: {exc}", reason)
         else:
-            self.state.publish(results[0].families())
+            with pacing.giving_way(PUBLISH_PAUSES):
+                self.state.publish(results[0].families())
             self.state.success = True
             self.state.has_data = True
             self.state.last_error = ""
@@ -285,7 +291,7 @@ class Scheduler:
                 return
             if self._dirty.is_set() or self.snapshot.staleness_changed():
                 self._dirty.clear()
-                with self._render_lock:
+                with self._render_lock, pacing.giving_way(PUBLISH_PAUSES):
                     self.snapshot.rerender()
 
     def run_all_once(self) -> None:

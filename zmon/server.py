@@ -29,6 +29,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
+from zmon import pacing
 from zmon.listen import BACKLOG, Listeners
 from zmon.snapshot import Snapshot
 from zmon.webconfig import BasicAuth, WebConfig
@@ -144,8 +145,9 @@ class ShortSwitchWhileAnswering:
     host's runs made that tens of milliseconds for each of 50 concurrent scrapes. A short
     interval for everyone costs the collectors CPU while nobody scrapes; here it is short
     only from a request's start to its answer, and Python's own otherwise
-    (benchmarks/README.md, "Scrapes with 50 clients"). Reloads run two servers in two
-    threads for a moment: the count of requests being answered is shared and locked.
+    (benchmarks/README.md, "Scrapes with 50 clients"). The same count tells collectors'
+    loops to give way meanwhile (``zmon.pacing``). Reloads run two servers in two threads
+    for a moment: the count of requests being answered is shared and locked.
     """
 
     def __init__(self, interval: float = 0.0002) -> None:
@@ -160,10 +162,12 @@ class ShortSwitchWhileAnswering:
                 self._usual = sys.getswitchinterval()
                 sys.setswitchinterval(self.interval)
             self._answering += 1
+            pacing.answering = self._answering
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
             self._answering -= 1
+            pacing.answering = self._answering
             if self._answering == 0:
                 sys.setswitchinterval(self._usual)
 

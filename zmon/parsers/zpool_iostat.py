@@ -19,7 +19,7 @@ histograms are refused. Column groups come from the header, never from positions
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zmon.errors import ParseError
@@ -119,10 +119,17 @@ class ZpoolIostat:
     has_tree: bool = True
 
 
-def parse_zpool_iostat(data: bytes | str) -> ZpoolIostat:
-    """Parse any ``zpool iostat`` table and/or ``-w`` output; raises ParseError naming a line."""
+def _go_on() -> None:
+    """The default ``pace``: nothing."""
+
+
+def parse_zpool_iostat(data: bytes | str, pace: Callable[[], None] = _go_on) -> ZpoolIostat:
+    """Parse any ``zpool iostat`` table and/or ``-w`` output; raises ParseError naming a line.
+
+    ``pace`` is called once per block and table row read (the daemon gives its scrapes way
+    there, zmon/pacing.py); it changes nothing that is read."""
     lines, scripted = text_lines(data, LINES_PIECE)
-    result = _parse_scripted(lines) if scripted else _parse_aligned(lines)
+    result = _parse_scripted(lines) if scripted else _parse_aligned(lines, pace)
     if not result.pools and not result.histograms:
         raise ParseError("no zpool iostat table or -w histogram found")
     return result
@@ -182,12 +189,13 @@ def _cell(key: str, text: str) -> int | None:
 # ---- aligned (human) form ----
 
 
-def _parse_aligned(lines: list[str]) -> ZpoolIostat:
+def _parse_aligned(lines: list[str], pace: Callable[[], None] = _go_on) -> ZpoolIostat:
     result = ZpoolIostat()
     seen_blocks: set[str] = set()
     blocks_done = False
     i = 0
     while i < len(lines):
+        pace()
         line = lines[i]
         text = line.strip()
         nxt = lines[i + 1].split() if i + 1 < len(lines) else []
@@ -202,7 +210,7 @@ def _parse_aligned(lines: list[str]) -> ZpoolIostat:
             if not blocks_done:
                 result.histograms.append(block)
         elif text.split()[:1] in (["capacity"], ["operations"]) or _is_table_header(text, nxt):
-            pools, columns, i = _aligned_table(lines, i)
+            pools, columns, i = _aligned_table(lines, i, pace)
             if not result.columns:
                 result.pools, result.columns = pools, columns
         elif not result.pools and not result.histograms and _PREAMBLE.match(line):
@@ -230,7 +238,9 @@ def _header_columns(top: str, bottom: str, line_no: int) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def _aligned_table(lines: list[str], i: int) -> tuple[list[PoolIostat], tuple[str, ...], int]:
+def _aligned_table(
+    lines: list[str], i: int, pace: Callable[[], None] = _go_on
+) -> tuple[list[PoolIostat], tuple[str, ...], int]:
     if i + 1 >= len(lines):
         raise ParseError("table header without column names", i + 1, lines[i])
     columns = _header_columns(lines[i], lines[i + 1], i + 1)
@@ -240,6 +250,7 @@ def _aligned_table(lines: list[str], i: int) -> tuple[list[PoolIostat], tuple[st
     vdev_class = "normal"
     i += 2
     while i < len(lines):
+        pace()
         line = lines[i]
         text = line.strip()
         if not text:

@@ -14,6 +14,7 @@ from zmon import logs
 from zmon.errors import ParseError
 from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
+from zmon.pacing import checkpoint
 from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
 from zmon.parsers.zfs_datasets import (
     COLUMNS,
@@ -141,6 +142,7 @@ def dataset_metrics(
     ms = MetricSet()
     used = dropped = seen = 0
     for ds in datasets:
+        checkpoint()
         seen += 1
         if dropped:  # once over the cap, every later (deeper) dataset goes too
             dropped += 1
