@@ -33,12 +33,17 @@ _sleep: Callable[[float], None] = time.sleep
 
 
 class _Budget:
-    __slots__ = ("left", "resumed", "paused")
+    __slots__ = ("total", "left", "resumed")
 
-    def __init__(self, left: float, now: float) -> None:
-        self.left = left  # seconds of pausing still allowed
+    def __init__(self, total: float, now: float) -> None:
+        self.total = total  # seconds of pausing allowed in all
+        self.left = total  # ... and still allowed
         self.resumed = now  # when the thread last started running
-        self.paused = 0.0  # seconds paused so far
+
+    @property
+    def paused(self) -> float:
+        """Seconds paused so far."""
+        return self.total - self.left
 
 
 @contextmanager
@@ -69,5 +74,4 @@ def _give_way() -> None:
     _sleep(min(PAUSE, budget.left))
     after = _clock()
     budget.left -= after - now
-    budget.paused += after - now
     budget.resumed = after

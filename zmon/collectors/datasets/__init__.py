@@ -130,7 +130,7 @@ def select(
 def dataset_metrics(
     datasets: Iterable[Dataset],
     snapshots: Mapping[str, int] | None = None,
-    objsets: Mapping[str, ObjsetStats] | ObjsetReader | None = None,
+    objsets: ObjsetReader | None = None,
     max_series: int = 0,
     total: int | None = None,
 ) -> MetricSet:
@@ -151,13 +151,7 @@ def dataset_metrics(
                 break
             continue
         count = None if snapshots is None else snapshots.get(ds.name, 0)
-        if objsets is None:
-            objset = None
-        elif isinstance(objsets, ObjsetReader):
-            objset = objsets.stats(ds)
-        else:
-            objset = objsets.get(ds.name)
-        samples = dataset_samples(ds, count, objset)
+        samples = dataset_samples(ds, count, None if objsets is None else objsets.stats(ds))
         if max_series and used + len(samples) > max_series:
             dropped += 1
             if total is not None:  # the rest is not read at all
