@@ -13,7 +13,7 @@ from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, Paths
 from zmon.replay import StaticRunner
 from zmon.scheduler import PUBLISH_PAUSES, Scheduler
-from zmon.server import make_app
+from zmon.server import ANSWERING, make_app
 
 
 class Clock:
@@ -104,7 +104,43 @@ def test_the_front_door_counts_the_requests_it_answers(clock: Clock) -> None:
         await asyncio.gather(app(scope, receive, send), app(scope, receive, send))
 
     asyncio.run(two_at_once())
-    assert max(seen) == 2 and pacing.answering == 0
+    assert max(seen) == 2
+    assert pacing.answering == 1  # lingering after the last answer (its loop is gone now) ...
+    ANSWERING.settle()
+    assert pacing.answering == 0  # ... until the front door settles it when it stops
+
+
+def test_threads_giving_way_together_share_one_slice_of_the_interpreter(clock: Clock) -> None:
+    """Each pauses PAUSE times the number giving way: together they take SLICE / PAUSE of
+    the time however many runs coincide (three at once took 40 % of a big host's GIL)."""
+    pacing.answering = 1
+    inside, go_on, done = threading.Barrier(3), threading.Event(), threading.Event()
+
+    def other() -> None:
+        with pacing.giving_way(1.0):
+            inside.wait()
+            go_on.wait()
+        done.set()
+
+    others = [threading.Thread(target=other) for _ in range(2)]
+    for t in others:
+        t.start()
+    with pacing.giving_way(1.0):
+        inside.wait()
+        assert pacing.giving == 3
+        clock.now += pacing.SLICE
+        pacing.checkpoint()
+        assert clock.pauses == [pytest.approx(3 * pacing.PAUSE)]
+        go_on.set()
+        for t in others:
+            t.join()
+        assert pacing.giving == 1  # (nested budgets count their thread once)
+        with pacing.giving_way(1.0):
+            assert pacing.giving == 1
+            clock.now += pacing.SLICE
+            pacing.checkpoint()
+    assert clock.pauses == [pytest.approx(3 * pacing.PAUSE), pytest.approx(pacing.PAUSE)]
+    assert pacing.giving == 0
 
 
 class Watching(Collector):
@@ -147,3 +183,29 @@ def test_runs_and_publishes_give_way_for_a_bounded_time(
     s.workers["watching"].run_once()
     assert collector.budgets == [4.0] and published == [PUBLISH_PAUSES]
     assert _budget_left() is None  # the worker's own thread gives way only while publishing
+
+
+def test_reading_the_status_model_gives_way(clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status page's history reads the host model on the render thread: 25 ms on a big
+    host, which it now spends in slices between pauses while requests are open."""
+    from tests.status.helpers import families, pool_text
+    from zmon.status.model import read_model
+
+    fams = families(pool_text(disks=tuple(f"sd{c}" for c in "abcdefgh")))
+    ticking = clock.__call__
+
+    def tick() -> float:  # every look at the clock finds a slice gone by
+        clock.now += pacing.SLICE
+        return ticking()
+
+    monkeypatch.setattr(pacing, "_clock", tick)
+    pacing.answering = 1
+    with pacing.giving_way(1.0):
+        model = read_model(fams)
+    assert [d.name for d in model.pools[0].vdevs() if d.is_leaf] == [f"sd{c}" for c in "abcdefgh"]
+    assert len(clock.pauses) >= 8  # (a pause for each vdev read, at least)
+    paused = len(clock.pauses)
+    pacing.answering = 0
+    with pacing.giving_way(1.0):
+        read_model(fams)
+    assert len(clock.pauses) == paused  # nobody being answered: no more pauses

@@ -6,16 +6,18 @@ import asyncio
 import gzip
 import sys
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from zmon import pacing
 from zmon.collectors.zpool import ZpoolCollector
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, Paths
 from zmon.replay import StaticRunner
 from zmon.scheduler import Scheduler
-from zmon.server import ANSWERING, HTTPFrontend, make_app
+from zmon.server import ANSWERING, HTTPFrontend, ShortSwitchWhileAnswering, make_app
 
 
 class One(Collector):
@@ -142,6 +144,66 @@ def test_the_switch_interval_is_short_only_while_requests_are_answered() -> None
 
     asyncio.run(two_at_once())
     # (the interpreter keeps the interval in whole microseconds)
-    assert seen[:-1] == [pytest.approx(ANSWERING.interval)] * 4
-    assert seen[-1] == usual == sys.getswitchinterval()
+    assert seen == [pytest.approx(ANSWERING.interval)] * 5  # ... and a while after the answers
+    ANSWERING.settle()  # (what the front door does when its loop stops)
+    assert sys.getswitchinterval() == usual
     assert ANSWERING.interval < usual
+
+
+class FakeLoop:
+    """The loop's clock and timers, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 50.0
+        self.timers: list[tuple[float, Callable[..., None], tuple[Any, ...]]] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def call_later(self, delay: float, fn: Callable[..., None], *args: Any) -> None:
+        self.timers.append((self.now + delay, fn, args))
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        due = [t for t in self.timers if t[0] <= self.now]
+        self.timers = [t for t in self.timers if t[0] > self.now]
+        for _, fn, args in due:
+            fn(*args)
+
+
+def test_the_short_interval_lingers_after_the_last_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between two requests of busy scrapers nobody is being answered for a moment: the
+    interval stays short and collectors keep giving way for ``linger`` after the last answer."""
+    loop = FakeLoop()
+    answering = ShortSwitchWhileAnswering(interval=0.0002, linger=0.05, loop_of=lambda: loop)
+    monkeypatch.setattr(pacing, "answering", 0)
+    usual = sys.getswitchinterval()
+    try:
+        with answering:
+            assert pacing.answering == 1
+        assert sys.getswitchinterval() == pytest.approx(0.0002)
+        assert pacing.answering == 1 and len(loop.timers) == 1
+        loop.advance(0.03)
+        with answering:  # the next request, 30 ms later: one timer still, the linger renewed
+            pass
+        assert len(loop.timers) == 1
+        loop.advance(0.03)  # the first timer fires 50 ms after the first answer: 20 ms to go
+        assert pacing.answering == 1 and sys.getswitchinterval() == pytest.approx(0.0002)
+        loop.advance(0.015)
+        assert pacing.answering == 1
+        loop.advance(0.006)
+        assert pacing.answering == 0 and sys.getswitchinterval() == usual
+        assert loop.timers == []
+        # a request open when the timer fires keeps the interval; its answer lingers again
+        with answering:
+            pass
+        answering.__enter__()
+        loop.advance(0.06)
+        assert pacing.answering == 1 and sys.getswitchinterval() == pytest.approx(0.0002)
+        answering.__exit__(None, None, None)
+        assert pacing.answering == 1 and len(loop.timers) == 1
+        loop.advance(0.05)
+        assert pacing.answering == 0 and sys.getswitchinterval() == usual
+    finally:
+        answering.settle()
+        sys.setswitchinterval(usual)
