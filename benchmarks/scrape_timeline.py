@@ -4,7 +4,7 @@
 zmon serves the 1,000-vdev host (``benchmarks/bighost.py``) at default intervals. A recorder
 inside the daemon notes, every 50 ms, how many requests were answered and how much CPU each
 thread used (by name: ``zmon-iostat-run`` is a run, ``zmon-iostat`` its publish,
-``zmon-render`` the rendering thread, ``zmon-http`` the event loop), and the young
+``zmon-render`` the rendering thread, ``zmon-http`` the event loop), and the garbage
 collector's time. wrk sends 50 gzip clients in runs of 10 s after the first runs are over.
 
 It prints each wrk run's p50/p99, then every 50 ms during the runs in which fewer than three
@@ -71,7 +71,7 @@ def record():
                 try:
                     clock = time.pthread_getcpuclockid(t.ident)
                     now[t.ident] = (re.sub(r"_\\d+$", "", t.name), time.clock_gettime(clock))
-                except (OSError, ValueError):
+                except (OSError, TypeError, ValueError):  # (a thread just ending or starting)
                     pass
         cpu = {}
         for ident, (name, seconds) in now.items():
@@ -147,7 +147,7 @@ def report(runs: list[tuple[float, float, float, float, float]], buckets: list[d
         f"\nUsually {usual:.0f} answers per {1000 * BUCKET:.0f} ms. The buckets with fewer than"
         " three quarters of that (CPU ms of each thread, the event loop's first):\n"
     )
-    print("| run | s into it | answers | event loop | young GC | other threads |")
+    print("| run | s into it | answers | event loop | garbage collector | other threads |")
     print("|---:|---:|---:|---:|---:|---|")
     for i, b in during:
         if b["answered"] >= 0.75 * usual:
