@@ -13,10 +13,12 @@ never the event loop or a thread that serves a request, and each stretch of coll
 pauses for at most its ``budget`` in all: a run's pauses never take more than half of its
 timeout. While nobody scrapes, a checkpoint is one test of an integer.
 
-The pause grows with the number of threads giving way at the time, so that together they
-take about ``SLICE / PAUSE`` of the interpreter however many runs coincide: a big host's
-``iostat``, ``zpool`` and ``datasets`` runs, each pausing as if alone, took 40 % of it at
-once and halved the scrapes answered (benchmarks/README.md, "The ninth round").
+The pause grows with the number of threads giving way at the time (running, or waiting for
+a command), so that together they take at most about ``SLICE / PAUSE`` of the interpreter
+however many runs coincide: a big host's ``iostat``, ``zpool`` and ``datasets`` runs, each
+pausing as if alone, took 40 % of it at once and halved the scrapes answered
+(benchmarks/README.md, "The ninth round"). "While a request is open" lasts a little longer
+than the request (``zmon.server.ShortSwitchWhileAnswering``'s linger).
 """
 
 from __future__ import annotations
