@@ -14,7 +14,7 @@ import pytest
 
 from tests.collectors.kernel_log.test_collector import EVENTS, count, wait_for
 from tests.faults.test_state_files import HOSTILE, plant
-from zmon.collectors.kernel_log import CHECKPOINT_EVERY
+from zmon.collectors.kernel_log import CHECKPOINT_EVERY, QUIET_CHECKPOINT_EVERY
 from zmon.collectors.kernel_log.metrics import Tally
 from zmon.host.statestore import Checkpoint, StateStore
 from zmon.parsers.kernel_log import KernelEvent, PatternSet, Scanner, default_rules
@@ -268,3 +268,43 @@ def test_counts_whose_scanner_part_is_bad_are_ignored_whole(
     c = collector_factory(source="file")
     c.start()
     assert count(c, pattern="link_reset", device="ata9") is None  # not half of a bad state
+
+
+def test_lines_without_a_fault_are_written_every_ten_seconds_and_a_fault_within_one(
+    kern_log: Path, collector_factory
+) -> None:  # type: ignore[no-untyped-def]
+    """A write a second cost a host logging 20 lines a second 0.1 % of a core (fsyncs): lines
+    that hold no fault now wait up to QUIET_CHECKPOINT_EVERY, a fault CHECKPOINT_EVERY."""
+    c = collector_factory(source="file", poll_interval=3600.0, watch=False)
+    c.start()
+    assert c._loop is not None and c._checkpoint is not None
+    c._loop.stop()  # the test takes the steps, on its own clock
+    now = [time.monotonic() + 100.0]
+    c._clock = lambda: now[0]
+    writes: list[float] = []
+    save = c._checkpoint.store.save
+
+    def counted(key: str, value: dict) -> None:  # type: ignore[type-arg]
+        writes.append(now[0])
+        save(key, value)
+
+    c._checkpoint.store.save = counted  # type: ignore[method-assign]
+
+    def step(seconds: float, line: str) -> int:
+        """Append a line, move the clock, take a step; the lines served."""
+        with open(kern_log, "a") as fh:
+            fh.write(f"May  1 00:00:01 h kernel: {line}\n")
+        now[0] += seconds
+        c._step()
+        assert c._served is not None
+        return sum(c._served.lines.values())
+
+    usb = "usb 1-1: new high-speed USB device number 2 using ehci-pci"
+    first = step(0.0, usb)  # written at once: the last write was 100 s ago
+    assert len(writes) == 1
+    assert step(1.0, usb) == first and step(4.0, usb) == first and len(writes) == 1
+    assert step(5.0, usb) == first + 3 and len(writes) == 2  # ten seconds after the last
+    step(1.0, "ata2: hard resetting link")
+    step(1.0, usb)  # (the line after it, which could have named its disk)
+    assert len(writes) == 3 and count(c, pattern="link_reset", device="ata2") == 1
+    assert writes[-1] - writes[-2] <= CHECKPOINT_EVERY + 1.0 < QUIET_CHECKPOINT_EVERY
