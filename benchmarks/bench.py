@@ -313,6 +313,7 @@ def daemon_section(
             "load": statistics.mean(load), "load_max": max(load),
             "steady_pct": None if warm is None
             else 100 * (cpu - warm[1]) / (time.monotonic() - warm[0]),
+            "steady_from": None if warm is None else warm[0] - t0,
         }  # fmt: skip
         say("scrapes: 1 and 50 clients, plain and gzip")
         _, plain_bytes = get(port, False)
@@ -359,6 +360,11 @@ def print_daemon(r: dict[str, Any]) -> None:
         f"{r['threads']} ({r['peak_threads']}) | {r['fds']} ({r['peak_fds']}) | "
         f"{r['children_cpu']:.1f} | {r['load']:.1f} ({r['load_max']:.1f}) | {steady} |"
     )
+    if r["steady_from"] is not None:
+        print(
+            f"\n(the last column counts from {r['steady_from']:.0f} s on: the daemon's first "
+            f"runs over, and the other sections, which run beside it, done)"
+        )
     print(f"\nCollectors whose last run succeeded: {', '.join(r['collectors_ok'])}")
     print("\n## 3. Scrapes of the full exposition\n")
     print(f"{r['series']:,} series; {r['bytes']:,} bytes plain, {r['gzip_bytes']:,} gzip\n")
