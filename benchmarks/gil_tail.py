@@ -31,8 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from bighost import build_host  # noqa: E402
-from loadgen import free_port, wait_port, wrk  # noqa: E402
+from loadgen import big_host_daemon, wrk  # noqa: E402
 
 from zmon.registry import collectors  # noqa: E402
 
@@ -96,60 +95,45 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="zmon-gil-") as name:
         tmp = Path(name)
-        host = build_host(tmp / "host", 1000)
-        port = free_port()
-        config = tmp / "zmon.toml"
-        config.write_text(host.config_toml(f"127.0.0.1:{port}"))
         shares = {"thread": tmp / "share-thread", "process": tmp / "share-process"}
         for f in shares.values():
             f.write_text("0")
-        serve = ["serve", "--config", str(config), "--log.level", "warning", *idle_flags()]
         burner = [sys.executable, "-c", BURNER]
-        daemon = subprocess.Popen(
-            [*burner, str(shares["thread"]), str(BURST_SECONDS), "thread", *serve],
-            cwd=HERE.parent,
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=(tmp / "daemon.log").open("wb"),
-        )
         other = subprocess.Popen(
             [*burner, str(shares["process"]), str(BURST_SECONDS), "process"],
             start_new_session=True,
         )
+        in_daemon = [*burner, str(shares["thread"]), str(BURST_SECONDS), "thread"]
         try:
-            try:
-                wait_port(port)
-            except RuntimeError:
-                sys.exit((tmp / "daemon.log").read_text()[-3000:])
-            time.sleep(args.settle)
-            rows = []
-            for where, pct in (
-                ("none", 0.0),
-                ("thread", 1.0),
-                ("thread", 2.0),
-                ("thread", 4.0),
-                ("process", 2.0),
-                ("process", 4.0),
-            ):
-                for burner_of, f in shares.items():
-                    f.write_text(str(pct / 100) if burner_of == where else "0")
-                time.sleep(1)
-                runs = [measure(port, args.seconds) for _ in range(args.repeat)]
-                rows.append((where, pct, runs))
-                print(
-                    f"{where:8s} {pct:4.1f} %  p50 "
-                    + ", ".join(f"{r[0]:.1f}" for r in runs)
-                    + " ms  p99 "
-                    + ", ".join(f"{r[1]:.1f}" for r in runs)
-                    + " ms  req/s "
-                    + ", ".join(f"{r[2]:.0f}" for r in runs),
-                    flush=True,
-                )
+            with big_host_daemon(tmp, in_daemon, idle_flags()) as port:
+                time.sleep(args.settle)
+                rows = []
+                for where, pct in (
+                    ("none", 0.0),
+                    ("thread", 1.0),
+                    ("thread", 2.0),
+                    ("thread", 4.0),
+                    ("process", 2.0),
+                    ("process", 4.0),
+                ):
+                    for burner_of, f in shares.items():
+                        f.write_text(str(pct / 100) if burner_of == where else "0")
+                    time.sleep(1)
+                    runs = [measure(port, args.seconds) for _ in range(args.repeat)]
+                    rows.append((where, pct, runs))
+                    print(
+                        f"{where:8s} {pct:4.1f} %  p50 "
+                        + ", ".join(f"{r[0]:.1f}" for r in runs)
+                        + " ms  p99 "
+                        + ", ".join(f"{r[1]:.1f}" for r in runs)
+                        + " ms  req/s "
+                        + ", ".join(f"{r[2]:.0f}" for r in runs),
+                        flush=True,
+                    )
             _table(rows)
         finally:
-            for proc in (daemon, other):
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(10)
+            os.killpg(other.pid, signal.SIGTERM)
+            other.wait(10)
     return 0
 
 

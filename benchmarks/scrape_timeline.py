@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,8 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from bighost import build_host  # noqa: E402
-from loadgen import free_port, wait_port, wrk  # noqa: E402
+from loadgen import big_host_daemon, wrk  # noqa: E402
 
 BUCKET = 0.05  # seconds
 
@@ -99,33 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="zmon-timeline-") as name:
         tmp = Path(name)
-        host = build_host(tmp / "host", 1000)
-        port = free_port()
-        config = tmp / "zmon.toml"
-        config.write_text(host.config_toml(f"127.0.0.1:{port}"))
         record = tmp / "timeline.jsonl"
-        serve = ["serve", "--config", str(config), "--log.level", "warning", *args.zmon_flags]
-        daemon = subprocess.Popen(
-            [sys.executable, "-c", RECORDER, str(record), str(BUCKET), *serve],
-            cwd=HERE.parent,
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=(tmp / "daemon.log").open("wb"),
-        )
-        try:
-            try:
-                wait_port(port)
-            except RuntimeError:
-                sys.exit((tmp / "daemon.log").read_text()[-3000:])
+        recorder = [sys.executable, "-c", RECORDER, str(record), str(BUCKET)]
+        with big_host_daemon(tmp, recorder, args.zmon_flags) as port:
             time.sleep(args.settle)
             runs = []
             for _ in range(args.runs):
                 started = time.time()
                 run = wrk(f"http://127.0.0.1:{port}/metrics", 50, args.seconds, GZIP)
                 runs.append((started, time.time(), run.p50_ms, run.p99_ms, run.rps))
-        finally:
-            os.killpg(daemon.pid, signal.SIGTERM)
-            daemon.wait(10)
         report(runs, [json.loads(line) for line in record.read_text().splitlines()])
     return 0
 
@@ -149,9 +127,10 @@ def report(runs: list[tuple[float, float, float, float, float]], buckets: list[d
     )
     print("| run | s into it | answers | event loop | garbage collector | other threads |")
     print("|---:|---:|---:|---:|---:|---|")
-    for i, b in during:
-        if b["answered"] >= 0.75 * usual:
-            continue
+    slow = [(i, b) for i, b in during if b["answered"] < 0.75 * usual]
+    if not slow:
+        print("| - | - | none | - | - | - |")
+    for i, b in slow:
         cpu = dict(b["cpu_ms"])
         loop = cpu.pop("zmon-http", 0.0)
         others = ", ".join(f"{k} {v}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1]))
