@@ -13,6 +13,7 @@ import http.client
 import os
 import re
 import shutil
+import signal
 import socket
 import ssl
 import statistics
@@ -85,7 +86,7 @@ def big_host_daemon(tmp: Path, launcher: Sequence[str], flags: Sequence[str] = (
             sys.exit(log.read_text()[-3000:])
         yield port
     finally:
-        os.killpg(daemon.pid, 15)
+        os.killpg(daemon.pid, signal.SIGTERM)
         daemon.wait(10)
 
 
