@@ -45,7 +45,7 @@ rules: $(VENV)/.installed
 bench: $(VENV)/.installed
 	@command -v mtail >/dev/null || { echo "make bench compares with mtail: apt-get install mtail"; exit 1; }
 	@command -v wrk >/dev/null || { echo "make bench scrapes with wrk: apt-get install wrk"; exit 1; }
-	$(PY) benchmarks/bench.py
+	$(PY) -m benchmarks.bench
 
 ## Build the Debian package into dist/ (dpkg-buildpackage; README "Packaging").
 deb:

@@ -7,7 +7,7 @@ start-up, so that the first burst of errors is a rise that increase() sees. This
 that costs, next to what the same host serves without it and next to the iostat collector's
 default series for the same host (the peer: another per-vdev family), as ratios.
 
-Run: ``python benchmarks/alerting_series.py [DISKS]`` (default 500 disks: one pool of 50
+Run: ``python -m benchmarks.alerting_series [DISKS]`` (default 500 disks: one pool of 50
 raidz2 top-level vdevs of 10 disks).
 """
 
@@ -15,22 +15,20 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from zmon.collectors.kernel_log.metrics import (  # noqa: E402
+from benchmarks.iostat_cardinality import measure
+from zmon.collectors.kernel_log.metrics import (
     ALERTED_PATTERNS,
     TallySnapshot,
     kernel_log_metrics,
     zero_series,
 )
-from zmon.collectors.zpool_events import (  # noqa: E402
+from zmon.collectors.zpool_events import (
     ALERTED_CLASSES,
     event_metrics,
     with_zero_counts,
 )
-from zmon.exposition import render  # noqa: E402
+from zmon.exposition import render
 
 WIDTH = 10
 
@@ -57,9 +55,6 @@ def figures(disks: int) -> dict[str, float]:
     seconds = time.perf_counter() - start
     log_before = render(kernel_log_metrics(empty).families())
     ev_before = render(event_metrics(counts, {}, 0).families())
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from iostat_cardinality import measure
 
     iostat = next(x for x in measure(disks)[0] if (x.mode, x.buckets) == ("toplevel", "fine"))
     return {

@@ -31,7 +31,6 @@ import os
 import platform
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,18 +41,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bighost import BigHost, build_host, write_kernel_log
+from benchmarks.kernel_log_bench import FAULTS, mtail_program
+from benchmarks.loadgen import wrk
+from tests.support.ports import free_port
+from zmon.config import load
+from zmon.exposition import render
+from zmon.parsers.kernel_log import Rule, default_rules
+from zmon.registry import Context, NoDataError, collectors
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-from bighost import BigHost, build_host, write_kernel_log  # noqa: E402
-from kernel_log_bench import FAULTS, mtail_program  # noqa: E402
-from loadgen import wrk  # noqa: E402
-
-from zmon.config import load  # noqa: E402
-from zmon.exposition import render  # noqa: E402
-from zmon.parsers.kernel_log import Rule, default_rules  # noqa: E402
-from zmon.registry import Context, NoDataError, collectors  # noqa: E402
 
 SCALES = (10, 100, 1000)
 SCRAPE_SECONDS = 10.0
@@ -166,12 +163,6 @@ def print_sizes(results: dict[str, Any], vdevs: int) -> None:
 
 
 # ---- 2 and 3: the daemon, then scrapes
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def proc_status(pid: int) -> dict[str, int]:

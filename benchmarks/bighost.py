@@ -17,7 +17,7 @@ for its exact command line from ``current/commands.tsv``. ``RecordedRunner`` ans
 recordings in-process, to time zmon's own work without the cost of starting fake programs.
 ``write_kernel_log`` writes a large kernel log with bursts of disk faults.
 
-The same seed gives the same host. Run ``python benchmarks/bighost.py ROOT --vdevs 100`` to
+The same seed gives the same host. Run ``python -m benchmarks.bighost ROOT --vdevs 100`` to
 write one and print the ``zmon`` flags that point at it.
 """
 
@@ -34,17 +34,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.iostat_cardinality import histogram_text, table_text
+from benchmarks.kernel_log_bench import FAULTS, NOISE
+from zmon.config import CollectorSettings, Config, declared_binaries
+from zmon.demo.disks import BlockTree
+from zmon.registry import Paths, collectors
+from zmon.runner import CommandResult
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-from iostat_cardinality import histogram_text, table_text  # noqa: E402
-from kernel_log_bench import FAULTS, NOISE  # noqa: E402
-
-from zmon.config import CollectorSettings, Config, declared_binaries  # noqa: E402
-from zmon.demo.disks import BlockTree  # noqa: E402
-from zmon.registry import Paths, collectors  # noqa: E402
-from zmon.runner import CommandResult  # noqa: E402
 
 
 def programs() -> list[str]:

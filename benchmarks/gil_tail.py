@@ -13,7 +13,7 @@ the time, while wrk measures 50 gzip clients:
 If the tail follows the thread's share and not the process's, it is the interpreter shared,
 not the CPU (benchmarks/README.md, "What the scrape tail follows").
 
-    python benchmarks/gil_tail.py [--seconds 10] [--repeat 2]
+    python -m benchmarks.gil_tail [--seconds 10] [--repeat 2]
 """
 
 from __future__ import annotations
@@ -28,12 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
-
-from loadgen import big_host_daemon, wrk  # noqa: E402
-
-from zmon.registry import collectors  # noqa: E402
+from benchmarks.loadgen import big_host_daemon, wrk
+from zmon.registry import collectors
 
 BURST_SECONDS = 0.06  # one burst of CPU, about an iostat run's parse on this host
 

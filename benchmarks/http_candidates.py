@@ -6,7 +6,7 @@ backlog 4096, HTTP/1.1 keep-alive, a 10 s read timeout. For each it prints wrk's
 errors and timeouts at 10 and 200 keep-alive clients, and the median scrape time alone and
 next to 200 half-open connections (connected, half a request sent, never finished).
 
-Run: ``python benchmarks/http_candidates.py [SECONDS_PER_RUN]`` (default 5). Needs ``wrk`` and
+Run: ``python -m benchmarks.http_candidates [SECONDS_PER_RUN]`` (default 5). Needs ``wrk`` and
 the optional candidates: ``pip install cheroot waitress``.
 """
 
@@ -18,10 +18,9 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.loadgen import free_port, idle_delay_ms, rss_mib, wait_port, wrk  # noqa: E402
-from benchmarks.scrape import zmon_exposition  # noqa: E402
+from benchmarks.loadgen import idle_delay_ms, rss_mib, wait_port, wrk
+from benchmarks.scrape import zmon_exposition
+from tests.support.ports import free_port
 
 WSGI_APP = """
 body = open(sys.argv[1], "rb").read()

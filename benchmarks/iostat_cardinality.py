@@ -4,7 +4,7 @@ Builds the two outputs the collector reads (``zpool iostat -v -p -l -q`` and
 ``zpool iostat -p -w -v``) for a synthetic host, in the 2.3 format of the lab captures (their
 column widths and bucket labels; each disk's numbers seeded by its name, a vdev's the sums of
 its disks'), parses them and counts the exported series. Run:
-``python benchmarks/iostat_cardinality.py [LEAVES]`` (default 1000 leaf vdevs: 100 raidz2
+``python -m benchmarks.iostat_cardinality [LEAVES]`` (default 1000 leaf vdevs: 100 raidz2
 top-level vdevs of 10 disks, in one pool).
 """
 
@@ -15,14 +15,11 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from zmon.collectors.iostat import HISTOGRAM_MODES, iostat_metrics  # noqa: E402
-from zmon.parsers.pow2_histogram import BUCKET_SETS  # noqa: E402
-from zmon.parsers.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat  # noqa: E402
+from zmon.collectors.iostat import HISTOGRAM_MODES, iostat_metrics
+from zmon.parsers.pow2_histogram import BUCKET_SETS
+from zmon.parsers.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat
 
 # The header lines of the lab's captures (OpenZFS 2.3.2, ``-p``), after their name column:
 # the generated outputs keep zpool's layout (widths, right-aligned numbers), not only its words.

@@ -13,7 +13,7 @@ It prints lines per second and the ratio to zmon, and checks that the per-patter
 This is a benchmark that prints figures, not a test. ``--write-mtail FILE`` writes the mtail
 program (``benchmarks/kernel_log.mtail`` is generated this way).
 
-    python benchmarks/kernel_log_bench.py --lines 1000000
+    python -m benchmarks.kernel_log_bench --lines 1000000
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from zmon.parsers.kernel_log import PatternSet, Rule, Scanner, default_rules  # noqa: E402
+from zmon.parsers.kernel_log import PatternSet, Rule, Scanner, default_rules
 
 NOISE = [
     "kernel: [UFW BLOCK] IN=eth0 OUT= MAC=52:54:00:{h}:{h}:{h} SRC=203.0.113.{n} DST=192.0.2.10 "

@@ -24,6 +24,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.ports import free_port
+
 _UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 
 
@@ -37,12 +39,6 @@ class Run:
     errors: int  # connect/read/write errors and non-2xx answers
     timeouts: int
     rps: float
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_port(port: int, timeout: float = 20.0) -> None:
@@ -64,7 +60,7 @@ def big_host_daemon(tmp: Path, launcher: Sequence[str], flags: Sequence[str] = (
     ``launcher`` is what runs zmon's command line, put after it: ``python -c CODE ARGS`` whose
     code wraps ``zmon.cli.main`` (a recorder, a burner thread). The daemon's errors go to
     ``tmp/daemon.log``, whose end is the exit message when it does not start."""
-    from bighost import build_host
+    from benchmarks.bighost import build_host
 
     host = build_host(tmp / "host", 1000)
     port = free_port()

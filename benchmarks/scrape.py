@@ -10,7 +10,7 @@ alone and next to 200 idle half-open connections.
 Targets (issue "the front door"): 0 errors and 0 timeouts at 200 clients; zmon p99 <= node
 exporter's at every concurrency; 200 idle half-open connections delay a scrape by <= 10 ms.
 
-Run: ``python benchmarks/scrape.py [SECONDS_PER_RUN]`` (default 10). Needs wrk, openssl and
+Run: ``python -m benchmarks.scrape [SECONDS_PER_RUN]`` (default 10). Needs wrk, openssl and
 prometheus-node-exporter. Results: benchmarks/README.md.
 """
 
@@ -25,17 +25,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.loadgen import (  # noqa: E402
+from benchmarks.loadgen import (
     Run,
-    free_port,
     idle_delay_ms,
     rss_mib,
     wait_port,
     wrk,
 )
+from tests.support.ports import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CAPTURE = ROOT / "tests" / "fixtures" / "perf" / "lab" / "2.3.2" / "01-healthy"
 KSTAT_COLLECTORS = ("arc", "zfs_kstats", "txg")

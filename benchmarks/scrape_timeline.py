@@ -12,7 +12,7 @@ quarters of the usual answers went out, with the threads that ran meanwhile: a s
 collector's work that does not give way shows there (benchmarks/README.md, "The ninth
 round").
 
-    python benchmarks/scrape_timeline.py [--runs 4] [--seconds 10] [--settle 90]
+    python -m benchmarks.scrape_timeline [--runs 4] [--seconds 10] [--settle 90]
 """
 
 from __future__ import annotations
@@ -25,10 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
-
-from loadgen import big_host_daemon, wrk  # noqa: E402
+from benchmarks.loadgen import big_host_daemon, wrk
 
 BUCKET = 0.05  # seconds
 

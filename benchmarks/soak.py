@@ -4,9 +4,9 @@ Prints zmon's RSS, open fds and threads (and its child processes) over time, the
 slope per hour, and the scrape errors. A slope above zero that the sampling noise does not
 explain is a leak to fix. Not a test: run it by hand (it takes the whole hour by default).
 
-    .venv/bin/python benchmarks/soak.py                  # 1 hour, 50 scrapers
-    .venv/bin/python benchmarks/soak.py --seconds 300    # a quick look
-    .venv/bin/python benchmarks/soak.py --tracemalloc DIR  # also where the memory goes
+    .venv/bin/python -m benchmarks.soak                  # 1 hour, 50 scrapers
+    .venv/bin/python -m benchmarks.soak --seconds 300    # a quick look
+    .venv/bin/python -m benchmarks.soak --tracemalloc DIR  # also where the memory goes
 
 With ``--tracemalloc DIR`` zmon runs under ``tracemalloc`` (10 frames) and writes a snapshot
 to DIR at every sample, with glibc's ``mallinfo2`` figures; at the end the soak prints the
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,8 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+
+from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = [
@@ -50,12 +51,6 @@ FAST = [
         "kernel_log",
     )
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def sample(pid: int) -> dict[str, float]:

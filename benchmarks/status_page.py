@@ -6,7 +6,7 @@ history sample, and of one snapshot join (``Snapshot.rerender``), as ratios to t
 a host of POOLS pools x DISKS disks with DATASETS dataset series (which the views skip), and
 the memory a full history ring holds.
 
-Run: ``python benchmarks/status_page.py [POOLS] [DISKS_PER_POOL] [DATASETS]``
+Run: ``python -m benchmarks.status_page [POOLS] [DISKS_PER_POOL] [DATASETS]``
 (default 4 pools x 24 disks and 20,000 dataset series).
 """
 
@@ -16,15 +16,12 @@ import statistics
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from zmon.metrics import MetricSet  # noqa: E402
-from zmon.snapshot import CollectorState, Snapshot  # noqa: E402
-from zmon.status.history import History  # noqa: E402
-from zmon.status.model import read_model  # noqa: E402
-from zmon.status.page import StatusPage  # noqa: E402
+from zmon.metrics import MetricSet
+from zmon.snapshot import CollectorState, Snapshot
+from zmon.status.history import History
+from zmon.status.model import read_model
+from zmon.status.page import StatusPage
 
 
 def host_families(pools: int, disks: int, datasets: int) -> dict[str, list]:  # type: ignore[type-arg]

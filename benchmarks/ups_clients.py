@@ -3,26 +3,23 @@
 
 Needs root, Debian's nut-server (upsd, dummy-ups) and PyNUTClient in the environment
 (``pip install pynutclient`` in a scratch virtualenv; zmon does not depend on it).
-Run from the repository root:  python3 benchmarks/ups_clients.py
+Run from the repository root:  python -m benchmarks.ups_clients
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import socket
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from PyNUTClient.PyNUT import PyNUTClient
 
-from PyNUTClient.PyNUT import PyNUTClient  # noqa: E402
-
-from tests.collectors.ups.nutlab import NutLab  # noqa: E402
-from zmon.host.ups.net import Deadline, Endpoint  # noqa: E402
-from zmon.host.ups.nut import NutClient  # noqa: E402
+from tests.collectors.ups.nutlab import NutLab
+from zmon.host.ups.net import Deadline, Endpoint
+from zmon.host.ups.nut import NutClient
 
 VARS = {
     "ups.status": "OL",

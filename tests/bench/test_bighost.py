@@ -6,20 +6,16 @@ readable by every collector as they change, on a host of 10 vdevs (a second or t
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from benchmarks.bighost import BigHost, Shape, build_host, write_kernel_log
 from zmon.config import load
 from zmon.exposition import render
 from zmon.registry import Board, Context, NoDataError, collectors
 from zmon.runner import CommandRunner
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-
-from bighost import BigHost, Shape, build_host, write_kernel_log  # noqa: E402
 
 # Nothing on the big host for these: no UPS daemon; hotplug watches the real udev (if any).
 NO_DATA_EXPECTED = {"ups", "hotplug"}

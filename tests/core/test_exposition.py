@@ -9,21 +9,16 @@ from __future__ import annotations
 
 import math
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from prometheus_client.core import Metric
 
+from benchmarks.bighost import build_host
 from tests.helpers import require_tool
 from zmon.config import load
 from zmon.exposition import render, render_with_client
 from zmon.metrics import HistogramFamily, MetricSet, RowFamily
 from zmon.registry import Context, NoDataError, collectors
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-
-from bighost import build_host  # noqa: E402
 
 
 def plain_copy(families: list[Metric]) -> list[Metric]:

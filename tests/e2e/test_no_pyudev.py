@@ -12,8 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.e2e.serve import free_port
 from tests.helpers import stop_process_group
+from tests.support.ports import free_port
 
 BLOCK_PYUDEV = (
     "import sys; sys.modules['pyudev'] = None  # any 'import pyudev' now raises ImportError\n"

@@ -7,7 +7,8 @@ import socket
 import time
 from pathlib import Path
 
-from tests.e2e.serve import ZmonProcess, free_port
+from tests.e2e.serve import ZmonProcess
+from tests.support.ports import free_port
 from zmon.registry import collectors
 
 

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.serve import ZmonProcess, free_port, processes_running
+from tests.e2e.serve import ZmonProcess, processes_running
 from tests.faults.harness import no_leaks
+from tests.support.ports import free_port
 from zmon.collectors.kernel_log import KernelLogCollector
 from zmon.config import Config, load
 from zmon.daemon import Daemon

@@ -13,7 +13,6 @@ import atexit
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.helpers import stop_process_group
+from tests.support.ports import free_port
 
 LAB_DIR = Path(__file__).resolve().parent
 GUEST_DIR = LAB_DIR / "guest"
@@ -109,12 +109,6 @@ class Manifest:
             if path is None or not path.exists():
                 return f"{what} for OpenZFS {version} not built ({path}); run `make lab`"
         return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def read_facts(path: Path) -> dict[str, str]:

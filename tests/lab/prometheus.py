@@ -21,7 +21,8 @@ from alert_rules import generate
 from tests.helpers import stop_process_group
 from tests.lab import checks
 from tests.lab.engine import Result, Scrape, evaluate
-from tests.lab.labvm import LabError, free_port, track
+from tests.lab.labvm import LabError, track
+from tests.support.ports import free_port
 
 
 class AlertWatcher:

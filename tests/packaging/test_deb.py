@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.serve import free_port
 from tests.helpers import not_run, require_tool
+from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -21,16 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers import stop_process_group
+from tests.support.ports import free_port
 from zmon.demo.control import DemoControlClient
 
 REPO = Path(__file__).resolve().parents[2]
 FOLLOWER_TIMEOUT = 300.0  # the event and kernel log followers read what the demo wrote
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
 
 
 def http_get(url: str, timeout: float = 10) -> bytes:

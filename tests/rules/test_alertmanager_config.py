@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from tests.helpers import require_tool
-from tests.rules.stack import REPO, Process, Webhook, free_port, http_get
+from tests.rules.stack import REPO, Process, Webhook, http_get
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.real
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import bcrypt
 import pytest
 
-from tests.e2e.serve import free_port
 from tests.helpers import require_tool, stop_process_group
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.real
 

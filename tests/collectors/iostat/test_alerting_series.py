@@ -3,15 +3,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[3]
-_spec = importlib.util.spec_from_file_location(
-    "alerting_series", ROOT / "benchmarks" / "alerting_series.py"
-)
-bench = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-_spec.loader.exec_module(bench)  # type: ignore[union-attr]
+from benchmarks import alerting_series as bench
 
 
 def test_series_added_are_five_per_disk_and_four_per_vdev() -> None:

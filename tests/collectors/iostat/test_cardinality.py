@@ -3,21 +3,10 @@ prints them and zmon/collectors/iostat/README.md documents them for a 1,000-disk
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
+from benchmarks import iostat_cardinality as bench
 from tests.helpers import collector_doc
-
-ROOT = Path(__file__).resolve().parents[3]
-_spec = importlib.util.spec_from_file_location(
-    "iostat_cardinality", ROOT / "benchmarks" / "iostat_cardinality.py"
-)
-bench = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-sys.modules.setdefault("iostat_cardinality", bench)
-_spec.loader.exec_module(bench)  # type: ignore[union-attr]
 
 TABLE_SERIES = 14 + 4  # queue pending/active x 7 queues, lifetime averages ops/bytes x read/write
 HISTOGRAMS = 11  # total r/w, disk r/w, 7 queues

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from benchmarks import kernel_log_bench as bench
 from tests.helpers import require_tool
 from zmon.parsers.kernel_log import default_rules
 
 BENCH = Path(__file__).resolve().parents[3] / "benchmarks"
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("kernel_log_bench", BENCH / "kernel_log_bench.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_committed_mtail_program_is_current() -> None:
-    expected = _bench().mtail_program(default_rules())
-    regenerate = "python benchmarks/kernel_log_bench.py --write-mtail benchmarks/kernel_log.mtail"
+    expected = bench.mtail_program(default_rules())
+    regenerate = "python -m benchmarks.kernel_log_bench --write-mtail benchmarks/kernel_log.mtail"
     assert (BENCH / "kernel_log.mtail").read_text() == expected, f"regenerate: {regenerate}"
 
 
@@ -32,7 +23,6 @@ def test_committed_mtail_program_is_current() -> None:
 @pytest.mark.slow
 def test_mtail_counts_agree_with_zmon(tmp_path: Path) -> None:
     mtail = require_tool("mtail", "the kernel_log benchmark's peer; Debian package mtail")
-    bench = _bench()
     log = tmp_path / "kern.log"
     bench.generate(log, 3000, 0.2)
     progs = tmp_path / "progs"
@@ -44,7 +34,6 @@ def test_mtail_counts_agree_with_zmon(tmp_path: Path) -> None:
 
 
 def test_benchmark_generator_mixes_noise_and_faults(tmp_path: Path) -> None:
-    bench = _bench()
     log = tmp_path / "kern.log"
     bench.generate(log, 2000, 0.05)
     secs, lines, found = bench.run_zmon(log, bench.PatternSet(default_rules()))

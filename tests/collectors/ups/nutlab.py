@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tests.helpers import require_tool, stop_process_group
+from tests.support.ports import free_port
 
 NUT_LIBEXEC = ("/lib/nut", "/usr/lib/nut", "/usr/libexec/nut", "/usr/local/libexec/nut")
 
@@ -28,12 +29,6 @@ def nut_tool(name: str) -> str:
     """
     found = shutil.which(name, path=os.pathsep.join(NUT_LIBEXEC))
     return found or require_tool(name, "Debian packages nut-server and nut-client")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def dev_text(variables: Mapping[str, str]) -> str:
