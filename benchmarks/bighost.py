@@ -30,23 +30,18 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmarks.iostat_cardinality import histogram_text, table_text
 from benchmarks.kernel_log_bench import FAULTS, NOISE
-from zmon.config import CollectorSettings, Config, declared_binaries
+from zmon.config import Config
 from zmon.demo.disks import BlockTree
-from zmon.registry import Paths, collectors
+from zmon.demo.fakehost import FakeHost, programs
 from zmon.runner import CommandResult
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def programs() -> list[str]:
-    """The programs zmon's collectors declare (zpool, zfs, smartctl ...)."""
-    return declared_binaries(collectors())
 
 
 DEMO = REPO / "zmon" / "demo" / "data" / "scenarios" / "01-healthy"
@@ -318,21 +313,11 @@ def smart_report(template: dict[str, Any], path: str, dtype: str, serial: str) -
 
 
 @dataclass
-class BigHost:
+class BigHost(FakeHost):
     """A written big host: where it is and how to point zmon at it."""
 
-    root: Path
     shape: Shape
     layout: Layout
-
-    @property
-    def paths(self) -> Paths:
-        return Paths(
-            procfs=self.root / "proc",
-            sysfs=self.root / "sys",
-            rootfs=self.root / "rootfs",
-            state_dir=self.root / "state",
-        )
 
     @property
     def kernel_log(self) -> Path:
@@ -340,18 +325,7 @@ class BigHost:
 
     def apply(self, cfg: Config) -> Config:
         """``cfg`` pointed at this host: paths, programs, the kernel log file."""
-        binaries = {name: str(self.root / "bin" / name) for name in programs()}
-        collectors = dict(cfg.collectors)
-
-        def tune(name: str, **options: object) -> None:
-            if name in collectors:
-                old: CollectorSettings = collectors[name]
-                collectors[name] = replace(old, options={**old.options, **options})
-
-        tune("kernel_log", source="file", files=["/" + KERN_LOG])
-        return replace(
-            cfg, paths=self.paths, binaries=binaries, platform="linux", collectors=collectors
-        )
+        return self.point(cfg, {"kernel_log": {"source": "file", "files": ["/" + KERN_LOG]}})
 
     def config_toml(self, listen: str = "127.0.0.1:0") -> str:
         """A ``zmon serve`` configuration for this host: default intervals and options."""
@@ -359,7 +333,7 @@ class BigHost:
         for key in ("procfs", "sysfs", "rootfs", "state_dir"):
             lines.append(f'{key} = "{getattr(self.paths, key)}"')
         lines.append("[binaries]")
-        lines += [f'{b} = "{self.root / "bin" / b}"' for b in programs()]
+        lines += [f'{b} = "{self.program(b)}"' for b in programs()]
         lines += ["[collectors.kernel_log]", 'source = "file"', f'files = ["/{KERN_LOG}"]']
         return "\n".join(lines) + "\n"
 
@@ -372,8 +346,9 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
     shape = Shape(vdevs)
     rng = random.Random(seed)
     lay = layout(shape)
-    for d in ("proc", "sys", "rootfs/dev/disk/by-id", "state", "bin", "current"):
-        (root / d).mkdir(parents=True, exist_ok=True)
+    big = BigHost(root, shape, lay)
+    big.create(skip_site=True)
+    (root / "current").mkdir(exist_ok=True)
     rec = Recorder(root / "current")
 
     # zpool
@@ -484,7 +459,7 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
     rec.add(["smartctl", "--scan-open", "--json=c"], json.dumps(scan, separators=(",", ":")))
     rec.close()
 
-    # events, kernel log, programs
+    # events, kernel log
     (root / "events.log").write_bytes(b"")
     log = root / "rootfs" / KERN_LOG
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -492,21 +467,7 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
         write_kernel_log(log, kernel_log_bytes, seed=seed)
     else:
         log.write_bytes(b"")
-    _write_programs(root)
-    return BigHost(root, shape, lay)
-
-
-def _write_programs(root: Path) -> None:
-    for name in programs():
-        script = root / "bin" / name
-        script.write_text(
-            f"#!{sys.executable} -S\n"
-            "import sys\n"
-            f"sys.path.insert(0, {str(REPO)!r})\n"
-            "from zmon.demo.fakebin import main\n"
-            f"sys.exit(main({name!r}, sys.argv[1:], {str(root)!r}))\n"
-        )
-        script.chmod(0o755)
+    return big
 
 
 # ---- the kernel log
@@ -600,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
         f"--path.sysfs={host.paths.sysfs}",
         f"--path.rootfs={host.paths.rootfs}",
     ]
-    flags += [f"--binary.{b}={host.root / 'bin' / b}" for b in programs()]
+    flags += [f"--binary.{b}={host.program(b)}" for b in programs()]
     print(" ".join(flags))
     return 0
 

@@ -18,45 +18,16 @@ Disks:
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
+from zmon.demo import fakehost
+from zmon.demo.fakehost import PCI, block_device, disk_link, link, nvme_controller, write
+
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "disks" / "linux-host"
-PCI = "devices/pci0000:00"
+SECTORS = 7814037168  # every disk's size: 4 TB
 AHCI = f"{PCI}/0000:00:1f.2"
 SAS = f"{PCI}/0000:00:01.0/0000:01:00.0/host7/port-7:0/expander-7:0"
-
-
-def write(path: Path, text: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text)
-
-
-def link(at: Path, target: Path) -> None:
-    """A relative symlink at ``at`` pointing to ``target`` (both absolute)."""
-    at.parent.mkdir(parents=True, exist_ok=True)
-    os.symlink(os.path.relpath(target, at.parent), at)
-
-
-def vpd80(serial: str) -> bytes:
-    data = serial.encode()
-    return bytes([0, 0x80, 0, len(data)]) + data
-
-
-def block(sys: Path, devdir: str, name: str, dev: str, parts: dict[str, str]) -> Path:
-    """/sys/<devdir>/block/<name> with dev file, partitions, and the /sys/block symlink."""
-    bdir = sys / devdir / "block" / name
-    write(bdir / "dev", dev + "\n")
-    write(bdir / "size", "7814037168\n")
-    for part, pdev in parts.items():
-        write(bdir / part / "dev", pdev + "\n")
-        write(bdir / part / "partition", part[len(name) :].lstrip("p") + "\n")
-    link(sys / "block" / name, bdir)
-    return bdir
 
 
 def scsi_disk(
@@ -73,17 +44,21 @@ def scsi_disk(
     wwid: str | None = None,
     parts: dict[str, str] | None = None,
 ) -> None:
+    """A SCSI disk under ``parent`` (a SCSI host or a SAS end device), of the fixture's size."""
     h, c, t, _ = hctl.split(":")
-    sdev = f"{parent}/target{h}:{c}:{t}/{hctl}"
-    write(sys / sdev / "vendor", f"{vendor:<8}\n")
-    write(sys / sdev / "model", f"{model[:16]:<16}\n")
-    write(sys / sdev / "rev", f"{rev}\n")
-    if serial is not None:
-        write(sys / sdev / "vpd_pg80", vpd80(serial))
-    if wwid is not None:
-        write(sys / sdev / "wwid", wwid + "\n")
-    bdir = block(sys, sdev, name, dev, parts or {})
-    link(bdir / "device", sys / sdev)
+    fakehost.scsi_disk(
+        sys,
+        f"{parent}/target{h}:{c}:{t}/{hctl}",
+        name,
+        dev,
+        vendor=vendor,
+        model=model,
+        rev=rev,
+        serial=serial,
+        wwid=wwid,
+        sectors=SECTORS,
+        partitions=parts,
+    )
 
 
 def main() -> None:
@@ -219,24 +194,15 @@ def main() -> None:
         ),
     ):
         cdir = f"{PCI}/{pci}/nvme/{ctrl}"
-        write(sys / cdir / "model", f"{model:<40}\n")
-        write(sys / cdir / "serial", f"{serial:<20}\n")
-        write(sys / cdir / "firmware_rev", f"{fw}\n")
-        write(sys / cdir / "transport", "pcie\n")
-        ns = f"{ctrl}n1"
-        ndir = sys / cdir / ns
-        write(ndir / "dev", ns_dev + "\n")
+        ctrl_dir = nvme_controller(sys, cdir, model=model, serial=serial, firmware=fw)
+        ndir = block_device(sys, f"{cdir}/{ctrl}n1", ns_dev, partitions=parts)
         write(ndir / "wwid", wwid + "\n")
-        for part, pdev in parts.items():
-            write(ndir / part / "dev", pdev + "\n")
-            write(ndir / part / "partition", "1\n")
-        link(ndir / "device", sys / cdir)
-        link(sys / "block" / ns, ndir)
-    vdir = block(sys, f"{PCI}/0000:00:05.0/virtio2", "vda", "254:0", {})
+        link(ndir / "device", ctrl_dir)
+    vdir = block_device(sys, f"{PCI}/0000:00:05.0/virtio2/block/vda", "254:0", SECTORS)
     write(vdir / "serial", "ZLVIRT0\n")
     link(vdir / "device", sys / PCI / "0000:00:05.0/virtio2")
-    block(sys, "devices/virtual", "loop0", "7:0", {})
-    block(sys, "devices/virtual", "zd0", "230:0", {})
+    block_device(sys, "devices/virtual/block/loop0", "7:0", SECTORS)
+    block_device(sys, "devices/virtual/block/zd0", "230:0", SECTORS)
 
     # /dev/disk links as udev writes them.
     dev = ROOT / "dev"
@@ -288,7 +254,7 @@ def main() -> None:
     }
     for kind, table in (("by-id", by_id), ("by-path", by_path)):
         for name, kernel in table.items():
-            link(dev / "disk" / kind / name, dev / kernel)
+            disk_link(dev, kind, name, kernel)
     # udev database entries for two disks (the others exercise the sysfs fallbacks).
     udev = ROOT / "run" / "udev" / "data"
     write(

@@ -9,12 +9,21 @@ The files written are the ones zmon reads (``zmon/devices_linux.py``), as the ke
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-PCI = "devices/pci0000:00"
+from zmon.demo.fakehost import (
+    PCI,
+    block_device,
+    disk_link,
+    link,
+    nvme_controller,
+    partition_number,
+    scsi_disk,
+    write,
+)
+
 AHCI = f"{PCI}/0000:00:05.0"
 VIRTIO_FIRST_SLOT = 6  # 0000:00:06.0 is virtio2 (vda); virtio0/1 are the 9p and console devices
 VIRTIO_FIRST_INDEX = 2
@@ -31,31 +40,6 @@ def size_sectors(text: str | int | None) -> int:
     if not m:
         return 0
     return int(float(m.group(1)) * _UNITS[m.group(2)]) // SECTOR
-
-
-def _write(path: Path, text: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text)
-
-
-def _link(at: Path, target: Path) -> None:
-    """A relative symlink at ``at`` to ``target`` (both absolute), replaced if present."""
-    at.parent.mkdir(parents=True, exist_ok=True)
-    rel = os.path.relpath(target, at.parent)
-    tmp = at.with_name(f".{at.name}.tmp")
-    if tmp.is_symlink() or tmp.exists():
-        tmp.unlink()
-    os.symlink(rel, tmp)
-    os.replace(tmp, at)
-
-
-def _vpd80(serial: str) -> bytes:
-    """VPD page 0x80 as libata builds it: 4-byte header, then the 20-character ATA serial."""
-    data = f"{serial:<20}".encode()
-    return bytes([0, 0x80, 0, len(data)]) + data
 
 
 class BlockTree:
@@ -87,14 +71,19 @@ class BlockTree:
         host, channel, target, _ = (int(x) for x in dev["hctl"].split(":"))
         hctl = dev["hctl"]
         scsi = f"{AHCI}/ata{host + 1}/host{host}/target{host}:{channel}:{target}/{hctl}"
-        sdev = self.sys / scsi
-        _write(sdev / "vendor", f"{(dev.get('vendor') or 'ATA').strip():<8}\n")
-        _write(sdev / "model", f"{(dev.get('model') or '')[:16]:<16}\n")
-        _write(sdev / "rev", f"{dev.get('rev') or ''}\n")
-        if dev.get("serial"):
-            _write(sdev / "vpd_pg80", _vpd80(dev["serial"]))
-        bdir = self._block(f"{scsi}/block/{dev['name']}", dev)
-        _link(bdir / "device", sdev)
+        bdir = scsi_disk(
+            self.sys,
+            scsi,
+            dev["name"],
+            dev["maj:min"],
+            vendor=(dev.get("vendor") or "ATA").strip(),
+            model=dev.get("model") or "",
+            rev=dev.get("rev") or "",
+            serial=dev.get("serial"),
+            sectors=size_sectors(dev.get("size")),
+            partitions=_partitions(dev),
+        )
+        self._queue(bdir, dev)
         ahci = AHCI.rsplit("/", 1)[1]
         port = f"pci-{ahci}-ata-{host + 1}"
         self._links(
@@ -107,17 +96,19 @@ class BlockTree:
         name = dev["name"]
         ctrl = re.sub(r"n\d+$", "", name)
         slot = NVME_SLOTS.get(ctrl, "0000:00:0c.0")
-        cdir = self.sys / PCI / slot / "nvme" / ctrl
-        _write(cdir / "model", f"{dev.get('model') or '':<40}\n")
-        _write(cdir / "serial", f"{dev.get('serial') or '':<20}\n")
-        _write(cdir / "firmware_rev", f"{self.nvme_firmware:<8}\n")
-        _write(cdir / "transport", "pcie\n")
+        cdir = nvme_controller(
+            self.sys,
+            f"{PCI}/{slot}/nvme/{ctrl}",
+            model=dev.get("model") or "",
+            serial=dev.get("serial") or "",
+            firmware=self.nvme_firmware,
+        )
         nsid = re.search(r"n(\d+)$", name)
         bdir = self._block(f"{PCI}/{slot}/nvme/{ctrl}/{name}", dev)
-        _write(bdir / "nsid", f"{nsid.group(1) if nsid else 1}\n")
+        write(bdir / "nsid", f"{nsid.group(1) if nsid else 1}\n")
         if dev.get("wwn"):
-            _write(bdir / "wwid", dev["wwn"] + "\n")
-        _link(bdir / "device", cdir)
+            write(bdir / "wwid", dev["wwn"] + "\n")
+        link(bdir / "device", cdir)
         links = [f"nvme-{dev['wwn']}"] if dev.get("wwn") else []
         self._links(
             dev,
@@ -130,12 +121,12 @@ class BlockTree:
         slot = f"0000:00:{VIRTIO_FIRST_SLOT + self._virtio:02x}.0"
         vdev = f"{PCI}/{slot}/virtio{VIRTIO_FIRST_INDEX + self._virtio}"
         self._virtio += 1
-        _write(self.sys / vdev / "vendor", f"{dev.get('vendor') or '0x1af4'}\n")
-        _write(self.sys / vdev / "device", "0x0002\n")
+        write(self.sys / vdev / "vendor", f"{dev.get('vendor') or '0x1af4'}\n")
+        write(self.sys / vdev / "device", "0x0002\n")
         bdir = self._block(f"{vdev}/block/{dev['name']}", dev)
         if dev.get("serial"):
-            _write(bdir / "serial", dev["serial"] + "\n")
-        _link(bdir / "device", self.sys / vdev)
+            write(bdir / "serial", dev["serial"] + "\n")
+        link(bdir / "device", self.sys / vdev)
         stem = f"virtio-{dev['serial']}" if dev.get("serial") else None
         self._links(dev, stem, [f"virtio-pci-{slot}", f"pci-{slot}"])
 
@@ -143,24 +134,22 @@ class BlockTree:
 
     def _block(self, devpath: str, dev: dict[str, Any]) -> Path:
         """The block device directory with its partitions, and the /sys/block link."""
-        name = dev["name"]
-        bdir = self.sys / devpath
-        _write(bdir / "dev", f"{dev['maj:min']}\n")
-        _write(bdir / "size", f"{size_sectors(dev.get('size'))}\n")
-        _write(bdir / "ro", "1\n" if dev.get("ro") else "0\n")
-        queue = bdir / "queue"
-        _write(queue / "rotational", "1\n" if dev.get("rota") else "0\n")
-        _write(queue / "logical_block_size", f"{dev.get('log-sec') or SECTOR}\n")
-        _write(queue / "physical_block_size", f"{dev.get('phy-sec') or SECTOR}\n")
-        for child in dev.get("children") or []:
-            part = child["name"]
-            number = re.sub(r"^.*?(\d+)$", r"\1", part)
-            pdir = bdir / part
-            _write(pdir / "dev", f"{child['maj:min']}\n")
-            _write(pdir / "partition", f"{number}\n")
-            _write(pdir / "size", f"{size_sectors(child.get('size'))}\n")
-        _link(self.sys / "block" / name, bdir)
+        bdir = block_device(
+            self.sys, devpath, dev["maj:min"], size_sectors(dev.get("size")), _partitions(dev)
+        )
+        self._queue(bdir, dev)
         return bdir
+
+    def _queue(self, bdir: Path, dev: dict[str, Any]) -> None:
+        """What lsblk tells beyond the device numbers: read-only, rotational, sector sizes
+        and the partitions' sizes."""
+        write(bdir / "ro", "1\n" if dev.get("ro") else "0\n")
+        queue = bdir / "queue"
+        write(queue / "rotational", "1\n" if dev.get("rota") else "0\n")
+        write(queue / "logical_block_size", f"{dev.get('log-sec') or SECTOR}\n")
+        write(queue / "physical_block_size", f"{dev.get('phy-sec') or SECTOR}\n")
+        for child in dev.get("children") or []:
+            write(bdir / child["name"] / "size", f"{size_sectors(child.get('size'))}\n")
 
     def _links(
         self,
@@ -174,12 +163,17 @@ class BlockTree:
         by_id = ([stem] if stem else []) + (extra_by_id or [])
         for kind, stems in (("by-id", by_id), ("by-path", list(dict.fromkeys(paths)))):
             for s in stems:
-                _link(self.dev / "disk" / kind / s, self.dev / name)
+                disk_link(self.dev, kind, s, name)
                 for child in dev.get("children") or []:
-                    number = re.sub(r"^.*?(\d+)$", r"\1", child["name"])
-                    _link(self.dev / "disk" / kind / f"{s}-part{number}", self.dev / child["name"])
+                    number = partition_number(child["name"])
+                    disk_link(self.dev, kind, f"{s}-part{number}", child["name"])
 
 
 def _udev_string(text: str | None) -> str:
     """udev's ID_MODEL: spaces become underscores."""
     return re.sub(r"\s+", "_", (text or "").strip())
+
+
+def _partitions(dev: dict[str, Any]) -> dict[str, str]:
+    """lsblk's children of a disk: partition name -> ``maj:min``."""
+    return {child["name"]: child["maj:min"] for child in dev.get("children") or []}

@@ -7,23 +7,21 @@ import math
 import os
 import re
 import shutil
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
-from zmon.config import CollectorSettings, Config, declared_binaries
+from zmon.config import Config
 from zmon.demo.disks import BlockTree
+from zmon.demo.fakehost import FakeHost
 from zmon.demo.kernlog import syslog_lines
 from zmon.demo.module import write_module_tree
 from zmon.demo.timeline import PHASES, STORIES, Phase, starts
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.logs import get
 from zmon.registry import Paths
-from zmon.registry import collectors as registered_collectors
 
 DATA = Path(__file__).parent / "data"
 log = get("demo")
@@ -82,6 +80,7 @@ class DemoHost:
         self._units = sum(p.length for p in self.phases)
         self._own_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="zmon-demo-")) if root is None else root
+        self.tree = FakeHost(self.root)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()  # one tick or step at a time
@@ -102,36 +101,20 @@ class DemoHost:
 
     @property
     def paths(self) -> Paths:
-        return Paths(
-            procfs=self.root / "proc",
-            sysfs=self.root / "sys",
-            rootfs=self.root / "rootfs",
-            state_dir=self.root / "state",
-        )
+        return self.tree.paths
 
     def apply(self, cfg: Config) -> Config:
         """The same config, pointed at this host."""
-        programs = declared_binaries(registered_collectors())
-        binaries = {name: str(self.root / "bin" / name) for name in programs}
-        collectors = dict(cfg.collectors)
-
-        def tune(name: str, interval: float | None = None, **options: object) -> None:
-            if name in collectors:
-                old: CollectorSettings = collectors[name]
-                new_interval = old.interval if interval is None else min(old.interval, interval)
-                collectors[name] = replace(
-                    old, interval=new_interval, options={**old.options, **options}
-                )
-
-        if not collectors.get("ups") or not collectors["ups"].options.get("nut"):
-            tune("ups", nut=[self.upsd.address])  # unless the config names a UPS server
-        # The demo's disks answer at once and its story moves in phases: read SMART at least
-        # twice a phase, without the pause between disks that spares real ones.
-        tune("smart", interval=self.phase_seconds / 2, jitter=0.0)
-        tune("kernel_log", source="file", files=[KERN_LOG])
-        return replace(
-            cfg, paths=self.paths, binaries=binaries, platform="linux", collectors=collectors
-        )
+        options: dict[str, dict[str, object]] = {
+            # The demo's disks answer at once: no pause between disks that spares real ones.
+            "smart": {"jitter": 0.0},
+            "kernel_log": {"source": "file", "files": [KERN_LOG]},
+        }
+        ups = cfg.collectors.get("ups")
+        if not ups or not ups.options.get("nut"):  # unless the config names a UPS server
+            options["ups"] = {"nut": [self.upsd.address]}
+        # The demo's story moves in phases: read SMART at least twice a phase.
+        return self.tree.point(cfg, options, max_intervals={"smart": self.phase_seconds / 2})
 
     def ups_variables(self) -> dict[str, str]:
         """What the demo UPS reports now."""
@@ -162,9 +145,7 @@ class DemoHost:
             self._ups_vars["ups.load"] = "9" if "resilver" in phase.name else "5"
 
     def _build(self, first_phase: int) -> None:
-        for d in ("proc", "sys", "rootfs/dev/disk/by-id", "state", "bin"):
-            (self.root / d).mkdir(parents=True, exist_ok=True)
-        self._write_binaries()
+        self.tree.create()
         self._write_sysfs()
         self._write_disks()
         (self.root / "events.log").write_bytes(b"")
@@ -177,19 +158,6 @@ class DemoHost:
             self._enter_phase(index, now=self._t0 + self._starts[index] * self.phase_seconds)
         self._write_arcstats(0.0, elapsed=0.0)
         self._advance_ups(0.0)
-
-    def _write_binaries(self) -> None:
-        package_parent = Path(__file__).resolve().parents[2]
-        for name in declared_binaries(registered_collectors()):
-            script = self.root / "bin" / name
-            script.write_text(
-                f"#!{sys.executable}\n"
-                "import sys\n"
-                f"sys.path.insert(0, {str(package_parent)!r})\n"
-                "from zmon.demo.fakebin import main\n"
-                f"sys.exit(main({name!r}, sys.argv[1:], {str(self.root)!r}))\n"
-            )
-            script.chmod(0o755)
 
     def _write_sysfs(self) -> None:
         params = self.root / "sys" / "module" / "zfs" / "parameters"
