@@ -1,7 +1,7 @@
 """One gzip stream from pieces compressed separately, so a change recompresses only its piece.
 
 zmon serves a pre-rendered exposition, plain and gzipped. Compressing the whole text again
-after every collector run cost more CPU than the runs themselves on a big host (8 MB at
+after every collector run would cost more CPU than the runs themselves on a big host (8 MB at
 level 1, several times a minute). Instead each piece (a collector's family) is compressed once,
 when it is rendered, as raw deflate ending in a sync flush: such pieces concatenate into one
 valid deflate stream (each piece only refers back into itself). ``join`` adds the final empty
@@ -10,7 +10,7 @@ any client inflates. This is how pigz compresses in parallel.
 
 A piece carries its text's CRC-32 and length, so the trailer (CRC-32 and length of the whole
 text) is combined from the pieces' and the plain text need not be kept at all: on a big host
-it was 10 MB of the daemon's memory, for scrapers that all ask for gzip.
+that saves 10 MB of the daemon's memory, for scrapers that all ask for gzip.
 """
 
 from __future__ import annotations

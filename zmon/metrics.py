@@ -63,9 +63,9 @@ HistogramSeries = tuple[dict[str, str], tuple[str, ...], list[float], float, flo
 class HistogramFamily(_CompactFamily[HistogramSeries]):
     """A histogram family that keeps each series as its bucket counts, not as samples.
 
-    On a host with 1,000 disks the per-vdev latency histograms are 385,000 samples; building a
-    ``Sample`` with its own label dict for each bucket was most of the collector's run. Here a
-    series is one tuple (labels, bounds, counts, count, sum).
+    On a host with 1,000 disks the per-vdev latency histograms are 385,000 samples, and a
+    ``Sample`` with its own label dict for each bucket would cost more than the rest of the
+    collector's run. So a series is one tuple (labels, bounds, counts, count, sum).
     """
 
     def __init__(self, name: str, documentation: str) -> None:
@@ -101,8 +101,8 @@ class RowFamily(_CompactFamily[Row]):
 
     The ``iostat`` collector of a host with 1,000 disks adds 22,000 table gauges every 15 s,
     18 a vdev (a queue or an op each); a ``Sample`` with its own label dict for each, sorted
-    and formatted again at render, was half its run (benchmarks/README.md). Here a row is
-    (the shared labels, the one label's name, its values, the sample values).
+    and formatted again at render, would double the collector's run. So a row is (the shared
+    labels, the one label's name, its values, the sample values), rendered as it is.
     """
 
     def __init__(self, name: str, documentation: str, typ: str) -> None:
@@ -234,7 +234,7 @@ class MetricSet:
             fam = self._families[family] = RowFamily(family, help_text, typ)
         elif type(fam) is Metric and not fam.samples and fam.type == typ:
             # declared only (``declare`` fixes the families' order): rows from here on, in
-            # the declared place (zpool's 1,100 vdev state sets were 6,700 samples)
+            # the declared place (zpool's 1,100 vdev state sets would be 6,700 samples)
             fam = self._families[family] = RowFamily(family, fam.documentation, typ)
         elif fam.type != typ:
             raise ValueError(f"metric {family} used as {typ} and as {fam.type}")

@@ -29,7 +29,7 @@ def linux_devices(paths: Paths) -> list[BlockDevice]:
     """Every entry of ``/sys/block`` and its partitions; empty if there is no sysfs.
 
     Paths are plain strings here: on a host with 1,000 disks a ``Path`` object per file read
-    was a third of building the map (benchmarks/README.md).
+    would be a third of building the map.
     """
     block = str(paths.sys("block"))
     try:

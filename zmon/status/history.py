@@ -22,8 +22,7 @@ Point = tuple[float, Mapping[str, float]]
 class Values(Mapping[str, float]):
     """One sample's numbers: the keys shared with the samples before it, the numbers in an
     array of doubles. A host with 1,000 disks keeps two numbers a disk: as a dict of floats
-    that was 105 kB a sample, 40 MB for the hour's ring (benchmarks/README.md); here it is
-    8 bytes a number."""
+    that would be 105 kB a sample, 40 MB for the hour's ring; an array is 8 bytes a number."""
 
     __slots__ = ("_index", "_values")
 

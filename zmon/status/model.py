@@ -73,8 +73,8 @@ class Samples:
             # (the labels are the samples' own dicts: nothing here changes them)
             name: str | None = None
             rows: list[tuple[Labels, float]] = []
-            # a compact family's samples are made for this read only: kept, they were most of
-            # what the snapshot held for the views on a big host (benchmarks/README.md)
+            # a compact family's samples are made for this read only: kept, they would be most
+            # of what the snapshot holds for the views on a big host
             each = getattr(fam, "each_sample", None)  # (zmon.metrics' compact families)
             for s in each() if each is not None else fam.samples:
                 if s.name != name:
@@ -89,7 +89,7 @@ class Samples:
         """The first sample of ``name`` whose labels include ``labels``.
 
         Looked up in an index per (name, label keys), built on first use: a host model reads
-        a few values for each of a thousand vdevs, and a scan per read was quadratic."""
+        a few values for each of a thousand vdevs, and a scan per read would be quadratic."""
         keys = tuple(sorted(labels))
         index = self._index.get((name, keys))
         if index is None:

@@ -176,8 +176,8 @@ class ObjsetReader:
     """Objset kstats by dataset, read only for the datasets asked for.
 
     A host with 10,000 datasets has 10,000 objset kstats, and ``max_series`` may export a
-    few hundred datasets: reading and parsing every file each run was most of the run
-    (benchmarks/README.md). Files are named by objset id, which a dataset keeps. Where
+    few hundred datasets: reading and parsing every file each run would be most of the run.
+    Files are named by objset id, which a dataset keeps. Where
     ``zfs list`` gives the id (``objsetid``), ``stats`` opens the dataset's own file and
     nothing is listed. Otherwise (an older zfs, or a file that names another dataset) the
     directory is listed, at most once a run: the file of each dataset is remembered from the
@@ -220,8 +220,8 @@ class ObjsetReader:
         files = _objset_files(kstat_dir) if kstat_dir.is_dir() else []
         if len(files) == len(self._names) == len(self._files) and files == self._listed:
             # the same files, each one's dataset known (a rename found by ``get`` drops its
-            # entries): the maps stay, instead of 20,000 entries made again every run, which
-            # left the allocator's memory in holes between the runs (benchmarks/README.md)
+            # entries): the maps stay, since 20,000 entries made again every run would leave
+            # the allocator's memory in holes between the runs
             return
         self._listed = files
         names = {f: self._names[f] for f in files if f in self._names}
