@@ -12,6 +12,29 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tests.support.ports import free_port
+from zmon.registry import collectors
+
+
+def collectors_toml(enabled: Sequence[str], listen: str | None = None, extra: str = "") -> str:
+    """A zmon config enabling only ``enabled`` of the collectors, listening on ``listen``
+    (if given), with ``extra`` appended."""
+    lines = [f'[web]\nlisten_address = "{listen}"\n'] if listen else []
+    for name in collectors():
+        lines.append(f"[collectors.{name}]\nenabled = {'true' if name in enabled else 'false'}\n")
+    return "\n".join(lines) + extra
+
+
+def arc_procfs(root: Path) -> Path:
+    """A procfs under ``root`` with one arcstats file, enough for the arc collector: it serves
+    ``zmon_arc_hits_total 100.0``."""
+    kstat = root / "proc" / "spl" / "kstat" / "zfs"
+    kstat.mkdir(parents=True)
+    (kstat / "arcstats").write_text(
+        "13 1 0x01 3 144 1 2\nname                            type data\n"
+        "hits                            4    100\nmisses                          4    5\n"
+        "size                            4    4096\n"
+    )
+    return root / "proc"
 
 
 class ZmonProcess:
@@ -61,6 +84,16 @@ class ZmonProcess:
                 return text
             time.sleep(0.2)
         raise AssertionError(f"{needle!r} never appeared; last scrape:\n{text}")
+
+    def wait_logged(self, needle: str, count: int = 1, timeout: float = 20) -> None:
+        """Wait until zmon's log holds ``needle`` ``count`` times; zmon must stay up meanwhile."""
+        deadline = time.monotonic() + timeout
+        while self.log_path.read_text().count(needle) < count:
+            assert self.proc.poll() is None, self.log_path.read_text()
+            assert time.monotonic() < deadline, (
+                f"{needle!r} not logged:\n{self.log_path.read_text()}"
+            )
+            time.sleep(0.05)
 
     def stop(self) -> int:
         if self.proc.poll() is None:

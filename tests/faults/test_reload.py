@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import signal
 import socket
-import subprocess
-import sys
 import time
 from collections import Counter
 from dataclasses import replace
@@ -19,31 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.serve import ZmonProcess, processes_running
+from tests.e2e.serve import ZmonProcess, arc_procfs, collectors_toml, processes_running
 from tests.faults.harness import no_leaks
 from tests.support.ports import free_port
 from zmon.collectors.kernel_log import KernelLogCollector
 from zmon.config import Config, load
 from zmon.daemon import Daemon
 from zmon.registry import Paths, collectors
-
-
-def _toml(enabled: list[str], listen: str | None = None, extra: str = "") -> str:
-    lines = [f'[web]\nlisten_address = "{listen}"\n'] if listen else []
-    for name in collectors():
-        lines.append(f"[collectors.{name}]\nenabled = {'true' if name in enabled else 'false'}\n")
-    return "\n".join(lines) + extra
-
-
-def _arc_proc(tmp_path: Path) -> Path:
-    kstat = tmp_path / "proc" / "spl" / "kstat" / "zfs"
-    kstat.mkdir(parents=True)
-    (kstat / "arcstats").write_text(
-        "13 1 0x01 3 144 1 2\nname                            type data\n"
-        "hits                            4    100\nmisses                          4    5\n"
-        "size                            4    4096\n"
-    )
-    return tmp_path / "proc"
 
 
 @pytest.fixture
@@ -60,29 +40,8 @@ def serve(
 ) -> ZmonProcess:
     """``zmon serve`` listening where the config file says (no --web.listen-address flag,
     which would override every reload)."""
-    cfg.write_text(_toml(enabled, listen=f"127.0.0.1:{listen_port}"))
-    zmon = ZmonProcess.__new__(ZmonProcess)
-    zmon.port, zmon.log_path = listen_port, log
-    zmon._log = log.open("wb")
-    zmon.proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "zmon.cli",
-            "serve",
-            "--config",
-            str(cfg),
-            "--log.format",
-            "json",
-            *args,
-        ],
-        stdout=zmon._log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    zmon.base = f"http://127.0.0.1:{listen_port}"
-    zmon._wait_up()
-    return zmon
+    cfg.write_text(collectors_toml(enabled, listen=f"127.0.0.1:{listen_port}"))
+    return ZmonProcess(["--config", str(cfg), *args], log, port=listen_port)
 
 
 def _fake_zpool(tmp_path: Path, marker: str) -> Path:
@@ -103,7 +62,7 @@ def test_sighup_to_a_busy_port_keeps_the_daemon_and_starts_nothing(tmp_path, bus
         ["arc"],
         [
             "--path.procfs",
-            str(_arc_proc(tmp_path)),
+            str(arc_procfs(tmp_path)),
             "--path.state-dir",
             str(tmp_path / "state"),
             "--binary.zpool",
@@ -113,9 +72,9 @@ def test_sighup_to_a_busy_port_keeps_the_daemon_and_starts_nothing(tmp_path, bus
     )
     try:
         zmon.wait_for("zmon_arc_hits_total 100.0")
-        cfg.write_text(_toml(["arc", "zpool_events"], listen=f"127.0.0.1:{busy_port}"))
+        cfg.write_text(collectors_toml(["arc", "zpool_events"], listen=f"127.0.0.1:{busy_port}"))
         zmon.proc.send_signal(signal.SIGHUP)
-        _wait_log(zmon, "reload rejected")
+        zmon.wait_logged("reload rejected")
         assert zmon.proc.poll() is None, zmon.log_path.read_text()
         assert "cannot listen on" in zmon.log_path.read_text()
         assert 'zmon_collector_success{collector="arc"} 1.0' in zmon.metrics()
@@ -133,16 +92,16 @@ def test_sighup_to_a_free_port_moves_the_server(tmp_path) -> None:
         cfg,
         free_port(),
         ["arc"],
-        ["--path.procfs", str(_arc_proc(tmp_path)), "--path.state-dir", str(tmp_path / "state")],
+        ["--path.procfs", str(arc_procfs(tmp_path)), "--path.state-dir", str(tmp_path / "state")],
         tmp_path / "zmon.log",
     )
     old_base = zmon.base
     try:
         zmon.wait_for("zmon_arc_hits_total 100.0")
         new_port = free_port()
-        cfg.write_text(_toml(["arc"], listen=f"127.0.0.1:{new_port}"))
+        cfg.write_text(collectors_toml(["arc"], listen=f"127.0.0.1:{new_port}"))
         zmon.proc.send_signal(signal.SIGHUP)
-        _wait_log(zmon, "config reloaded")
+        zmon.wait_logged("config reloaded")
         zmon.base = f"http://127.0.0.1:{new_port}"
         assert "zmon_arc_hits_total 100.0" in zmon.wait_for("zmon_arc_hits_total")
         zmon.base = old_base
@@ -154,13 +113,13 @@ def test_sighup_to_a_free_port_moves_the_server(tmp_path) -> None:
 
 def test_sighup_with_infinite_values_is_rejected(tmp_path) -> None:
     cfg = tmp_path / "zmon.toml"
-    cfg.write_text(_toml(["arc"]))
+    cfg.write_text(collectors_toml(["arc"]))
     zmon = ZmonProcess(
         [
             "--config",
             str(cfg),
             "--path.procfs",
-            str(_arc_proc(tmp_path)),
+            str(arc_procfs(tmp_path)),
             "--path.state-dir",
             str(tmp_path / "state"),
         ],
@@ -169,23 +128,15 @@ def test_sighup_with_infinite_values_is_rejected(tmp_path) -> None:
     try:
         zmon.wait_for("zmon_arc_hits_total 100.0")
         cfg.write_text(
-            _toml(["arc"], extra="[collectors.arc]\ninterval = inf\ntimeout = 1e308\n").replace(
-                "[collectors.arc]\nenabled = true\n", ""
-            )
+            collectors_toml(
+                ["arc"], extra="[collectors.arc]\ninterval = inf\ntimeout = 1e308\n"
+            ).replace("[collectors.arc]\nenabled = true\n", "")
         )
         zmon.proc.send_signal(signal.SIGHUP)
-        _wait_log(zmon, "reload rejected")
+        zmon.wait_logged("reload rejected")
         assert zmon.get("/healthz") == b"ok\n"
     finally:
         assert zmon.stop() == 0
-
-
-def _wait_log(zmon: ZmonProcess, needle: str, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while needle not in zmon.log_path.read_text():
-        assert time.monotonic() < deadline, f"{needle!r} not logged:\n{zmon.log_path.read_text()}"
-        assert zmon.proc.poll() is None, zmon.log_path.read_text()
-        time.sleep(0.05)
 
 
 # ---------------------------------------------------------------- a thousand reloads in process
@@ -197,14 +148,14 @@ RELOADS = 1000
 
 
 def test_a_thousand_reloads_over_every_path_leak_nothing(tmp_path, busy_port) -> None:
-    procfs = _arc_proc(tmp_path)
+    procfs = arc_procfs(tmp_path)
     files = {
-        "good-arc": _toml(["arc"], listen="127.0.0.1:0"),
-        "good-none": _toml([], listen="127.0.0.1:0"),
+        "good-arc": collectors_toml(["arc"], listen="127.0.0.1:0"),
+        "good-none": collectors_toml([], listen="127.0.0.1:0"),
         "invalid": "[collectors.arc]\ninterval = -3\n",
         "infinite": "[collectors.arc]\ntimeout = inf\n",
-        "busy-port": _toml(["arc"], listen=f"127.0.0.1:{busy_port}"),
-        "new-port": _toml(["arc"], listen="127.0.0.2:0"),
+        "busy-port": collectors_toml(["arc"], listen=f"127.0.0.1:{busy_port}"),
+        "new-port": collectors_toml(["arc"], listen="127.0.0.2:0"),
     }
     cfg_path = tmp_path / "zmon.toml"
 
@@ -251,7 +202,7 @@ def test_a_thousand_reloads_over_every_path_leak_nothing(tmp_path, busy_port) ->
 
 def test_a_collector_that_cannot_start_rejects_the_reload(tmp_path, monkeypatch) -> None:
     cfg_path = tmp_path / "zmon.toml"
-    cfg_path.write_text(_toml(["arc"], listen="127.0.0.1:0"))
+    cfg_path.write_text(collectors_toml(["arc"], listen="127.0.0.1:0"))
     daemon = Daemon(load(collectors(), str(cfg_path)), lambda: load(collectors(), str(cfg_path)))
     daemon.start()
     try:
@@ -261,7 +212,7 @@ def test_a_collector_that_cannot_start_rejects_the_reload(tmp_path, monkeypatch)
             raise RuntimeError("cannot start")
 
         monkeypatch.setattr(KernelLogCollector, "start", broken)
-        cfg_path.write_text(_toml(["arc", "kernel_log"], listen="127.0.0.1:0"))
+        cfg_path.write_text(collectors_toml(["arc", "kernel_log"], listen="127.0.0.1:0"))
         daemon.reload()
         assert daemon.cfg is old
         assert sorted(daemon.scheduler.workers) == ["arc"]
