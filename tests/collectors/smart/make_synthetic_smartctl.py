@@ -19,6 +19,25 @@ def w(name, text):
     open(os.path.join(D, name), "w").write(text)
 
 
+def header(dtype, dev, exit_status, messages=None):
+    """The JSON keys before the device's own: smartctl 7.3's header for ``-d dtype dev``."""
+    smartctl = {
+        "version": [7, 3],
+        "svn_revision": "5338",
+        "platform_info": "x86_64-linux-6.1.0-18-amd64",
+        "build_info": "(local build)",
+        "argv": ["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", dtype, dev],
+    }
+    if messages:
+        smartctl["messages"] = messages
+    smartctl["exit_status"] = exit_status
+    return {
+        "json_format_version": [1, 0],
+        "smartctl": smartctl,
+        "local_time": {"time_t": 1709370907, "asctime": "Sat Mar  2 10:15:07 2024 CET"},
+    }
+
+
 def main() -> None:
     os.makedirs(D, exist_ok=True)
 
@@ -137,24 +156,7 @@ def main() -> None:
         }
 
     sas = {
-        "json_format_version": [1, 0],
-        "smartctl": {
-            "version": [7, 3],
-            "svn_revision": "5338",
-            "platform_info": "x86_64-linux-6.1.0-18-amd64",
-            "build_info": "(local build)",
-            "argv": [
-                "smartctl",
-                "--json=c",
-                "--nocheck=standby",
-                "--all",
-                "-d",
-                "scsi",
-                "/dev/sdq",
-            ],
-            "exit_status": 128,
-        },
-        "local_time": {"time_t": 1709370907, "asctime": "Sat Mar  2 10:15:07 2024 CET"},
+        **header("scsi", "/dev/sdq", 128),
         "device": {"name": "/dev/sdq", "info_name": "/dev/sdq", "type": "scsi", "protocol": "SCSI"},
         "scsi_vendor": "SEAGATE",
         "scsi_product": "ST4000NM0023",
@@ -245,24 +247,7 @@ def main() -> None:
         "0x81",
     )
     nvme = {
-        "json_format_version": [1, 0],
-        "smartctl": {
-            "version": [7, 3],
-            "svn_revision": "5338",
-            "platform_info": "x86_64-linux-6.1.0-18-amd64",
-            "build_info": "(local build)",
-            "argv": [
-                "smartctl",
-                "--json=c",
-                "--nocheck=standby",
-                "--all",
-                "-d",
-                "nvme",
-                "/dev/nvme0",
-            ],
-            "exit_status": 128,
-        },
-        "local_time": {"time_t": 1709370907, "asctime": "Sat Mar  2 10:15:07 2024 CET"},
+        **header("nvme", "/dev/nvme0", 128),
         "device": {
             "name": "/dev/nvme0",
             "info_name": "/dev/nvme0",
@@ -394,19 +379,12 @@ def main() -> None:
 
     # ---- ATA disk asleep, JSON (7.3: message + device object, no identity) ----
     standby = {
-        "json_format_version": [1, 0],
-        "smartctl": {
-            "version": [7, 3],
-            "svn_revision": "5338",
-            "platform_info": "x86_64-linux-6.1.0-18-amd64",
-            "build_info": "(local build)",
-            "argv": ["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", "sat", "/dev/sdc"],
-            "messages": [
-                {"string": "Device is in STANDBY mode, exit(2)", "severity": "information"}
-            ],
-            "exit_status": 2,
-        },
-        "local_time": {"time_t": 1709370907, "asctime": "Sat Mar  2 10:15:07 2024 CET"},
+        **header(
+            "sat",
+            "/dev/sdc",
+            2,
+            messages=[{"string": "Device is in STANDBY mode, exit(2)", "severity": "information"}],
+        ),
         "device": {
             "name": "/dev/sdc",
             "info_name": "/dev/sdc [SAT]",
