@@ -18,16 +18,9 @@ import pytest
 from structlog.testing import capture_logs
 
 from tests.faults.harness import CYCLES, no_leaks
+from tests.support.clock import FakeClock
 from zmon.host.logfollow import FileFollower
 from zmon.host.statestore import StateStore
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Logrotate:
@@ -82,7 +75,7 @@ def _gzip(src: Path, dst: Path) -> None:
 class Run:
     """A follower over ``log`` with its state directory; restartable."""
 
-    def __init__(self, log: Path, state: Path, clock: Clock) -> None:
+    def __init__(self, log: Path, state: Path, clock: FakeClock) -> None:
         self.log, self.state, self.clock = log, state, clock
         self.delivered: list[str] = []
         self.lost = 0
@@ -131,7 +124,7 @@ def test_every_line_exactly_once_through_1000_cycles_of_rotations(
 ) -> None:
     log = tmp_path / "kern.log"
     log.write_text("before zmon started\n")
-    clock = Clock()
+    clock = FakeClock()
     run = Run(log, tmp_path / "state", clock)
     run.poll()
     rot = Logrotate(log, mode)
@@ -182,7 +175,7 @@ def test_every_line_exactly_once_through_1000_cycles_of_rotations(
 def test_delete_and_recreate_loses_nothing_that_was_open(tmp_path: Path) -> None:
     log = tmp_path / "kern.log"
     log.write_text("")
-    clock = Clock()
+    clock = FakeClock()
     run = Run(log, tmp_path / "state", clock)
     run.poll()
     rot = Logrotate(log, "delete")
@@ -203,7 +196,7 @@ def test_delete_and_recreate_loses_nothing_that_was_open(tmp_path: Path) -> None
 def test_plain_truncation_is_read_from_the_start_again(tmp_path: Path) -> None:
     log = tmp_path / "kern.log"
     log.write_text("")
-    run = Run(log, tmp_path / "state", Clock())
+    run = Run(log, tmp_path / "state", FakeClock())
     run.poll()
     with no_leaks():
         for i in range(CYCLES):
@@ -221,7 +214,7 @@ def test_a_copy_put_in_place_while_stopped_is_not_read_twice(tmp_path: Path) -> 
     """The finding: a position whose inode no longer matched re-read the whole log."""
     log = tmp_path / "kern.log"
     log.write_text("".join(f"old line {i}\n" for i in range(50)))
-    run = Run(log, tmp_path / "state", Clock())
+    run = Run(log, tmp_path / "state", FakeClock())
     run.poll()  # starts at the end
 
     def replace_with_copy() -> None:
@@ -241,7 +234,7 @@ def test_a_copy_put_in_place_while_stopped_is_not_read_twice(tmp_path: Path) -> 
 def test_a_rotated_file_that_is_gone_is_reported_not_silent(tmp_path: Path) -> None:
     log = tmp_path / "kern.log"
     log.write_text("")
-    run = Run(log, tmp_path / "state", Clock())
+    run = Run(log, tmp_path / "state", FakeClock())
     run.poll()
     with open(log, "a") as fh:
         fh.write("read\nhalf a li")

@@ -17,20 +17,13 @@ import pytest
 from tests.collectors.ups.fakes import nis_status_handler, silent_handler, trickle_handler
 from tests.faults.harness import CYCLES, Rig, no_leaks
 from tests.helpers import fixture_path
+from tests.support.clock import FakeClock
 from zmon.collectors.ups import UpsCollector
 from zmon.registry import Context, Paths
 from zmon.replay import StaticRunner
 
 NAME = "apcaccess_02_bk650m2_openwrt_ONLINE.txt"
 LINES = [ln for ln in fixture_path("ups", NAME).read_text().splitlines() if ln[:1].isupper()]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Daemon:
@@ -96,7 +89,7 @@ def daemon():  # type: ignore[no-untyped-def]
 
 
 def rig_for(daemon: Daemon) -> Rig:
-    clock = Clock()
+    clock = FakeClock()
     ctx = Context(Paths(), StaticRunner({}), {"apcupsd": [daemon.address], "connect_timeout": 0.2})
     collector = UpsCollector(ctx, clock=clock)
     collector._query_timeout = 5.0  # answers from the good daemon, whatever the load

@@ -9,24 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.clock import FakeClock
 from zmon.host.logfollow import FileFollower
 from zmon.host.statestore import StateStore
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Reader:
     """A follower plus everything it delivered, line by line."""
 
-    def __init__(self, path: Path, state: Path | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, path: Path, state: Path | None = None, clock: FakeClock | None = None
+    ) -> None:
         self.lines: list[str] = []
-        self.clock = clock or Clock()
+        self.clock = clock or FakeClock()
         self.store = StateStore(state) if state is not None else None
         if self.store is not None:
             self.store.directory.mkdir(exist_ok=True)
@@ -328,7 +323,7 @@ def test_random_rotations_and_restarts_lose_and_double_nothing(tmp_path: Path, s
     log = tmp_path / "kern.log"
     log.write_text("before start\n")
     state = tmp_path / "state"
-    clock = Clock()
+    clock = FakeClock()
     delivered: list[str] = []
     reader = Reader(log, state, clock)
     reader.lines = delivered

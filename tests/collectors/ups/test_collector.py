@@ -14,6 +14,7 @@ from tests.collectors.ups.fakes import (
     trickle_handler,
 )
 from tests.helpers import fixture_path
+from tests.support.clock import FakeClock
 from zmon.collectors.ups import UpsCollector
 from zmon.exposition import render
 from zmon.metrics import MetricSet
@@ -21,14 +22,6 @@ from zmon.registry import Context, NoDataError, Paths, collectors
 from zmon.replay import StaticRunner
 
 APCACCESS = sorted(p.name for p in fixture_path("ups").glob("*apcaccess_*.txt"))
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def make(clock=time.monotonic, **options) -> UpsCollector:
