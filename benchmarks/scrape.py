@@ -140,6 +140,14 @@ class Server:
             self.proc.wait()
 
 
+def zmon_server(name: str, tmp: Path, *flags: str) -> Server:
+    """``zmon serve`` on a free loopback port with ``flags``, reading the fake host in ``tmp``."""
+    port = free_port()
+    listen = ["--web.listen-address", f"127.0.0.1:{port}"]
+    argv = [sys.executable, "-m", "zmon.cli", "serve", *listen, *flags, *zmon_args(tmp)]
+    return Server(name, argv, port)
+
+
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:5.2f}x" if b else "   - "
 
@@ -171,40 +179,9 @@ def main(seconds: float = 10.0) -> int:
                     p,
                 )
             )
-            p = free_port()
-            servers.append(
-                Server(
-                    "zmon",
-                    [
-                        sys.executable,
-                        "-m",
-                        "zmon.cli",
-                        "serve",
-                        "--web.listen-address",
-                        f"127.0.0.1:{p}",
-                        *zmon_args(tmp),
-                    ],
-                    p,
-                )
-            )
-            p = free_port()
-            servers.append(
-                Server(
-                    "zmon TLS",
-                    [
-                        sys.executable,
-                        "-m",
-                        "zmon.cli",
-                        "serve",
-                        "--web.listen-address",
-                        f"127.0.0.1:{p}",
-                        "--web.config.file",
-                        str(tls_files(tmp)),
-                        *zmon_args(tmp),
-                    ],
-                    p,
-                )
-            )
+            servers.append(zmon_server("zmon", tmp))
+            web_config = str(tls_files(tmp))
+            servers.append(zmon_server("zmon TLS", tmp, "--web.config.file", web_config))
             ne, zm, zt = servers
             import urllib.request
 
