@@ -12,8 +12,9 @@ shows to zmon, scaled from the full size (``vdevs=1000``):
 - a sysfs block tree and ``/dev/disk`` links for every disk, the ZFS kstats, an empty
   ``zpool events`` log and a kernel log file.
 
-The programs are the demo host's (``zmon/demo/fakebin.py``): each prints the recorded answer
-for its exact command line from ``current/commands.tsv``. ``RecordedRunner`` answers the same
+The tree is laid out by ``zmon.demo.fakehost``, as the demo host's is, and the programs are
+the demo host's (``zmon/demo/fakebin.py``): each prints the recorded answer for its exact
+command line from ``current/commands.tsv``. ``RecordedRunner`` answers the same
 recordings in-process, to time zmon's own work without the cost of starting fake programs.
 ``write_kernel_log`` writes a large kernel log with bursts of disk faults.
 

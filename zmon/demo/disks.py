@@ -4,7 +4,8 @@ Everything is derived from the lab's ``lsblk -J -O`` capture. The bus topology (
 controller, a virtio-blk PCI function per disk, one NVMe controller per namespace) is the lab
 VM's, as its boot log shows it: ``ata1``..``ata6`` on ``0000:00:05.0``, ``virtio2``..``virtio7``
 on ``0000:00:06.0``.., ``nvme0``/``nvme1`` on ``0000:00:0c.0``/``0000:00:0d.0``.
-The files written are the ones zmon reads (``zmon/devices_linux.py``), as the kernel has them.
+The files written are the ones zmon reads (``zmon/host/devices_linux.py``), as the kernel has
+them, through ``zmon.demo.fakehost``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Fake host trees that zmon reads as real hosts: block devices, programs and the config.
-
-The demo host, the synthetic big host of the benchmarks and the tests' disk fixture are all
-written with these pieces, so that each lays out sysfs, ``/dev/disk`` and the fake programs the
-way the kernel, udev and ``zmon.demo.fakebin`` do, in one place.
-"""
+"""Fake host trees (sysfs block devices, ``/dev/disk``, fake programs, the config pointed at
+them) for the demo host, the benchmarks' big host and the tests' disk fixture."""
 
 from __future__ import annotations
 
