@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -83,16 +82,6 @@ def collect(
         return collector.collect()
     finally:
         collector.close()
-
-
-def wait_for(check, timeout: float = 120.0, step: float = 0.1):  # type: ignore[no-untyped-def]
-    """Poll ``check()`` until it returns something truthy; that value, or the last one."""
-    deadline = time.monotonic() + timeout
-    value = check()
-    while not value and time.monotonic() < deadline:
-        time.sleep(step)
-        value = check()
-    return value
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.demo.conftest import collect, make_collector, wait_for
+from tests.demo.conftest import collect, make_collector
+from tests.support.waiting import poll
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
 from zmon.metrics import MetricSet
@@ -140,7 +141,7 @@ def test_kernel_log_counts_crc_errors_on_sdb_by_the_degraded_phase(tmp_path: Pat
             ms = collector.collect()
             return ms if ms.sample_value("zmon_kernel_log_events_total", key) else None
 
-        ms = wait_for(counted)
+        ms = poll(counted, timeout=120)
         assert ms is not None, "no crc_error for sdb in the kernel log"
         for pattern in ("crc_error", "link_reset", "ata_exception"):
             assert ms.sample_value(
@@ -175,10 +176,11 @@ def test_kernel_log_counts_medium_errors_on_sda_by_the_resilvering_phase(tmp_pat
         collector.start()
         key = {"pattern": "medium_error", "device": "sda"}
         host.tick(now=host.time_of(PHASE["resilvering"] - 1) + 1.0)
-        assert wait_for(
+        assert poll(
             lambda: collector.collect().sample_value(
                 "zmon_kernel_log_events_total", {"pattern": "crc_error", "device": "sdb"}
-            )
+            ),
+            timeout=120,
         )
         assert not collector.collect().sample_value("zmon_kernel_log_events_total", key)
         host.tick(now=host.time_of(PHASE["resilvering"]) + 1.0)
@@ -188,7 +190,7 @@ def test_kernel_log_counts_medium_errors_on_sda_by_the_resilvering_phase(tmp_pat
             ms = collector.collect()
             return ms if ms.sample_value("zmon_kernel_log_events_total", key) else None
 
-        ms = wait_for(counted)
+        ms = poll(counted, timeout=120)
         assert ms is not None, "no medium_error for sda in the kernel log"
         # One failed read: libata's UNC, the Medium Error sense key and its additional sense
         # are medium errors; the block layer's line an I/O error; libata's report an exception.

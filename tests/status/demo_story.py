@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.demo.conftest import PhaseRunner, make_collector, wait_for
+from tests.demo.conftest import PhaseRunner, make_collector
+from tests.support.waiting import poll
 from zmon.demo.fakebin import lookup, shift_json_times, time_anchor
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
@@ -133,5 +134,5 @@ def _settle(host: DemoHost, made: dict[str, Any], skipped: int) -> None:
         counter = made["zpool_events"].counter
         return counter.cursor is not None and counter.cursor.eid >= events
 
-    assert wait_for(kernel_read, timeout=20), "kernel_log did not read the demo's log"
-    assert wait_for(events_read, timeout=20), "zpool_events did not read the demo's events"
+    assert poll(kernel_read, timeout=20), "kernel_log did not read the demo's log"
+    assert poll(events_read, timeout=20), "zpool_events did not read the demo's events"

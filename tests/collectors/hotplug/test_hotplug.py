@@ -6,13 +6,13 @@ import os
 import queue
 import sys
 import threading
-import time
 from dataclasses import dataclass
 
 import pytest
 
 from tests.helpers import not_run
 from tests.support.disks import make_ctx
+from tests.support.waiting import wait_for
 from zmon.collectors.hotplug import HotplugCollector, HotplugCounter
 from zmon.registry import NoDataError
 
@@ -72,15 +72,6 @@ def test_seeded_devices_start_at_zero():
     c = HotplugCounter()
     c.seed("nvme0n1")
     assert c.snapshot() == {("nvme0n1", a): 0 for a in ("add", "remove", "change")}
-
-
-def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_injected_events_are_counted_and_refresh_the_device_map():

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.pool_lab import context
+from tests.support.waiting import wait_for
 from zmon.collectors.zpool_events import STATE_FILE, ZpoolEventsCollector
 from zmon.registry import NoDataError
 from zmon.runner import CommandRunner
@@ -74,15 +75,6 @@ def fake(tmp_path: Path) -> Callable[[list[dict]], CommandRunner]:
 def runs(tmp_path: Path) -> int:
     f = tmp_path / "bin" / "runs"
     return int(f.read_text()) if f.exists() else 0
-
-
-def wait_for(cond: Callable[[], bool], timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.02)
-    raise AssertionError("condition not reached in time")
 
 
 def collector(runner: CommandRunner, tmp_path: Path, **opts) -> ZpoolEventsCollector:
