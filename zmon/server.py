@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -29,7 +28,6 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from zmon import pacing
 from zmon.listen import BACKLOG, Listeners
 from zmon.snapshot import Snapshot
 from zmon.webconfig import BasicAuth, WebConfig
@@ -66,8 +64,7 @@ def make_app(
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        with ANSWERING:
-            await answer(scope, send)
+        await answer(scope, send)
 
     async def answer(scope: Scope, send: Send) -> None:
         method = scope["method"]
@@ -135,103 +132,6 @@ def make_app(
             await _reply(send, 404, b"not found\n", b"text/plain", method, extra)
 
     return app
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
-class ShortSwitchWhileAnswering:
-    """Keeps the interpreter's GIL switch interval short while requests are being answered.
-
-    Every system call of the event loop gives up the GIL, and while a collector's run holds
-    it the loop waits the switch interval (Python's default: 5 ms) to get it back: a big
-    host's runs made that tens of milliseconds for each of 50 concurrent scrapes. A short
-    interval for everyone costs the collectors CPU while nobody scrapes; here it is short
-    only from a request's start until ``linger`` seconds after the last answer, and Python's
-    own otherwise (benchmarks/README.md, "Scrapes with 50 clients"). The same count tells
-    collectors' loops to give way meanwhile (``zmon.pacing``).
-
-    The linger covers what happens between two requests of busy scrapers (the next request
-    read and parsed, the last answer written): without it the count fell to zero there, a
-    run went on without giving way and the loop waited 5 ms for the GIL each time (the
-    eighth round's 25 ms p99, benchmarks/README.md). Reloads run two servers in two threads
-    for a moment: the count is shared and locked. ``settle`` ends a linger whose loop stops.
-    """
-
-    def __init__(
-        self,
-        interval: float = 0.0002,
-        linger: float = 0.05,
-        loop_of: Callable[[], asyncio.AbstractEventLoop | None] = _running_loop,
-    ) -> None:
-        self.interval = interval
-        self.linger = linger
-        self._loop_of = loop_of  # the loop answering now, whose timer ends a linger
-        self._answering = 0  # requests being answered now
-        self._lingering = False  # no request open, but the last answer is recent
-        self._quiet_since = 0.0  # the last answer's time, on the loop's clock
-        self._usual = sys.getswitchinterval()
-        self._lock = threading.Lock()
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if self._answering == 0 and not self._lingering:
-                self._usual = sys.getswitchinterval()
-                sys.setswitchinterval(self.interval)
-            self._answering += 1
-            self._tell_pacing()
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._answering -= 1
-            if self._answering == 0:
-                self._linger()
-            self._tell_pacing()
-
-    def settle(self) -> None:
-        """End a linger now (its loop is stopping, so its timer would never fire)."""
-        with self._lock:
-            if self._lingering and self._answering == 0:
-                self._quiet()
-            self._lingering = False
-            self._tell_pacing()
-
-    def _linger(self) -> None:
-        loop = self._loop_of()
-        if loop is None or self.linger <= 0:
-            if not self._lingering:
-                self._quiet()
-            return
-        self._quiet_since = loop.time()
-        if not self._lingering:
-            self._lingering = True
-            loop.call_later(self.linger, self._check, loop)
-
-    def _check(self, loop: asyncio.AbstractEventLoop) -> None:
-        with self._lock:
-            if not self._lingering:
-                return
-            left = self._quiet_since + self.linger - loop.time()
-            if self._answering == 0 and left > 0:
-                loop.call_later(left, self._check, loop)
-                return
-            self._lingering = False  # (a request open now lingers again when answered)
-            if self._answering == 0:
-                self._quiet()
-            self._tell_pacing()
-
-    def _quiet(self) -> None:
-        sys.setswitchinterval(self._usual)
-
-    def _tell_pacing(self) -> None:
-        pacing.answering = self._answering + self._lingering
-
-
-ANSWERING = ShortSwitchWhileAnswering()
 
 
 # the status page's history may take 0.1 % of a core: a point every 10 s on a small host (a
@@ -535,4 +435,3 @@ class HTTPFrontend:
             self._thread.join(5.0)
         if not self._thread.is_alive():
             self._loop.close()
-            ANSWERING.settle()  # (a linger's timer on the closed loop would never fire)

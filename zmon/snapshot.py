@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.core import Metric
 
-from zmon import __version__, children, gzipjoin
+from zmon import __version__, gzipjoin
 from zmon.exposition import render
 from zmon.logs import get
 from zmon.metrics import MetricSet
@@ -83,6 +83,10 @@ class CollectorState:
     )
     last_error_reason: str = ""  # one of zmon.failures.REASONS while the last run failed
     fd_exhausted: int = 0  # failed runs that ran out of file descriptors
+    leaked_children: int = 0  # processes its runs left behind, killed (zmon.children.sweep)
+    # False while no collection process runs the collector (the worker is being restarted):
+    # its last good data is still served, marked stale
+    collecting: bool = True
 
     @property
     def families(self) -> list[Metric]:
@@ -112,10 +116,11 @@ class CollectorState:
         self.rendered, self.kept = out, kept
 
     def stale(self, now_wall: float) -> bool:
-        """Data is stale after a failed run, or when no success came for two intervals."""
+        """Data is stale after a failed run, while nothing collects it, or when no success
+        came for two intervals."""
         if self.success is None:
             return False
-        if not self.success:
+        if not self.success or not self.collecting:
             return True
         return now_wall - self.last_success > 2 * self.interval + self.timeout
 
@@ -177,6 +182,9 @@ class Snapshot:
         self.start_time = time.time()
         # called after each rerender (the status page samples its history there)
         self.on_render: list[Callable[[], None]] = []
+        # replacements of the collection worker (zmon/supervisor.py); None: collection runs
+        # in this process (``zmon collect``)
+        self.worker_restarts: int | None = None
 
     def add(self, state: CollectorState) -> None:
         with self._lock:
@@ -229,7 +237,7 @@ class Snapshot:
                 for name, _, packed in s.rendered:
                     sources.setdefault(name, []).append(packed)
         own: list[Metric] = []  # zmon's own families that no collector's share a name with
-        for fam in self_metrics(states, now, self.start_time):
+        for fam in self_metrics(states, now, self.start_time, self.worker_restarts):
             if fam.name in sources:
                 sources[fam.name].append(render([fam]))
             else:
@@ -279,7 +287,12 @@ def _merge_texts(texts: Sequence[bytes]) -> bytes:
     return b"".join(out)
 
 
-def self_metrics(states: list[CollectorState], now: float, start_time: float) -> list[Metric]:
+def self_metrics(
+    states: list[CollectorState],
+    now: float,
+    start_time: float,
+    worker_restarts: int | None = None,
+) -> list[Metric]:
     """zmon's own metrics: per-collector success, duration, freshness, plus build info."""
     m = MetricSet()
     for s in states:
@@ -351,9 +364,16 @@ def self_metrics(states: list[CollectorState], now: float, start_time: float) ->
             "zmon_child_processes_leaked_total",
             "Processes a run started that outlived it (escaped their process group) "
             "and were killed and reaped.",
-            children.leaked(s.name),
+            s.leaked_children,
             lab,
         )
     m.info("zmon_build_info", "zmon's version; always 1.", {"version": __version__})
     m.gauge("zmon_start_time_seconds", "Unix time zmon started.", start_time)
+    if worker_restarts is not None:
+        m.counter(
+            "zmon_worker_restarts_total",
+            "Times the collection worker process was replaced after it exited, was killed "
+            "or stopped answering.",
+            worker_restarts,
+        )
     return m.families()
