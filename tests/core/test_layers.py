@@ -6,8 +6,8 @@ Layers, from the bottom (a module imports its own layer or lower ones only):
                 durable, failures, regexcheck, memory, chores
     parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
     host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
-    core        registry, products, snapshot, scheduler, config, server, listen, webconfig,
-                channel, supervisor
+    core        registry, products, snapshot, scheduler, config, server, webapp, budget,
+                uvicorn_glue, listen, webconfig, channel, supervisor
                 (and the empty zmon.collectors namespace the registry discovers plugins in),
                 and the status views zmon.status.* the server's page is made of
     collectors  zmon.collectors.NAME.*: each imports no other collector's package
@@ -42,6 +42,9 @@ CORE = {
     "zmon.webconfig",
     "zmon.channel",
     "zmon.supervisor",
+    "zmon.webapp",
+    "zmon.budget",
+    "zmon.uvicorn_glue",
     "zmon.collectors",
 }
 ENTRY = {"zmon.daemon", "zmon.worker", "zmon.cli", "zmon.status.cli"}

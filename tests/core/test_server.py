@@ -91,8 +91,8 @@ def test_landing_page_shows_pool_states() -> None:
 
 def test_history_observation_is_held_to_its_cpu_budget() -> None:
     """The status page's history is sampled at most at ``share`` of a core: a sampling that
-    took 10 ms of CPU waits 1 s of time before the next one (see benchmarks/README.md)."""
-    from zmon.server import within_budget
+    took 10 ms of CPU waits 1 s of time before the next one."""
+    from zmon.budget import within_budget
 
     t, spent, calls = [100.0], [0.0], []
 
