@@ -37,5 +37,3 @@ def within_budget(
             next_at = now + (cpu() - started) / share
 
     return call
-
-

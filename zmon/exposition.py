@@ -3,7 +3,7 @@
 zmon writes the text itself, byte for byte what prometheus_client's ``generate_latest`` writes
 for the same families (tests/core/test_exposition.py compares the two; the golden files and
 ``promtool check metrics`` check the result), because on a host with 1,000 disks going through
-``generate_latest`` cost seconds per run (benchmarks/README.md). A family this path does not
+``generate_latest`` costs seconds per run. A family this path does not
 cover (OpenMetrics-only ``_created``/``_gsum``/``_gcount`` samples, names outside the legacy
 character set) is rendered by ``generate_latest``.
 """

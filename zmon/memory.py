@@ -3,15 +3,15 @@
 On a big host a collector's run peaks at tens of megabytes (10,000 datasets, a 4 MB iostat
 answer) and frees them when it ends. glibc keeps what was freed: each thread may get its own
 malloc arena (every run is a thread), and the top of a heap is returned only past a threshold.
-The daemon measured 190 MB RSS for 46 MB of live Python objects (benchmarks/README.md).
+Untuned, a big host's collection process holds 190 MB RSS for 46 MB of live Python objects.
 ``tune_malloc`` caps the arenas (as ``MALLOC_ARENA_MAX=2`` would) before threads start and
 fixes the size from which a block gets its own mapping; ``trim`` returns free pages
 (``malloc_trim``), a millisecond's work. Elsewhere both do nothing.
 
 ``settle_gc`` is for the cyclic garbage collector, on every platform: a big host's run
-allocates hundreds of thousands of containers, and with the default thresholds that was
-about 145 collections per 15 s (the full ones going over every object the daemon holds),
-a sixth of the CPU of the runs themselves (benchmarks/README.md).
+allocates hundreds of thousands of containers, and the default thresholds make that about
+145 collections per 15 s (the full ones going over every object the process holds),
+a sixth of the CPU of the runs themselves.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ M_MMAP_THRESHOLD = -3
 # threshold each time such a block is freed (up to 32 MiB): after that a big host's renders
 # (6 MB of iostat text) and command answers (1.5 MB) were carved from the heap and left holes
 # there that RSS kept. A fixed threshold keeps them out of the heap: 84 -> 78 MB RSS on the
-# 1,000-disk host, for about 0.05 % of a core (benchmarks/README.md).
+# 1,000-disk host, for about 0.05 % of a core.
 MMAP_THRESHOLD = 256 * 1024
 # A young collection after this many new containers (CPython's default is 700). Most of
 # what a run allocates is freed by reference counting, not by the collector.

@@ -3,12 +3,14 @@
 A collector's run publishes its families rendered and compressed once, in its own thread;
 ``rerender`` lists those pieces with zmon's own metrics, and the gzip exposition is joined
 from them when ``/metrics`` first asks after a change. Nothing here waits on a collector.
+In ``zmon serve`` the runs publish in the collection worker and the server's snapshot holds
+copies of their states (zmon/supervisor.py); ``zmon collect`` does both in one process.
 
-What a big host costs (benchmarks/README.md) shaped this: a family's samples are kept only
-when the status views read them (``kept_for_views``), a family's text is kept only
-compressed (a ``zmon.gzipjoin.Piece``, with a digest to tell a changed text), the plain
-exposition is inflated from the gzip one only when a scraper asks for it, and nothing is
-joined while nobody scrapes.
+What a big host costs shaped this: a family's samples are kept only when the status views
+read them (``kept_for_views``), a family's text is kept only compressed (a
+``zmon.gzipjoin.Piece``, with a digest to tell a changed text), the plain exposition is
+inflated from the gzip one only when a scraper asks for it, and nothing is joined while
+nobody scrapes.
 """
 
 from __future__ import annotations
@@ -94,11 +96,12 @@ class CollectorState:
         return self.kept
 
     def publish(self, families: list[Metric]) -> None:
-        """Keep a run's families, rendered and compressed now, in the collector's own thread.
+        """Keep a run's families, rendered and compressed now, in the collector's own thread
+        (in the collection worker, which sends the pieces to the server).
 
         A family's samples are dropped once rendered unless the status views read them, and
-        its text once compressed: on a big host they were most of the daemon's memory
-        (benchmarks/README.md). A family whose text is unchanged keeps its piece.
+        its text once compressed: on a big host they would be most of zmon's memory. A
+        family whose text is unchanged keeps its piece.
         """
         out: list[tuple[str, bytes, gzipjoin.Piece]] = []
         kept = []
@@ -216,7 +219,7 @@ class Snapshot:
             pending, self._pending = self._pending, None
             if pending is not None:
                 # gzip from the pieces compressed at publish: compressing the whole text after
-                # every run was most of the daemon's CPU on a big host (benchmarks/README.md)
+                # every run would be most of the daemon's CPU on a big host
                 self._exposition = Exposition(gzipjoin.join(pending.pieces), pending.rendered_at)
             return self._exposition
 

@@ -106,5 +106,3 @@ class QuietServer(uvicorn.Server):
         if loop is not None and wake is not None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nothing to wake
                 loop.call_soon_threadsafe(wake.set)
-
-

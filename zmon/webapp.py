@@ -147,5 +147,3 @@ def landing_page(snapshot: Snapshot, title: str) -> str:
     from zmon.status.page import StatusPage
 
     return StatusPage(snapshot, title).respond()[0].decode()
-
-
