@@ -511,21 +511,31 @@ def tail_of_node_exporter(host: BigHost, seconds: float) -> dict[str, Any] | Non
 
 
 def tail_section(
-    tmp: Path, host: BigHost, baseline: Path | None, seconds: float
+    tmp: Path, host: BigHost, baseline: Path | None, seconds: float, peer: bool = True
 ) -> dict[str, dict[str, Any]]:
-    """The servers one after the other on the same host: the baseline first, then this
-    checkout, then node_exporter."""
+    """The servers one after the other on the same host: the baseline, this checkout, and
+    node_exporter; ``ZMON_BENCH_ORDER=zmon-first`` measures this checkout first (run it both
+    ways on a shared machine, where the load drifts)."""
     out: dict[str, dict[str, Any]] = {}
-    if baseline is not None:
-        say(f"tail: zmon from {baseline}")
-        out["baseline"] = tail_of_zmon(tmp, host, baseline, seconds)
-    say("tail: zmon from this checkout")
-    out["zmon"] = tail_of_zmon(tmp, host, REPO, seconds)
-    say("tail: node_exporter")
-    node = tail_of_node_exporter(host, seconds)
-    if node is not None:
-        out["node_exporter"] = node
+    zmon_first = os.environ.get("ZMON_BENCH_ORDER") == "zmon-first"
+    order = ["zmon", "baseline"] if zmon_first else ["baseline", "zmon"]
+    for name in order:
+        if name == "baseline" and baseline is not None:
+            say(f"tail: zmon from {baseline}")
+            out["baseline"] = tail_of_zmon(tmp, host, baseline, seconds)
+        elif name == "zmon":
+            say("tail: zmon from this checkout")
+            out["zmon"] = tail_of_zmon(tmp, host, REPO, seconds)
+    if peer:
+        say("tail: node_exporter")
+        node = tail_of_node_exporter(host, seconds)
+        if node is not None:
+            out["node_exporter"] = node
     return out
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}" if b > 0 else "-"
 
 
 def print_tail(r: dict[str, dict[str, Any]]) -> None:
@@ -538,20 +548,36 @@ def print_tail(r: dict[str, dict[str, Any]]) -> None:
     for clients in TAIL_CLIENTS:
         p99 = {n: 1000 * r[n]["runs"][clients]["p99"] for n in names}
         cells = " | ".join(f"{p99[n]:.1f}" for n in names)
-        cells += "".join(f" | {p99[a] / p99[b]:.2f}" for a, b in ratios)
+        cells += "".join(f" | {_ratio(p99[a], p99[b])}" for a, b in ratios)
         print(f"| {clients} | {cells} |")
     rss = " | ".join(f"{r[n]['rss_mb']:.1f}" for n in names)
-    rss += "".join(f" | {r[a]['rss_mb'] / r[b]['rss_mb']:.2f}" for a, b in ratios)
+    rss += "".join(f" | {_ratio(r[a]['rss_mb'], r[b]['rss_mb'])}" for a, b in ratios)
     print(f"| RSS MB, serving process | {rss} |")
-    print("| RSS MB, collection worker | " + " | ".join(
-        f"{r[n]['worker_rss_mb']:.1f}" for n in names) + " |" * (len(ratios) + 1))  # fmt: skip
-    print("| load average during | " + " | ".join(
-        f"{r[n]['load']:.1f}" for n in names) + " |" * (len(ratios) + 1))  # fmt: skip
-    errors = {n: sum(run["errors"] for run in r[n]["runs"].values()) for n in names}
+    blank = " |" * len(ratios)
+    print(
+        "| RSS MB, collection worker | "
+        + " | ".join(f"{r[n]['worker_rss_mb']:.1f}" for n in names)
+        + " |"
+        + blank
+    )
+    print(
+        "| load average during | " + " | ".join(f"{r[n]['load']:.1f}" for n in names) + " |" + blank
+    )
+    print("\n| clients | " + " | ".join(f"{n} p50 / max ms, req/s, errors" for n in names) + " |")
+    print("|---:|" + "---|" * len(names))
+    for clients in TAIL_CLIENTS:
+        cells = []
+        for n in names:
+            run = r[n]["runs"][clients]
+            cells.append(
+                f"{1000 * run['p50']:.1f} / {1000 * run['max']:.1f}, {run['rps']:.0f}, "
+                f"{run['errors']}"
+            )
+        print(f"| {clients} | " + " | ".join(cells) + " |")
     print(
         f"\n(wrk, {TAIL_SECONDS:g} s per client count, keep-alive connections, each sending "
-        f"its next request when the last answer arrived, one server at a time on the same "
-        f"host, after its first runs; errors and timeouts: {errors})"
+        f"its next request when the last answer arrived; one server at a time on the same "
+        f"host, each after its first runs; errors: non-2xx answers and timeouts)"
     )
 
 
@@ -821,6 +847,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--tail-seconds", type=float, default=TAIL_SECONDS)
     ap.add_argument(
+        "--no-peer", action="store_true", help="section 6 without node_exporter (zmon only)"
+    )
+    ap.add_argument(
         "--apart",
         action="store_true",
         help="run sections 1 and 4 after the daemon, not during its run (slower)",
@@ -893,7 +922,10 @@ def main(argv: list[str] | None = None) -> int:
         if coll:
             print_sizes(coll, SCALES[-1])
         if "6" in sections:
-            tail = tail_section(tmp, built[SCALES[-1]], args.baseline, args.tail_seconds)
+            tail = tail_section(
+                tmp, built[SCALES[-1]], args.baseline, args.tail_seconds, not args.no_peer
+            )
+            say(json.dumps({n: {**v, "runs": list(v["runs"].items())} for n, v in tail.items()}))
             print_tail(tail)
     print(
         f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "

@@ -77,8 +77,8 @@ class Daemon:
         return self.worker.collectors()
 
     def install_signal_handlers(self) -> None:
-        signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
-        signal.signal(signal.SIGINT, lambda *_: self._stop.set())
+        signal.signal(signal.SIGTERM, lambda *_: self.request_stop())
+        signal.signal(signal.SIGINT, lambda *_: self.request_stop())
         signal.signal(signal.SIGHUP, lambda *_: self._reload.set())
 
     def run_forever(self) -> None:
@@ -91,6 +91,7 @@ class Daemon:
         self.shutdown()
 
     def request_stop(self) -> None:
+        self.worker.expect_stop()  # (a worker that ends now is not replaced)
         self._stop.set()
 
     def reload(self) -> None:

@@ -188,6 +188,12 @@ class WorkerSupervisor:
         proc = self._proc
         return proc.pid if proc is not None and self._channel is not None else None
 
+    def expect_stop(self) -> None:
+        """zmon is stopping: a worker that ends from now on is not replaced (under systemd
+        the worker gets the same SIGTERM as the server, and may end first). Safe to call
+        from a signal handler."""
+        self._stopping.set()
+
     def stop(self) -> None:
         """Stop the worker (its collectors stop their commands), killing it if it lingers."""
         self._stopping.set()
@@ -263,6 +269,11 @@ class WorkerSupervisor:
         elif kind in ("started", "reloaded"):
             self._healthy = bool(message[2])
             self._replies.put(message)
+        elif kind == "running":  # shown at the next rendering, as a run's end brings one
+            with self._lock:
+                st = self._mirrors.get(message[1])
+                if st is not None:
+                    st.running_since = message[2]
         elif kind == "beat":
             self._healthy = bool(message[1])
 

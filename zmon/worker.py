@@ -11,7 +11,8 @@ that crashes, leaks or wedges is replaced without the server noticing more than 
 Messages from the server: ``start`` (config, states to continue from), ``reload``
 (config), ``trigger`` (collector names), ``stop``. To it: ``started`` and ``reloaded``
 (an error or None, and whether every collector loop runs), ``update`` (every collector's
-fields, and the data of those whose run just ended), and ``beat`` (alive, and healthy).
+fields, and the data of those whose run just ended), ``running`` (a run started), and
+``beat`` (alive, and healthy).
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ class CollectionWorker:
 
     def _start(self, cfg: Config) -> None:
         scheduler = build_scheduler(
-            cfg, self.snapshot, on_update=self._report, on_start=self._report
+            cfg, self.snapshot, on_update=self._report, on_start=self._run_started
         )
         try:
             scheduler.start()
@@ -195,6 +196,12 @@ class CollectionWorker:
                 self.snapshot.remove(state.name)
                 self._sent.pop(state.name, None)
         self._start(new)
+
+    def _run_started(self, state: CollectorState) -> None:
+        """A run started: the server shows it as running from its next rendering on (the
+        server renders after runs end, not when they start)."""
+        with contextlib.suppress(Closed):
+            self._send(("running", state.name, state.running_since))
 
     def _report(self, ran: CollectorState | None) -> None:
         """Tell the server every collector's fields, and the data of ``ran`` if it has new."""

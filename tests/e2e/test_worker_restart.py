@@ -114,9 +114,8 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_last_data_served_stale(
         hold.touch()
         daemon.worker.trigger()
         assert _wait(lambda: pids.exists() and pids.read_text().strip())
-        assert _wait(lambda: 'zmon_collector_running{collector="arc"} 1.0' in scrape()), (
-            "the server never saw the run start"
-        )
+        arc = daemon.collectors()["arc"].state
+        assert _wait(lambda: arc.running_since is not None), "the server never saw the run"
         command = int(pids.read_text().split()[0])
 
         os.kill(first, signal.SIGKILL)  # in the middle of the run
@@ -159,3 +158,28 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_last_data_served_stale(
         replacement_may_start.set()
         hold.unlink(missing_ok=True)
         daemon.shutdown()
+
+
+def test_sigterm_to_the_whole_group_stops_zmon_without_a_replacement(tmp_path: Path) -> None:
+    """systemd stops a service by sending SIGTERM to every process of it: the worker may end
+    before the server has seen its own signal, and must not be taken for a crash."""
+    from tests.e2e.serve import ZmonProcess
+
+    sysctl, _, _ = _fake_sysctl(tmp_path)
+    zmon = ZmonProcess(
+        [
+            "--host.platform",
+            "freebsd",
+            "--binary.sysctl",
+            str(sysctl),
+            "--path.state-dir",
+            str(tmp_path / "state"),
+            *[f"--no-collector.{n}" for n in collectors() if n != "arc"],
+        ],
+        tmp_path / "zmon.log",
+    )
+    zmon.wait_for('zmon_collector_success{collector="arc"} 1.0')
+    os.killpg(zmon.proc.pid, signal.SIGTERM)
+    assert zmon.stop() == 0
+    log = zmon.log_path.read_text()
+    assert "collection worker ended" not in log, log
