@@ -296,7 +296,8 @@ class WorkerSupervisor:
                     pieces, kept, rows = data[name]
                     held = {(n, d): p for n, d, p in st.rendered}
                     st.rendered = [(n, d, p if p is not None else held[n, d]) for n, d, p in pieces]
-                    st.kept = kept
+                    if kept is not None:  # (None: the families the views read are unchanged)
+                        st.kept = kept
                     st.summary = FixedRows(rows) if rows is not None else None
         self._dirty.set()
 

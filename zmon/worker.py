@@ -83,6 +83,8 @@ class CollectionWorker:
         self._report_lock = threading.Lock()  # reports leave in the order they are made
         # what the server holds of each collector's pieces: (family name, digest) pairs
         self._sent: dict[str, set[tuple[str, bytes]]] = {}
+        # and of the families the views read, those the server holds (by their texts)
+        self._views_sent: dict[str, frozenset[tuple[str, bytes]]] = {}
 
     def run(self) -> int:
         signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
@@ -195,6 +197,7 @@ class CollectionWorker:
             if settings is None or not settings.enabled:
                 self.snapshot.remove(state.name)
                 self._sent.pop(state.name, None)
+                self._views_sent.pop(state.name, None)
         self._start(new)
 
     def _run_started(self, state: CollectorState) -> None:
@@ -218,14 +221,19 @@ class CollectionWorker:
 
     def _data_of(self, state: CollectorState) -> tuple[Any, ...]:
         """A collector's rendered pieces (those the server does not hold yet, by digest), the
-        families the views read and its landing-page rows."""
+        families the views read (None when their texts are those the server holds) and its
+        landing-page rows."""
         held = self._sent.get(state.name, set())
         pieces = [
             (name, digest, None if (name, digest) in held else piece)
             for name, digest, piece in state.rendered
         ]
         self._sent[state.name] = {(name, digest) for name, digest, _ in state.rendered}
-        return pieces, state.kept, summary_rows(state)
+        viewed = {fam.name for fam in state.kept}
+        views = frozenset((n, d) for n, d, _ in state.rendered if n in viewed)
+        same = len(views) == len(state.kept) and self._views_sent.get(state.name) == views
+        self._views_sent[state.name] = views
+        return pieces, None if same else state.kept, summary_rows(state)
 
     def _shutdown(self) -> None:
         if self.scheduler is not None:
