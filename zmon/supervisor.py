@@ -58,8 +58,9 @@ def spawn_worker(program: Sequence[str] = WORKER) -> tuple[subprocess.Popen[byte
                 [*program, str(fd)],
                 pass_fds=(fd,),
                 stdin=subprocess.DEVNULL,
-                # its own session: a terminal's Ctrl-C reaches the server, which stops it
-                start_new_session=True,
+                # in the server's process group: a signal to the whole daemon (systemd's
+                # stop, kill -9 of the group) reaches it too; it ignores a terminal's Ctrl-C
+                # and lets the server stop it
             )
         )
     except BaseException:

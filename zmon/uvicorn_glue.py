@@ -1,8 +1,9 @@
 """uvicorn as zmon runs it: a deadline for request headers, a Date header without a timer,
 and a server loop that sleeps until asked to stop.
 
-These subclass uvicorn's HTTP protocol, server state and server (not its public API), so
-pyproject.toml pins uvicorn to the range they are tested with.
+uvicorn's public API (``Config``, ``Server.serve``) has no hook for a deadline on request
+headers, and its server loop wakes ten times a second; so these subclass its HTTP protocol,
+server state and server, and pyproject.toml pins uvicorn to the range they are tested with.
 """
 
 from __future__ import annotations
