@@ -7,13 +7,17 @@ On the synthetic host of ``benchmarks/bighost.py`` it measures, and prints side 
    scheduler does) at 10, 100 and 1,000 vdevs, with the exponent of a power-law fit
    (``cpu ~ vdevs^k``: linear shows as ~1.0);
 2. the whole daemon (``zmon serve``) on the 1,000-vdev host at default intervals: CPU % of one
-   core, RSS, threads and open fds, while a kernel log grows;
+   core (its serving process and collection worker together), RSS of each, the serving
+   process's threads and open fds, while a kernel log grows;
 3. scrapes of that daemon's full exposition: p50/p99 with 1 and 50 clients, plain and gzip;
 4. kernel-log matching on a large log (1 GiB by default): zmon's file follower and
    ``zmon parse kernel-log`` against ``mtail --one_shot`` (Debian's mtail) with an equivalent
    program (same rules, first match wins) and with a program an admin would write (one regex
    per fault, no ``else`` chain): lines/s, peak RSS, and zmon's ratio to each;
-5. the exposition size of each collector on the 1,000-vdev host.
+5. the exposition size of each collector on the 1,000-vdev host;
+6. the scrape tail side by side: ``zmon serve`` (and, with ``--baseline DIR``, another
+   checkout's) against node_exporter reading the same procfs and sysfs, p99 at 1, 10, 50 and
+   200 clients (gzip, as Prometheus asks), with the serving process's RSS, and the ratios.
 
 The peers' and zmon's figures come from the same run on the same files. Run with
 ``--quick`` for a shorter pass while developing (smaller log, one-minute daemon).
@@ -184,6 +188,30 @@ def proc_cpu(pid: int) -> tuple[float, float]:
     return (utime + stime) / CLK_TCK, (cutime + cstime) / CLK_TCK
 
 
+def worker_pids(pid: int) -> list[int]:
+    """The collection worker(s) among the children of zmon's serving process ``pid``."""
+    found = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split():
+                    with contextlib.suppress(OSError):
+                        if b"zmon.worker" in Path(f"/proc/{child}/cmdline").read_bytes():
+                            found.append(int(child))
+    return found
+
+
+def zmon_cpu(pid: int) -> tuple[float, float]:
+    """(CPU seconds of zmon's processes, the serving one and its worker; those of the
+    programs they ran and waited for)."""
+    own, waited = proc_cpu(pid)
+    for worker in worker_pids(pid):
+        with contextlib.suppress(OSError):
+            w_own, w_waited = proc_cpu(worker)
+            own, waited = own + w_own, waited + w_waited
+    return own, waited
+
+
 def grow_kernel_log(path: Path, stop: threading.Event, per_second: int = 20) -> None:
     """Append kernel lines as a busy host does, one in a hundred a fault."""
     n = 0
@@ -287,18 +315,20 @@ def daemon_section(
                 and time.monotonic() - t0 >= WARM_SECONDS
                 and seconds > 2 * WARM_SECONDS
             ):
-                warm = (time.monotonic(), proc_cpu(proc.pid)[0])
+                warm = (time.monotonic(), zmon_cpu(proc.pid)[0])
             if proc.poll() is not None:
                 raise RuntimeError(f"zmon exited: {(tmp / 'daemon.log').read_text()[-2000:]}")
             time.sleep(min(5.0, max(0.1, seconds - (time.monotonic() - t0))))
         elapsed = time.monotonic() - t0
-        cpu, children = proc_cpu(proc.pid)
+        cpu, children = zmon_cpu(proc.pid)
         final = proc_status(proc.pid)
+        worker_rss = children_rss_mb(proc.pid)
         stop.set()
         sampling.set()
         result: dict[str, Any] = {
             "seconds": elapsed, "cpu_pct": 100 * cpu / elapsed, "cpu": cpu,
             "children_cpu": children, "rss_mb": final["VmRSS"] / 1024,
+            "worker_rss_mb": worker_rss,
             "peak_rss_mb": final["VmHWM"] / 1024, "threads": final["Threads"],
             "peak_threads": peak["Threads"], "fds": final["fds"], "peak_fds": peak["fds"],
             "load": statistics.mean(load), "load_max": max(load),
@@ -320,7 +350,7 @@ def daemon_section(
         for clients in (1, 50):
             for gz in (False, True):
                 result["scrapes"][(clients, gz)] = scrape(port, clients, SCRAPE_SECONDS, gz)
-        result["scrape_cpu"] = proc_cpu(proc.pid)[0] - cpu
+        result["scrape_cpu"] = zmon_cpu(proc.pid)[0] - cpu
         states = re.findall(rb'zmon_collector_success\{collector="(\w+)"\} (\S+)', body)
         result["collectors_ok"] = sorted(n.decode() for n, v in states if v == b"1.0")
         return result
@@ -340,14 +370,16 @@ def daemon_section(
 def print_daemon(r: dict[str, Any]) -> None:
     print(f"\n## 2. The whole daemon, {r['seconds']:.0f} s at default intervals\n")
     print(
-        "| CPU % of one core | CPU s | RSS MB (peak) | threads (peak) | fds (peak) | "
+        "| CPU % of one core | CPU s | RSS MB (peak), serving process | worker RSS MB | "
+        "threads (peak) | fds (peak) | "
         "fake programs' CPU s | load average, mean (max) | "
         f"CPU % after the first {WARM_SECONDS:.0f} s |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     steady = "-" if r["steady_pct"] is None else f"{r['steady_pct']:.2f}"
     print(
         f"| {r['cpu_pct']:.2f} | {r['cpu']:.1f} | {r['rss_mb']:.1f} ({r['peak_rss_mb']:.1f}) | "
+        f"{r['worker_rss_mb']:.1f} | "
         f"{r['threads']} ({r['peak_threads']}) | {r['fds']} ({r['peak_fds']}) | "
         f"{r['children_cpu']:.1f} | {r['load']:.1f} ({r['load_max']:.1f}) | {steady} |"
     )
@@ -370,6 +402,173 @@ def print_daemon(r: dict[str, Any]) -> None:
     print(
         f"\n(wrk, {SCRAPE_SECONDS:g} s per row, keep-alive connections, each sending its next "
         f"request when the last answer arrived; the daemon's CPU for them: {r['scrape_cpu']:.1f} s)"
+    )
+
+
+# ---- 6: the scrape tail against node_exporter and a baseline checkout
+
+TAIL_CLIENTS = (1, 10, 50, 200)
+TAIL_SECONDS = 15.0  # per client count: every big collector (15 s intervals) runs meanwhile
+
+
+def children_rss_mb(pid: int) -> float:
+    """RSS of zmon's collection worker, the child of its serving process ``pid``."""
+    total = 0.0
+    for worker in worker_pids(pid):
+        with contextlib.suppress(OSError, KeyError):
+            total += proc_status(worker)["VmRSS"] / 1024
+    return total
+
+
+def _wait_metrics(port: int, needle: bytes, timeout: float = 600.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", "/metrics")
+            body = conn.getresponse().read()
+            conn.close()
+            if needle in body:
+                return
+        time.sleep(1.0)
+    raise RuntimeError(f"{needle!r} never appeared on port {port}")
+
+
+def _tail_runs(port: int, seconds: float) -> dict[str, Any]:
+    runs = {}
+    for clients in TAIL_CLIENTS:
+        runs[clients] = scrape(port, clients, seconds, True)
+    return runs
+
+
+def tail_of_zmon(tmp: Path, host: BigHost, checkout: Path, seconds: float) -> dict[str, Any]:
+    """``zmon serve`` from ``checkout`` on ``host``, once every collector has run: the scrape
+    tail at each client count, and the serving process's (and its worker's) RSS."""
+    shutil.rmtree(host.paths.state_dir, ignore_errors=True)
+    port = free_port()
+    config = tmp / "tail.toml"
+    config.write_text(host.config_toml(f"127.0.0.1:{port}"))
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    log = (tmp / "tail.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zmon.cli", "serve", "--config", str(config), "--log.level",
+         "warning"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=checkout, env=env,
+    )  # fmt: skip
+    try:
+        _wait_metrics(port, b'zmon_collector_runs_total{collector="datasets",result="success"}')
+        load0 = os.getloadavg()[0]
+        runs = _tail_runs(port, seconds)
+        return {
+            "runs": runs,
+            "rss_mb": proc_status(proc.pid)["VmRSS"] / 1024,
+            "worker_rss_mb": children_rss_mb(proc.pid),
+            "load": (load0 + os.getloadavg()[0]) / 2,
+        }
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 15)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+        log.close()
+
+
+def tail_of_node_exporter(host: BigHost, seconds: float) -> dict[str, Any] | None:
+    exe = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
+    if exe is None:
+        return None
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, f"--path.procfs={host.paths.procfs}", f"--path.sysfs={host.paths.sysfs}",
+         f"--path.rootfs={host.paths.rootfs}", f"--web.listen-address=127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        _wait_metrics(port, b"node_")
+        load0 = os.getloadavg()[0]
+        runs = _tail_runs(port, seconds)
+        return {
+            "runs": runs,
+            "rss_mb": proc_status(proc.pid)["VmRSS"] / 1024,
+            "worker_rss_mb": 0.0,
+            "load": (load0 + os.getloadavg()[0]) / 2,
+        }
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def tail_section(
+    tmp: Path, host: BigHost, baseline: Path | None, seconds: float, peer: bool = True
+) -> dict[str, dict[str, Any]]:
+    """The servers one after the other on the same host: the baseline, this checkout, and
+    node_exporter; ``ZMON_BENCH_ORDER=zmon-first`` measures this checkout first (run it both
+    ways on a shared machine, where the load drifts)."""
+    out: dict[str, dict[str, Any]] = {}
+    zmon_first = os.environ.get("ZMON_BENCH_ORDER") == "zmon-first"
+    order = ["zmon", "baseline"] if zmon_first else ["baseline", "zmon"]
+    for name in order:
+        if name == "baseline" and baseline is not None:
+            say(f"tail: zmon from {baseline}")
+            out["baseline"] = tail_of_zmon(tmp, host, baseline, seconds)
+        elif name == "zmon":
+            say("tail: zmon from this checkout")
+            out["zmon"] = tail_of_zmon(tmp, host, REPO, seconds)
+    if peer:
+        say("tail: node_exporter")
+        node = tail_of_node_exporter(host, seconds)
+        if node is not None:
+            out["node_exporter"] = node
+    return out
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}" if b > 0 else "-"
+
+
+def print_tail(r: dict[str, dict[str, Any]]) -> None:
+    print("\n## 6. Scrape tail side by side (gzip), p99 ms\n")
+    names = list(r)
+    ratios = [(a, b) for a, b in (("zmon", "baseline"), ("zmon", "node_exporter")) if b in r]
+    head = " | ".join(names) + "".join(f" | {a} / {b}" for a, b in ratios)
+    print(f"| clients | {head} |")
+    print("|---:|" + "---:|" * (len(names) + len(ratios)))
+    for clients in TAIL_CLIENTS:
+        p99 = {n: 1000 * r[n]["runs"][clients]["p99"] for n in names}
+        cells = " | ".join(f"{p99[n]:.1f}" for n in names)
+        cells += "".join(f" | {_ratio(p99[a], p99[b])}" for a, b in ratios)
+        print(f"| {clients} | {cells} |")
+    rss = " | ".join(f"{r[n]['rss_mb']:.1f}" for n in names)
+    rss += "".join(f" | {_ratio(r[a]['rss_mb'], r[b]['rss_mb'])}" for a, b in ratios)
+    print(f"| RSS MB, serving process | {rss} |")
+    blank = " |" * len(ratios)
+    print(
+        "| RSS MB, collection worker | "
+        + " | ".join(f"{r[n]['worker_rss_mb']:.1f}" for n in names)
+        + " |"
+        + blank
+    )
+    print(
+        "| load average during | " + " | ".join(f"{r[n]['load']:.1f}" for n in names) + " |" + blank
+    )
+    print("\n| clients | " + " | ".join(f"{n} p50 / max ms, req/s, errors" for n in names) + " |")
+    print("|---:|" + "---|" * len(names))
+    for clients in TAIL_CLIENTS:
+        cells = []
+        for n in names:
+            run = r[n]["runs"][clients]
+            cells.append(
+                f"{1000 * run['p50']:.1f} / {1000 * run['max']:.1f}, {run['rps']:.0f}, "
+                f"{run['errors']}"
+            )
+        print(f"| {clients} | " + " | ".join(cells) + " |")
+    print(
+        f"\n(wrk, {TAIL_SECONDS:g} s per client count, keep-alive connections, each sending "
+        f"its next request when the last answer arrived; one server at a time on the same "
+        f"host, each after its first runs; errors: non-2xx answers and timeouts)"
     )
 
 
@@ -631,7 +830,16 @@ def main(argv: list[str] | None = None) -> int:
         default=64 << 20,
         help="mtail and zmon side by side on this first part of the log",
     )
-    ap.add_argument("--sections", default="1,2,4", help="of 1 (with 5), 2 (with 3) and 4")
+    ap.add_argument("--sections", default="1,2,4,6", help="of 1 (with 5), 2 (with 3), 4 and 6")
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        help="section 6: also serve from this checkout (e.g. a git worktree of main)",
+    )
+    ap.add_argument("--tail-seconds", type=float, default=TAIL_SECONDS)
+    ap.add_argument(
+        "--no-peer", action="store_true", help="section 6 without node_exporter (zmon only)"
+    )
     ap.add_argument(
         "--apart",
         action="store_true",
@@ -670,7 +878,7 @@ def main(argv: list[str] | None = None) -> int:
         coll: dict[str, Any] = {}
         kernel: list[dict[str, Any]] = []
         built: dict[int, BigHost] = {}
-        if sections & {"1", "2"}:
+        if sections & {"1", "2", "6"}:
             t0 = time.perf_counter()
             built[SCALES[-1]] = build_host(tmp / f"host-{SCALES[-1]}", SCALES[-1])
             say(f"host of {SCALES[-1]} vdevs built in {time.perf_counter() - t0:.0f}s")
@@ -704,6 +912,12 @@ def main(argv: list[str] | None = None) -> int:
                 print_kernel_log(result)
         if coll:
             print_sizes(coll, SCALES[-1])
+        if "6" in sections:
+            tail = tail_section(
+                tmp, built[SCALES[-1]], args.baseline, args.tail_seconds, not args.no_peer
+            )
+            say(json.dumps({n: {**v, "runs": list(v["runs"].items())} for n, v in tail.items()}))
+            print_tail(tail)
     print(
         f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "
         f"{os.getloadavg()[0]:.1f})"

@@ -32,17 +32,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@pytest.fixture(autouse=True)
-def _no_linger_between_tests():  # type: ignore[no-untyped-def]
-    """Tests that call the ASGI app on a loop of their own (``asyncio.run``) leave the front
-    door's linger behind, whose timer died with the loop; the front door settles it when it
-    stops, and so does each test here."""
-    yield
-    from zmon.server import ANSWERING
-
-    ANSWERING.settle()
-
-
 @pytest.fixture
 def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     """``golden(name, text)``: compare text with tests/golden/<name>, which must exist; with

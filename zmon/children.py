@@ -1,11 +1,15 @@
 """Nothing zmon starts outlives its run: a child subreaper and a sweep of escaped processes.
 
 Killing a command's process group does not reach a descendant that called ``setsid`` (a
-daemonizing helper, a misbehaving wrapper script): it used to be left running, one more every
-run. ``become_subreaper`` makes zmon the Linux child subreaper (``PR_SET_CHILD_SUBREAPER``), so
-such orphans are re-parented to zmon instead of init. Every process zmon starts on purpose is
-registered while it lives (``spawn``); ``sweep`` kills and reaps any other child, and counts it
-against the collector whose run was going on (``zmon_child_processes_leaked_total``).
+daemonizing helper, a misbehaving wrapper script): without more, one would be left running
+after every run. ``become_subreaper`` makes zmon the Linux child subreaper
+(``PR_SET_CHILD_SUBREAPER``), so such orphans are re-parented to zmon instead of init. Every
+process zmon starts on purpose is registered while it lives (``spawn``); ``sweep`` kills and
+reaps any other child, and counts it against the collector whose run was going on
+(``zmon_child_processes_leaked_total``).
+
+Both zmon processes are subreapers: the collection worker for what its commands leave, and
+the server for the commands of a worker that was killed (zmon/supervisor.py).
 
 Without the subreaper (``zmon parse``, other platforms, tests) ``sweep`` still reaps what it
 sees, but orphans go to init and cannot be seen.
@@ -89,6 +93,13 @@ def leaked(collector: str) -> int:
     """Processes found escaped from ``collector``'s runs, killed and reaped since start."""
     with _lock:
         return _leaked.get(collector, 0)
+
+
+def carry_leaked(counts: dict[str, int]) -> None:
+    """Count on from ``counts`` (a collection worker that replaces one that ended)."""
+    with _lock:
+        for collector, count in counts.items():
+            _leaked[collector] = max(_leaked.get(collector, 0), count)
 
 
 def sweep(owner: str | None = None) -> int:

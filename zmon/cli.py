@@ -218,7 +218,7 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
     if host is not None and control_socket:  # listening before /healthz answers
         from zmon.demo.control import DemoControl
 
-        control = DemoControl(host, control_socket, lambda: daemon.scheduler.workers)
+        control = DemoControl(host, control_socket, daemon.collectors)
         control.start()
     try:
         try:

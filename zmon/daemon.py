@@ -1,88 +1,36 @@
-"""Wiring: config -> collectors -> scheduler -> HTTP server, with SIGHUP reload and SIGTERM stop."""
+"""Wiring: config -> HTTP server and collection worker, with SIGHUP reload and SIGTERM stop."""
 
 from __future__ import annotations
 
 import argparse
 import signal
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from zmon import children, logs, memory
+from zmon.chores import Chores
 from zmon.config import Config, ConfigError, load
-from zmon.host.devices import DeviceMapCache
-from zmon.registry import Board, Context, collectors
-from zmon.runner import CommandRunner
-from zmon.scheduler import Scheduler
+from zmon.registry import collectors
 from zmon.server import HTTPFrontend, make_app
 from zmon.snapshot import Snapshot
+from zmon.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
 from zmon.webconfig import WebConfig, load_web_config
+from zmon.worker import build_scheduler as build_scheduler  # (``zmon collect``, ``status``)
 
 log = logs.get("daemon")
-TRIM_SECONDS = 10.0  # how often freed memory is given back
-# How often the main thread looks for escapes of long-lived followers: a look reads a
-# /proc file per thread (26 on a big host), 0.6 ms; every 0.5 s it was 0.1 % of a core.
-# Commands' own escapes are swept as each command ends (zmon/runner.py).
-SWEEP_SECONDS = 5.0
-
-
-class Chores:
-    """The main thread's periodic work, each chore when due: the sweep for escaped
-    processes (``children.sweep``) and giving freed memory back (``memory.trim``)."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._swept = self._trimmed = clock()
-
-    def run_due(self) -> None:
-        now = self._clock()
-        if now - self._swept >= SWEEP_SECONDS:
-            children.sweep("zmon")
-            self._swept = now
-        if now - self._trimmed >= TRIM_SECONDS:
-            memory.trim()  # what finished runs freed goes back (zmon/memory.py)
-            self._trimmed = now
-
-
-def build_scheduler(
-    cfg: Config, snapshot: Snapshot | None = None, one_shot: bool = False
-) -> Scheduler:
-    """Instantiate every enabled collector with its context and add it to a new scheduler."""
-    runner = CommandRunner(binaries=cfg.binaries, default_timeout=cfg.command_timeout)
-    scheduler = Scheduler(snapshot)
-    scheduler.on_stop.append(runner.kill_all)
-    board = Board()  # products collectors exchange (declared in provides/needs)
-    devices = DeviceMapCache(cfg.paths, cfg.platform, runner)  # one device map for all
-    for name, cls in collectors().items():
-        settings = cfg.collectors[name]
-        if not settings.enabled:
-            continue
-        ctx = Context(
-            paths=cfg.paths,
-            runner=runner,
-            options=settings.options,
-            platform=cfg.platform,
-            interval=settings.interval,
-            timeout=settings.timeout,
-            one_shot=one_shot,
-            board=board,
-            devices=devices,
-        )
-        scheduler.add(cls(ctx), settings.interval, settings.timeout)
-    return scheduler
 
 
 class Daemon:
-    """The running zmon: collectors in the background, HTTP in front."""
+    """The running zmon: HTTP in this process, collectors in a supervised worker process."""
 
     def __init__(self, cfg: Config, reload_config: Callable[[], Config] | None = None) -> None:
         self.cfg = cfg
         self._reload_config = reload_config
         memory.tune_malloc()  # before any thread starts (zmon/memory.py)
         self.snapshot = Snapshot()
-        self.scheduler = build_scheduler(cfg, self.snapshot)
+        self.worker = WorkerSupervisor(self.snapshot, cfg)
         self.server: HTTPFrontend | None = None
         self._stop = threading.Event()
         self._reload = threading.Event()
@@ -90,7 +38,8 @@ class Daemon:
         self.on_reload: Callable[[Config], Config] | None = None
 
     def start(self) -> None:
-        """Listen first (OSError, ConfigError if the web config does not load), then collect."""
+        """Listen first (OSError, ConfigError if the web config does not load), then collect
+        (WorkerError if a collector cannot start)."""
         web = web_config(self.cfg)
         self.server = HTTPFrontend(
             lambda w: make_app(self.snapshot, self.scheduler_healthy, web=w),
@@ -103,24 +52,33 @@ class Daemon:
         except BaseException:
             self.server.stop()
             raise
-        # orphans of our tools come back to us, to be reaped (and the role ends with us)
+        # what a killed worker's commands leave comes back to us, to be reaped
         self._subreaper = children.become_subreaper()
         memory.settle_gc()  # everything imported and configured: keep it out of collections
-        self.scheduler.start()
+        try:
+            self.worker.start()
+        except BaseException:
+            self.server.stop()
+            raise
         log.info(
             "serving",
             addresses=self.server.ports(),
             tls=web.tls is not None,
             basic_auth=bool(web.users),
-            collectors=sorted(self.scheduler.workers),
+            collectors=sorted(self.collectors()),
+            worker=self.worker.pid,
         )
 
     def scheduler_healthy(self) -> bool:
-        return self.scheduler.healthy()
+        return self.worker.healthy()
+
+    def collectors(self) -> dict[str, RemoteCollector]:
+        """The collectors running now (in the worker), by name."""
+        return self.worker.collectors()
 
     def install_signal_handlers(self) -> None:
-        signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
-        signal.signal(signal.SIGINT, lambda *_: self._stop.set())
+        signal.signal(signal.SIGTERM, lambda *_: self.request_stop())
+        signal.signal(signal.SIGINT, lambda *_: self.request_stop())
         signal.signal(signal.SIGHUP, lambda *_: self._reload.set())
 
     def run_forever(self) -> None:
@@ -133,6 +91,7 @@ class Daemon:
         self.shutdown()
 
     def request_stop(self) -> None:
+        self.worker.expect_stop()  # (a worker that ends now is not replaced)
         self._stop.set()
 
     def reload(self) -> None:
@@ -153,13 +112,12 @@ class Daemon:
             log.error("reload rejected, keeping the running config", error=str(exc))
             return
         try:
-            self._swap_scheduler(new)
-        except Exception as exc:  # noqa: BLE001 - a collector that cannot start: keep the old
-            log.error("reload rejected, keeping the running config", error=repr(exc))
+            self.worker.reload(new)  # the worker keeps its collectors if one cannot start
+        except WorkerError as exc:
+            log.error("reload rejected, keeping the running config", error=str(exc))
             try:
                 if self.server is not None:
                     self.server.serve(self.cfg.listen_addresses, web_config(self.cfg))
-                self._swap_scheduler(self.cfg)
             except Exception as again:  # noqa: BLE001 - /healthz will show it
                 log.error("cannot restore the running config", error=repr(again))
             return
@@ -167,31 +125,15 @@ class Daemon:
         self.cfg = new
         log.info(
             "config reloaded",
-            collectors=sorted(self.scheduler.workers),
+            collectors=sorted(self.collectors()),
             addresses=self.server.ports() if self.server else {},
         )
-
-    def _swap_scheduler(self, new: Config) -> None:
-        """Stop the running collectors and start those of ``new``; a new set that fails to
-        start is stopped again (its followers and commands with it) before the error
-        propagates."""
-        self.scheduler.stop(keep_states=True)
-        for name in list(self.scheduler.workers):
-            if not new.collectors.get(name) or not new.collectors[name].enabled:
-                self.snapshot.remove(name)
-        scheduler = build_scheduler(new, self.snapshot)
-        try:
-            scheduler.start()
-        except BaseException:
-            scheduler.stop(keep_states=True)
-            raise
-        self.scheduler = scheduler
 
     def shutdown(self) -> None:
         log.info("shutting down")
         if self.server is not None:
             self.server.stop()
-        self.scheduler.stop()
+        self.worker.stop()  # it stops its collectors and their commands
         if self._subreaper:
             children.sweep("zmon")
             children.set_subreaper(False)

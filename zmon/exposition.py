@@ -3,7 +3,7 @@
 zmon writes the text itself, byte for byte what prometheus_client's ``generate_latest`` writes
 for the same families (tests/core/test_exposition.py compares the two; the golden files and
 ``promtool check metrics`` check the result), because on a host with 1,000 disks going through
-``generate_latest`` cost seconds per run (benchmarks/README.md). A family this path does not
+``generate_latest`` costs seconds per run. A family this path does not
 cover (OpenMetrics-only ``_created``/``_gsum``/``_gcount`` samples, names outside the legacy
 character set) is rendered by ``generate_latest``.
 """
@@ -21,7 +21,6 @@ from prometheus_client.samples import Sample
 from prometheus_client.utils import floatToGoString as _untyped_go
 
 from zmon.metrics import HistogramFamily, Row, RowFamily
-from zmon.pacing import checkpoint
 
 _METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -121,7 +120,6 @@ def _sample_lines(family: str, samples: list[Sample], lines: list[str]) -> bool:
     texts: dict[float, str] = {}  # each distinct value formatted once (see _row_lines)
     checked = ""
     for s in samples:
-        checkpoint()
         name, labels, value = s.name, s.labels, s.value
         if name != checked:  # a family's samples share one or a few names
             if name in special or not _name_ok(name):
@@ -166,7 +164,6 @@ def _histogram_lines(family: str, series: list, lines: list[str]) -> bool:  # ty
     if not (_name_ok(bucket) and _name_ok(count_name) and _name_ok(sum_name)):
         return False
     for base, les, cumulative, count, total in series:
-        checkpoint()
         if "le" in base or not _labels_ok(base):
             return False
         items = sorted(base.items())
@@ -202,7 +199,6 @@ def _row_lines(name: str, rows: list[Row], lines: list[str]) -> bool:
     if not _name_ok(name):
         return False
     for base, key, names, values in rows:
-        checkpoint()
         if key in base or not _labels_ok((key, *base)):
             return False
         items = sorted(base.items())

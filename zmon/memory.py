@@ -2,16 +2,16 @@
 
 On a big host a collector's run peaks at tens of megabytes (10,000 datasets, a 4 MB iostat
 answer) and frees them when it ends. glibc keeps what was freed: each thread may get its own
-malloc arena (every run is a thread), and the top of a heap is returned only past a threshold,
-so left alone the daemon's RSS grows to about four times its live Python objects.
+malloc arena (every run is a thread), and the top of a heap is returned only past a threshold.
+Untuned, a big host's collection process holds 190 MB RSS for 46 MB of live Python objects.
 ``tune_malloc`` caps the arenas (as ``MALLOC_ARENA_MAX=2`` would) before threads start and
 fixes the size from which a block gets its own mapping; ``trim`` returns free pages
 (``malloc_trim``), a millisecond's work. Elsewhere both do nothing.
 
 ``settle_gc`` is for the cyclic garbage collector, on every platform: a big host's run
-allocates hundreds of thousands of containers, and the default thresholds start about 145
-collections per 15 s (the full ones going over every object the daemon holds), a sixth of
-the CPU of the runs themselves.
+allocates hundreds of thousands of containers, and the default thresholds make that about
+145 collections per 15 s (the full ones going over every object the process holds),
+a sixth of the CPU of the runs themselves.
 """
 
 from __future__ import annotations

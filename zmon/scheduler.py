@@ -16,17 +16,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from zmon import children, failures, pacing
+from zmon import children, failures
 from zmon.logs import StateChangeLog, get
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, NoDataError
 from zmon.runner import run_deadline
 from zmon.snapshot import CollectorState, Snapshot
-
-# seconds a publish or a rendering may pause in all while scrapes are answered (zmon/pacing.py):
-# a big host's iostat publish renders 40 ms of families, which paused 0.9 s when three runs
-# gave way together; past its budget the rest ran at once, a 30 ms stretch for the scrapes
-PUBLISH_PAUSES = 3.0
 
 log = get("scheduler")
 
@@ -43,10 +38,12 @@ class CollectorWorker:
         state: CollectorState,
         on_update: RunHook,
         jitter: float = 0.0,
+        on_start: RunHook | None = None,
     ) -> None:
         self.collector = collector
         self.state = state
         self._on_update = on_update
+        self._on_start = on_start  # told when a run starts (the worker reports it as running)
         self._jitter = jitter
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -114,9 +111,7 @@ class CollectorWorker:
             run_deadline.set(deadline)
             children.current_collector.set(self.state.name)
             try:
-                # while scrapes are answered the run pauses, for half its timeout at most
-                with pacing.giving_way(timeout / 2):
-                    results.append(self.collector.collect())
+                results.append(self.collector.collect())
             except BaseException as exc:  # noqa: BLE001 - reported, never propagated
                 errors.append(exc)
 
@@ -133,6 +128,8 @@ class CollectorWorker:
             self._record_failure("failure", f"cannot start a run: {err}", failures.ERROR)
             self._on_update(self.state)
             return
+        if self._on_start is not None:
+            self._on_start(self.state)
         thread.join(timeout)
         duration = time.monotonic() - mono_start
         self.state.last_duration = duration
@@ -162,8 +159,7 @@ class CollectorWorker:
                 kind = "timeout" if reason == failures.TIMEOUT else "failure"
                 self._record_failure(kind, f"{type(exc).__name__}: {exc}", reason)
         else:
-            with pacing.giving_way(PUBLISH_PAUSES):
-                self.state.publish(results[0].families())
+            self.state.publish(results[0].families())
             self.state.success = True
             self.state.has_data = True
             self.state.last_error = ""
@@ -171,6 +167,7 @@ class CollectorWorker:
             self.state.last_success = wall_start + duration
             self.state.runs["success"] += 1
             self._changes.report(self.state.name, "collector ok", "info", collector=self.state.name)
+        self.state.leaked_children = children.leaked(self.state.name)
         self.first_run_done.set()
         self._on_update(self.state)
 
@@ -212,10 +209,22 @@ def fd_usage() -> dict[str, int]:
 
 
 class Scheduler:
-    """Owns the workers and the snapshot they feed."""
+    """Owns the workers and the snapshot they feed.
 
-    def __init__(self, snapshot: Snapshot | None = None) -> None:
+    By default a run's end re-renders the snapshot (``zmon collect``, the status report).
+    The collection worker passes ``on_update`` and ``on_start`` instead: it sends each
+    change to the serving process, which renders there (zmon/worker.py).
+    """
+
+    def __init__(
+        self,
+        snapshot: Snapshot | None = None,
+        on_update: RunHook | None = None,
+        on_start: RunHook | None = None,
+    ) -> None:
         self.snapshot = snapshot or Snapshot()
+        self._on_update = on_update
+        self._on_start = on_start
         self.workers: dict[str, CollectorWorker] = {}
         self._stop = threading.Event()
         self._renderer: threading.Thread | None = None
@@ -238,11 +247,17 @@ class Scheduler:
             state.last_error = previous.last_error
             state.last_error_reason = previous.last_error_reason
             state.fd_exhausted = previous.fd_exhausted
+            state.leaked_children = previous.leaked_children
         self.snapshot.add(state)
-        self.workers[collector.name] = CollectorWorker(collector, state, self._updated, jitter)
+        self.workers[collector.name] = CollectorWorker(
+            collector, state, self._updated, jitter, on_start=self._on_start
+        )
 
-    def _updated(self, _: CollectorState | None) -> None:
+    def _updated(self, state: CollectorState) -> None:
         """A run finished: re-render now, or leave it to the render thread once started."""
+        if self._on_update is not None:
+            self._on_update(state)
+            return
         if self._renderer is not None and self._renderer.is_alive():
             self._dirty.set()
             return
@@ -278,22 +293,25 @@ class Scheduler:
         self.order()
         for w in self.workers.values():
             w.collector.start()
-        self.snapshot.rerender()
-        self._renderer = threading.Thread(target=self._render_loop, name="zmon-render", daemon=True)
-        self._renderer.start()
+        if self._on_update is None:
+            self.snapshot.rerender()
+            self._renderer = threading.Thread(
+                target=self._render_loop, name="zmon-render", daemon=True
+            )
+            self._renderer.start()
         for w in self.workers.values():
             w.start()
 
     def _render_loop(self) -> None:
         """Re-render after runs finish and when a collector turns stale without finishing
         a run (a hung source). Runs that finish during a render share the next one, so a
-        slow render never holds a collector up (each one used to wait its turn)."""
+        slow render never holds a collector up."""
         while not self._stop.is_set():
             if self._dirty.wait(1.0) and self._stop.is_set():
                 return
             if self._dirty.is_set() or self.snapshot.staleness_changed():
                 self._dirty.clear()
-                with self._render_lock, pacing.giving_way(PUBLISH_PAUSES):
+                with self._render_lock:
                     self.snapshot.rerender()
 
     def run_all_once(self) -> None:

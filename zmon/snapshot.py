@@ -3,12 +3,14 @@
 A collector's run publishes its families rendered and compressed once, in its own thread;
 ``rerender`` lists those pieces with zmon's own metrics, and the gzip exposition is joined
 from them when ``/metrics`` first asks after a change. Nothing here waits on a collector.
+In ``zmon serve`` the runs publish in the collection worker and the server's snapshot holds
+copies of their states (zmon/supervisor.py); ``zmon collect`` does both in one process.
 
-What a big host costs (benchmarks/README.md) shaped this: a family's samples are kept only
-when the status views read them (``kept_for_views``), a family's text is kept only
-compressed (a ``zmon.gzipjoin.Piece``, with a digest to tell a changed text), the plain
-exposition is inflated from the gzip one only when a scraper asks for it, and nothing is
-joined while nobody scrapes.
+What a big host costs shaped this: a family's samples are kept only when the status views
+read them (``kept_for_views``), a family's text is kept only compressed (a
+``zmon.gzipjoin.Piece``, with a digest to tell a changed text), the plain exposition is
+inflated from the gzip one only when a scraper asks for it, and nothing is joined while
+nobody scrapes.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.core import Metric
 
-from zmon import __version__, children, gzipjoin
+from zmon import __version__, gzipjoin
 from zmon.exposition import render
 from zmon.logs import get
 from zmon.metrics import MetricSet
@@ -83,6 +85,10 @@ class CollectorState:
     )
     last_error_reason: str = ""  # one of zmon.failures.REASONS while the last run failed
     fd_exhausted: int = 0  # failed runs that ran out of file descriptors
+    leaked_children: int = 0  # processes its runs left behind, killed (zmon.children.sweep)
+    # False while no collection process runs the collector (the worker is being restarted):
+    # its last good data is still served, marked stale
+    collecting: bool = True
 
     @property
     def families(self) -> list[Metric]:
@@ -90,11 +96,12 @@ class CollectorState:
         return self.kept
 
     def publish(self, families: list[Metric]) -> None:
-        """Keep a run's families, rendered and compressed now, in the collector's own thread.
+        """Keep a run's families, rendered and compressed now, in the collector's own thread
+        (in the collection worker, which sends the pieces to the server).
 
         A family's samples are dropped once rendered unless the status views read them, and
-        its text once compressed: on a big host they were most of the daemon's memory
-        (benchmarks/README.md). A family whose text is unchanged keeps its piece.
+        its text once compressed: on a big host they would be most of zmon's memory. A
+        family whose text is unchanged keeps its piece.
         """
         out: list[tuple[str, bytes, gzipjoin.Piece]] = []
         kept = []
@@ -112,10 +119,11 @@ class CollectorState:
         self.rendered, self.kept = out, kept
 
     def stale(self, now_wall: float) -> bool:
-        """Data is stale after a failed run, or when no success came for two intervals."""
+        """Data is stale after a failed run, while nothing collects it, or when no success
+        came for two intervals."""
         if self.success is None:
             return False
-        if not self.success:
+        if not self.success or not self.collecting:
             return True
         return now_wall - self.last_success > 2 * self.interval + self.timeout
 
@@ -177,6 +185,9 @@ class Snapshot:
         self.start_time = time.time()
         # called after each rerender (the status page samples its history there)
         self.on_render: list[Callable[[], None]] = []
+        # replacements of the collection worker (zmon/supervisor.py); None: collection runs
+        # in this process (``zmon collect``)
+        self.worker_restarts: int | None = None
 
     def add(self, state: CollectorState) -> None:
         with self._lock:
@@ -208,7 +219,7 @@ class Snapshot:
             pending, self._pending = self._pending, None
             if pending is not None:
                 # gzip from the pieces compressed at publish: compressing the whole text after
-                # every run was most of the daemon's CPU on a big host (benchmarks/README.md)
+                # every run would be most of the daemon's CPU on a big host
                 self._exposition = Exposition(gzipjoin.join(pending.pieces), pending.rendered_at)
             return self._exposition
 
@@ -229,7 +240,7 @@ class Snapshot:
                 for name, _, packed in s.rendered:
                     sources.setdefault(name, []).append(packed)
         own: list[Metric] = []  # zmon's own families that no collector's share a name with
-        for fam in self_metrics(states, now, self.start_time):
+        for fam in self_metrics(states, now, self.start_time, self.worker_restarts):
             if fam.name in sources:
                 sources[fam.name].append(render([fam]))
             else:
@@ -279,7 +290,12 @@ def _merge_texts(texts: Sequence[bytes]) -> bytes:
     return b"".join(out)
 
 
-def self_metrics(states: list[CollectorState], now: float, start_time: float) -> list[Metric]:
+def self_metrics(
+    states: list[CollectorState],
+    now: float,
+    start_time: float,
+    worker_restarts: int | None = None,
+) -> list[Metric]:
     """zmon's own metrics: per-collector success, duration, freshness, plus build info."""
     m = MetricSet()
     for s in states:
@@ -351,9 +367,16 @@ def self_metrics(states: list[CollectorState], now: float, start_time: float) ->
             "zmon_child_processes_leaked_total",
             "Processes a run started that outlived it (escaped their process group) "
             "and were killed and reaped.",
-            children.leaked(s.name),
+            s.leaked_children,
             lab,
         )
     m.info("zmon_build_info", "zmon's version; always 1.", {"version": __version__})
     m.gauge("zmon_start_time_seconds", "Unix time zmon started.", start_time)
+    if worker_restarts is not None:
+        m.counter(
+            "zmon_worker_restarts_total",
+            "Times the collection worker process was replaced after it exited, was killed "
+            "or stopped answering.",
+            worker_restarts,
+        )
     return m.families()

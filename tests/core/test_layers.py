@@ -3,14 +3,15 @@
 Layers, from the bottom (a module imports its own layer or lower ones only):
 
     base        zmon, errors, logs, metrics, exposition, gzipjoin, runner, replay, children,
-                durable, failures, regexcheck, memory, pacing
+                durable, failures, regexcheck, memory, chores
     parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
     host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
-    core        registry, products, snapshot, scheduler, config, server, listen, webconfig
+    core        registry, products, snapshot, scheduler, config, server, webapp, budget,
+                uvicorn_glue, listen, webconfig, channel, supervisor
                 (and the empty zmon.collectors namespace the registry discovers plugins in),
                 and the status views zmon.status.* the server's page is made of
     collectors  zmon.collectors.NAME.*: each imports no other collector's package
-    entry       daemon, cli, demo, zmon.status.cli (``zmon status`` collecting once)
+    entry       daemon, worker, cli, demo, zmon.status.cli (``zmon status`` collecting once)
 
 Every import counts, at module level or inside a function. The README's architecture picture
 draws the same layers.
@@ -28,7 +29,7 @@ ZMON = Path(__file__).resolve().parents[2] / "zmon"
 
 BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "zmon.gzipjoin",
         "zmon.runner", "zmon.replay", "zmon.children", "zmon.durable", "zmon.failures",
-        "zmon.regexcheck", "zmon.memory", "zmon.pacing"}  # fmt: skip
+        "zmon.regexcheck", "zmon.memory", "zmon.chores"}  # fmt: skip
 # zmon.collectors itself is only the namespace the registry discovers plugins in
 CORE = {
     "zmon.registry",
@@ -39,9 +40,14 @@ CORE = {
     "zmon.server",
     "zmon.listen",
     "zmon.webconfig",
+    "zmon.channel",
+    "zmon.supervisor",
+    "zmon.webapp",
+    "zmon.budget",
+    "zmon.uvicorn_glue",
     "zmon.collectors",
 }
-ENTRY = {"zmon.daemon", "zmon.cli", "zmon.status.cli"}
+ENTRY = {"zmon.daemon", "zmon.worker", "zmon.cli", "zmon.status.cli"}
 LAYERS = ("base", "parsers", "host", "core", "collectors", "entry")
 
 

@@ -1,7 +1,7 @@
 """The snapshot keeps a family's samples only where the status views read them.
 
-On a big host the samples of every family, kept after rendering, were most of the daemon's
-memory (benchmarks/README.md). The snapshot now keeps every family compressed and the
+On a big host the samples of every family, kept after rendering, would be most of zmon's
+memory. The snapshot keeps every family compressed and the
 samples of those ``kept_for_views`` accepts; the status report built from those must be the
 report built from everything, at every phase of the demo story. The plain text is made only
 for a scraper that asks for it.
@@ -157,8 +157,8 @@ def test_a_shared_family_is_merged_again_only_when_one_of_its_collectors_ran(mon
 
 def test_zmon_s_own_families_are_compressed_as_one_piece_at_each_rendering(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # the render thread runs after every run of any collector; compressing each of zmon's own
-    # dozen families apart (a zlib stream set up for each) was 2 % of the daemon's CPU on a
-    # big host (benchmarks/README.md)
+    # dozen families apart (a zlib stream set up for each) would be 2 % of the daemon's CPU
+    # on a big host
     snapshot = Snapshot()
     for i in range(3):
         state = CollectorState(f"c{i}", 15.0, 10.0, success=True)

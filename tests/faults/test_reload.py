@@ -20,10 +20,10 @@ import pytest
 from tests.e2e.serve import ZmonProcess, arc_procfs, collectors_toml, processes_running
 from tests.faults.harness import no_leaks
 from tests.support.ports import free_port
-from zmon.collectors.kernel_log import KernelLogCollector
 from zmon.config import Config, load
 from zmon.daemon import Daemon
 from zmon.registry import Paths, collectors
+from zmon.supervisor import WorkerSupervisor, spawn_worker
 
 
 @pytest.fixture
@@ -200,22 +200,33 @@ def test_a_thousand_reloads_over_every_path_leak_nothing(tmp_path, busy_port) ->
     assert outcomes.get("good-arc", 0) == 0 and outcomes.get("good-none", 0) == 0
 
 
-def test_a_collector_that_cannot_start_rejects_the_reload(tmp_path, monkeypatch) -> None:
+# a collection worker whose kernel_log collector cannot start
+BROKEN_KERNEL_LOG_WORKER = (
+    "import sys\n"
+    "from zmon.collectors.kernel_log import KernelLogCollector\n"
+    "def broken(self):\n"
+    "    raise RuntimeError('cannot start')\n"
+    "KernelLogCollector.start = broken\n"
+    "from zmon.worker import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_a_collector_that_cannot_start_rejects_the_reload(tmp_path) -> None:
     cfg_path = tmp_path / "zmon.toml"
     cfg_path.write_text(collectors_toml(["arc"], listen="127.0.0.1:0"))
     daemon = Daemon(load(collectors(), str(cfg_path)), lambda: load(collectors(), str(cfg_path)))
+    program = (sys.executable, "-c", BROKEN_KERNEL_LOG_WORKER)
+    daemon.worker = WorkerSupervisor(
+        daemon.snapshot, daemon.cfg, spawn=lambda: spawn_worker(program)
+    )
     daemon.start()
     try:
         old = daemon.cfg
-
-        def broken(self) -> None:  # type: ignore[no-untyped-def]
-            raise RuntimeError("cannot start")
-
-        monkeypatch.setattr(KernelLogCollector, "start", broken)
         cfg_path.write_text(collectors_toml(["arc", "kernel_log"], listen="127.0.0.1:0"))
         daemon.reload()
         assert daemon.cfg is old
-        assert sorted(daemon.scheduler.workers) == ["arc"]
+        assert sorted(daemon.collectors()) == ["arc"]
         assert daemon.scheduler_healthy()
     finally:
         daemon.shutdown()

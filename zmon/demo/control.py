@@ -26,10 +26,21 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from zmon.demo.host import DemoHost
-from zmon.scheduler import CollectorWorker
+from zmon.snapshot import CollectorState
+
+
+class CollectorWorker(Protocol):
+    """A running collector: its state, and a way to wake it (the scheduler's worker in
+    this process, or a collector of the collection worker process)."""
+
+    @property
+    def state(self) -> CollectorState: ...
+
+    def trigger(self) -> None: ...
+
 
 Workers = Callable[[], Mapping[str, CollectorWorker]]
 FRESH_TIMEOUT = 600.0  # a collector that never finishes a run is reported, not waited for

@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from zmon.pacing import checkpoint
-
 Labels = dict[str, str]
 
 # Kernel-log patterns that point at the link to a disk (cable, backplane, port, HBA) and not
@@ -69,7 +67,6 @@ class Samples:
         for fam in families:
             if not wanted(fam.name):
                 continue
-            checkpoint()  # (reading a big host's model takes 25 ms: scrapes go first)
             # (the labels are the samples' own dicts: nothing here changes them)
             name: str | None = None
             rows: list[tuple[Labels, float]] = []
@@ -421,7 +418,6 @@ def _vdev_tree(s: Samples, pool: str, states: dict[tuple[str, ...], str]) -> Vde
                     )
                 )
     for v in rows:
-        checkpoint()
         v.read_errors = _vdev_value(s, "zmon_vdev_read_errors_total", pool, v)
         v.write_errors = _vdev_value(s, "zmon_vdev_write_errors_total", pool, v)
         v.checksum_errors = _vdev_value(s, "zmon_vdev_checksum_errors_total", pool, v)
@@ -487,7 +483,6 @@ def _disks(s: Samples, pools: list[Pool]) -> dict[str, Disk]:
         "zmon_disk_interface_max_speed_bytes": "max_speed",
     }
     for metric, attr in fields.items():
-        checkpoint()
         for labels, value in s.all(metric):
             setattr(disk(labels.get("device", "")), attr, value)
     for labels, value in s.all("zmon_disk_standby"):
@@ -499,7 +494,6 @@ def _disks(s: Samples, pools: list[Pool]) -> dict[str, Disk]:
         if labels.get("device"):
             disk(labels["device"]).kernel_last[labels.get("pattern", "")] = value
     for pool in pools:
-        checkpoint()
         for v in pool.vdevs():
             if v.device:
                 disk(v.device).vdevs.append((pool.name, v.name, v.parent))

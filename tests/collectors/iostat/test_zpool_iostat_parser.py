@@ -7,6 +7,7 @@ import pytest
 from tests.support.perf_lab import LAB, PERF, VERSIONS, lab
 from zmon.errors import ParseError
 from zmon.parsers import zpool_iostat
+from zmon.parsers import zpool_iostat_histograms as histograms
 from zmon.parsers.zpool_iostat import (
     HISTO_BUCKETS,
     SCRIPTED_LAYOUTS,
@@ -246,7 +247,7 @@ def test_plain_blocks_read_by_columns_as_row_by_row(monkeypatch: pytest.MonkeyPa
     texts = sorted(PERF.glob("**/*iostat*"))
     assert len(texts) > 10
     taken = []
-    plain_block = zpool_iostat._plain_block
+    plain_block = histograms._plain_block
 
     def counted(*args):  # type: ignore[no-untyped-def]
         found = plain_block(*args)
@@ -257,12 +258,12 @@ def test_plain_blocks_read_by_columns_as_row_by_row(monkeypatch: pytest.MonkeyPa
         data = path.read_bytes()
         try:
             with monkeypatch.context() as m:
-                m.setattr(zpool_iostat, "_plain_block", counted)
+                m.setattr(histograms, "_plain_block", counted)
                 fast = parse_zpool_iostat(data)
         except ParseError:
             continue
         with monkeypatch.context() as m:
-            m.setattr(zpool_iostat, "_plain_block", lambda *_: None)
+            m.setattr(histograms, "_plain_block", lambda *_: None)
             slow = parse_zpool_iostat(data)
         assert fast == slow, path.name
     assert taken.count(True) >= 6
@@ -270,9 +271,9 @@ def test_plain_blocks_read_by_columns_as_row_by_row(monkeypatch: pytest.MonkeyPa
 
 def test_plain_block_leaves_odd_rows_to_the_row_reader() -> None:
     good = ["1ns 0 0", "3ns 1 2", "---"]
-    assert zpool_iostat._plain_block(good, 0, ("a", "b")) == ({"a": (0, 1), "b": (0, 2)}, 2)
+    assert histograms._plain_block(good, 0, ("a", "b")) == ({"a": (0, 1), "b": (0, 2)}, 2)
     for odd in (["1ns 0 0 0", "3ns 1"], ["1ns 0 1K", "3ns 1 2"], ["1 0 0", "3 1 2"]):
-        assert zpool_iostat._plain_block(odd, 0, ("a", "b")) is None
+        assert histograms._plain_block(odd, 0, ("a", "b")) is None
 
 
 def _one_block(rows: list[str]) -> str:
@@ -280,60 +281,33 @@ def _one_block(rows: list[str]) -> str:
     return head + " scrub trim rebuild\n----------\n" + "\n".join(rows) + "\n----------\n"
 
 
-def test_a_block_s_other_columns_are_read_and_checked_when_first_asked_for() -> None:
-    """The operation counts (the first two columns) are read by the parse, the rest of a
-    block when a column of it is asked for: most of a big host's blocks are read no
-    further (``histograms = "toplevel"``). A bad count there is an error, naming its line."""
+def test_every_column_of_a_block_is_read_and_checked_by_the_parse() -> None:
+    """The parse returns complete records: a bad count in any column of a ``-w`` block is
+    a ParseError from ``parse_zpool_iostat`` itself, naming its line, never later."""
     good = [f"{n}ns" + f" {n}" * 11 for n in (1, 3, 7)]
     columns = parse_zpool_iostat(_one_block(good)).histograms[0].columns
     assert columns["total_wait_read"] == (1, 3, 7)
     assert columns["rebuild_wait"] == (1, 3, 7) and columns.get("nothing") is None
+    assert isinstance(columns, dict)  # plain data, nothing read on access
 
     human = [*good[:2], "7ns 7 7 1K" + " 7" * 8]  # human numbers past the first two columns
     columns = parse_zpool_iostat(_one_block(human)).histograms[0].columns
     assert columns["disk_wait_read"] == (1, 3, 1024)
 
-    for bad in ("7ns 7 7 x" + " 7" * 8, "7ns 7 7 7", "7ns 7 7" + " 7" * 10):
-        columns = parse_zpool_iostat(_one_block([*good[:2], bad])).histograms[0].columns
-        assert columns["total_wait_write"] == (1, 3, 7)  # what every vdev reads: still read
+    for bad in ("7ns 7 7 x" + " 7" * 8, "7ns 7 7 7", "7ns 7 7" + " 7" * 10, "7ns x 7" + " 7" * 9):
         with pytest.raises(ParseError) as exc:
-            columns["syncq_wait_read"]  # noqa: B018 - the reading is the test
+            parse_zpool_iostat(_one_block([*good[:2], bad]))
         assert "line 6" in str(exc.value), bad
-    with pytest.raises(ParseError, match="line 6"):  # the first two columns: at the parse
-        parse_zpool_iostat(_one_block([*good[:2], "7ns x 7" + " 7" * 9]))
 
 
 @pytest.mark.parametrize(
     "text",
     ["", "a", "a\n", "a\n\nb", "a\r\nb\r\n", "x\ry\n", "é\nü\n\n", "a\x0bb\nc\x85d\n", "\n\n\n"],
 )
-@pytest.mark.parametrize("piece", [1, 2, 3, 64])
-def test_lines_read_a_piece_at_a_time_are_the_whole_text_s(text: str, piece: int) -> None:
-    """A big host's 4 MB ``-w`` answer is decoded and split a piece at a time (one
-    ``splitlines`` of it kept every other thread waiting 5-7 ms): the lines are the same."""
+def test_lines_are_the_text_s_without_colour_codes(text: str) -> None:
     for data in (text, text.encode()):
-        assert zpool_iostat.text_lines(data, piece) == (text.splitlines(), False)
+        assert zpool_iostat.text_lines(data) == (text.splitlines(), False)
     colored = "\x1b[1mtank\x1b[0m\t1\n" + text
-    assert zpool_iostat.text_lines(colored, piece) == (("tank\t1\n" + text).splitlines(), True)
+    assert zpool_iostat.text_lines(colored) == (("tank\t1\n" + text).splitlines(), True)
     with pytest.raises(ParseError, match="not text"):
-        zpool_iostat.text_lines(text.encode() + b"\n\xff\n", piece)
-
-
-def test_every_recorded_output_parses_alike_in_small_pieces(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    texts = sorted(PERF.glob("**/*iostat*"))
-    assert len(texts) > 10
-    for path in texts:
-        data = path.read_bytes()
-        try:
-            whole = parse_zpool_iostat(data)
-        except ParseError as exc:
-            with monkeypatch.context() as m, pytest.raises(ParseError) as again:
-                m.setattr(zpool_iostat, "LINES_PIECE", 7)
-                parse_zpool_iostat(data)
-            assert str(again.value) == str(exc), path.name
-            continue
-        with monkeypatch.context() as m:
-            m.setattr(zpool_iostat, "LINES_PIECE", 7)
-            assert parse_zpool_iostat(data) == whole, path.name
+        zpool_iostat.text_lines(text.encode() + b"\n\xff\n")

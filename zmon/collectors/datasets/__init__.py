@@ -14,7 +14,6 @@ from zmon import logs
 from zmon.errors import ParseError
 from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
-from zmon.pacing import checkpoint
 from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
 from zmon.parsers.zfs_datasets import (
     COLUMNS,
@@ -120,7 +119,6 @@ def select(
     """Apply glob patterns (``*`` also matches ``/``); exclude wins. Shallow datasets first."""
 
     def keep(name: str) -> bool:
-        checkpoint()  # (10,000 datasets on a big host: scrapes go first)
         if include and not any(fnmatch.fnmatchcase(name, p) for p in include):
             return False
         return not any(fnmatch.fnmatchcase(name, p) for p in exclude)
@@ -143,7 +141,6 @@ def dataset_metrics(
     ms = MetricSet()
     used = dropped = seen = 0
     for ds in datasets:
-        checkpoint()
         seen += 1
         if dropped:  # once over the cap, every later (deeper) dataset goes too
             dropped += 1
@@ -384,8 +381,6 @@ def select_rows(
     name_col = list(columns).index("name")
     rows: list[tuple[str, int, str]] = []
     for no, line, fields in zfs_list_rows(text, len(columns)):
-        if not len(rows) % 64:
-            checkpoint()  # (a big host's 10,000 rows took 20-30 ms: scrapes go first)
         rows.append((fields[name_col].strip(), no, line))
     names = select([Dataset(name, "") for name, _, _ in rows], include, exclude)
     by_name = {name: (name, no, line) for name, no, line in rows}

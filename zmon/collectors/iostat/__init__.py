@@ -16,7 +16,6 @@ import structlog
 
 from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet, bucket_les
-from zmon.pacing import checkpoint
 from zmon.parsers.pow2_histogram import (
     BUCKET_SETS,
     FINE_EXPONENTS,
@@ -123,7 +122,6 @@ def iostat_metrics(
         _table(ms, "zmon_pool", pool.root, labels)
     for pool in pools:
         for row, labels in _unique_vdev_labels(pool):
-            checkpoint()
             keep = histograms == "all" or (histograms == "toplevel" and row.depth == 1)
             if keep:
                 _histograms(ms, "zmon_vdev", row, labels, exponents)
@@ -284,10 +282,10 @@ class IostatCollector(Collector):
 
     def collect(self) -> MetricSet:
         mode = str(self.option("histograms"))
-        parsed = parse_zpool_iostat(self._table_output(), checkpoint)
+        parsed = parse_zpool_iostat(self._table_output())
         histo_argv = None if self._legacy else histogram_argv(mode)
         if histo_argv is not None:
-            histograms = parse_zpool_iostat(cmds.output(self.ctx, histo_argv), checkpoint)
+            histograms = parse_zpool_iostat(cmds.output(self.ctx, histo_argv))
             parsed.histograms = histograms.histograms
         return iostat_metrics(parsed, mode, str(self.option("latency_buckets")))
 

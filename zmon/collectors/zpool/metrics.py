@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from zmon.metrics import MetricSet
-from zmon.pacing import checkpoint
 from zmon.parsers.zpool_status_model import (
     POOL_STATES,
     SCAN_FUNCTIONS,
@@ -223,7 +222,6 @@ _COUNTERS = (
 
 def _vdevs(ms: MetricSet, pool: Pool) -> None:
     for vdev, labels in _unique_labels(pool):
-        checkpoint()
         states = SPARE_STATES if vdev.vdev_class == "spare" else VDEV_STATES
         current = vdev.state.lower() if vdev.state_known and vdev.state else None
         ms.state_set("zmon_vdev_state", _HELP["zmon_vdev_state"], states, current, labels)

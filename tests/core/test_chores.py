@@ -1,34 +1,34 @@
-"""The main thread's periodic chores run when due, not on every half-second wake-up."""
+"""Periodic chores (zmon/chores.py) run when due, not on every half-second wake-up."""
 
 from __future__ import annotations
 
 import pytest
 
-from zmon import children, daemon, memory
+from zmon import children, chores, memory
 
 
 def test_the_sweep_and_the_trim_run_when_due_not_every_wake_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The sweep reads a /proc file per thread: on a host with 1,000 disks, sweeping on every
-    # half-second wake-up of the main thread was 0.1 % of a core (benchmarks/README.md).
+    # half-second wake-up of the main thread would take 0.1 % of a core.
     done: list[str] = []
     monkeypatch.setattr(children, "sweep", lambda owner=None: done.append("sweep") or 0)
     monkeypatch.setattr(memory, "trim", lambda: done.append("trim") or True)
     now = [1000.0]
-    chores = daemon.Chores(clock=lambda: now[0])
+    due = chores.Chores(clock=lambda: now[0])
     for _ in range(40):  # 20 s of half-second wake-ups
         now[0] += 0.5
-        chores.run_due()
-    assert done.count("sweep") == 20 / daemon.SWEEP_SECONDS == 4
-    assert done.count("trim") == 20 / daemon.TRIM_SECONDS == 2
+        due.run_due()
+    assert done.count("sweep") == 20 / chores.SWEEP_SECONDS == 4
+    assert done.count("trim") == 20 / chores.TRIM_SECONDS == 2
 
 
 def test_a_clock_that_stands_still_runs_no_chore(monkeypatch: pytest.MonkeyPatch) -> None:
     done: list[str] = []
     monkeypatch.setattr(children, "sweep", lambda owner=None: done.append("sweep") or 0)
     monkeypatch.setattr(memory, "trim", lambda: done.append("trim") or True)
-    chores = daemon.Chores(clock=lambda: 5.0)
+    due = chores.Chores(clock=lambda: 5.0)
     for _ in range(100):
-        chores.run_due()
+        due.run_due()
     assert done == []

@@ -1,0 +1,364 @@
+"""The serving process's side of collection: it starts the worker, mirrors what it reports
+into the snapshot, and replaces a worker that exits, is killed or stops answering.
+
+The server holds each collector's last rendered pieces, the families the status views read
+and the fields ``zmon_collector_*`` are rendered from (its "mirror"). While no worker runs,
+the mirrors stay as they were, marked as not collecting, so ``/metrics`` keeps serving the
+last data with ``zmon_collector_stale`` at 1; a run the worker was in when it ended counts
+as a failed run. A replacement starts from the mirrors (run counts go on, data is kept) and
+runs every collector at once: at once after the first exit, then after 1, 2, 4 ... 60 s
+while replacements keep ending within a minute, so a worker that cannot start does not spin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from zmon import children, failures, logs
+from zmon.channel import Channel, Closed, FixedRows, seed_of
+from zmon.config import Config
+from zmon.snapshot import CollectorState, Snapshot
+
+log = logs.get("supervisor")
+
+START_TIMEOUT = 300.0  # seconds for a worker to start its collectors (imports, first setup)
+RELOAD_TIMEOUT = 120.0  # a reload stops every collector (each within its timeout) and starts
+STOP_TIMEOUT = 15.0  # a worker told to stop stops its collectors, then it is killed
+# A worker reports every 5 s (zmon.worker.HEARTBEAT_SECONDS); one not heard from for this
+# long is stuck (an interpreter held by a runaway C call, a deadlock) and is replaced.
+WEDGED_AFTER = 60.0
+
+Spawn = Callable[[], tuple[subprocess.Popen[bytes], Channel]]
+
+
+class WorkerError(RuntimeError):
+    """The collection worker could not start its collectors, or rejected a reload."""
+
+
+WORKER = (sys.executable, "-m", "zmon.worker")
+
+
+def spawn_worker(program: Sequence[str] = WORKER) -> tuple[subprocess.Popen[bytes], Channel]:
+    """Start the worker ``program`` with one end of a new socket pair (its descriptor as
+    the last argument)."""
+    ours, theirs = socket.socketpair()
+    fd = theirs.fileno()
+    try:
+        proc = children.spawn(
+            lambda: subprocess.Popen(
+                [*program, str(fd)],
+                pass_fds=(fd,),
+                stdin=subprocess.DEVNULL,
+                # in the server's process group: a signal to the whole daemon (systemd's
+                # stop, kill -9 of the group) reaches it too; it ignores a terminal's Ctrl-C
+                # and lets the server stop it
+            )
+        )
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return proc, Channel(ours)
+
+
+class Backoff:
+    """How long to wait before starting a replacement for a worker that ended."""
+
+    def __init__(self, first: float = 1.0, most: float = 60.0, stable_after: float = 60.0) -> None:
+        self.first, self.most, self.stable_after = first, most, stable_after
+        self._quick_exits = 0
+
+    def after_exit(self, lived: float) -> float:
+        """The delay after a worker that ran ``lived`` seconds: none after the first exit
+        (or one after a stable run), then ``first`` doubling up to ``most``."""
+        self._quick_exits = 1 if lived >= self.stable_after else self._quick_exits + 1
+        if self._quick_exits == 1:
+            return 0.0
+        return float(min(self.most, self.first * 2 ** (self._quick_exits - 2)))
+
+
+class RemoteCollector:
+    """A collector the worker runs, as the server sees it: its mirrored state, and a way
+    to wake it (what the demo's control socket needs)."""
+
+    def __init__(self, state: CollectorState, supervisor: WorkerSupervisor) -> None:
+        self.state = state
+        self._supervisor = supervisor
+
+    def trigger(self) -> None:
+        self._supervisor.trigger([self.state.name])
+
+
+class WorkerSupervisor:
+    """Runs the collection worker for ``cfg`` and keeps ``snapshot`` up to date from it."""
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        cfg: Config,
+        spawn: Spawn = spawn_worker,
+        clock: Callable[[], float] = time.monotonic,
+        backoff: Backoff | None = None,
+        wedged_after: float = WEDGED_AFTER,
+    ) -> None:
+        self.snapshot = snapshot
+        self.cfg = cfg
+        self._spawn = spawn
+        self._clock = clock
+        self.backoff = backoff or Backoff()
+        self._wedged_after = wedged_after
+        self._mirrors: dict[str, CollectorState] = {}
+        self._lock = threading.Lock()  # the mirrors and the current worker
+        self._reload_lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._channel: Channel | None = None
+        self._heard = 0.0  # when the worker last said something, on ``clock``
+        self._healthy = False
+        self._stopping = threading.Event()
+        self._dirty = threading.Event()
+        self._replies: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        self.restarts = 0
+        self.last_restart_delay: float | None = None
+        self.snapshot.worker_restarts = 0
+        self._threads = [
+            threading.Thread(target=self._supervise, name="zmon-supervisor", daemon=True),
+            threading.Thread(target=self._render_loop, name="zmon-render", daemon=True),
+        ]
+
+    # -- the daemon's side -------------------------------------------------------------------
+
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start the worker and wait until its collectors run (WorkerError if they cannot)."""
+        for t in self._threads:
+            t.start()
+        try:
+            reply = self._replies.get(timeout=timeout)
+        except queue.Empty:
+            reply = ("started", f"the collection worker did not start within {timeout:g}s")
+        kind, error = reply[0], reply[1] if len(reply) > 1 else None
+        if kind != "started" or error is not None:
+            self.stop()
+            raise WorkerError(f"collectors cannot start: {error or 'the worker ended'}")
+
+    def reload(self, cfg: Config, timeout: float = RELOAD_TIMEOUT) -> None:
+        """Move the worker to ``cfg``'s collectors; WorkerError (and the running collectors
+        unchanged) if one of them cannot start. Without a worker running, the next one
+        starts with ``cfg``."""
+        with self._reload_lock:
+            channel = self._channel
+            if channel is None:
+                self.cfg = cfg
+                return
+            self._drain_replies()
+            try:
+                channel.send(("reload", cfg))
+                reply = self._replies.get(timeout=timeout)
+            except (Closed, queue.Empty):
+                reply = ("ended",)
+            if reply[0] == "reloaded" and reply[1] is not None:
+                raise WorkerError(f"collectors cannot start: {reply[1]}")
+            self.cfg = cfg
+
+    def trigger(self, names: list[str] | None = None) -> None:
+        """Wake the named collectors (every one without names) for a run now."""
+        channel = self._channel
+        if channel is not None:
+            with contextlib.suppress(Closed):
+                channel.send(("trigger", names or []))
+
+    def collectors(self) -> dict[str, RemoteCollector]:
+        with self._lock:
+            return {name: RemoteCollector(st, self) for name, st in sorted(self._mirrors.items())}
+
+    def healthy(self) -> bool:
+        """Whether a worker runs with every collector loop alive."""
+        return self._channel is not None and self._healthy and not self._stopping.is_set()
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None and self._channel is not None else None
+
+    def expect_stop(self) -> None:
+        """zmon is stopping: a worker that ends from now on is not replaced (under systemd
+        the worker gets the same SIGTERM as the server, and may end first). Safe to call
+        from a signal handler."""
+        self._stopping.set()
+
+    def stop(self) -> None:
+        """Stop the worker (its collectors stop their commands), killing it if it lingers."""
+        self._stopping.set()
+        self._dirty.set()
+        with self._lock:
+            proc, channel = self._proc, self._channel
+        if channel is not None:
+            with contextlib.suppress(Closed):
+                channel.send(("stop",))
+        if proc is not None:
+            _end(proc, STOP_TIMEOUT)
+        for t in self._threads:
+            if t.is_alive() and t is not threading.current_thread():
+                t.join(STOP_TIMEOUT)
+        children.sweep("zmon")  # what the worker's commands left, if it was killed
+
+    # -- the worker's side -------------------------------------------------------------------
+
+    def _supervise(self) -> None:
+        while not self._stopping.is_set():
+            started = self._clock()
+            reason = self._serve_one()
+            if self._stopping.is_set():
+                return
+            delay = self.backoff.after_exit(self._clock() - started)
+            log.error(
+                "collection worker ended; serving its last data as stale",
+                reason=reason,
+                restart_in=delay,
+            )
+            if self._stopping.wait(delay):
+                return
+            self.restarts += 1
+            self.last_restart_delay = delay
+            self.snapshot.worker_restarts = self.restarts
+
+    def _serve_one(self) -> str:
+        """Run one worker until it ends; what ended it."""
+        try:
+            proc, channel = self._spawn()
+        except OSError as exc:
+            self._replies.put(("started", f"cannot start the collection worker: {exc}", False))
+            return f"cannot start: {exc}"
+        with self._lock:
+            seeds = [seed_of(st) for st in self._mirrors.values()]
+            self._proc, self._heard = proc, self._clock()
+        try:
+            channel.send(("start", self.cfg, seeds))
+            with self._lock:
+                self._channel = channel
+            while True:
+                self._take(channel.recv())
+        except Closed:
+            pass
+        with self._lock:
+            self._channel = None
+            self._healthy = False
+        channel.close()
+        _end(proc, STOP_TIMEOUT)
+        children.forget(proc)
+        children.sweep("zmon")  # its commands, orphaned to us
+        self._replies.put(("ended",))
+        reason = _exit_reason(proc.returncode)
+        if not self._stopping.is_set():
+            self._orphan_mirrors(reason)
+        return reason
+
+    def _take(self, message: tuple[Any, ...]) -> None:
+        self._heard = self._clock()
+        kind = message[0]
+        if kind == "update":
+            self._apply(message[1], message[2])
+        elif kind in ("started", "reloaded"):
+            self._healthy = bool(message[2])
+            self._replies.put(message)
+        elif kind == "running":  # shown at the next rendering, as a run's end brings one
+            with self._lock:
+                st = self._mirrors.get(message[1])
+                if st is not None:
+                    st.running_since = message[2]
+        elif kind == "beat":
+            self._healthy = bool(message[1])
+
+    def _apply(self, fields: dict[str, dict[str, Any]], data: dict[str, Any]) -> None:
+        with self._lock:
+            for name in [n for n in self._mirrors if n not in fields]:  # reloaded away
+                del self._mirrors[name]
+                self.snapshot.remove(name)
+            for name, values in fields.items():
+                st = self._mirrors.get(name)
+                if st is None:
+                    st = self._mirrors[name] = CollectorState(
+                        name, values["interval"], values["timeout"]
+                    )
+                    self.snapshot.add(st)
+                for key, value in values.items():
+                    setattr(st, key, value)
+                st.collecting = True
+                if name in data:
+                    pieces, kept, rows = data[name]
+                    held = {(n, d): p for n, d, p in st.rendered}
+                    st.rendered = [(n, d, p if p is not None else held[n, d]) for n, d, p in pieces]
+                    if kept is not None:  # (None: the families the views read are unchanged)
+                        st.kept = kept
+                    st.summary = FixedRows(rows) if rows is not None else None
+        self._dirty.set()
+
+    def _orphan_mirrors(self, reason: str) -> None:
+        """No worker: the data stays, marked stale; a run it was in counts as failed."""
+        with self._lock:
+            for st in self._mirrors.values():
+                st.collecting = False
+                if st.running_since is not None:
+                    st.running_since = None
+                    st.success = False
+                    st.runs["failure"] += 1
+                    st.last_error = f"the collection worker {reason} during the run"
+                    st.last_error_reason = failures.ERROR
+        self._dirty.set()
+
+    def _drain_replies(self) -> None:
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._replies.get_nowait()
+
+    def _render_loop(self) -> None:
+        """Re-render after updates, and when a collector turns stale without one (a hung
+        source, or no worker); replace a worker that has stopped answering."""
+        while not self._stopping.is_set():
+            self._dirty.wait(1.0)
+            if self._stopping.is_set():
+                return
+            self._check_wedged()
+            if self._dirty.is_set() or self.snapshot.staleness_changed():
+                self._dirty.clear()
+                self.snapshot.rerender()
+
+    def _check_wedged(self) -> None:
+        with self._lock:
+            proc, channel = self._proc, self._channel
+            silent = self._clock() - self._heard
+        if channel is None or proc is None or silent < self._wedged_after:
+            return
+        log.error("collection worker stopped answering; replacing it", silent_seconds=silent)
+        self._heard = self._clock()
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()  # the supervisor thread sees the channel close
+
+
+def _end(proc: subprocess.Popen[bytes], wait: float) -> None:
+    """Wait for ``proc`` to exit; kill it if it does not within ``wait`` seconds."""
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        proc.wait()
+
+
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "ended"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-code).name}"
+        return f"was killed by signal {-code}"
+    return f"exited with status {code}"

@@ -1,0 +1,260 @@
+"""The collection worker process: the scheduler and every collector, away from the server.
+
+``zmon serve`` starts this module (``python -m zmon.worker FD``) with one end of a socket
+pair (zmon/channel.py). The server sends the config and the collectors' last states; the
+worker runs the collectors and sends each change back: a run's rendered, compressed
+families and the states the server renders ``zmon_collector_*`` from. Parsing and rendering
+use this process's interpreter and memory, so a scrape never waits for them, and a worker
+that crashes, leaks or wedges is replaced without the server noticing more than staleness
+(zmon/supervisor.py).
+
+Messages from the server: ``start`` (config, states to continue from), ``reload``
+(config), ``trigger`` (collector names), ``stop``. To it: ``started`` and ``reloaded``
+(an error or None, and whether every collector loop runs), ``update`` (every collector's
+fields, and the data of those whose run just ended), ``running`` (a run started), and
+``beat`` (alive, and healthy).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+import threading
+from typing import Any
+
+from zmon import children, logs, memory
+from zmon.channel import Channel, Closed, state_fields, summary_rows
+from zmon.chores import Chores
+from zmon.config import Config
+from zmon.host.devices import DeviceMapCache
+from zmon.registry import Board, Context, collectors
+from zmon.runner import CommandRunner
+from zmon.scheduler import RunHook, Scheduler
+from zmon.snapshot import CollectorState, Snapshot
+
+log = logs.get("worker")
+HEARTBEAT_SECONDS = 5.0  # the server restarts a worker it has not heard from in a while
+# Collection is background work: where both want the CPU, scrapes go first. Ten steps of
+# niceness give the server about ten times the worker's share of a contended core.
+NICENESS = 10
+
+
+def build_scheduler(
+    cfg: Config,
+    snapshot: Snapshot | None = None,
+    one_shot: bool = False,
+    on_update: RunHook | None = None,
+    on_start: RunHook | None = None,
+) -> Scheduler:
+    """Instantiate every enabled collector with its context and add it to a new scheduler."""
+    runner = CommandRunner(binaries=cfg.binaries, default_timeout=cfg.command_timeout)
+    scheduler = Scheduler(snapshot, on_update=on_update, on_start=on_start)
+    scheduler.on_stop.append(runner.kill_all)
+    board = Board()  # products collectors exchange (declared in provides/needs)
+    devices = DeviceMapCache(cfg.paths, cfg.platform, runner)  # one device map for all
+    for name, cls in collectors().items():
+        settings = cfg.collectors[name]
+        if not settings.enabled:
+            continue
+        ctx = Context(
+            paths=cfg.paths,
+            runner=runner,
+            options=settings.options,
+            platform=cfg.platform,
+            interval=settings.interval,
+            timeout=settings.timeout,
+            one_shot=one_shot,
+            board=board,
+            devices=devices,
+        )
+        scheduler.add(cls(ctx), settings.interval, settings.timeout)
+    return scheduler
+
+
+class CollectionWorker:
+    """The worker's side of the channel: runs the scheduler, reports every change."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.snapshot = Snapshot()  # the collectors' states; rendering is the server's
+        self.scheduler: Scheduler | None = None
+        self.cfg: Config | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()  # one reload at a time
+        self._report_lock = threading.Lock()  # reports leave in the order they are made
+        # what the server holds of each collector's pieces: (family name, digest) pairs
+        self._sent: dict[str, set[tuple[str, bytes]]] = {}
+        # and of the families the views read, those the server holds (by their texts)
+        self._views_sent: dict[str, frozenset[tuple[str, bytes]]] = {}
+
+    def run(self) -> int:
+        signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when we stop
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the server reloads us
+        try:
+            kind, cfg, seeds = self.channel.recv()
+        except Closed:
+            return 0
+        if kind != "start":
+            raise SystemExit(f"zmon worker: expected start, got {kind!r}")
+        logs.setup(cfg.log_level, cfg.log_format)
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)  # (its commands inherit it)
+        memory.tune_malloc()  # before any collector thread starts (zmon/memory.py)
+        children.carry_leaked({s.name: s.leaked_children for s in seeds})
+        for seed in seeds:
+            self.snapshot.add(seed)
+            self._sent[seed.name] = {(name, digest) for name, digest, _ in seed.rendered}
+        children.become_subreaper()  # what our tools' children leave comes back to us
+        try:
+            self._start(cfg)
+        except Exception as exc:  # noqa: BLE001 - told to the server, which reports it
+            self._send(("started", repr(exc), False))
+            return 1
+        memory.settle_gc()
+        self._report(None)  # the server knows the collectors before it hears they started
+        self._send(("started", None, self._healthy()))
+        threading.Thread(target=self._commands, name="zmon-worker-commands", daemon=True).start()
+        chores = Chores()
+        while not self._stop.wait(HEARTBEAT_SECONDS):
+            with contextlib.suppress(Closed):
+                self._send(("beat", self._healthy()))
+            chores.run_due()
+        self._shutdown()
+        return 0
+
+    def _start(self, cfg: Config) -> None:
+        scheduler = build_scheduler(
+            cfg, self.snapshot, on_update=self._report, on_start=self._run_started
+        )
+        try:
+            scheduler.start()
+        except BaseException:
+            scheduler.stop(keep_states=True)
+            raise
+        self.scheduler = scheduler
+        self.cfg = cfg
+
+    def _healthy(self) -> bool:
+        return self.scheduler is not None and self.scheduler.healthy()
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        try:
+            self.channel.send(message)
+        except Closed:
+            self._stop.set()  # the server is gone: so are we
+            raise
+
+    def _commands(self) -> None:
+        while not self._stop.is_set():
+            try:
+                kind, *args = self.channel.recv()
+            except Closed:
+                self._stop.set()
+                return
+            if kind == "stop":
+                self._stop.set()
+                return
+            with contextlib.suppress(Closed):
+                if kind == "trigger":
+                    self._trigger(args[0])
+                elif kind == "reload":
+                    error = self._reload(args[0])
+                    self._report(None)
+                    self._send(("reloaded", error, self._healthy()))
+
+    def _trigger(self, names: list[str]) -> None:
+        scheduler = self.scheduler
+        if scheduler is None:
+            return
+        for name, w in scheduler.workers.items():
+            if not names or name in names:
+                w.trigger()
+
+    def _reload(self, new: Config) -> str | None:
+        """Move to ``new``'s collectors; on any error keep (or restore) the running ones."""
+        with self._lock:
+            old = self.cfg
+            try:
+                self._swap(new)
+            except Exception as exc:  # noqa: BLE001 - a collector that cannot start
+                if old is None:
+                    return repr(exc)
+                try:
+                    self._swap(old)
+                except Exception as again:  # noqa: BLE001 - /healthz will show it
+                    log.error("cannot restore the running config", error=repr(again))
+                return repr(exc)
+            logs.setup(new.log_level, new.log_format)
+            return None
+
+    def _swap(self, new: Config) -> None:
+        """Stop the running collectors and start those of ``new``; a new set that fails to
+        start is stopped again (its followers and commands with it) before the error
+        propagates."""
+        if self.scheduler is not None:
+            self.scheduler.stop(keep_states=True)
+            self.scheduler = None
+        for state in self.snapshot.states():  # (those of a set that failed to start, too)
+            settings = new.collectors.get(state.name)
+            if settings is None or not settings.enabled:
+                self.snapshot.remove(state.name)
+                self._sent.pop(state.name, None)
+                self._views_sent.pop(state.name, None)
+        self._start(new)
+
+    def _run_started(self, state: CollectorState) -> None:
+        """A run started: the server shows it as running from its next rendering on (the
+        server renders after runs end, not when they start)."""
+        with contextlib.suppress(Closed):
+            self._send(("running", state.name, state.running_since))
+
+    def _report(self, ran: CollectorState | None) -> None:
+        """Tell the server every collector's fields, and the data of ``ran`` if it has new."""
+        with self._report_lock:
+            states = self.snapshot.states()
+            fields = {s.name: state_fields(s) for s in states}
+            data = {
+                s.name: self._data_of(s)
+                for s in (states if ran is None else [ran])
+                if s.running_since is None
+            }
+            with contextlib.suppress(Closed):
+                self._send(("update", fields, data))
+
+    def _data_of(self, state: CollectorState) -> tuple[Any, ...]:
+        """A collector's rendered pieces (those the server does not hold yet, by digest), the
+        families the views read (None when their texts are those the server holds) and its
+        landing-page rows."""
+        held = self._sent.get(state.name, set())
+        pieces = [
+            (name, digest, None if (name, digest) in held else piece)
+            for name, digest, piece in state.rendered
+        ]
+        self._sent[state.name] = {(name, digest) for name, digest, _ in state.rendered}
+        viewed = {fam.name for fam in state.kept}
+        views = frozenset((n, d) for n, d, _ in state.rendered if n in viewed)
+        same = len(views) == len(state.kept) and self._views_sent.get(state.name) == views
+        self._views_sent[state.name] = views
+        return pieces, None if same else state.kept, summary_rows(state)
+
+    def _shutdown(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.stop()  # kills the commands still running (the runner's kill_all)
+        children.sweep("zmon")  # and whatever escaped from them
+        children.set_subreaper(False)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or not argv[0].isdigit():
+        print("usage: python -m zmon.worker FD (started by zmon serve)", file=sys.stderr)
+        return 2
+    channel = Channel(socket.socket(fileno=int(argv[0])))
+    return CollectionWorker(channel).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
