@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from textwrap import dedent, indent
 
 from alert_rules.thresholds import GRAFANA_URL, RUNBOOK_URL
+from zmon.status import policy
 
-SEVERITIES = ("critical", "warning", "info")
 VDEV_INFO = "zmon:vdev_device:info"
 DISK_POOL = "zmon:disk_pool:info"  # each disk's pools over the last disk_pool_memory
+DISK_VDEV = "zmon:disk_vdev:info"  # each disk's pools and leaf vdevs, the same way
 
 
 @dataclass(frozen=True)
@@ -22,12 +23,16 @@ class Record:
 class Alert:
     alert: str
     expr: str
-    severity: str
     summary: str
     description: str
     for_: str = "0s"
     labels: dict[str, str] = field(default_factory=dict)
     dashboard: str = ""  # a key of DASHBOARDS; "" picks it from the alert's name
+
+    @property
+    def severity(self) -> str:
+        """From the paging policy (zmon/status/policy.py), the one place severities are set."""
+        return policy.severity(self.alert)
 
     @property
     def runbook_url(self) -> str:
@@ -78,8 +83,9 @@ def paren(expr: str) -> str:
 
 def per_vdev(expr: str, extra: str = "") -> str:
     """``expr`` with the vdev's identity only (instance, job, pool, vdev): no ``device``, no
-    ``class``. A label that can change during one incident (a replaced disk's ``device``)
-    would resolve the alert and fire it again under new labels: a second page."""
+    ``class``. A label that can change during one incident (the ``device`` of a disk replaced
+    or re-enumerated under a slot-named vdev) would resolve the alert and fire it again under
+    new labels: a second notification."""
     return f"max by (instance, job, pool, vdev{extra}) {paren(expr)}"
 
 
@@ -93,6 +99,20 @@ def with_pool(expr: str) -> str:
     per_device = f"max by (instance, job, device) {paren(expr)}"
     return (
         f"{per_device}\n* on(instance, job, device) group_right {DISK_POOL}\n"
+        f"or on(instance, job, device)\n{per_device}"
+    )
+
+
+def with_pool_and_vdev(expr: str) -> str:
+    """Per-device ``expr`` with the ``pool`` and leaf ``vdev`` the disk served, remembered as
+    ``with_pool`` remembers the pool (none, if it served none).
+
+    For a cause that must outrank the same disk's vdev alerts in Alertmanager (inhibition on
+    instance, pool and vdev): those carry the vdev's identity, not the disk's device.
+    """
+    per_device = f"max by (instance, job, device) {paren(expr)}"
+    return (
+        f"{per_device}\n* on(instance, job, device) group_right {DISK_VDEV}\n"
         f"or on(instance, job, device)\n{per_device}"
     )
 
