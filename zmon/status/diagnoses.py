@@ -254,7 +254,11 @@ def _parity(top: Vdev) -> int | None:
 
 def last_good_copies(pool: Pool) -> dict[str, Vdev]:
     """During a resilver: disk -> its leaf, for leaves that every read of their top-level vdev
-    needs (no column to spare). Pulling such a disk loses the data the resilver copies."""
+    needs (no column to spare). Pulling such a disk loses the data the resilver copies.
+
+    A good copy is an ONLINE leaf that is neither written by the resilver nor the old disk
+    of a replacement: that one is leaving because it is suspect, and it may lack what was
+    written while it was away (offline, unplugged), so the resilver cannot count on it."""
     out: dict[str, Vdev] = {}
     if not _resilvering(pool) or pool.root is None:
         return out
@@ -267,7 +271,10 @@ def last_good_copies(pool: Pool) -> dict[str, Vdev]:
             leaves = [
                 v
                 for v in column.walk()
-                if v.is_leaf and v.state == "online" and not resilver_target(pool, v)
+                if v.is_leaf
+                and v.state == "online"
+                and not resilver_target(pool, v)
+                and not being_replaced(pool, v)
             ]
             if leaves:
                 readable.append(leaves)
@@ -491,6 +498,18 @@ def find_resilver_running(ev: Evidence) -> Iterable[Hit]:
         if any(pool is p for pool, _ in _resilver_needs(ev).values()):
             continue  # the failing-source rule speaks, with the resilver's progress
         yield Hit(f"resilver of {p.name}", _scan_progress(scan, ev.now), _pool_labels(p))
+
+
+def _replacement_advice(ev: Evidence, disk: Disk) -> str | None:
+    """For a disk already being replaced: wait for the resilver (None when it is not)."""
+    for p in ev.model.pools:
+        for v in p.vdevs():
+            if v.device == disk.device and v.is_leaf and being_replaced(p, v):
+                return (
+                    f"it is being replaced ({v.parent} of {p.name}): let the resilver finish; "
+                    f"ZFS detaches {v.name} when it is done"
+                )
+    return None
 
 
 def _resilver_needs(ev: Evidence) -> dict[str, tuple[Pool, Vdev]]:
@@ -724,7 +743,11 @@ def find_smart_failed(ev: Evidence) -> Iterable[Hit]:
     needed = _resilver_needs(ev)
     for disk in ev.model.disks.values():
         if disk.smart_passed is not None and disk.smart_passed == 0 and disk.device not in needed:
-            yield _disk_hit(disk, "SMART overall health self-assessment FAILED")
+            yield _disk_hit(
+                disk,
+                "SMART overall health self-assessment FAILED",
+                _replacement_advice(ev, disk),
+            )
 
 
 def find_media_failing(ev: Evidence) -> Iterable[Hit]:
@@ -732,8 +755,7 @@ def find_media_failing(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.smart_passed == 0 or disk.media_defects <= 0 or disk.device in needed:
             continue
-        seen = _media_words(disk)
-        yield _disk_hit(disk, w.join(seen))
+        yield _disk_hit(disk, w.join(_media_words(disk)), _replacement_advice(ev, disk))
 
 
 def _media_words(disk: Disk) -> list[str]:
