@@ -77,6 +77,8 @@ def replacing_text(old_state: str = "online") -> str:
             f'zmon_vdev_state{{class="normal",pool="tank",state="{state}",vdev="{vdev}"}} 1'
         )
     return "\n".join(lines) + "\n"
+
+
 SDB = pool_text()
 
 

@@ -42,8 +42,7 @@ def test_flushcache48_timeouts_then_vdev_io_failure_is_a_cable_or_port_fault() -
         "2 ZFS vdev I/O failures and 12 write errors in tank, media clean"
     )
     assert degraded["action"] == (
-        "reseat or replace the cable of ad4 (or move it to another port), then zpool clear "
-        "tank ad4"
+        "reseat or replace the cable of ad4 (or move it to another port), then zpool clear tank ad4"
     )
 
 

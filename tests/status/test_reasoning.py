@@ -41,7 +41,7 @@ def only(report: dict, rule: str) -> dict:  # type: ignore[type-arg]
     return found
 
 
-PENDING_SDA = "zmon_disk_pending_sectors{device=\"sda\"} 8\n"
+PENDING_SDA = 'zmon_disk_pending_sectors{device="sda"} 8\n'
 ON_BATTERY = (
     ('zmon_ups_status{flag="OL",server="10.0.2.2:51569",ups="labups"} 1.0',
      'zmon_ups_status{flag="OL",server="10.0.2.2:51569",ups="labups"} 0.0'),
@@ -127,4 +127,3 @@ def test_an_offline_disk_with_a_clean_link_gets_online_or_replace_advice() -> No
         "bring ata-QEMU_HARDDISK_ZLSATA1 back (zpool online tank ata-QEMU_HARDDISK_ZLSATA1) or "
         "replace it (zpool replace tank ata-QEMU_HARDDISK_ZLSATA1 <new-disk-by-id>)"
     )
-

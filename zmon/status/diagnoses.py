@@ -778,9 +778,7 @@ def _media_words(disk: Disk) -> list[str]:
 def find_nvme_critical(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.nvme_critical_warning:
-            yield _disk_hit(
-                disk, f"critical warning flags 0x{int(disk.nvme_critical_warning):02x}"
-            )
+            yield _disk_hit(disk, f"critical warning flags 0x{int(disk.nvme_critical_warning):02x}")
 
 
 def find_disk_hot(ev: Evidence) -> Iterable[Hit]:
@@ -827,7 +825,9 @@ def _resilvering_pools(ev: Evidence) -> list[Pool]:
     return [
         p
         for p in ev.model.pools
-        if p.scan is not None and p.scan.running and p.scan.function == "resilver"
+        if p.scan is not None
+        and p.scan.running
+        and p.scan.function == "resilver"
         and ev.history.unchanged_for(f"scan_issued:{p.name}") < ev.limits.resilver_stall
     ]
 

@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from zmon.status.model import LINK_PATTERNS, HostModel
+from zmon.status.model import HostModel
 
 Point = tuple[float, Mapping[str, float]]
 

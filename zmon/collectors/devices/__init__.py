@@ -43,7 +43,8 @@ def device_map_metrics(dmap: DeviceMap, limit: int = MAX_DEVICES) -> MetricSet:
         ms.info(
             "zmon_disk_location_info",
             "Where a disk is: its serial, WWN and by-id link, its enclosure and slot, and the "
-            "command that blinks the slot's LED (locate, empty without a slot); always 1",
+            "command that blinks the slot's LED (locate, empty without a slot); always 1 "
+            "(/sys/class/enclosure and /dev/disk on Linux, geom and sesutil map on FreeBSD)",
             {
                 "device": d.name,
                 "serial": d.serial or "",
@@ -58,7 +59,7 @@ def device_map_metrics(dmap: DeviceMap, limit: int = MAX_DEVICES) -> MetricSet:
     ms.gauge("zmon_disk_devices", "Whole disks backed by hardware in the device map", len(disks))
     ms.gauge(
         "zmon_disk_devices_dropped",
-        "Disks without zmon_disk_device_info and zmon_disk_location_info series because of the devices collector's "
+        "Disks without a zmon_disk_device_info series because of the devices collector's "
         "max_devices",
         max(0, len(disks) - max(0, limit)),
     )
