@@ -17,6 +17,9 @@ from zmon.host.devices import DeviceMap
 from zmon.parsers.sesutil import parse_sesutil_map, slots_by_disk
 from zmon.status.diagnoses import Evidence, Finding, diagnose
 from zmon.status.model import read_model
+from zmon.status.page import render_html
+from zmon.status.report import build_report
+from zmon.status.terminal import render_text
 
 JBOD = fixture_path("disks", "jbod-host")
 AHCI = fixture_path("disks", "ahci-host")
@@ -203,3 +206,17 @@ def test_a_vdev_named_by_id_does_not_repeat_the_serial(jbod: DeviceMap) -> None:
     assert f.subject == (
         f"{vdev} (sdb, WWN 0x5000c500a1b2c302, enclosure 0:0:12:0 Slot01, mirror-0 of tank)"
     )
+
+
+def test_the_report_page_and_text_show_where_each_disk_is(jbod: DeviceMap) -> None:
+    served = render(device_map_metrics(jbod).families()).decode()
+    report = build_report(families(served + pool_text(disks=("sda", "sdb"))), NOW, host="jbod")
+    sdb = next(d for d in report["disks"] if d["device"] == "sdb")
+    assert (sdb["where"], sdb["locate"], sdb["wwn"]) == (
+        "enclosure 0:0:12:0 Slot01",
+        "ledctl locate=/dev/sdb",
+        "0x5000c500a1b2c302",
+    )
+    assert "ST8000NM0075 ZA1ABC02 (enclosure 0:0:12:0 Slot01) [tank]" in render_text(report)
+    page = render_html(report, "jbod")
+    assert "<td title='ledctl locate=/dev/sdb'>enclosure 0:0:12:0 Slot01</td>" in page
