@@ -127,3 +127,29 @@ def test_an_offline_disk_with_a_clean_link_gets_online_or_replace_advice() -> No
         "bring ata-QEMU_HARDDISK_ZLSATA1 back (zpool online tank ata-QEMU_HARDDISK_ZLSATA1) or "
         "replace it (zpool replace tank ata-QEMU_HARDDISK_ZLSATA1 <new-disk-by-id>)"
     )
+
+
+def test_a_removed_disk_and_the_spare_standing_in_are_one_finding_with_both_ways_out() -> None:
+    report = lab("13-device-removed")
+    assert "spare_in_use" not in rules(report)
+    (degraded,) = [
+        f for f in report["findings"] if f["rule"] == "pool_degraded" and "tank" in f["subject"]
+    ]
+    assert degraded["evidence"] == (
+        "ata-QEMU_HARDDISK_ZLSATA0 is REMOVED, hot spare ata-QEMU_HARDDISK_ZLSATA2 stands in "
+        "(spare-0)"
+    )
+    assert degraded["action"] == (
+        "replace ata-QEMU_HARDDISK_ZLSATA0 (zpool replace tank ata-QEMU_HARDDISK_ZLSATA0 "
+        "<new-disk-by-id>): the spare goes back to the spares when that resilver finishes; or "
+        "keep the spare in its place (zpool detach tank ata-QEMU_HARDDISK_ZLSATA0)"
+    )
+
+
+def test_a_spare_in_use_names_the_disk_it_stands_in_for() -> None:
+    spare = only(lab("12-spare-in-use"), "spare_in_use")
+    assert spare["evidence"] == "hot spare INUSE for nvme-QEMU_NVMe_Ctrl_ZLNVME0"
+    assert spare["action"].startswith(
+        "replace nvme-QEMU_NVMe_Ctrl_ZLNVME0 (zpool replace tank nvme-QEMU_NVMe_Ctrl_ZLNVME0 "
+        "<new-disk-by-id>)"
+    )

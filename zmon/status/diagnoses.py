@@ -229,6 +229,23 @@ def being_replaced(pool: Pool, v: Vdev) -> bool:
     )
 
 
+def standing_in(pool: Pool, v: Vdev) -> Vdev | None:
+    """The hot spare that stands in for ``v`` (the failed disk of a ``spare-N``), if any."""
+    parent = parent_of(pool, v)
+    if parent is None or parent.type != "spare" or not being_replaced(pool, v):
+        return None
+    return parent.children[-1]
+
+
+def spare_advice(pool: Pool, failed: Vdev) -> str:
+    """Replace the failed disk (the spare then goes back to the spares) or keep the spare."""
+    return (
+        f"replace {failed.name} ({replace_command(pool.name, failed.name)}): the spare goes "
+        f"back to the spares when that resilver finishes; or keep the spare in its place "
+        f"(zpool detach {pool.name} {failed.name})"
+    )
+
+
 def resilver_target(pool: Pool, v: Vdev) -> bool:
     """``v`` is being written by a resilver: the new disk of a ``replacing-N`` or the spare of
     a ``spare-N`` (zpool lists it last), or a leaf zpool marks ``(resilvering)``."""
@@ -366,12 +383,16 @@ def _bad_leaves(p: Pool) -> list[Vdev]:
 def _leaf_words(ev: Evidence, p: Pool, v: Vdev) -> str:
     """'ata-X (sdb, enclosure 0:0:12:0 Slot01) is OFFLINE, its link shows 44 CRC errors'."""
     disk = ev.model.disks.get(v.device) if v.device else None
-    where = [v.device] if v.device and v.device != v.name else []
+    # a disk that is gone keeps its link name as its device ("ata-X-part1"): no news
+    where = [v.device] if v.device and not v.device.startswith(v.name) else []
     if disk is not None:
         where.extend(disk_place(disk, known=v.name))
     text = f"{v.name} ({', '.join(where)})" if where else v.name
     text += f" is {v.state.upper()}"
-    if being_replaced(p, v):
+    spare = standing_in(p, v)
+    if spare is not None:
+        text += f", hot spare {spare.name} stands in ({v.parent})"
+    elif being_replaced(p, v):
         text += f", being replaced ({v.parent})"
     elif disk is not None and (cable := _cable_evidence(disk, [p])) is not None:
         text += f"; its link shows {cable}"
@@ -383,7 +404,9 @@ def _leaf_advice(ev: Evidence, p: Pool, bad: list[Vdev]) -> str | None:
     steps = []
     for v in bad:
         disk = ev.model.disks.get(v.device) if v.device else None
-        if being_replaced(p, v):
+        if standing_in(p, v) is not None:
+            steps.append(spare_advice(p, v))
+        elif being_replaced(p, v):
             steps.append(
                 f"let the resilver onto {v.parent} finish: ZFS detaches {v.name} when it is done"
             )
@@ -449,8 +472,28 @@ def find_vdev_faulted(ev: Evidence) -> Iterable[Hit]:
 def find_spare_in_use(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         for v in p.vdevs():
-            if v.state == "inuse" and v.klass == "spare":
-                yield _vdev_hit(ev, p, v, "hot spare INUSE", locate=False)
+            if v.state != "inuse" or v.klass != "spare":
+                continue
+            failed = _covered_by_spare(p, v.name)
+            if failed is not None and p.state == "degraded" and failed in _bad_leaves(p):
+                continue  # the degraded pool's finding names the failed disk and the spare
+            yield _vdev_hit(
+                ev,
+                p,
+                v,
+                "hot spare INUSE" + (f" for {failed.name}" if failed else ""),
+                spare_advice(p, failed) if failed else None,
+                locate=False,
+            )
+
+
+def _covered_by_spare(p: Pool, spare: str) -> Vdev | None:
+    """The failed disk the hot spare named ``spare`` stands in for (its ``spare-N`` sibling)."""
+    for f in p.vdevs():
+        covering = standing_in(p, f) if f.is_leaf else None
+        if covering is not None and covering.name == spare:
+            return f
+    return None
 
 
 def _link_suspect(ev: Evidence, device: str) -> bool:
