@@ -286,3 +286,26 @@ def test_cable_evidence_counts_what_is_new_in_the_recent_history() -> None:
         h.observe(NOW - before, read_model(families(case.text.replace(" 37\n", f" {crc}\n"))))
     (f,) = [f for f in findings(case.text, h) if f.rule == "cable_fault"]
     assert f.evidence == "37 CRC errors (7 in the last 50 min) and 5 link resets, media clean"
+
+
+def test_new_link_errors_never_exceed_the_totals_they_belong_to() -> None:
+    """The disk counted 34 CRC errors in its life; the kernel logged 91 since zmon started,
+    and 3 link resets. The words print the larger CRC total, and what is new of each total
+    right after it (not kernel CRC errors counted as "link events" beside SMART's total)."""
+    base = pool_text(disks=("sdb", "sdc")) + 'zmon_disk_crc_errors_total{device="sdc"} 34\n'
+
+    def text(crc: int, resets: int) -> str:
+        return base + (
+            f'zmon_kernel_log_events_total{{device="sdc",pattern="crc_error"}} {crc}\n'
+            f'zmon_kernel_log_events_total{{device="sdc",pattern="link_reset"}} {resets}\n'
+        )
+
+    h = History(step=1.0)
+    for before, crc, resets in ((300, 0, 0), (150, 40, 1), (0, 91, 3)):
+        h.observe(NOW - before, read_model(families(text(crc, resets))))
+    (f,) = [f for f in findings(text(91, 3), h) if f.rule == "cable_fault"]
+    # 91 is the larger total; 57 of it is new (34 -> 91: SMART's 34 was the floor 5 min ago)
+    assert f.evidence == (
+        "91 CRC errors (57 in the last 5 min) and 3 link resets (3 in the last 5 min), "
+        "media clean"
+    )
