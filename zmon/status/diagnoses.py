@@ -246,20 +246,6 @@ def spare_advice(pool: Pool, failed: Vdev) -> str:
     )
 
 
-def resilver_target(pool: Pool, v: Vdev) -> bool:
-    """``v`` is being written by a resilver: the new disk of a ``replacing-N`` or the spare of
-    a ``spare-N`` (zpool lists it last), or a leaf zpool marks ``(resilvering)``."""
-    if "resilvering" in v.notes:
-        return True
-    parent = parent_of(pool, v)
-    return (
-        parent is not None
-        and parent.type in ("replacing", "spare")
-        and bool(parent.children)
-        and parent.children[-1] is v
-    )
-
-
 def _resilvering(pool: Pool) -> bool:
     scan = pool.scan
     return scan is not None and scan.running and scan.function in ("resilver", "rebuild")
@@ -300,11 +286,11 @@ def last_good_copies(pool: Pool) -> dict[str, Vdev]:
         for column in top.children:
             leaves = [
                 v
-                for v in column.walk()
-                if v.is_leaf
-                and v.state == "online"
-                and not resilver_target(pool, v)
-                and not being_replaced(pool, v)
+                for v, parent in _leaves_under(column, top)
+                if v.state == "online"
+                and "resilvering" not in v.notes
+                # the new disk of a replacing-N or spare-N (last), or the old one (before it)
+                and parent.type not in ("replacing", "spare")
             ]
             if leaves:
                 readable.append(leaves)
@@ -315,6 +301,15 @@ def last_good_copies(pool: Pool) -> dict[str, Vdev]:
             if len(leaves) == 1 and leaves[0].device:
                 out[leaves[0].device] = leaves[0]
     return out
+
+
+def _leaves_under(v: Vdev, parent: Vdev) -> Iterable[tuple[Vdev, Vdev]]:
+    """The leaves under ``v`` (``v`` itself if it is one), each with its parent, without a
+    lookup by name per leaf (a pool may have a thousand)."""
+    if v.is_leaf:
+        yield v, parent
+    for child in v.children:
+        yield from _leaves_under(child, v)
 
 
 def _pool_labels(pool: Pool) -> dict[str, str]:
