@@ -306,6 +306,5 @@ def test_new_link_errors_never_exceed_the_totals_they_belong_to() -> None:
     (f,) = [f for f in findings(text(91, 3), h) if f.rule == "cable_fault"]
     # 91 is the larger total; 57 of it is new (34 -> 91: SMART's 34 was the floor 5 min ago)
     assert f.evidence == (
-        "91 CRC errors (57 in the last 5 min) and 3 link resets (3 in the last 5 min), "
-        "media clean"
+        "91 CRC errors (57 in the last 5 min) and 3 link resets (3 in the last 5 min), media clean"
     )
