@@ -7,7 +7,8 @@ turns any of them into the whole-disk kernel name used as the ``device`` label.
 On Linux it is built from sysfs and ``/dev/disk`` (through ``Paths``, so tests use a fake tree),
 enriched by the udev database under ``/run/udev/data`` when present. pyudev is not used here: its
 ``Context`` always reads the live ``/sys`` and cannot be pointed at a fixture tree; pyudev serves
-the hotplug monitor only. On FreeBSD it comes from ``geom disk list`` and ``camcontrol devlist -v``.
+the hotplug monitor only. On FreeBSD it comes from ``geom disk list`` and ``camcontrol devlist -v``,
+and the enclosure slots from ``sesutil map``.
 """
 
 from __future__ import annotations
