@@ -474,12 +474,23 @@ def scan_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsScrubOverdue",
                 x(f"""
-            time() - zmon_pool_last_scrub_end_time_seconds > {t.scrub_max_age.seconds}
+            (
+              time() - zmon_pool_last_scrub_end_time_seconds > {t.scrub_max_age.seconds}
+              or
+              (
+                time() - zmon_pool_creation_time_seconds > {t.scrub_max_age.seconds}
+                unless on(instance, job, pool) zmon_pool_last_scrub_end_time_seconds
+                and on(instance, job, pool) zmon_pool_state
+              )
+            )
             unless on(instance, job, pool) (zmon_pool_scan_in_progress{{function="scrub"}} == 1)
         """),
-                "A ZFS pool has not been scrubbed recently.",
-                f"The last completed scrub of {POOL} ended {{{{ $value | humanizeDuration }}}} "
-                f"ago (limit {t.scrub_max_age}). Run or schedule "
+                "A ZFS pool has not been scrubbed recently, or never.",
+                '{{ with printf "zmon_pool_last_scrub_end_time_seconds{instance=%q,pool=%q}" '
+                "$labels.instance $labels.pool | query }}The last completed scrub of "
+                f"{POOL} ended {{{{ $value | humanizeDuration }}}} ago{{{{ else }}}}ZFS {POOL} "
+                "was created {{ $value | humanizeDuration }} ago and has never been scrubbed"
+                f"{{{{ end }}}} (limit {t.scrub_max_age}). Run or schedule "
                 f"zpool scrub {{{{ $labels.pool }}}}.",
                 str(t.scrub_overdue_for),
             ),
