@@ -153,7 +153,10 @@ VDEV_DISK = (
     '{{ with printf "zmon:vdev_device:info{instance=%q,pool=%q,vdev=%q}" $labels.instance '
     "$labels.pool $labels.vdev | query }}{{ with . | first }} (disk {{ .Labels.device }}"
     '{{ with printf "zmon_disk_info{instance=%q,device=%q}" $labels.instance .Labels.device '
-    '| query }}{{ with . | first | label "serial" }}, serial {{ . }}{{ end }}{{ end }})'
+    '| query }}{{ with . | first | label "serial" }}, serial {{ . }}{{ end }}{{ end }}'
+    '{{ with printf "zmon_disk_location_info{instance=%q,device=%q}" $labels.instance '
+    ".Labels.device | query }}{{ with . | first }}{{ $l := .Labels }}{{ with $l.slot }}, "
+    "enclosure {{ $l.enclosure }} slot {{ . }}{{ end }}{{ end }}{{ end }})"
     "{{ end }}{{ end }}"
 )
 VDEV = (
@@ -170,3 +173,27 @@ DISK = (
     "){{ end }}"
 )
 DISK_ = "D" + DISK[1:]  # at the start of a sentence
+
+
+def disk_location(device: str) -> str:
+    """Where the disk named by the template expression ``device`` is, looked up in
+    ``zmon_disk_location_info`` when the alert is evaluated: a parenthesis with its by-id
+    path, WWN, enclosure slot and the command that lights the slot's LED, each where the host
+    has them; nothing when zmon serves no location for the disk. It goes right before a
+    description's final period. (An annotation, never a label: a replaced disk has another
+    place, and the alert must not fire again for it.)"""
+    return (
+        f'{{{{ with printf "zmon_disk_location_info{{instance=%q,device=%q}}" $labels.instance '
+        f"{device} | query }}}}{{{{ with . | first }}}}{{{{ $l := .Labels }}}} (disk at "
+        "{{ with $l.by_id }}/dev/disk/by-id/{{ . }}{{ else }}/dev/{{ $l.device }}{{ end }}"
+        "{{ with $l.wwn }}, WWN {{ . }}{{ end }}"
+        "{{ with $l.slot }}, enclosure {{ $l.enclosure }} slot {{ . }}{{ end }}"
+        "{{ with $l.locate }}; find it with {{ . }}{{ end }})"
+        "{{ end }}{{ end }}"
+    )
+
+
+# Goes before a disk alert description's final period: "Replace it (disk at
+# /dev/disk/by-id/scsi-SSEAGATE_ST8000NM0075_ZA1ABC02, WWN 0x5000c500a1b2c302, enclosure
+# 0:0:12:0 slot Slot01; find it with ledctl locate=/dev/sdb)."
+DISK_LOCATION = disk_location("$labels.device")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from alert_rules.building import (
     DISK,
     DISK_,
+    DISK_LOCATION,
     DISK_POOL,
     DISK_VDEV,
     POOL,
@@ -646,13 +647,14 @@ def disk_alerts(t: Thresholds) -> Group:
                 "Link errors on a disk whose media is healthy: suspect the cable or port.",
                 f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
                 f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
-                "steady. Reseat or replace the cable, or move the disk to another port.",
+                "steady. Reseat or replace the cable, or move the disk to another port"
+                f"{DISK_LOCATION}.",
             ),
             Alert(
                 "DiskSmartFailed",
                 with_pool("zmon_disk_smart_passed == 0"),
                 "A disk failed its SMART overall health self-assessment.",
-                f"{DISK_} reports SMART health FAILED. Replace it.",
+                f"{DISK_} reports SMART health FAILED. Replace it{DISK_LOCATION}.",
             ),
             Alert(
                 "DiskReallocatedSectorsRising",
@@ -664,7 +666,7 @@ def disk_alerts(t: Thresholds) -> Group:
                 ),
                 "A disk is reallocating sectors.",
                 f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
-                "Plan its replacement.",
+                f"Plan its replacement{DISK_LOCATION}.",
             ),
             Alert(
                 "DiskPendingSectorsRising",
@@ -677,14 +679,14 @@ def disk_alerts(t: Thresholds) -> Group:
                 "A disk has new pending or uncorrectable sectors.",
                 f"{DISK_} has {{{{ $value | humanize }}}} more pending or offline-uncorrectable "
                 f"sectors than at its lowest in the last {sw}: sectors it cannot read. "
-                "Scrub the pool and plan the disk's replacement.",
+                f"Scrub the pool and plan the disk's replacement{DISK_LOCATION}.",
             ),
             Alert(
                 "DiskNvmeMediaErrors",
                 with_pool(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"),
                 "An NVMe drive reported new media errors.",
                 f"{DISK_} had {{{{ $value | humanize }}}} new NVMe media and data integrity "
-                f"errors in the last {sw}.",
+                f"errors in the last {sw}{DISK_LOCATION}.",
             ),
             Alert(
                 "DiskMediumErrors",
@@ -697,7 +699,7 @@ def disk_alerts(t: Thresholds) -> Group:
                 ),
                 "The kernel logged medium errors for a disk.",
                 f"The kernel logged {{{{ $value | humanize }}}} medium errors for {DISK} in the "
-                f"last {cw}: the disk could not read a sector.",
+                f"last {cw}: the disk could not read a sector{DISK_LOCATION}.",
             ),
             Alert(
                 "DiskTemperatureHigh",
@@ -712,14 +714,14 @@ def disk_alerts(t: Thresholds) -> Group:
                 with_pool("zmon_disk_nvme_critical_warning > 0"),
                 "An NVMe drive raised its critical warning flag.",
                 f"{DISK_} reports NVMe critical warning bits {{{{ $value }}}} (spare low, "
-                "temperature, reliability degraded, read-only or backup failed).",
+                f"temperature, reliability degraded, read-only or backup failed){DISK_LOCATION}.",
             ),
             Alert(
                 "DiskNvmeWearHigh",
                 with_pool(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"),
                 "An NVMe drive is near the end of its rated endurance.",
                 f"{DISK_} has used {{{{ $value | humanizePercentage }}}} of its rated endurance. "
-                "Plan its replacement.",
+                f"Plan its replacement{DISK_LOCATION}.",
             ),
             Alert(
                 "DiskLinkSpeedDegraded",
@@ -732,7 +734,7 @@ def disk_alerts(t: Thresholds) -> Group:
                 ),
                 "A disk's link runs below its maximum speed.",
                 f"{DISK_} negotiated {{{{ $value | humanize }}}}B/s, below the speed it supports: "
-                "often a bad cable or backplane port. Reseat or replace the cable.",
+                f"often a bad cable or backplane port. Reseat or replace the cable{DISK_LOCATION}.",
                 str(t.link_speed_for),
             ),
         ],

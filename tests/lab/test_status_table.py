@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.lab import checks
-from tests.lab.status_checks import expected, run_status, status_results
+from tests.lab.status_checks import _unnamed, expected, run_status, status_results
 from tests.status.test_cli import Exporter
 from tests.status.test_lab_captures import LAB, captured_report
 
@@ -91,3 +91,12 @@ def test_zmon_status_is_run_as_a_check_runs_it() -> None:
         e.stop()
     assert code == 1 and report is not None
     assert report["headline"].startswith("WARNING - vdc (raidz1-0 of rz)")
+
+
+def test_a_live_headline_naming_where_the_disk_is_matches_the_captured_one() -> None:
+    """Live, the devices collector serves serials and ports that the captures lack."""
+    live = "WARNING - ata-QEMU_HARDDISK_ZLSATA1 (sdc, serial ZLSATA1, ata2, mirror-0 of tank): d"
+    assert _unnamed(live) == "WARNING - ata-QEMU_HARDDISK_ZLSATA1 (mirror-0 of tank): d"
+    assert _unnamed("WARNING - vdc (serial ZLVIRT2, raidz1-0 of rz): x") == (
+        "WARNING - vdc (raidz1-0 of rz): x"
+    )

@@ -23,9 +23,12 @@ EXPECTED = {
     "scrub-finished": (0, set()),
     "checksum-errors": (1, {"cable_fault"}),
     # the lab's pool "single" holds permanent errors from here on (recorded as it was)
-    "degraded": (2, {"pool_degraded", "cable_fault", "ups_on_battery", "data_errors"}),
-    "resilvering": (2, {"resilver_running", "cable_fault", "media_failing", "ups_low_battery"}),
-    "resilvering-later": (2, {"resilver_running", "cable_fault", "media_failing"}),
+    # sdb's cable fault is told by the degraded pool's finding, which names the offline disk
+    "degraded": (2, {"pool_degraded", "ups_on_battery", "data_errors"}),
+    # sda holds the only good copy while sdb is replaced: one critical finding, no cable
+    # advice for the disk being replaced
+    "resilvering": (2, {"resilver_source_failing", "ups_low_battery"}),
+    "resilvering-later": (2, {"resilver_source_failing"}),
     "resilvered": (2, {"cable_fault", "media_failing"}),
 }
 
@@ -57,9 +60,22 @@ def test_status_of_demo_phase(reports, golden, phase: str) -> None:  # type: ign
     assert rules <= {f["rule"] for f in report["findings"]}, report["headline"]
 
 
+@pytest.mark.parametrize("phase", ["resilvering", "resilvering-later"])
+def test_no_cable_advice_for_the_disk_being_replaced(reports, phase: str) -> None:  # type: ignore[no-untyped-def]
+    report, _ = reports[phase]
+    rules = {f["rule"] for f in report["findings"]}
+    assert not rules & {"cable_fault", "media_failing", "resilver_running"}
+    (source,) = [f for f in report["findings"] if f["rule"] == "resilver_source_failing"]
+    assert source["severity"] == "critical"
+    assert source["subject"].startswith("sda (serial ZLSATA0, ")
+    assert source["action"].startswith("do not pull it or take it offline; let the resilver")
+    assert "zpool replace tank ata-QEMU_HARDDISK_ZLSATA0 <new-disk-by-id>" in source["action"]
+
+
 def test_sdb_is_a_cable_fault_and_sda_a_dying_disk(reports) -> None:  # type: ignore[no-untyped-def]
     report, _ = reports["resilvered"]
     by_rule = {f["rule"]: f for f in report["findings"]}
-    assert by_rule["cable_fault"]["subject"] == "sdb (ata2)"  # replaced: in no pool now
-    assert by_rule["media_failing"]["subject"].startswith("sda (ata1, ")
+    # replaced: in no pool now, and named by its serial and port
+    assert by_rule["cable_fault"]["subject"] == "sdb (serial ZLSATA1, ata2)"
+    assert by_rule["media_failing"]["subject"].startswith("sda (serial ZLSATA0, ata1, ")
     assert "8 sectors reallocated" in by_rule["media_failing"]["evidence"]

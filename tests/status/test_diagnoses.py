@@ -41,6 +41,44 @@ RESILVER = (
     f'zmon_pool_scan_start_time_seconds{{pool="tank"}} {NOW - 3600}\n'
 )
 ISSUED = 'zmon_pool_scan_issued_bytes{{pool="tank"}} {}\n'
+SCRUB = (
+    'zmon_pool_scan_info{function="scrub",pool="tank",state="in_progress"} 1\n'
+    'zmon_pool_scan_in_progress{function="scrub",pool="tank"} 1\n'
+)
+ON_BATTERY = (
+    'zmon_ups_up{server="s",ups="u"} 1\n'
+    'zmon_ups_status{flag="OB",server="s",ups="u"} 1\n'
+    'zmon_ups_battery_runtime_seconds{server="s",ups="u"} 1200\n'
+)
+
+
+def replacing_text(old_state: str = "online") -> str:
+    """mirror-0 of sda and replacing-1 (sdb, the old disk, onto sdc), as zpool status shows a
+    ``zpool replace tank sdb sdc`` under way."""
+    pool_state = "online" if old_state == "online" else "degraded"
+    lines = [
+        f'zmon_pool_state{{pool="tank",state="{s}"}} {int(s == pool_state)}'
+        for s in ("online", "degraded")
+    ]
+    rows = (
+        ("", "", "root", "tank", pool_state),
+        ("", "tank", "mirror", "mirror-0", pool_state),
+        ("sda", "mirror-0", "disk", "sda", "online"),
+        ("", "mirror-0", "replacing", "replacing-1", pool_state),
+        ("sdb", "replacing-1", "disk", "sdb", old_state),
+        ("sdc", "replacing-1", "disk", "sdc", "online"),
+    )
+    for device, parent, kind, vdev, state in rows:
+        lines.append(
+            f'zmon_vdev_info{{class="normal",device="{device}",parent="{parent}",pool="tank",'
+            f'state="{state.upper()}",type="{kind}",vdev="{vdev}"}} 1'
+        )
+        lines.append(
+            f'zmon_vdev_state{{class="normal",pool="tank",state="{state}",vdev="{vdev}"}} 1'
+        )
+    return "\n".join(lines) + "\n"
+
+
 SDB = pool_text()
 
 
@@ -106,10 +144,19 @@ CASES: dict[str, Case] = {
     "nvme_worn": Case('zmon_disk_nvme_percentage_used_ratio{device="nvme0n1"} 0.97\n',
                       "nvme0n1", "97 % of rated endurance used"),
     "disk_hot": Case('zmon_disk_temperature_celsius{device="sdd"} 64\n', "sdd", "64 °C"),
-    "ups_on_battery": Case(pool_text() + RESILVER + 'zmon_ups_up{server="s",ups="u"} 1\n'
-                           'zmon_ups_status{flag="OB",server="s",ups="u"} 1\n'
-                           'zmon_ups_battery_runtime_seconds{server="s",ups="u"} 1200\n',
-                           "UPS u", "on battery, about 20 min left, while tank is scanning"),
+    "ups_on_battery": Case(pool_text() + SCRUB + ON_BATTERY, "UPS u",
+                           "on battery, about 20 min left, while tank is scanning"),
+    "resilver_on_battery": Case(pool_text() + RESILVER + ON_BATTERY
+                                + 'zmon_pool_scan_remaining_seconds{pool="tank"} 720\n',
+                                "resilver of tank on battery",
+                                "UPS u on battery, about 20 min left; the resilver is 15 % done, "
+                                "about 12 min to go, started 60 min ago: it should finish before "
+                                "the battery runs out"),
+    "resilver_source_failing": Case(
+        replacing_text("faulted") + RESILVER + 'zmon_disk_pending_sectors{device="sda"} 8\n',
+        "sda (mirror-0 of tank)",
+        "8 sectors pending, and it holds the only good copy of mirror-0 while tank resilvers "
+        "(15 % done, no estimate yet, started 60 min ago)"),
     "ups_unreachable": Case('zmon_ups_up{server="nas:3493",ups="u"} 0\n', "UPS u",
                             "no answer from nas:3493"),
     "collector_failing": Case('zmon_collector_success{collector="zpool"} 0\n'
@@ -238,6 +285,26 @@ def test_cable_evidence_counts_what_is_new_in_the_recent_history() -> None:
     for before, crc in ((3000, 30), (1200, 33), (0, 37)):
         h.observe(NOW - before, read_model(families(case.text.replace(" 37\n", f" {crc}\n"))))
     (f,) = [f for f in findings(case.text, h) if f.rule == "cable_fault"]
+    assert f.evidence == "37 CRC errors (7 in the last 50 min) and 5 link resets, media clean"
+
+
+def test_new_link_errors_never_exceed_the_totals_they_belong_to() -> None:
+    """The disk counted 34 CRC errors in its life; the kernel logged 91 since zmon started,
+    and 3 link resets. The words print the larger CRC total, and what is new of each total
+    right after it (not kernel CRC errors counted as "link events" beside SMART's total)."""
+    base = pool_text(disks=("sdb", "sdc")) + 'zmon_disk_crc_errors_total{device="sdc"} 34\n'
+
+    def text(crc: int, resets: int) -> str:
+        return base + (
+            f'zmon_kernel_log_events_total{{device="sdc",pattern="crc_error"}} {crc}\n'
+            f'zmon_kernel_log_events_total{{device="sdc",pattern="link_reset"}} {resets}\n'
+        )
+
+    h = History(step=1.0)
+    for before, crc, resets in ((300, 0, 0), (150, 40, 1), (0, 91, 3)):
+        h.observe(NOW - before, read_model(families(text(crc, resets))))
+    (f,) = [f for f in findings(text(91, 3), h) if f.rule == "cable_fault"]
+    # 91 is the larger total; 57 of it is new (34 -> 91: SMART's 34 was the floor 5 min ago)
     assert f.evidence == (
-        "37 CRC errors and 5 link resets, media clean (7 CRC errors new in the last 50 min)"
+        "91 CRC errors (57 in the last 5 min) and 3 link resets (3 in the last 5 min), media clean"
     )

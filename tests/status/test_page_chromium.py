@@ -89,11 +89,12 @@ def test_chromium_renders_pool_tree_diagnoses_and_state_colours(page_url: str) -
     ):
         assert f"{vdev}</td>" in dom or f"{vdev} (" in dom, vdev
     # the diagnosis lines, with their runbook links
+    # sda holds the only good copy while sdb is replaced; sdb, leaving, gets no cable advice
     assert 'class="finding sev-critical"' in dom
-    assert "sdb (ata2, replacing-1 of tank)</b>: 44 CRC errors" in dom
-    assert '<span class="cause">suspect cable or port</span>' in dom
-    assert "sda (ata1, mirror-0 of tank)</b>: 8 sectors pending" in dom
-    assert "RUNBOOK.md#diskcablefault" in dom
+    assert "sda (serial ZLSATA0, ata1, mirror-0 of tank)</b>: 8 sectors pending" in dom
+    assert "do not pull it or take it offline; let the resilver finish" in dom
+    assert "suspect cable or port" not in dom
+    assert "RUNBOOK.md#zfspooldataerrors" in dom
     # the last hour: scan progress and ARC charts drawn as inline SVG
     assert dom.count('<svg class="spark"') >= 3
     assert "scan of tank" in dom and "ARC hit ratio" in dom

@@ -24,6 +24,8 @@ class BlockDevice:
     scsi_host: str | None = None  # "host2" (Linux) or the CAM controller "ahcich2" (FreeBSD)
     scsi_address: str | None = None  # "2:0:0:0" (H:C:T:L) or "2:0:0" (FreeBSD bus:target:lun)
     enclosure_slot: str | None = None  # "7:0:24:0/Slot05"
+    enclosure: str | None = None  # "7:0:24:0" (Linux SES device) or "ses0" (FreeBSD)
+    slot: str | None = None  # the slot as the enclosure names it: "Slot05", "Disk #01", "3"
     nvme_controller: str | None = None
     by_id: tuple[str, ...] = ()
     by_path: tuple[str, ...] = ()
@@ -31,6 +33,19 @@ class BlockDevice:
     @property
     def whole_disk(self) -> str:
         return self.parent or self.name
+
+    @property
+    def locate_command(self) -> str | None:
+        """The command that blinks the disk's slot LED, when the disk sits in a known slot.
+
+        ``ledctl`` (ledmon) drives SES, VMD and NPEM slots on Linux; FreeBSD's ``sesutil``
+        drives SES slots. Without a slot no LED can be named, so there is no command.
+        """
+        if not self.enclosure or not self.slot:
+            return None
+        if self.enclosure.startswith("ses"):
+            return f"sesutil locate {self.name} on"
+        return f"ledctl locate=/dev/{self.name}"
 
     @property
     def preferred_by_id(self) -> str | None:

@@ -7,7 +7,8 @@ turns any of them into the whole-disk kernel name used as the ``device`` label.
 On Linux it is built from sysfs and ``/dev/disk`` (through ``Paths``, so tests use a fake tree),
 enriched by the udev database under ``/run/udev/data`` when present. pyudev is not used here: its
 ``Context`` always reads the live ``/sys`` and cannot be pointed at a fixture tree; pyudev serves
-the hotplug monitor only. On FreeBSD it comes from ``geom disk list`` and ``camcontrol devlist -v``.
+the hotplug monitor only. On FreeBSD it comes from ``geom disk list`` and ``camcontrol devlist -v``,
+and the enclosure slots from ``sesutil map``.
 """
 
 from __future__ import annotations
@@ -169,13 +170,15 @@ class DeviceMap:
 
 
 def freebsd_devices(runner: Runner, timeout: float = 10.0) -> list[BlockDevice]:
-    """Disks from ``geom disk list``, joined with ``camcontrol devlist -v`` where it works."""
+    """Disks from ``geom disk list``, joined with ``camcontrol devlist -v`` and ``sesutil map``
+    where they work (a host without SES enclosures has no slots, and that is no error)."""
     from zmon.parsers.freebsd_disks import (
         CamDevice,
         parse_camcontrol_devlist,
         parse_geom_disk_list,
         transport_from_sim,
     )
+    from zmon.parsers.sesutil import SesElement, parse_sesutil_map, slots_by_disk
 
     try:
         geom_out = runner.run(["geom", "disk", "list"], timeout=timeout).check().stdout
@@ -190,9 +193,16 @@ def freebsd_devices(runner: Runner, timeout: float = 10.0) -> list[BlockDevice]:
                 cam_by_disk[found.disk] = found
     except (CommandError, ParseError):
         pass
+    slots: dict[str, SesElement] = {}
+    try:
+        ses_out = runner.run(["sesutil", "map"], timeout=timeout).check().stdout
+        slots = slots_by_disk(parse_sesutil_map(ses_out.decode("utf-8", "replace")))
+    except (CommandError, ParseError):
+        pass
     devices = []
     for g in disks:
         cam = cam_by_disk.get(g.name)
+        ses = slots.get(g.name)
         wwn = None
         if g.lunid and re.fullmatch(r"[0-9a-fA-F]+", g.lunid) and g.lunid.strip("0"):
             wwn = "0x" + g.lunid.lower()
@@ -207,6 +217,9 @@ def freebsd_devices(runner: Runner, timeout: float = 10.0) -> list[BlockDevice]:
                 transport=transport_from_sim(cam.sim if cam else None, g.name),
                 scsi_host=cam.sim if cam else None,
                 scsi_address=f"{cam.bus}:{cam.target}:{cam.lun}" if cam else None,
+                enclosure_slot=f"{ses.enclosure}/{ses.slot}" if ses else None,
+                enclosure=ses.enclosure if ses else None,
+                slot=ses.slot if ses else None,
                 nvme_controller=None,
             )
         )

@@ -63,7 +63,7 @@ def _disk(
     disk_dir: str,
     parts: list[str],
     links: dict[str, dict[str, list[str]]],
-    slots: dict[str, str],
+    slots: dict[str, tuple[str, str]],
 ) -> BlockDevice:
     comps = _devpath_components(disk_dir)
     dev_dir = os.path.join(disk_dir, "device")
@@ -78,6 +78,7 @@ def _disk(
         _, channel, target, _ = (int(x) for x in hctl.split(":"))
         ata_device = f"{ata_port}.{channel + target:02d}"
     vendor = (_read(os.path.join(dev_dir, "vendor")) or "").strip()
+    slot = slots.get(hctl) if hctl else None
     nvme_ctrl = _nvme_controller(name, dev_dir) if name.startswith("nvme") else None
     return BlockDevice(
         name=name,
@@ -96,7 +97,9 @@ def _disk(
         ata_device=ata_device,
         scsi_host=next((c for c in comps if _HOST.match(c)), None),
         scsi_address=hctl,
-        enclosure_slot=slots.get(hctl) if hctl else None,
+        enclosure_slot="/".join(slot) if slot else None,
+        enclosure=slot[0] if slot else None,
+        slot=slot[1] if slot else None,
         nvme_controller=nvme_ctrl,
         by_id=by_id,
         by_path=by_path,
@@ -237,10 +240,16 @@ def _dev_links(paths: Paths) -> dict[str, dict[str, list[str]]]:
     return out
 
 
-def _enclosure_slots(paths: Paths) -> dict[str, str]:
-    """SCSI address of the disk in each occupied slot -> ``<enclosure>/<slot>``."""
+def _enclosure_slots(paths: Paths) -> dict[str, tuple[str, str]]:
+    """SCSI address of the disk in each occupied slot -> (enclosure, slot).
+
+    The enclosure is the directory under ``/sys/class/enclosure`` (the SES device's H:C:T:L);
+    the slot is its component directory, named from the enclosure's element descriptor
+    (``Slot05``, ``Disk001``) or, when the enclosure gives none, by the kernel's slot number.
+    A component without a ``device`` link is an empty slot (or a fan, a PSU).
+    """
     base = paths.sys("class", "enclosure")
-    slots: dict[str, str] = {}
+    slots: dict[str, tuple[str, str]] = {}
     try:
         enclosures = sorted(os.listdir(base))
     except OSError:
@@ -256,7 +265,7 @@ def _enclosure_slots(paths: Paths) -> dict[str, str]:
                 continue
             addr = os.path.basename(os.path.realpath(dev))
             if _HCTL.match(addr):
-                slots[addr] = f"{encl}/{comp}"
+                slots[addr] = (encl, comp)
     return slots
 
 

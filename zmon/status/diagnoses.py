@@ -15,6 +15,7 @@ these same words. ``cause`` and ``action`` may name ``{pool}``, ``{vdev}``, ``{d
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -28,6 +29,7 @@ from zmon.status.model import (
     Disk,
     HostModel,
     Pool,
+    Ups,
     Vdev,
 )
 
@@ -73,6 +75,8 @@ class Hit:
     evidence: str
     labels: dict[str, str] = field(default_factory=dict)
     alert: str | None = None  # the alert that pages for this hit, if not the rule's
+    action: str | None = None  # overrides the rule's, when the state calls for other advice
+    locate: str = ""  # the command that blinks the disk's slot LED, when it has a slot
 
     @property
     def severity(self) -> str | None:
@@ -108,6 +112,7 @@ class Finding:
     action: str
     alert: str | None
     labels: dict[str, str]
+    locate: str = ""
 
     @property
     def runbook(self) -> str | None:
@@ -127,6 +132,7 @@ class Finding:
             "alert": self.alert,
             "runbook": self.runbook,
             "labels": self.labels,
+            "locate": self.locate,
             "text": self.line(),
         }
 
@@ -134,12 +140,27 @@ class Finding:
 # ---- naming things
 
 
-def disk_subject(disk: Disk) -> str:
-    """'sdb (ata2, mirror-0 of tank)'."""
-    where = []
-    if disk.ata_port:  # "ata2" (sysfs may say ata2.00: port 2, device 0)
+def disk_place(disk: Disk, known: str = "") -> list[str]:
+    """How to find the disk: serial, WWN, and its enclosure slot (or else its ATA port).
+
+    Parts already in ``known`` (a vdev named ``ata-MODEL_SERIAL``) are left out."""
+    parts = []
+    if disk.serial and disk.serial not in known:
+        parts.append(f"serial {disk.serial}")
+    if disk.wwn and disk.wwn not in known:
+        parts.append(f"WWN {disk.wwn}")
+    if disk.enclosure and disk.slot:
+        parts.append(w.slot(disk.enclosure, disk.slot))
+    elif disk.ata_port:  # "ata2" (sysfs may say ata2.00: port 2, device 0)
         port = disk.ata_port.split(".")[0]
-        where.append(port if not port.isdigit() else f"ata{port}")
+        parts.append(port if not port.isdigit() else f"ata{port}")
+    return parts
+
+
+def disk_subject(disk: Disk) -> str:
+    """'sdb (serial ZA1ABC02, WWN 0x5000c500a1b2c302, enclosure 0:0:12:0 Slot01, mirror-0 of
+    tank)'."""
+    where = disk_place(disk)
     for pool, vdev, parent in disk.vdevs:
         if parent and parent != pool:
             where.append(f"{parent} of {pool}")
@@ -148,15 +169,147 @@ def disk_subject(disk: Disk) -> str:
     return f"{disk.device} ({', '.join(where)})" if where else disk.device
 
 
-def vdev_subject(pool: Pool, vdev: Vdev) -> str:
-    """'ata-X (sdb, mirror-0 of tank)'."""
+def vdev_subject(pool: Pool, vdev: Vdev, disk: Disk | None = None) -> str:
+    """'ata-X (sdb, enclosure 0:0:12:0 Slot01, mirror-0 of tank)'."""
     where = [vdev.device] if vdev.device and vdev.device != vdev.name else []
+    if disk is not None:
+        where.extend(disk_place(disk, known=vdev.name))
     where.append(
         f"{vdev.parent} of {pool.name}"
         if vdev.parent and vdev.parent != pool.name
         else f"pool {pool.name}"
     )
     return f"{vdev.name} ({', '.join(where)})"
+
+
+def _vdev_hit(
+    ev: Evidence, p: Pool, v: Vdev, evidence: str, action: str | None = None, locate: bool = True
+) -> Hit:
+    """A finding about one leaf vdev: named with its disk's place, with its locate hint."""
+    disk = ev.model.disks.get(v.device) if v.device else None
+    return Hit(
+        vdev_subject(p, v, disk),
+        evidence,
+        {"pool": p.name, "vdev": v.name, "device": v.device},
+        action=action,
+        locate=disk.locate if disk is not None and locate else "",
+    )
+
+
+def _disk_hit(disk: Disk, evidence: str, action: str | None = None, locate: bool = True) -> Hit:
+    return Hit(
+        disk_subject(disk),
+        evidence,
+        _disk_labels(disk),
+        action=action,
+        locate=disk.locate if locate else "",
+    )
+
+
+def replace_command(pool: str, old: str) -> str:
+    """``zpool replace tank <old> <new-disk-by-id>``: ``old`` as zpool status names it."""
+    return f"zpool replace {pool} {old} <new-disk-by-id>"
+
+
+# ---- the vdev tree's shape
+
+
+def parent_of(pool: Pool, v: Vdev) -> Vdev | None:
+    return pool.vdev(v.parent) if v.parent and v.parent != pool.name else None
+
+
+def being_replaced(pool: Pool, v: Vdev) -> bool:
+    """``v`` is the old disk of a ``replacing-N`` (or the failed one a ``spare-N`` covers)."""
+    parent = parent_of(pool, v)
+    return (
+        parent is not None
+        and parent.type in ("replacing", "spare")
+        and bool(parent.children)
+        and parent.children[-1] is not v
+    )
+
+
+def standing_in(pool: Pool, v: Vdev) -> Vdev | None:
+    """The hot spare that stands in for ``v`` (the failed disk of a ``spare-N``), if any."""
+    parent = parent_of(pool, v)
+    if parent is None or parent.type != "spare" or not being_replaced(pool, v):
+        return None
+    return parent.children[-1]
+
+
+def spare_advice(pool: Pool, failed: Vdev) -> str:
+    """Replace the failed disk (the spare then goes back to the spares) or keep the spare."""
+    return (
+        f"replace {failed.name} ({replace_command(pool.name, failed.name)}): the spare goes "
+        f"back to the spares when that resilver finishes; or keep the spare in its place "
+        f"(zpool detach {pool.name} {failed.name})"
+    )
+
+
+def _resilvering(pool: Pool) -> bool:
+    scan = pool.scan
+    return scan is not None and scan.running and scan.function in ("resilver", "rebuild")
+
+
+def _top_level(pool: Pool, v: Vdev) -> Vdev:
+    top = v
+    while (up := parent_of(pool, top)) is not None:
+        top = up
+    return top
+
+
+def _parity(top: Vdev) -> int | None:
+    """How many columns ``top`` can lose: mirror width - 1, raidzN/draidN N; None if none."""
+    if top.type == "mirror":
+        return len(top.children) - 1
+    m = re.match(r"^d?raidz?(\d)?", top.name) if top.type in ("raidz", "draid") else None
+    if m:
+        return int(m.group(1) or 1)
+    return None
+
+
+def last_good_copies(pool: Pool) -> dict[str, Vdev]:
+    """During a resilver: disk -> its leaf, for leaves that every read of their top-level vdev
+    needs (no column to spare). Pulling such a disk loses the data the resilver copies.
+
+    A good copy is an ONLINE leaf that is neither written by the resilver nor the old disk
+    of a replacement: that one is leaving because it is suspect, and it may lack what was
+    written while it was away (offline, unplugged), so the resilver cannot count on it."""
+    out: dict[str, Vdev] = {}
+    if not _resilvering(pool) or pool.root is None:
+        return out
+    for top in pool.root.children:
+        parity = _parity(top)
+        if parity is None or top.klass not in ("normal", "special", "dedup"):
+            continue
+        readable: list[list[Vdev]] = []  # per column, the leaves a read can come from
+        for column in top.children:
+            leaves = [
+                v
+                for v, parent in _leaves_under(column, top)
+                if v.state == "online"
+                and "resilvering" not in v.notes
+                # the new disk of a replacing-N or spare-N (last), or the old one (before it)
+                and parent.type not in ("replacing", "spare")
+            ]
+            if leaves:
+                readable.append(leaves)
+        needed = 1 if top.type == "mirror" else len(top.children) - parity
+        if len(readable) > needed:
+            continue
+        for leaves in readable:
+            if len(leaves) == 1 and leaves[0].device:
+                out[leaves[0].device] = leaves[0]
+    return out
+
+
+def _leaves_under(v: Vdev, parent: Vdev) -> Iterable[tuple[Vdev, Vdev]]:
+    """The leaves under ``v`` (``v`` itself if it is one), each with its parent, without a
+    lookup by name per leaf (a pool may have a thousand)."""
+    if v.is_leaf:
+        yield v, parent
+    for child in v.children:
+        yield from _leaves_under(child, v)
 
 
 def _pool_labels(pool: Pool) -> dict[str, str]:
@@ -211,21 +364,75 @@ def find_pool_unavailable(ev: Evidence) -> Iterable[Hit]:
             yield Hit(f"pool {p.name}", w.join(seen), _pool_labels(p))
 
 
+def _bad_leaves(p: Pool) -> list[Vdev]:
+    """The leaves that cost ``p`` redundancy (cache and spare devices do not)."""
+    return [
+        v
+        for v in p.vdevs()
+        if v.is_leaf
+        and v.klass in ("normal", "log", "special", "dedup")
+        and v.state not in ("online", "inuse", "avail")
+    ]
+
+
+def _leaf_words(ev: Evidence, p: Pool, v: Vdev) -> str:
+    """'ata-X (sdb, enclosure 0:0:12:0 Slot01) is OFFLINE, its link shows 44 CRC errors'."""
+    disk = ev.model.disks.get(v.device) if v.device else None
+    # a disk that is gone keeps its link name as its device ("ata-X-part1"): no news
+    where = [v.device] if v.device and not v.device.startswith(v.name) else []
+    if disk is not None:
+        where.extend(disk_place(disk, known=v.name))
+    text = f"{v.name} ({', '.join(where)})" if where else v.name
+    text += f" is {v.state.upper()}"
+    spare = standing_in(p, v)
+    if spare is not None:
+        text += f", hot spare {spare.name} stands in ({v.parent})"
+    elif being_replaced(p, v):
+        text += f", being replaced ({v.parent})"
+    elif disk is not None and (cable := _cable_evidence(disk, [p])) is not None:
+        text += f"; its link shows {cable}"
+    return text
+
+
+def _leaf_advice(ev: Evidence, p: Pool, bad: list[Vdev]) -> str | None:
+    """What to do about the bad leaves, as their state calls for (None: the rule's words)."""
+    steps = []
+    for v in bad:
+        disk = ev.model.disks.get(v.device) if v.device else None
+        if standing_in(p, v) is not None:
+            steps.append(spare_advice(p, v))
+        elif being_replaced(p, v):
+            steps.append(
+                f"let the resilver onto {v.parent} finish: ZFS detaches {v.name} when it is done"
+            )
+        elif disk is not None and _cable_evidence(disk) is not None:
+            # a FAULTED vdev comes back with its errors cleared; an OFFLINE or missing one
+            # with zpool online
+            back = "clear" if v.state == "faulted" else "online"
+            steps.append(
+                f"reseat or replace the cable of {v.device} (or move it to another port), "
+                f"then zpool {back} {p.name} {v.name}"
+            )
+        elif v.state == "offline":
+            steps.append(
+                f"bring {v.name} back (zpool online {p.name} {v.name}) or replace it "
+                f"({replace_command(p.name, v.name)})"
+            )
+        else:
+            steps.append(f"replace {v.name} ({replace_command(p.name, v.name)})")
+    return "; ".join(steps) or None
+
+
 def find_pool_degraded(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         if p.state != "degraded":
             continue
-        bad = [
-            v
-            for v in p.vdevs()
-            if v.is_leaf
-            and v.klass in ("normal", "log", "special", "dedup")
-            and v.state not in ("online", "inuse", "avail")
-        ]
-        named = [
-            f"{v.name}{f' ({v.device})' if v.device and v.device != v.name else ''} is "
-            f"{v.state.upper()}"
+        bad = _bad_leaves(p)
+        named = [_leaf_words(ev, p, v) for v in bad]
+        locates = [
+            d.locate
             for v in bad
+            if not being_replaced(p, v) and (d := ev.model.disks.get(v.device)) and d.locate
         ]
         # a vdev with no redundancy left pages (the policy's ZfsPoolRedundancyLost)
         lost = any(v.redundancy == 0 and v.state == "degraded" for v in p.vdevs())
@@ -234,6 +441,8 @@ def find_pool_degraded(ev: Evidence) -> Iterable[Hit]:
             w.join(named) or "a vdev is not ONLINE",
             _pool_labels(p),
             alert="ZfsPoolRedundancyLost" if lost else None,
+            action=_leaf_advice(ev, p, bad),
+            locate=" and ".join(locates),
         )
 
 
@@ -243,22 +452,46 @@ def find_vdev_faulted(ev: Evidence) -> Iterable[Hit]:
             continue  # a degraded or faulted pool names its vdevs itself
         for v in p.vdevs():
             if v.is_leaf and v.state in ("faulted", "unavail", "removed"):
-                yield Hit(
-                    vdev_subject(p, v),
-                    f"state {v.state.upper()}",
-                    {"pool": p.name, "vdev": v.name, "device": v.device},
+                disk = ev.model.disks.get(v.device) if v.device else None
+                cable = _cable_evidence(disk) if disk is not None else None
+                replaced = being_replaced(p, v)
+                yield _vdev_hit(
+                    ev,
+                    p,
+                    v,
+                    f"state {v.state.upper()}"
+                    + (f", being replaced ({v.parent})" if replaced else "")
+                    + (f"; its link shows {cable}" if cable and not replaced else ""),
+                    _leaf_advice(ev, p, [v]),
+                    locate=not replaced,
                 )
 
 
 def find_spare_in_use(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         for v in p.vdevs():
-            if v.state == "inuse" and v.klass == "spare":
-                yield Hit(
-                    vdev_subject(p, v),
-                    "hot spare INUSE",
-                    {"pool": p.name, "vdev": v.name, "device": v.device},
-                )
+            if v.state != "inuse" or v.klass != "spare":
+                continue
+            failed = _covered_by_spare(p, v.name)
+            if failed is not None and p.state == "degraded" and failed in _bad_leaves(p):
+                continue  # the degraded pool's finding names the failed disk and the spare
+            yield _vdev_hit(
+                ev,
+                p,
+                v,
+                "hot spare INUSE" + (f" for {failed.name}" if failed else ""),
+                spare_advice(p, failed) if failed else None,
+                locate=False,
+            )
+
+
+def _covered_by_spare(p: Pool, spare: str) -> Vdev | None:
+    """The failed disk the hot spare named ``spare`` stands in for (its ``spare-N`` sibling)."""
+    for f in p.vdevs():
+        covering = standing_in(p, f) if f.is_leaf else None
+        if covering is not None and covering.name == spare:
+            return f
+    return None
 
 
 def _link_suspect(ev: Evidence, device: str) -> bool:
@@ -270,11 +503,7 @@ def find_checksum_errors(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         for v in p.vdevs():
             if v.is_leaf and v.checksum_errors > 0 and not _link_suspect(ev, v.device):
-                yield Hit(
-                    vdev_subject(p, v),
-                    w.count(v.checksum_errors, "checksum error"),
-                    {"pool": p.name, "vdev": v.name, "device": v.device},
-                )
+                yield _vdev_hit(ev, p, v, w.count(v.checksum_errors, "checksum error"))
 
 
 def find_io_errors(ev: Evidence) -> Iterable[Hit]:
@@ -288,11 +517,7 @@ def find_io_errors(ev: Evidence) -> Iterable[Hit]:
                 w.count(v.read_errors, "read error") if v.read_errors else "",
                 w.count(v.write_errors, "write error") if v.write_errors else "",
             ]
-            yield Hit(
-                vdev_subject(p, v),
-                w.join(seen),
-                {"pool": p.name, "vdev": v.name, "device": v.device},
-            )
+            yield _vdev_hit(ev, p, v, w.join(seen))
 
 
 def find_data_errors(ev: Evidence) -> Iterable[Hit]:
@@ -322,7 +547,52 @@ def find_resilver_running(ev: Evidence) -> Iterable[Hit]:
             continue
         if ev.history.unchanged_for(f"scan_issued:{p.name}") >= ev.limits.resilver_stall:
             continue  # the stall rule speaks
+        if _ups_on_battery(ev):
+            continue  # the resilver-on-battery rule speaks
+        if any(pool is p for pool, _ in _resilver_needs(ev).values()):
+            continue  # the failing-source rule speaks, with the resilver's progress
         yield Hit(f"resilver of {p.name}", _scan_progress(scan, ev.now), _pool_labels(p))
+
+
+def _replacement_advice(ev: Evidence, disk: Disk) -> str | None:
+    """For a disk already being replaced: wait for the resilver (None when it is not)."""
+    for p in ev.model.pools:
+        for v in p.vdevs():
+            if v.device == disk.device and v.is_leaf and being_replaced(p, v):
+                return (
+                    f"it is being replaced ({v.parent} of {p.name}): let the resilver finish; "
+                    f"ZFS detaches {v.name} when it is done"
+                )
+    return None
+
+
+def _resilver_needs(ev: Evidence) -> dict[str, tuple[Pool, Vdev]]:
+    """Failing disks a running resilver still reads as the last good copy: device -> leaf."""
+    out: dict[str, tuple[Pool, Vdev]] = {}
+    for p in ev.model.pools:
+        for device, leaf in last_good_copies(p).items():
+            disk = ev.model.disks.get(device)
+            if disk is not None and (disk.smart_passed == 0 or disk.media_defects > 0):
+                out[device] = (p, leaf)
+    return out
+
+
+def find_resilver_source_failing(ev: Evidence) -> Iterable[Hit]:
+    for device, (p, leaf) in _resilver_needs(ev).items():
+        disk = ev.model.disks[device]
+        seen = _media_words(disk)
+        if disk.smart_passed == 0:
+            seen.insert(0, "SMART health FAILED")
+        top = _top_level(p, leaf)
+        scan = p.scan
+        progress = f" ({_scan_progress(scan, ev.now)})" if scan is not None else ""
+        yield Hit(
+            disk_subject(disk),
+            f"{w.join(seen)}, and it holds the only good copy of {top.name} while {p.name} "
+            f"resilvers{progress}",
+            {"pool": p.name, "vdev": leaf.name, "device": device},
+            locate=disk.locate,
+        )
 
 
 def _scan_progress(scan, now: float) -> str:  # type: ignore[no-untyped-def]
@@ -439,14 +709,25 @@ def find_arc_too_small(ev: Evidence) -> Iterable[Hit]:
 # ---- disks
 
 
-def _cable_evidence(disk: Disk, pools: Iterable[Pool] = ()) -> str | None:
-    """Why the link to ``disk`` is suspect (None when it is not, or its media is bad)."""
+def _cable_evidence(
+    disk: Disk, pools: Iterable[Pool] = (), recent: Recent | None = None
+) -> str | None:
+    """Why the link to ``disk`` is suspect (None when it is not, or its media is bad).
+
+    Counts are totals: CRC errors as the disk counts them over its life (or the kernel since
+    zmon started, when larger), kernel link events since zmon started. ``recent`` says how
+    many of each total are new, right after it: '37 CRC errors (7 in the last 50 min)'."""
     if disk.media_defects > 0:
         return None
-    # the disk counts interface CRC errors (SMART 199) and the kernel logs them: the larger
-    crc = max(disk.crc_errors, disk.kernel.get("crc_error", 0.0))
+    crc = disk.crc_total
     seen = [w.count(crc, "CRC error")] if crc else []
-    seen.extend(_pattern_counts(disk, [p for p in LINK_PATTERNS if p != "crc_error"]))
+    if seen and recent is not None and recent.crc:
+        seen[0] += f" ({recent.crc:g} in the last {w.duration(recent.span)})"
+    links = _pattern_counts(disk, [p for p in LINK_PATTERNS if p != "crc_error"])
+    if links and recent is not None and recent.link:
+        new = f"{recent.link:g} in the last {w.duration(recent.span)}"
+        links = [w.join(links) + (f" ({new})" if len(links) == 1 else f" ({new} of them)")]
+    seen.extend(links)
     if not seen:
         return None
     if disk.speed and disk.max_speed and disk.speed < disk.max_speed:
@@ -476,74 +757,103 @@ def _vdev_errors(v: Vdev) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Recent:
+    """How many of a disk's CRC errors and link events are new within ``span`` seconds."""
+
+    crc: float
+    link: float
+    span: float
+
+
+def _recent_link_errors(ev: Evidence, disk: Disk) -> Recent | None:
+    """The rise of the cable diagnosis's own totals over the history (None without one)."""
+    crc = ev.history.change(f"disk_crc:{disk.device}")
+    link = ev.history.change(f"disk_link:{disk.device}")
+    if not crc and not link:
+        return None
+    span = max(c[1] for c in (crc, link) if c)
+    return Recent(max(0.0, crc[0]) if crc else 0.0, max(0.0, link[0]) if link else 0.0, span)
+
+
+def _covered_elsewhere(ev: Evidence, disk: Disk) -> bool:
+    """The disk's cable evidence is told by another finding, or cable advice would be wrong:
+    its leaf is not ONLINE (the degraded-pool or faulted-vdev finding names the cable), or it
+    is the old disk of a replacement (it is leaving the pool; its cable does not matter)."""
+    for p in ev.model.pools:
+        for v in p.vdevs():
+            if v.device != disk.device or not v.is_leaf:
+                continue
+            if being_replaced(p, v):
+                return True
+            if p.state == "degraded" and v in _bad_leaves(p):
+                return True
+            if p.state == "online" and v.state in ("faulted", "unavail", "removed"):
+                return True
+    return False
+
+
 def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
-        seen = _cable_evidence(disk, ev.model.pools)
-        if seen is None:
+        seen = _cable_evidence(disk, ev.model.pools, _recent_link_errors(ev, disk))
+        if seen is None or _covered_elsewhere(ev, disk):
             continue
-        new = [
-            (ev.history.change(f"disk_{kind}:{disk.device}"), what)
-            for kind, what in (("crc", "CRC error"), ("link", "link event"))
-        ]
-        recent = [w.count(change[0], what) for change, what in new if change and change[0] > 0]
-        span = max((change[1] for change, _ in new if change), default=0.0)
-        if recent:
-            seen += f" ({w.join(recent)} new in the last {w.duration(span)})"
-        yield Hit(disk_subject(disk), seen, _disk_labels(disk))
+        yield _disk_hit(disk, seen)
 
 
 def find_smart_failed(ev: Evidence) -> Iterable[Hit]:
+    needed = _resilver_needs(ev)
     for disk in ev.model.disks.values():
-        if disk.smart_passed is not None and disk.smart_passed == 0:
-            yield Hit(
-                disk_subject(disk),
+        if disk.smart_passed is not None and disk.smart_passed == 0 and disk.device not in needed:
+            yield _disk_hit(
+                disk,
                 "SMART overall health self-assessment FAILED",
-                _disk_labels(disk),
+                _replacement_advice(ev, disk),
             )
 
 
 def find_media_failing(ev: Evidence) -> Iterable[Hit]:
+    needed = _resilver_needs(ev)
     for disk in ev.model.disks.values():
-        if disk.smart_passed == 0 or disk.media_defects <= 0:
+        if disk.smart_passed == 0 or disk.media_defects <= 0 or disk.device in needed:
             continue
-        seen = []
-        if disk.pending:
-            seen.append(w.count(disk.pending, "sector") + " pending")
-        if disk.reallocated:
-            seen.append(w.count(disk.reallocated, "sector") + " reallocated")
-        if disk.uncorrectable:
-            seen.append(w.count(disk.uncorrectable, "sector") + " uncorrectable")
-        if disk.grown_defects:
-            seen.append(w.count(disk.grown_defects, "grown defect"))
-        if disk.nvme_media_errors:
-            seen.append(w.count(disk.nvme_media_errors, "NVMe media error"))
-        seen.extend(_pattern_counts(disk, MEDIA_PATTERNS))
-        yield Hit(disk_subject(disk), w.join(seen), _disk_labels(disk))
+        yield _disk_hit(disk, w.join(_media_words(disk)), _replacement_advice(ev, disk))
+
+
+def _media_words(disk: Disk) -> list[str]:
+    """'8 sectors pending', '2 medium errors': what the disk and the kernel say of its media."""
+    seen = []
+    if disk.pending:
+        seen.append(w.count(disk.pending, "sector") + " pending")
+    if disk.reallocated:
+        seen.append(w.count(disk.reallocated, "sector") + " reallocated")
+    if disk.uncorrectable:
+        seen.append(w.count(disk.uncorrectable, "sector") + " uncorrectable")
+    if disk.grown_defects:
+        seen.append(w.count(disk.grown_defects, "grown defect"))
+    if disk.nvme_media_errors:
+        seen.append(w.count(disk.nvme_media_errors, "NVMe media error"))
+    seen.extend(_pattern_counts(disk, MEDIA_PATTERNS))
+    return seen
 
 
 def find_nvme_critical(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.nvme_critical_warning:
-            yield Hit(
-                disk_subject(disk),
-                f"critical warning flags 0x{int(disk.nvme_critical_warning):02x}",
-                _disk_labels(disk),
-            )
+            yield _disk_hit(disk, f"critical warning flags 0x{int(disk.nvme_critical_warning):02x}")
 
 
 def find_disk_hot(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.temperature is not None and disk.temperature > ev.limits.disk_temperature_max:
-            yield Hit(disk_subject(disk), f"{disk.temperature:.0f} °C", _disk_labels(disk))
+            yield _disk_hit(disk, f"{disk.temperature:.0f} °C", locate=False)
 
 
 def find_nvme_worn(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.nvme_used is not None and disk.nvme_used >= ev.limits.nvme_used_max:
-            yield Hit(
-                disk_subject(disk),
-                f"{w.percent(disk.nvme_used)} of rated endurance used",
-                _disk_labels(disk),
+            yield _disk_hit(
+                disk, f"{w.percent(disk.nvme_used)} of rated endurance used", locate=False
             )
 
 
@@ -569,7 +879,42 @@ def find_ups_low_battery(ev: Evidence) -> Iterable[Hit]:
             )
 
 
+def _ups_on_battery(ev: Evidence) -> list[Ups]:
+    return [u for u in ev.model.ups if u.up and u.on_battery and not u.low_battery]
+
+
+def _resilvering_pools(ev: Evidence) -> list[Pool]:
+    return [
+        p
+        for p in ev.model.pools
+        if p.scan is not None
+        and p.scan.running
+        and p.scan.function == "resilver"
+        and ev.history.unchanged_for(f"scan_issued:{p.name}") < ev.limits.resilver_stall
+    ]
+
+
+def find_resilver_on_battery(ev: Evidence) -> Iterable[Hit]:
+    """A resilver and a power cut at once: one finding, with which of them ends first."""
+    pools = _resilvering_pools(ev)
+    for u in _ups_on_battery(ev) if pools else ():
+        for p in pools:
+            scan = p.scan
+            assert scan is not None
+            seen = f"UPS {u.name} on battery" + (f", {_ups_state(u)}" if _ups_state(u) else "")
+            seen += f"; the resilver is {_scan_progress(scan, ev.now)}"
+            if scan.remaining is not None and u.runtime is not None:
+                seen += (
+                    ": it should finish before the battery runs out"
+                    if scan.remaining < u.runtime
+                    else ": the battery runs out first"
+                )
+            yield Hit(f"resilver of {p.name} on battery", seen, {"pool": p.name, "ups": u.name})
+
+
 def find_ups_on_battery(ev: Evidence) -> Iterable[Hit]:
+    if _resilvering_pools(ev):
+        return  # the resilver-on-battery rule speaks for the UPS
     scanning = [p.name for p in ev.model.pools if p.scan is not None and p.scan.running]
     for u in ev.model.ups:
         if u.up and u.on_battery and not u.low_battery:
@@ -625,13 +970,25 @@ RULES: tuple[Rule, ...] = (
     Rule("ups_low_battery", "UpsLowBattery",
          "power will fail soon",
          "shut down cleanly now unless power is back", find_ups_low_battery),
+    Rule("resilver_source_failing", None,
+         "the resilver reads this failing disk: without it {pool} loses the data it copies",
+         "do not pull it or take it offline; let the resilver finish, then replace it "
+         "(zpool replace {pool} {vdev} <new-disk-by-id>)", find_resilver_source_failing,
+         unpaged="critical"),
+    Rule("resilver_on_battery", None,
+         "a power cut would stop the resilver while {pool} lacks redundancy",
+         "keep the host up while the UPS lasts and start no scrub; shut down cleanly before "
+         "the battery runs out (the resilver resumes after boot)", find_resilver_on_battery,
+         unpaged="warning"),
     Rule("pool_degraded", "ZfsPoolDegraded",
          "the pool runs with reduced redundancy",
-         "bring the disk back (zpool online) or replace it (zpool replace {pool})",
+         "bring the disk back (zpool online {pool} <disk>) or replace it (zpool replace "
+         "{pool} <disk> <new-disk-by-id>), <disk> as zpool status {pool} names it",
          find_pool_degraded),
     Rule("vdev_faulted", "ZfsVdevFaulted",
          "ZFS stopped using the device",
-         "reattach or replace it (zpool replace {pool} {vdev})", find_vdev_faulted),
+         "reattach or replace it (zpool replace {pool} {vdev} <new-disk-by-id>)",
+         find_vdev_faulted),
     Rule("resilver_stalled", "ZfsResilverStalled",
          "the resilver is stalled",
          "look for a hung or failing disk in zpool status -v {pool} and the kernel log",
@@ -702,6 +1059,10 @@ def _fill(text: str, labels: dict[str, str]) -> str:
     return text
 
 
+def _with_locate(action: str, locate: str) -> str:
+    return f"{action}; find it by its slot LED: {locate}" if locate else action
+
+
 def diagnose(ev: Evidence, rules: Iterable[Rule] = RULES) -> list[Finding]:
     """Every finding of every rule, most severe first (the table's order within one)."""
     out: list[Finding] = []
@@ -714,9 +1075,10 @@ def diagnose(ev: Evidence, rules: Iterable[Rule] = RULES) -> list[Finding]:
                     hit.subject,
                     hit.evidence,
                     _fill(rule.cause, hit.labels),
-                    _fill(rule.action, hit.labels),
+                    _with_locate(_fill(hit.action or rule.action, hit.labels), hit.locate),
                     hit.alert or rule.alert,
                     dict(hit.labels),
+                    hit.locate,
                 )
             )
     return sorted(out, key=lambda f: SEVERITIES.index(f.severity))

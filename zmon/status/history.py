@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from zmon.status.model import LINK_PATTERNS, HostModel
+from zmon.status.model import HostModel
 
 Point = tuple[float, Mapping[str, float]]
 
@@ -58,8 +58,9 @@ def series_of(model: HostModel) -> dict[str, float]:
         out["arc_misses"] = model.arc.misses
         out["arc_ghost_hits"] = model.arc.ghost_hits
     for name, disk in model.disks.items():
-        out[f"disk_crc:{name}"] = disk.crc_errors
-        out[f"disk_link:{name}"] = disk.kernel_count(LINK_PATTERNS)
+        # the same numbers the cable diagnosis prints as totals, so "N new" never exceeds them
+        out[f"disk_crc:{name}"] = disk.crc_total
+        out[f"disk_link:{name}"] = disk.link_events
     return out
 
 

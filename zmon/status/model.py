@@ -110,6 +110,8 @@ class Vdev:
     state: str = "unknown"
     parent: str = ""
     device: str = ""
+    guid: str = ""
+    path: str = ""  # the device path ZFS opens ("/dev/disk/by-id/ata-X-part1"), "" when none
     read_errors: float = 0.0
     write_errors: float = 0.0
     checksum_errors: float = 0.0
@@ -191,6 +193,12 @@ class Disk:
     serial: str = ""
     protocol: str = ""
     ata_port: str = ""
+    wwn: str = ""
+    by_id: str = ""  # the /dev/disk/by-id link people recognise ("ata-MODEL_SERIAL")
+    by_path: str = ""
+    enclosure: str = ""  # "0:0:12:0" (Linux SES device) or "ses0" (FreeBSD)
+    slot: str = ""  # as the enclosure names it: "Slot03", "Disk #01", "3"
+    locate: str = ""  # the command that blinks its slot LED ("ledctl locate=/dev/sdb")
     smart_passed: float | None = None
     standby: bool = False
     temperature: float | None = None
@@ -210,6 +218,19 @@ class Disk:
 
     def kernel_count(self, patterns: Iterable[str]) -> float:
         return sum(self.kernel.get(p, 0.0) for p in patterns)
+
+    @property
+    def crc_total(self) -> float:
+        """Interface CRC errors: the disk's own count (SMART 199) or the kernel's, the larger.
+
+        Both count the same errors (the kernel's since zmon started, the disk's for its life),
+        so they are not added up."""
+        return max(self.crc_errors, self.kernel.get("crc_error", 0.0))
+
+    @property
+    def link_events(self) -> float:
+        """Link resets, link downs and command timeouts the kernel logged (CRC errors apart)."""
+        return self.kernel_count(p for p in LINK_PATTERNS if p != "crc_error")
 
     @property
     def media_defects(self) -> float:
@@ -405,6 +426,8 @@ def _vdev_tree(s: Samples, pool: str, states: dict[tuple[str, ...], str]) -> Vde
                 state=_vdev_state(states, pool, name, klass, labels.get("state", "unknown")),
                 parent=labels.get("parent", ""),
                 device=labels.get("device", ""),
+                guid=labels.get("guid", ""),
+                path=labels.get("path", ""),
             )
         )
     if not rows:  # an exposition without zmon_vdev_info: a flat list from the states
@@ -467,11 +490,24 @@ def _disks(s: Samples, pools: list[Pool]) -> dict[str, Disk]:
         d = disk(labels.get("device", ""))
         d.model, d.serial = labels.get("model", ""), labels.get("serial", "")
         d.protocol = labels.get("protocol", "")
+        d.wwn = labels.get("wwn", "")
     for labels, _ in s.all("zmon_disk_device_info"):
         d = disk(labels.get("device", ""))
         d.ata_port = labels.get("ata_port", "")
         d.model = d.model or labels.get("model", "")
         d.serial = d.serial or labels.get("serial", "")
+        d.wwn = d.wwn or labels.get("wwn", "")
+        d.by_id = labels.get("by_id", "")
+        d.by_path = labels.get("by_path", "")
+    for labels, _ in s.all("zmon_disk_location_info"):
+        d = disk(labels.get("device", ""))
+        d.serial = d.serial or labels.get("serial", "")
+        d.wwn = d.wwn or labels.get("wwn", "")
+        d.by_id = d.by_id or labels.get("by_id", "")
+        d.by_path = d.by_path or labels.get("by_path", "")
+        d.enclosure = labels.get("enclosure", "")
+        d.slot = labels.get("slot", "")
+        d.locate = labels.get("locate", "")
     fields = {
         "zmon_disk_smart_passed": "smart_passed",
         "zmon_disk_temperature_celsius": "temperature",

@@ -202,12 +202,13 @@ def render_html(
     if report["disks"]:
         parts.append(
             "<h2>Disks</h2><div class='wrap'><table id='disks'>"
-            "<tr><th>disk</th><th>model</th><th>pools</th><th>health</th></tr>"
+            "<tr><th>disk</th><th>model</th><th>where</th><th>pools</th><th>health</th></tr>"
         )
         for d in report["disks"]:
             parts.append(
                 f"<tr class='state-{d['level']}'><td>{_E(d['device'])}</td>"
                 f"<td>{_E((d['model'] + ' ' + d['serial']).strip())}</td>"
+                f"<td title='{_E(d.get('locate', ''))}'>{_E(d.get('where', ''))}</td>"
                 f"<td>{_E(', '.join(d['pools']))}</td><td>{_E(d['text'])}</td></tr>"
             )
         parts.append("</table></div>")

@@ -19,7 +19,7 @@ from zmon.status.diagnoses import (
     diagnose,
 )
 from zmon.status.history import Window
-from zmon.status.model import HostModel, Pool, Scan, Vdev, read_model
+from zmon.status.model import Disk, HostModel, Pool, Scan, Vdev, read_model
 
 EXIT_CODES = {"ok": 0, "warning": 1, "critical": 2, "unknown": 3}
 SCHEMA = 1
@@ -258,12 +258,25 @@ def _disks(model: HostModel, findings: list[Finding]) -> list[dict[str, Any]]:
                 "device": d.device,
                 "model": d.model,
                 "serial": d.serial,
+                "wwn": d.wwn,
+                "by_id": d.by_id,
+                "enclosure": d.enclosure,
+                "slot": d.slot,
+                "locate": d.locate,
+                "where": _where(d),
                 "pools": sorted({pool for pool, _, _ in d.vdevs}),
                 "level": level if level != "info" else "ok",
                 "text": ", ".join(notes),
             }
         )
     return out
+
+
+def _where(d: Disk) -> str:
+    """The disk's slot ('enclosure 0:0:12:0 Slot01'), else its port ('ata2'), else ''."""
+    if d.enclosure and d.slot:
+        return w.slot(d.enclosure, d.slot)
+    return d.ata_port.split(".")[0] if d.ata_port else ""
 
 
 def _ups(u) -> dict[str, Any]:  # type: ignore[no-untyped-def]

@@ -67,6 +67,8 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
         name_w = max(len(d["device"]) for d in report["disks"])
         for d in report["disks"]:
             label = f"{d['model']} {d['serial']}".strip()
+            if d.get("where"):
+                label += f" ({d['where']})"
             pools = f" [{', '.join(d['pools'])}]" if d["pools"] else ""
             out.append(
                 f"  {pen(d['level'], d['device'].ljust(name_w))}  {label}{pools}  "

@@ -63,3 +63,11 @@ def join(parts: list[str]) -> str:
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def slot(enclosure: str, name: str) -> str:
+    """Where a disk sits: 'enclosure 0:0:12:0 slot 3', 'enclosure ses0 Slot05'.
+
+    The slot keeps the enclosure's own name for it (what its descriptor and often the tray
+    label say); a bare number reads as 'slot 3'."""
+    return f"enclosure {enclosure} {'slot ' + name if name.isdigit() else name}"

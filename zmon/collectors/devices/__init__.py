@@ -1,7 +1,9 @@
-"""The device map as metrics: one ``zmon_disk_device_info`` series per disk.
+"""The device map as metrics: one ``zmon_disk_device_info`` and one
+``zmon_disk_location_info`` series per disk.
 
 The device map itself is shared by every collector that names disks (``Context.device_map``);
-this collector shows which names, links and slots a ``device`` label stands for.
+this collector shows which names, links and slots a ``device`` label stands for, and where
+the disk is: what an alert and ``zmon status`` print so that the right disk gets pulled.
 """
 
 from __future__ import annotations
@@ -38,6 +40,22 @@ def device_map_metrics(dmap: DeviceMap, limit: int = MAX_DEVICES) -> MetricSet:
                 "by_path": next((p for p in d.by_path if "-part" not in p), ""),
             },
         )
+        ms.info(
+            "zmon_disk_location_info",
+            "Where a disk is: its serial, WWN and by-id link, its enclosure and slot, and the "
+            "command that blinks the slot's LED (locate, empty without a slot); always 1 "
+            "(/sys/class/enclosure and /dev/disk on Linux, geom and sesutil map on FreeBSD)",
+            {
+                "device": d.name,
+                "serial": d.serial or "",
+                "wwn": d.wwn or "",
+                "by_id": by_id,
+                "by_path": next((p for p in d.by_path if "-part" not in p), ""),
+                "enclosure": d.enclosure or "",
+                "slot": d.slot or "",
+                "locate": d.locate_command or "",
+            },
+        )
     ms.gauge("zmon_disk_devices", "Whole disks backed by hardware in the device map", len(disks))
     ms.gauge(
         "zmon_disk_devices_dropped",
@@ -51,7 +69,7 @@ def device_map_metrics(dmap: DeviceMap, limit: int = MAX_DEVICES) -> MetricSet:
 @register
 class DevicesCollector(Collector):
     name = "devices"
-    binaries = ("geom", "camcontrol")  # FreeBSD: the device map
+    binaries = ("geom", "camcontrol", "sesutil")  # FreeBSD: the device map
     help = "disk inventory: kernel name, links, model, serial, transport, port, enclosure slot"
     default_interval = 300.0
     default_timeout = 30.0
