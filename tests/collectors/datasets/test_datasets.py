@@ -132,6 +132,7 @@ def test_collector_options_filter_and_skip_costly_parts(tmp_path) -> None:
     assert datasets == {"single", "single/docs"}
     assert SNAP_ARGV not in runner.calls
     assert ms.sample_value("zmon_dataset_snapshots") is None
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") is None
 
 
 def test_collector_drops_properties_an_old_zfs_refuses(tmp_path) -> None:
@@ -167,6 +168,7 @@ def test_snapshot_listing_failure_keeps_the_rest(tmp_path) -> None:
     ms = DatasetsCollector(context(runner, tmp_path)).collect()
     assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
     assert ms.sample_value("zmon_dataset_snapshots") is None
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 0
 
 
 FUSE = LAB / "zfs-fuse-0.7.0" / "datasets"
@@ -268,7 +270,10 @@ def test_datasets_past_the_cap_are_counted_not_parsed(tmp_path, monkeypatch) -> 
         reader = mod.ObjsetReader()
         reader.scan(procfs / "spl" / "kstat" / "zfs")
         snaps = parse_snapshot_times(snapshot_times(get_text(H232)))
-        assert render(lazy.families()) == render(dataset_metrics(ds, snaps, reader, cap).families())
+        listing = "zmon_datasets_snapshot_listing_success"
+        assert lazy.sample_value(listing) == 1
+        served = [f for f in lazy.families() if f.name != listing]
+        assert render(served) == render(dataset_metrics(ds, snaps, reader, cap).families())
         dropped = lazy.sample_value("zmon_datasets_dropped")
         assert dropped == (0 if cap == 0 else len(ds) - len(parsed) + 1)
         assert cap == 0 or len(parsed) < len(ds)
@@ -397,6 +402,7 @@ def test_newest_snapshot_time_per_dataset_from_one_listing(scenario: str, tmp_pa
     runner = runner_for(scenario)
     ms = DatasetsCollector(context(runner, tmp_path, {"io_kstats": False})).collect()
     assert runner.calls.count(SNAP_ARGV) == 1
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 1
     creation = {
         line.split("\t")[0]: int(line.split("\t")[2])
         for line in get_text(scenario).splitlines()
@@ -447,6 +453,7 @@ def test_snapshot_listing_past_its_timeout_is_killed_and_only_snapshots_go(tmp_p
     assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
     assert ms.sample_value("zmon_dataset_snapshots") is None
     assert ms.sample_value(NEWEST) is None
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 0
 
 
 def test_snapshot_listing_that_cannot_be_parsed_fails_the_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -476,3 +483,20 @@ def test_newest_snapshot_series_count_against_max_series(tmp_path) -> None:  # t
     capped = dataset_metrics(ds, snaps, None, per_tank)
     assert {s.labels.get("dataset") for f in capped.families() for s in f.samples} >= {"rz"}
     assert capped.sample_value("zmon_datasets_truncated") == 1
+
+
+def test_snapshot_listing_too_large_for_the_runner_keeps_the_rest(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The runner kills a command past its output cap (64 MiB: about a million snapshots)."""
+    from zmon.runner import CommandError
+
+    def too_large(argv):  # type: ignore[no-untyped-def]
+        raise CommandError("zfs printed more than 67108864 bytes; killed")
+
+    text = get_text(H232)
+    runner = StaticRunner(
+        {list_argv(COLUMNS): zfs_list_output(text, COLUMNS), SNAP_ARGV: too_large}
+    )
+    ms = DatasetsCollector(context(runner, tmp_path, {"io_kstats": False})).collect()
+    assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 0
+    assert ms.sample_value(NEWEST) is None

@@ -340,7 +340,11 @@ class DatasetsCollector(Collector):
             argv = ["zfs", "get", "-Hp", "-o", "name,value", "creation"]
         else:
             argv = ["zfs", "list", "-Hp", "-t", "snapshot", "-o", "name,creation"]
-        result = cmds.run(self.ctx, argv, timeout=float(self.option("snapshot_timeout")))
+        try:
+            result = cmds.run(self.ctx, argv, timeout=float(self.option("snapshot_timeout")))
+        except CommandError as exc:  # e.g. more output than the runner takes (~1M snapshots)
+            _log.warning("snapshot listing failed", error=str(exc))
+            return None
         if result.timed_out or result.returncode != 0:
             _log.warning(
                 "snapshot listing failed",
@@ -385,8 +389,17 @@ class DatasetsCollector(Collector):
             objsets = self._objsets
         cap = int(self.option("max_series"))
         if listed is None:
-            return dataset_metrics(chosen, snaps, objsets, cap)
-        return dataset_metrics(_parsed(rows, listed[1]), snaps, objsets, cap, len(rows))
+            ms = dataset_metrics(chosen, snaps, objsets, cap)
+        else:
+            ms = dataset_metrics(_parsed(rows, listed[1]), snaps, objsets, cap, len(rows))
+        if self.option("count_snapshots"):
+            ms.gauge(
+                "zmon_datasets_snapshot_listing_success",
+                "1 when this run listed the snapshots; 0 when the listing failed or timed out "
+                "(snapshot_timeout), and the snapshot series are absent.",
+                0 if snaps is None else 1,
+            )
+        return ms
 
     def _listed(self) -> tuple[str, list[str]] | None:
         """``zfs list -Hp`` of filesystems and volumes and its columns, or None where zfs
