@@ -1,8 +1,9 @@
 """Dataset alerts: a quota or refquota nearly full, snapshots that stopped being taken.
 
-Both are tickets (warning): a full quota stops writes to one dataset, not the pool, and a
-missing snapshot loses no data yet. zmon serves a quota only where one is set and a newest
-snapshot time only where the dataset has a snapshot, so datasets without either never fire.
+Their severities are in the paging policy (zmon/status/policy.py): tickets, since a full
+quota stops writes to one dataset, not the pool, and a missing snapshot loses no data yet.
+zmon serves a quota only where one is set and a newest snapshot time only where the dataset
+has a snapshot, so datasets without either never fire.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ def dataset_alerts(t: Thresholds) -> Group:
               zmon_dataset_used_bytes / (zmon_dataset_quota_bytes > 0)
             ) > {full}
         """),
-                "warning",
                 "A ZFS dataset is nearly at its quota.",
                 f"ZFS {DATASET} (pool {{{{ $labels.pool }}}}) uses {{{{ $value | "
                 f"humanizePercentage }}}} of its quota of {_limit('zmon_dataset_quota_bytes')} "
@@ -50,7 +50,6 @@ def dataset_alerts(t: Thresholds) -> Group:
               zmon_dataset_referenced_bytes / (zmon_dataset_refquota_bytes > 0)
             ) > {full}
         """),
-                "warning",
                 "A ZFS dataset is nearly at its refquota.",
                 f"ZFS {DATASET} (pool {{{{ $labels.pool }}}}) references {{{{ $value | "
                 f"humanizePercentage }}}} of its refquota of "
@@ -65,7 +64,6 @@ def dataset_alerts(t: Thresholds) -> Group:
               zmon_dataset_newest_snapshot_timestamp_seconds{{dataset=~"{t.snapshot_datasets}"}}
             ) > {t.snapshot_max_age.seconds}
         """),
-                "warning",
                 "A ZFS dataset has had no new snapshot for too long.",
                 f"The newest snapshot of ZFS {DATASET} (pool {{{{ $labels.pool }}}}) was taken "
                 f"{{{{ $value | humanizeDuration }}}} ago (limit {t.snapshot_max_age}): its "
