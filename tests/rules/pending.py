@@ -17,6 +17,9 @@ NOT_IN_DEMO_YET: dict[str, str] = {}
 ABSENT_BY_DESIGN: dict[str, str] = {
     "zmon_disk_scsi_grown_defects": "SAS/SCSI disks only; the demo host has SATA, NVMe, virtio",
     'zmon_zfs_events_total{class="deadman"}': "the demo's event recordings hold no deadman event",
+    "zmon_dataset_quota_bytes": "the lab pools the demo replays have no quota set (0 = none, "
+    "which zmon does not serve)",
+    "zmon_dataset_refquota_bytes": "the lab pools the demo replays have no refquota set",
 }
 
 
