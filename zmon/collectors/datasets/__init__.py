@@ -309,8 +309,8 @@ class DatasetsCollector(Collector):
     name: ClassVar[str] = "datasets"
     binaries: ClassVar[tuple[str, ...]] = ("zfs",)
     help: ClassVar[str] = (
-        "Per-dataset space and I/O (zfs list -Hp, or zfs get -Hp where list "
-        "lacks -p; objset kstats)."
+        "Per-dataset space, quotas, snapshot count and newest snapshot time, and I/O "
+        "(zfs list -Hp, or zfs get -Hp where list lacks -p; objset kstats)."
     )
     default_interval: ClassVar[float] = 60.0
     default_timeout: ClassVar[float] = 30.0
