@@ -108,8 +108,8 @@ class Thresholds:
     dataset_quota_for: Duration = D("15m")
     snapshot_max_age: Duration = D("26h")  # newest snapshot older than this: snapshots stopped
     snapshot_overdue_for: Duration = D("15m")
-    # datasets (regex on the dataset label) whose newest snapshot must stay younger than
-    # snapshot_max_age; narrow it to the datasets a snapshot schedule covers
+    # datasets (a Prometheus regex on the dataset label) whose newest snapshot must stay
+    # younger than snapshot_max_age; narrow it to the datasets a snapshot schedule covers
     snapshot_datasets: str = ".+"
     # --- memory
     ddt_arc_share_max: float = 0.25  # DDT in core vs. ARC maximum (c_max)
