@@ -99,7 +99,7 @@ NEWEST_SNAPSHOT_HELP = (
 
 
 def dataset_samples(
-    ds: Dataset, snapshots: DatasetSnapshots | None, objset: ObjsetStats | None, listed: bool = True
+    ds: Dataset, snapshots: DatasetSnapshots | None, objset: ObjsetStats | None, *, listed: bool
 ) -> list[Sample]:
     """Every sample one dataset contributes (counted against ``max_series``).
 
