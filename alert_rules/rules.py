@@ -30,6 +30,7 @@ from alert_rules.building import (
     with_pool_and_vdev,
     x,
 )
+from alert_rules.datasets import dataset_alerts
 from alert_rules.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
 
 
@@ -849,6 +850,7 @@ def groups(t: Thresholds) -> list[Group]:
         integrity_alerts(t),
         scan_alerts(t),
         capacity_alerts(t),
+        dataset_alerts(t),
         memory_alerts(t),
         disk_alerts(t),
         ups_alerts(t),

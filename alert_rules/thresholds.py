@@ -103,6 +103,14 @@ class Thresholds:
     capacity_for: Duration = D("15m")
     fragmentation_max: float = 0.70  # free-space fragmentation (zpool list FRAG)
     fragmentation_for: Duration = D("1h")
+    # --- datasets
+    dataset_quota_full: float = 0.90  # used/quota or referenced/refquota above this warns
+    dataset_quota_for: Duration = D("15m")
+    snapshot_max_age: Duration = D("26h")  # newest snapshot older than this: snapshots stopped
+    snapshot_overdue_for: Duration = D("15m")
+    # datasets (a Prometheus regex on the dataset label) whose newest snapshot must stay
+    # younger than snapshot_max_age; narrow it to the datasets a snapshot schedule covers
+    snapshot_datasets: str = ".+"
     # --- memory
     ddt_arc_share_max: float = 0.25  # DDT in core vs. ARC maximum (c_max)
     arc_ghost_hit_ratio_max: float = 0.10  # (MRU+MFU ghost hits) / hits

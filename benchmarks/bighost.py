@@ -232,8 +232,12 @@ def zpool_list_cols() -> str:
 # ---- datasets
 
 
+SNAPSHOT_EPOCH = 1_790_000_000  # the first generated snapshot's creation time
+
+
 def datasets(shape: Shape, rng: random.Random) -> tuple[list[str], str, str]:
-    """Names, ``zfs list`` of filesystems and volumes, and ``zfs list -t snapshot`` names."""
+    """Names, ``zfs list`` of filesystems and volumes, and ``zfs list -t snapshot`` names and
+    creation times."""
     names = [POOL]
     per_parent = 100
     while len(names) < shape.datasets:
@@ -249,7 +253,10 @@ def datasets(shape: Shape, rng: random.Random) -> tuple[list[str], str, str]:
             f"{used * 2}\t{used * 2}\t{used // 10}\t{used // 20}\t{used}\t0\t0\t"
             f"{volsize}\t{objset_id(i)}\n"
         )
-    snaps = [f"{names[i % len(names)]}@auto-{i // len(names):04d}" for i in range(shape.snapshots)]
+    snaps = [
+        f"{names[i % len(names)]}@auto-{i // len(names):04d}\t{SNAPSHOT_EPOCH + i}"
+        for i in range(shape.snapshots)
+    ]
     return names, "".join(rows), "".join(s + "\n" for s in snaps)
 
 
@@ -384,7 +391,7 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
         "usedbysnapshots,usedbydataset,usedbychildren,usedbyrefreservation,volsize,objsetid"
     )
     rec.add(["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", dcols], listing)
-    rec.add(["zfs", "list", "-H", "-t", "snapshot", "-o", "name"], snaps)
+    rec.add(["zfs", "list", "-Hp", "-t", "snapshot", "-o", "name,creation"], snaps)
 
     # kstats: the demo's global ones, one pool directory like the demo's first pool
     src = DEMO / "proc" / "spl" / "kstat" / "zfs"

@@ -157,6 +157,41 @@ def pool() -> dict[str, Any]:
         timeseries("Space", [T(f"zmon_pool_allocated_bytes{{{P}}}", "{{pool}} allocated"),
                              T(f"zmon_pool_free_bytes{{{P}}}", "{{pool}} free")],
                    unit="bytes", min=0, width=8),
+        Row("Datasets"),
+        timeseries("Quota use (highest 20)", [
+            T(f"topk(20, zmon_dataset_used_bytes{{{P}}} / (zmon_dataset_quota_bytes{{{P}}} > 0))",
+              "{{instance}} {{dataset}} quota"),
+            T(f"topk(20, zmon_dataset_referenced_bytes{{{P}}} "
+              f"/ (zmon_dataset_refquota_bytes{{{P}}} > 0))", "{{instance}} {{dataset}} refquota"),
+        ], unit="percentunit", min=0, max=1, width=12,
+                   thresholds=[(None, "green"), (0.9, "red")],
+                   description="used / quota and referenced / refquota of the datasets with "
+                               "one set; the line is where ZfsDatasetQuotaNearlyFull warns.")
+        .thresholds_style(_threshold_lines()),
+        timeseries("Newest snapshot age (oldest 20)", [
+            T(f"topk(20, time() - zmon_dataset_newest_snapshot_timestamp_seconds{{{P}}})",
+              "{{instance}} {{dataset}}"),
+        ], unit="s", min=0, width=12, thresholds=[(None, "green"), (26 * 3600, "red")],
+                   description="Age of each dataset's newest snapshot (datasets without "
+                               "snapshots have none); the line is where "
+                               "ZfsDatasetSnapshotOverdue warns.")
+        .thresholds_style(_threshold_lines()),
+        table("Datasets", [
+            I(f"max by (instance, pool, dataset) (zmon_dataset_used_bytes{{{P}}})"),
+            I(f"max by (instance, pool, dataset) (zmon_dataset_used_bytes{{{P}}} "
+              f"/ (zmon_dataset_quota_bytes{{{P}}} > 0))"),
+            I(f"max by (instance, pool, dataset) (zmon_dataset_referenced_bytes{{{P}}} "
+              f"/ (zmon_dataset_refquota_bytes{{{P}}} > 0))"),
+            I(f"max by (instance, pool, dataset) (zmon_dataset_used_by_snapshots_bytes{{{P}}})"),
+            I(f"max by (instance, pool, dataset) (zmon_dataset_snapshots{{{P}}})"),
+            I(f"max by (instance, pool, dataset) (time() - "
+              f"zmon_dataset_newest_snapshot_timestamp_seconds{{{P}}})"),
+        ], rename={"Value #A": "Used", "Value #B": "Quota use", "Value #C": "Refquota use",
+                   "Value #D": "Held by snapshots", "Value #E": "Snapshots",
+                   "Value #F": "Newest snapshot age"},
+              height=10,
+              description="One row per dataset: quota columns are empty where none is set, "
+                          "the age where the dataset has no snapshot."),
         Row("Latency"),
         *latency_panels(),
         heatmap("Read latency heatmap",
@@ -182,7 +217,8 @@ def pool() -> dict[str, Any]:
     return dashboard(
         "zmon-pool",
         "zmon / Pool detail",
-        "One host's pools: vdev tree, scrubs and resilvers with ETA, capacity, errors and events.",
+        "One host's pools: vdev tree, scrubs and resilvers with ETA, capacity, datasets (quotas, "
+        "snapshot age), errors and events.",
         [_job(), _instance(), _pool()],
         items,
     )

@@ -7,6 +7,7 @@ from what zmon actually serves. `pytest --update-golden` rewrites the reference.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -31,6 +32,18 @@ AREAS = [
     ("Collector state (seen in the end-to-end exposition)", "e2e", r"^zmon_"),
 ]
 CONTRACT_LABELS = ("pool", "vdev", "device", "ups", "collector")
+# A paragraph under an area's heading: what a table row cannot say (bounds, absent series).
+NOTES = {
+    "Pool capacity, datasets, dedup, events, per-pool kstats": (
+        "Datasets (`zmon_dataset_*`, labels pool, dataset, type) are bounded: the datasets "
+        "collector exports whole datasets, shallowest first, until the next would pass its "
+        "`max_series` (default 10,000 series, at most 26 per dataset), and counts the rest in "
+        "`zmon_datasets_dropped`. Quota, refquota and reservation series exist only where one "
+        "is set (none, 0, is no series); the newest snapshot's time only where the dataset "
+        "has a snapshot. Its age is `time()` minus "
+        "`zmon_dataset_newest_snapshot_timestamp_seconds`."
+    ),
+}
 
 
 def _families(area: str) -> dict[str, tuple[str, str, set[str]]]:
@@ -70,9 +83,10 @@ def render() -> str:
         fams = {n: f for n, f in fams.items() if n not in seen}
         if not fams:
             continue
+        lines += [f"## {title}", ""]
+        if title in NOTES:
+            lines += [*textwrap.wrap(NOTES[title], 95), ""]
         lines += [
-            f"## {title}",
-            "",
             "| metric | type | labels | meaning and source |",
             "|---|---|---|---|",
         ]

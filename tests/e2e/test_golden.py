@@ -31,6 +31,8 @@ VOLATILE = re.compile(
     r"|zmon_disk_smart_last_success_timestamp_seconds|zmon_disk_smartctl_duration_seconds"
     # a scan in progress is replayed as if recorded now: its rates follow the clock
     r"|zmon_pool_scan_(?:issue|examine)_rate_bytes_per_second|zmon_pool_scan_remaining_seconds"
+    # and so are snapshots: each as old as on the lab host, its creation time moves with now
+    r"|zmon_dataset_newest_snapshot_timestamp_seconds"
     r"|zmon_ups_last_poll_timestamp_seconds)[{ ]"
 )
 

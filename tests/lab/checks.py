@@ -154,6 +154,8 @@ def scan(steps, pool: str, function: str, running: int, **kw) -> Check:  # type:
 # The captures in tests/fixtures/lab/ were recorded before the zfs_module collector existed;
 # drop this once `make lab-capture` has recorded a run with it.
 _NOT_RECORDED = "zfs_module is newer than the recorded lab captures"
+# Likewise for the lab's quotas and zmon's newest snapshot time.
+_NO_QUOTAS_RECORDED = "dataset quotas and snapshot times are newer than the recorded captures"
 
 CHECKS: list[Check] = [
     # ------------------------------------------------------------------ every step
@@ -391,6 +393,31 @@ CHECKS: list[Check] = [
         eq(0),
         "fresh pools: nothing for zpool upgrade",
         pending=_NOT_RECORDED,
+    ),
+    # datasets: the quota and refquota driver.sh sets, and the snapshot it takes
+    check(
+        HEALTHY,
+        "zmon_dataset_quota_bytes",
+        {"dataset": "tank/data"},
+        eq(1 << 30),
+        "tank/data quota (zfs set quota=1G)",
+        pending=_NO_QUOTAS_RECORDED,
+    ),
+    check(
+        HEALTHY,
+        "zmon_dataset_refquota_bytes",
+        {"dataset": "single/docs"},
+        eq(512 * MIB),
+        "single/docs refquota (zfs set refquota=512M)",
+        pending=_NO_QUOTAS_RECORDED,
+    ),
+    check(
+        HEALTHY,
+        "zmon_dataset_newest_snapshot_timestamp_seconds",
+        {"dataset": "tank/big"},
+        gt(1.7e9),
+        "tank/big@snap1 creation (Unix time)",
+        pending=_NO_QUOTAS_RECORDED,
     ),
     # ------------------------------------------------------------------ scrub
     scan(SCRUB_RUNNING, "tank", "scrub", 1),

@@ -204,7 +204,10 @@ def test_every_collector_on_zfs_fuse(zfs_fuse: tuple[str, str], tmp_path: Path) 
     try:
         _run(zfs, "create", f"{pool}/data")
         (mnt / "data" / "blob.bin").write_bytes(os.urandom(24 << 20))
+        _run(zfs, "set", "quota=100M", f"{pool}/data")
+        before = int(time.time())
         _run(zfs, "snapshot", f"{pool}/data@first")
+        after = time.time()
         _run(zpool, "scrub", pool)
         _wait_scrub(zpool, pool)
         with f2.open("r+b") as fh:
@@ -248,6 +251,11 @@ def test_every_collector_on_zfs_fuse(zfs_fuse: tuple[str, str], tmp_path: Path) 
         data = {"pool": (pool,), "dataset": (f"{pool}/data",)}
         assert (s.value("zmon_dataset_used_bytes", data) or 0) >= 24 << 20
         assert s.value("zmon_dataset_snapshots", data) == 1
+        # no zfs list -p, no zfs get -t: the time comes from zfs get -Hp creation
+        newest = s.value("zmon_dataset_newest_snapshot_timestamp_seconds", data) or 0
+        assert before <= newest <= after
+        assert s.value("zmon_dataset_quota_bytes", data) == 100 << 20
+        assert s.value("zmon_dataset_refquota_bytes", data) is None  # none set: no series
     finally:
         subprocess.run([zfs, "umount", "-a"], capture_output=True, timeout=60)
         subprocess.run([zpool, "destroy", "-f", pool], capture_output=True, timeout=60)

@@ -12,7 +12,11 @@ result for these selectors is expected, not a failure.
 from __future__ import annotations
 
 # Metric names, or exact selectors as written in a rule.
-NOT_IN_DEMO_YET: dict[str, str] = {}
+NOT_IN_DEMO_YET: dict[str, str] = {
+    # zmon serves no series for "none" (0); a lab scenario that sets quotas would add them
+    "zmon_dataset_quota_bytes": "the lab pools the demo replays have no quota set",
+    "zmon_dataset_refquota_bytes": "the lab pools the demo replays have no refquota set",
+}
 
 ABSENT_BY_DESIGN: dict[str, str] = {
     "zmon_disk_scsi_grown_defects": "SAS/SCSI disks only; the demo host has SATA, NVMe, virtio",

@@ -18,7 +18,7 @@ import pytest
 
 from tests.demo.conftest import PhaseRunner, make_collector
 from tests.support.waiting import poll
-from zmon.demo.fakebin import lookup, shift_json_times, time_anchor
+from zmon.demo.fakebin import lookup, shift_times, time_anchor
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
 from zmon.host.devices import DeviceMapCache
@@ -55,7 +55,7 @@ class ShiftingRunner(PhaseRunner):
         data = path.read_bytes()
         anchor = time_anchor(current, path.name)
         if anchor is not None:
-            data = shift_json_times(data, self.clock() - anchor)
+            data = shift_times(path.name, data, self.clock() - anchor)
         return CommandResult(tuple(argv), status, data, b"", 0.0)
 
 

@@ -59,10 +59,9 @@ def zfs_list_output(
     return "".join(r + "\n" for r in rows)
 
 
-def snapshot_names(get_text: str) -> str:
-    return "".join(
-        n + "\n" for n, p in zfs_get_values(get_text).items() if p.get("type") == "snapshot"
-    )
+def snapshot_times(get_text: str) -> str:
+    """What ``zfs list -Hp -t snapshot -o name,creation`` would print for the same snapshots."""
+    return zfs_list_output(get_text, ("name", "creation"), types=("snapshot",))
 
 
 def context(

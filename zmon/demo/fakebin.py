@@ -33,6 +33,8 @@ def lookup(phase_dir: Path, argv: list[str]) -> tuple[Path, int] | None:
 
 
 _SCAN_TIMES = ("start_time", "end_time", "pass_start", "scrub_pause")
+# The snapshot listing (``zfs list -Hp -t snapshot -o name,creation``) of a phase.
+SNAPSHOT_TIMES = "derived-zfs-list-snapshots.txt"
 
 
 def time_anchor(phase_dir: Path, file: str) -> float | None:
@@ -68,6 +70,29 @@ def shift_json_times(data: bytes, delta: float) -> bytes:
             if isinstance(stats.get(key), int) and stats[key]:
                 stats[key] += step
     return json.dumps(doc, indent=1).encode() + b"\n"
+
+
+def shift_snapshot_times(data: bytes, delta: float) -> bytes:
+    """Move each snapshot's creation time (``name<TAB>seconds`` lines) by ``delta``.
+
+    The snapshots are replayed as if the listing were recorded just now: each is as old as
+    it was on the lab host, not as old as the recording.
+    """
+    step = int(delta)
+    out = []
+    for line in data.split(b"\n"):
+        name, tab, value = line.rpartition(b"\t")
+        out.append(
+            name + tab + str(int(value) + step).encode() if tab and value.isdigit() else line
+        )
+    return b"\n".join(out)
+
+
+def shift_times(file: str, data: bytes, delta: float) -> bytes:
+    """A recording with a time anchor, replayed ``delta`` seconds after it was made."""
+    if file == SNAPSHOT_TIMES:
+        return shift_snapshot_times(data, delta)
+    return shift_json_times(data, delta)
 
 
 def follow_events(root: Path) -> int:
@@ -118,7 +143,7 @@ def main(name: str, args: list[str], root: str) -> int:
         data = b""
     anchor = time_anchor(base / "current", path.name)
     if anchor is not None:
-        data = shift_json_times(data, time.time() - anchor)
+        data = shift_times(path.name, data, time.time() - anchor)
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
     return status

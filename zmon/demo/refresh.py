@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from zmon.demo.fakebin import SNAPSHOT_TIMES
 from zmon.demo.kernlog import SataDisk, cable_lines, last_time, media_lines, new_lines
 from zmon.demo.smartdata import SharedWriter, smart_recordings
 from zmon.demo.timeline import CABLE_FAULT_SERIAL, MEDIA_FAULT_SERIAL, PHASES, Phase
@@ -33,6 +34,7 @@ KEEP = re.compile(
     r"|module-parameters\.txt)$"
 )
 _EID = re.compile(r"^\s+eid = (0x[0-9a-f]+)\s*$", re.M)
+_EVENT_TIME = re.compile(r"^\s+time = (0x[0-9a-f]+) ", re.M)
 
 
 def split_events(text: str) -> list[tuple[int, str]]:
@@ -105,6 +107,20 @@ def _zfs_properties(text: str) -> dict[str, dict[str, str]]:
         if len(parts) >= 3:
             props.setdefault(parts[0], {})[parts[1]] = parts[2]
     return props
+
+
+def snapshot_anchor(scen: Path) -> list[str]:
+    """The ``time-anchors.tsv`` row of the snapshot listing: when the phase was recorded.
+
+    The lab logged no wall time per command; its newest ZFS event (``zpool events -v``
+    ``time``), from the phase's last steps just before its outputs were captured, stands for
+    it. Replayed with this anchor, each snapshot is as old as it was on the lab host.
+    """
+    events = scen / "zpool-events-v.txt"
+    if not events.exists():
+        return []
+    times = [int(m, 16) for m in _EVENT_TIME.findall(events.read_text(errors="replace"))]
+    return [f"{SNAPSHOT_TIMES}\t{max(times)}"] if times else []
 
 
 def time_anchors(dest: Path) -> list[str]:
@@ -266,14 +282,14 @@ def derived_recordings(dest: Path) -> list[str]:
             if kind in ("filesystem", "volume"):
                 lines.append("\t".join(name if c == "name" else p.get(c, "-") for c in COLUMNS))
             elif kind == "snapshot":
-                snaps.append(name)
+                snaps.append(f"{name}\t{p['creation']}")
         (dest / "derived-zfs-list-datasets.txt").write_text("".join(x + "\n" for x in lines))
-        (dest / "derived-zfs-list-snapshots.txt").write_text("".join(x + "\n" for x in snaps))
+        (dest / SNAPSHOT_TIMES).write_text("".join(x + "\n" for x in snaps))
         rows.append(
             "derived-zfs-list-datasets.txt\t0\t0\tzfs list -Hp -t filesystem,volume -o "
             + ",".join(COLUMNS)
         )
-        rows.append("derived-zfs-list-snapshots.txt\t0\t0\tzfs list -H -t snapshot -o name")
+        rows.append(f"{SNAPSHOT_TIMES}\t0\t0\tzfs list -Hp -t snapshot -o name,creation")
     return rows
 
 
@@ -333,6 +349,8 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
                 rows.append(line)
         rows += derived_recordings(dest)
         anchors = time_anchors(dest)
+        if (dest / SNAPSHOT_TIMES).exists():
+            anchors += snapshot_anchor(scen)
         if anchors:
             (dest / "time-anchors.tsv").write_text("\n".join(anchors) + "\n")
         earlier = [scen_root / p.scenario for p in PHASES[:index]]

@@ -1,4 +1,4 @@
-"""``zfs list -H -o <columns>`` dataset rows and snapshot name lists.
+"""``zfs list -H -o <columns>`` and ``zfs get -Hp`` dataset rows (snapshots: zfs_snapshots).
 
 zmon asks for the columns itself (``-o``), so the parser is told them. Values are exact with
 ``-p`` (zfs-fuse still prints ``1.00x`` ratios); ``-`` means the property does not apply
@@ -7,7 +7,6 @@ zmon asks for the columns itself (``-o``), so the parser is told them. Values ar
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -139,19 +138,3 @@ def parse_zfs_get(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
         for name, row in rows.items()
         if row.get("type", "filesystem") in ("filesystem", "volume")
     ]
-
-
-def count_snapshots(data: bytes | str) -> Counter[str]:
-    """``zfs list -H -t snapshot -o name`` -> snapshots per dataset (the part before ``@``)."""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    lines = text.splitlines()
-    if text.isascii() and not any(c in text for c in " \t\x1f"):
-        # nothing for strip() or the tab split to take (the usual case: one name a line,
-        # 50,000 on a big host): counted without a Python step per line
-        return Counter([line.partition("@")[0] for line in lines if "@" in line])
-    counts: Counter[str] = Counter()
-    for line in lines:
-        name = line.split("\t", 1)[0].strip()
-        if "@" in name:
-            counts[name.split("@", 1)[0]] += 1
-    return counts

@@ -95,6 +95,13 @@ POLICY: tuple[Policy, ...] = (
        sharply and will fail, an outage of its own."""),
     _p("ZfsPoolCapacityWarning", "warning", """The pool is filling up: days, not hours, to
        act. No redundancy is involved."""),
+    # ---- datasets
+    _p("ZfsDatasetQuotaNearlyFull", "warning", """A dataset nears its quota: writes to it and
+       its children will fail (EDQUOT), the pool and its redundancy are untouched."""),
+    _p("ZfsDatasetRefquotaNearlyFull", "warning", """A dataset nears its refquota: writes to
+       it will fail (EDQUOT), the pool and its redundancy are untouched."""),
+    _p("ZfsDatasetSnapshotOverdue", "warning", """No new snapshot for a day: nothing recent to
+       roll back to and replication falls behind, but no data is lost."""),
     _p("ZfsPoolFragmentationHigh", "info", """Free space is fragmented: slower writes, no
        risk to data."""),
     _p("ZfsDedupTableTooLarge", "warning", """The dedup table crowds the ARC: slower I/O, no

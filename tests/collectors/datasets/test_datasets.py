@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.pool_lab import LAB, build_procfs, context, snapshot_names, zfs_list_output
+from tests.support.pool_lab import LAB, build_procfs, context, snapshot_times, zfs_list_output
 from zmon.collectors.datasets import (
     COLUMNS,
     DatasetsCollector,
@@ -15,7 +15,8 @@ from zmon.collectors.datasets import (
 from zmon.errors import ParseError
 from zmon.exposition import render
 from zmon.parsers.pool_kstats import parse_objset
-from zmon.parsers.zfs_datasets import count_snapshots, parse_zfs_list
+from zmon.parsers.zfs_datasets import parse_zfs_list
+from zmon.parsers.zfs_snapshots import parse_snapshot_times
 from zmon.replay import StaticRunner
 from zmon.runner import CommandResult
 
@@ -31,13 +32,13 @@ def list_argv(cols) -> tuple[str, ...]:
     return ("zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", ",".join(cols))
 
 
-SNAP_ARGV = ("zfs", "list", "-H", "-t", "snapshot", "-o", "name")
+SNAP_ARGV = ("zfs", "list", "-Hp", "-t", "snapshot", "-o", "name,creation")
 
 
 def runner_for(scenario: str, cols=COLUMNS) -> StaticRunner:
     text = get_text(scenario)
     return StaticRunner(
-        {list_argv(cols): zfs_list_output(text, cols), SNAP_ARGV: snapshot_names(text)}
+        {list_argv(cols): zfs_list_output(text, cols), SNAP_ARGV: snapshot_times(text)}
     )
 
 
@@ -72,28 +73,6 @@ def test_wrong_column_count_names_the_line() -> None:
     with pytest.raises(ParseError) as exc:
         parse_zfs_list("tank\tfilesystem\n", ("name", "type", "used"))
     assert exc.value.line_no == 1
-
-
-def test_count_snapshots_per_dataset() -> None:
-    counts = count_snapshots(snapshot_names(get_text(H232)))
-    assert counts == {"rz/data": 1, "tank": 1, "tank/big": 1, "tank/data": 1, "tank/vol": 1}
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "tank@a\ntank/x@b\ntank@c\n",  # plain names: counted without a step per line
-        "tank@a\n  tank/x@b \ntank\tx@c\n",  # spaces and tabs: read line by line
-        "tank/my data@a\ntank/my data@b\r\ntank/é@c\x1f\nno-snapshot\n\n",
-    ],
-)
-def test_count_snapshots_reads_every_form_as_line_by_line(text: str) -> None:
-    want: dict[str, int] = {}
-    for line in text.splitlines():
-        name = line.split("\t", 1)[0].strip()
-        if "@" in name:
-            want[name.split("@", 1)[0]] = want.get(name.split("@", 1)[0], 0) + 1
-    assert count_snapshots(text.encode()) == want
 
 
 def test_objset_kstat_joins_by_dataset_name() -> None:
@@ -153,6 +132,7 @@ def test_collector_options_filter_and_skip_costly_parts(tmp_path) -> None:
     assert datasets == {"single", "single/docs"}
     assert SNAP_ARGV not in runner.calls
     assert ms.sample_value("zmon_dataset_snapshots") is None
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") is None
 
 
 def test_collector_drops_properties_an_old_zfs_refuses(tmp_path) -> None:
@@ -169,7 +149,7 @@ def test_collector_drops_properties_an_old_zfs_refuses(tmp_path) -> None:
                 second, 2, b"", b"bad property list: invalid property 'logicalreferenced'\n", 0.0
             ),
             list_argv(no_new): zfs_list_output(text, no_new),
-            SNAP_ARGV: snapshot_names(text),
+            SNAP_ARGV: snapshot_times(text),
         }
     )
     ms = DatasetsCollector(context(runner, tmp_path)).collect()
@@ -188,6 +168,7 @@ def test_snapshot_listing_failure_keeps_the_rest(tmp_path) -> None:
     ms = DatasetsCollector(context(runner, tmp_path)).collect()
     assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
     assert ms.sample_value("zmon_dataset_snapshots") is None
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 0
 
 
 FUSE = LAB / "zfs-fuse-0.7.0" / "datasets"
@@ -211,30 +192,42 @@ def recorded_runner(folder) -> StaticRunner:
 
 
 def test_zfs_fuse_list_without_p_falls_back_to_zfs_get(tmp_path) -> None:
-    """zfs-fuse 0.7: `zfs list` refuses -p ("invalid option 'p'"), `zfs get -Hp` works."""
+    """zfs-fuse 0.7: `zfs list` refuses -p ("invalid option 'p'"), `zfs get -Hp` works; its
+    `zfs get` has no -t either, so the snapshot times come from `zfs get -Hp creation`."""
     runner = recorded_runner(FUSE)
     collector = DatasetsCollector(context(runner, tmp_path))
     ms = collector.collect()
     assert runner.calls[0][:3] == ("zfs", "list", "-Hp")
-    assert [c[:3] for c in runner.calls[1:6]] == [("zfs", "get", "-Hp")] * 5
-    labels = {"pool": "i16fuse", "type": "filesystem"}
-    assert ms.sample_value("zmon_dataset_used_bytes", {**labels, "dataset": "i16fuse"}) == 3899392
-    child = {**labels, "dataset": "i16fuse/child"}
-    assert ms.sample_value("zmon_dataset_referenced_bytes", child) == 3268608
-    assert ms.sample_value("zmon_dataset_used_by_snapshots_bytes", child) == 90112
-    assert ms.sample_value("zmon_dataset_compress_ratio", child) == 1.0
-    assert ms.sample_value("zmon_dataset_snapshots", child) == 1
-    assert ms.sample_value("zmon_dataset_logical_used_bytes", child) is None
-    assert (
-        ms.sample_value(
-            "zmon_dataset_used_bytes", {**labels, "dataset": "i16fuse/child@s1", "type": "snapshot"}
-        )
-        is None
-    )
+    assert [c[:3] for c in runner.calls[1:7]] == [("zfs", "get", "-Hp")] * 6
+    labels = {"pool": "i30fuse", "type": "filesystem"}
+    assert ms.sample_value("zmon_dataset_used_bytes", {**labels, "dataset": "i30fuse"}) == 65892352
+    alice = {**labels, "dataset": "i30fuse/home/alice"}
+    assert ms.sample_value("zmon_dataset_referenced_bytes", alice) == 31612928
+    assert ms.sample_value("zmon_dataset_refquota_bytes", alice) == 32 << 20
+    assert ms.sample_value("zmon_dataset_quota_bytes", alice) is None  # none set
+    assert ms.sample_value("zmon_dataset_used_by_snapshots_bytes", alice) == 90112
+    assert ms.sample_value("zmon_dataset_compress_ratio", alice) == 1.0
+    assert ms.sample_value("zmon_dataset_snapshots", alice) == 2
+    newest = "zmon_dataset_newest_snapshot_timestamp_seconds"
+    assert ms.sample_value(newest, alice) == 1796283016  # daily-2, not daily-1
+    home = {**labels, "dataset": "i30fuse/home"}
+    assert ms.sample_value("zmon_dataset_quota_bytes", home) == 64 << 20
+    assert ms.sample_value("zmon_dataset_refquota_bytes", home) is None
+    scratch = {**labels, "dataset": "i30fuse/scratch"}  # no snapshot: counted 0, no time
+    assert ms.sample_value("zmon_dataset_snapshots", scratch) == 0
+    assert ms.sample_value(newest, scratch) is None
+    assert ms.sample_value("zmon_dataset_logical_used_bytes", alice) is None
+    snap = {**labels, "dataset": "i30fuse/home/alice@daily-1", "type": "snapshot"}
+    assert ms.sample_value("zmon_dataset_used_bytes", snap) is None
     # The next run goes straight to zfs get with the properties that worked.
     runner.calls.clear()
     collector.collect()
-    assert [c[:3] for c in runner.calls] == [("zfs", "get", "-Hp"), ("zfs", "list", "-H")]
+    assert runner.calls == [runner_calls_of(FUSE)[5], runner_calls_of(FUSE)[6]]
+
+
+def runner_calls_of(folder) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-def]
+    rows = (folder / "commands.tsv").read_text().splitlines()
+    return [tuple(row.split("\t")[2].split(" ")) for row in rows]
 
 
 def test_zfs_get_rows_group_by_dataset_and_skip_snapshots() -> None:
@@ -243,11 +236,14 @@ def test_zfs_get_rows_group_by_dataset_and_skip_snapshots() -> None:
     text = (FUSE / "06-zfs-get.out").read_text()
     got = parse_zfs_get(text, ["name", "type", "used", "volsize"])
     assert [(d.name, d.type, d.values) for d in got] == [
-        ("i16fuse", "filesystem", {"used": 3899392.0}),
-        ("i16fuse/child", "filesystem", {"used": 3358720.0}),
+        ("i30fuse", "filesystem", {"used": 65892352.0}),
+        ("i30fuse/home", "filesystem", {"used": 60301312.0}),
+        ("i30fuse/home/alice", "filesystem", {"used": 31703040.0}),
+        ("i30fuse/home/bob", "filesystem", {"used": 28467200.0}),
+        ("i30fuse/scratch", "filesystem", {"used": 4317184.0}),
     ]
     with pytest.raises(ParseError):
-        parse_zfs_get("i16fuse used\n", ["name", "used"])
+        parse_zfs_get("i30fuse used\n", ["name", "used"])
 
 
 def test_datasets_past_the_cap_are_counted_not_parsed(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -273,8 +269,11 @@ def test_datasets_past_the_cap_are_counted_not_parsed(tmp_path, monkeypatch) -> 
         lazy = DatasetsCollector(ctx).collect()
         reader = mod.ObjsetReader()
         reader.scan(procfs / "spl" / "kstat" / "zfs")
-        snaps = count_snapshots(snapshot_names(get_text(H232)))
-        assert render(lazy.families()) == render(dataset_metrics(ds, snaps, reader, cap).families())
+        snaps = parse_snapshot_times(snapshot_times(get_text(H232)))
+        listing = "zmon_datasets_snapshot_listing_success"
+        assert lazy.sample_value(listing) == 1
+        served = [f for f in lazy.families() if f.name != listing]
+        assert render(served) == render(dataset_metrics(ds, snaps, reader, cap).families())
         dropped = lazy.sample_value("zmon_datasets_dropped")
         assert dropped == (0 if cap == 0 else len(ds) - len(parsed) + 1)
         assert cap == 0 or len(parsed) < len(ds)
@@ -347,7 +346,7 @@ def test_objset_ids_spare_listing_every_kstat_file(tmp_path, monkeypatch) -> Non
         {
             list_argv(COLUMNS): CommandResult(list_argv(COLUMNS), 2, b"", refused, 0.0),
             list_argv(older): zfs_list_output(text, older),
-            SNAP_ARGV: snapshot_names(text),
+            SNAP_ARGV: snapshot_times(text),
         }
     )
     listed = DatasetsCollector(context(without_ids, tmp_path, procfs=procfs)).collect()
@@ -385,3 +384,119 @@ def test_objset_reader_by_id_checks_the_name_and_lists_only_then(tmp_path, monke
     assert len(lists) == 1
     reader.begin(tmp_path / "absent")  # no kstat directory (FreeBSD, zfs-fuse): nothing opened
     assert reader.stats(Dataset(name, "filesystem", text={"objsetid": str(0x85)})) is None
+
+
+NEWEST = "zmon_dataset_newest_snapshot_timestamp_seconds"
+
+
+def test_zfs_fuse_golden(tmp_path, golden) -> None:  # type: ignore[no-untyped-def]
+    """A real zfs-fuse run with a quota, a refquota, snapshots and a dataset without any."""
+    ms = DatasetsCollector(context(recorded_runner(FUSE), tmp_path)).collect()
+    golden("pools/datasets-zfs-fuse-0.7.0.prom", render(ms.families()))
+
+
+@pytest.mark.parametrize("scenario", [H232, H2111])
+def test_newest_snapshot_time_per_dataset_from_one_listing(scenario: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Lab pools: `tank/big@snap1` dates `tank/big`; `single/docs` has no snapshot, so it has
+    a count of 0 and no time (absent, so no age alert can fire for it)."""
+    runner = runner_for(scenario)
+    ms = DatasetsCollector(context(runner, tmp_path, {"io_kstats": False})).collect()
+    assert runner.calls.count(SNAP_ARGV) == 1
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 1
+    creation = {
+        line.split("\t")[0]: int(line.split("\t")[2])
+        for line in get_text(scenario).splitlines()
+        if line.split("\t")[1] == "creation"
+    }
+    big = {"pool": "tank", "dataset": "tank/big", "type": "filesystem"}
+    assert ms.sample_value(NEWEST, big) == creation["tank/big@snap1"]
+    docs = {"pool": "single", "dataset": "single/docs", "type": "filesystem"}
+    assert ms.sample_value("zmon_dataset_snapshots", docs) == 0
+    assert ms.sample_value(NEWEST, docs) is None
+    # quotas of 0 are "none" (zfs get -p prints 0, a volume "-"): no series at all
+    assert ms.sample_value("zmon_dataset_quota_bytes") is None
+    assert ms.sample_value("zmon_dataset_refquota_bytes") is None
+
+
+def test_snapshot_listing_runs_with_its_own_timeout(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    seen: dict[tuple[str, ...], float | None] = {}
+    inner = runner_for(H232)
+
+    class Recording:
+        def binary(self, name: str) -> str:
+            return name
+
+        def run(self, argv, *, timeout=None, stdin=None):  # type: ignore[no-untyped-def]
+            seen[tuple(argv)] = timeout
+            return inner.run(argv, timeout=timeout, stdin=stdin)
+
+    opts = {"io_kstats": False, "snapshot_timeout": 7.5}
+    DatasetsCollector(context(Recording(), tmp_path, opts)).collect()
+    assert seen[SNAP_ARGV] == 7.5
+
+
+def test_snapshot_listing_past_its_timeout_is_killed_and_only_snapshots_go(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A real program that hangs on the snapshot listing: the runner kills it at the
+    timeout; the space series stay, the snapshot series are absent (not 0)."""
+    from zmon.runner import CommandRunner
+
+    listing = tmp_path / "datasets.txt"
+    listing.write_text(zfs_list_output(get_text(H232), COLUMNS))
+    fake = tmp_path / "zfs"
+    fake.write_text(
+        f'#!/bin/sh\ncase "$*" in *"-t snapshot"*) exec sleep 60;; esac\ncat "{listing}"\n'
+    )
+    fake.chmod(0o755)
+    runner = CommandRunner(binaries={"zfs": str(fake)})
+    opts = {"io_kstats": False, "snapshot_timeout": 0.3}
+    ms = DatasetsCollector(context(runner, tmp_path, opts)).collect()
+    assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
+    assert ms.sample_value("zmon_dataset_snapshots") is None
+    assert ms.sample_value(NEWEST) is None
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 0
+
+
+def test_snapshot_listing_that_cannot_be_parsed_fails_the_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Creation printed as a date (a zfs that ignored -p) would give wrong ages: the run
+    fails with the line named, and the daemon keeps serving the last good data."""
+    dates = LAB / "zfs-fuse-0.7.0" / "snapshots" / "zfs-list-H-t-snapshot-o-name-creation.txt"
+    text = get_text(H232)
+    runner = StaticRunner(
+        {list_argv(COLUMNS): zfs_list_output(text, COLUMNS), SNAP_ARGV: dates.read_bytes()}
+    )
+    with pytest.raises(ParseError, match="line 1: creation 'Thu Dec  3  7:27 2026'"):
+        DatasetsCollector(context(runner, tmp_path, {"io_kstats": False})).collect()
+
+
+def test_newest_snapshot_series_count_against_max_series(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The time is one more series of its dataset, inside the cap like every other one."""
+    ds = select(parse_zfs_list(zfs_list_output(get_text(H232), COLUMNS), COLUMNS), [], [])
+    snaps = parse_snapshot_times(snapshot_times(get_text(H232)))
+    without = dataset_metrics(ds, {}, None, 0)
+    with_snaps = dataset_metrics(ds, snaps, None, 0)
+    series = lambda ms: sum(len(f.samples) for f in ms.families())  # noqa: E731
+    # 8 datasets with a count each, 5 of them with a snapshot time
+    assert series(with_snaps) - series(without) == 5
+    per_tank = sum(
+        1 for f in with_snaps.families() for s in f.samples if s.labels.get("dataset") == "tank"
+    )
+    capped = dataset_metrics(ds, snaps, None, per_tank)
+    assert {s.labels.get("dataset") for f in capped.families() for s in f.samples} >= {"rz"}
+    assert capped.sample_value("zmon_datasets_truncated") == 1
+
+
+def test_snapshot_listing_too_large_for_the_runner_keeps_the_rest(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The runner kills a command past its output cap (64 MiB: about a million snapshots)."""
+    from zmon.runner import CommandError
+
+    def too_large(argv):  # type: ignore[no-untyped-def]
+        raise CommandError("zfs printed more than 67108864 bytes; killed")
+
+    text = get_text(H232)
+    runner = StaticRunner(
+        {list_argv(COLUMNS): zfs_list_output(text, COLUMNS), SNAP_ARGV: too_large}
+    )
+    ms = DatasetsCollector(context(runner, tmp_path, {"io_kstats": False})).collect()
+    assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
+    assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 0
+    assert ms.sample_value(NEWEST) is None

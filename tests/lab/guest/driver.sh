@@ -163,6 +163,9 @@ zfs create -o compression=off -o recordsize=128k tank/big
 zfs create -V 64M tank/vol
 zfs create -o compression=zstd rz/data
 zfs create single/docs
+# far from full: the datasets collector's quota series, not its alerts
+zfs set quota=1G tank/data
+zfs set refquota=512M single/docs
 log "write data"
 # about 250 MB: big enough for scans that last, small enough for TCG
 cp -a /usr/share/perl5 /usr/share/zoneinfo /usr/lib/python3.11 /tank/data/ 2>/dev/null

@@ -1,10 +1,10 @@
-"""Per-dataset space, compression, snapshot counts and I/O (``zfs list``, objset kstats)."""
+"""Per-dataset space, quotas, compression, snapshots (count, newest) and I/O (``zfs list``,
+objset kstats)."""
 
 from __future__ import annotations
 
 import fnmatch
 import os
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +18,11 @@ from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
 from zmon.parsers.zfs_datasets import (
     COLUMNS,
     Dataset,
-    count_snapshots,
     parse_zfs_get,
     parse_zfs_list,
     zfs_list_rows,
 )
+from zmon.parsers.zfs_snapshots import DatasetSnapshots, parse_snapshot_times
 from zmon.registry import Collector, Context, Option, register
 from zmon.runner import CommandError
 
@@ -41,8 +41,11 @@ PROPERTY_METRICS: dict[str, tuple[str, str, bool]] = {
                       f"Compression ratio of the used space ({_L} compressratio).", False),
     "refcompressratio": ("zmon_dataset_referenced_compress_ratio",
                          f"Compression ratio of the referenced data ({_L}).", False),
-    "quota": ("zmon_dataset_quota_bytes", f"Quota; absent when none is set ({_L}).", True),
-    "refquota": ("zmon_dataset_refquota_bytes", f"Refquota; absent when none ({_L}).", True),
+    "quota": ("zmon_dataset_quota_bytes",
+              f"Quota, the limit on used (children and snapshots included); absent when none "
+              f"is set ({_L}).", True),
+    "refquota": ("zmon_dataset_refquota_bytes",
+                 f"Refquota, the limit on referenced; absent when none is set ({_L}).", True),
     "reservation": ("zmon_dataset_reservation_bytes", f"Reservation; absent when none ({_L}).",
                     True),
     "refreservation": ("zmon_dataset_refreservation_bytes",
@@ -86,8 +89,22 @@ class Sample:
     labels: Mapping[str, str]
 
 
-def dataset_samples(ds: Dataset, snapshots: int | None, objset: ObjsetStats | None) -> list[Sample]:
-    """Every sample one dataset contributes (counted against ``max_series``)."""
+SNAPSHOTS_HELP = "Snapshots of the dataset (zfs list -t snapshot, counted)."
+NEWEST_SNAPSHOT_HELP = (
+    "Unix time the dataset's newest snapshot was taken (zfs list -t snapshot creation); "
+    "absent while it has none; its age is time() minus this. One per exported dataset "
+    "(max_series)."
+)
+
+
+def dataset_samples(
+    ds: Dataset, snapshots: DatasetSnapshots | None, objset: ObjsetStats | None, *, listed: bool
+) -> list[Sample]:
+    """Every sample one dataset contributes (counted against ``max_series``).
+
+    ``listed`` says snapshots were listed this run: a dataset then has a snapshot count, 0
+    when ``snapshots`` is None, and the newest snapshot's time only when it has one.
+    """
     labels = {"pool": ds.pool, "dataset": ds.name, "type": ds.type}
     out: list[Sample] = []
     for prop, (metric, help_text, only_positive) in PROPERTY_METRICS.items():
@@ -95,13 +112,16 @@ def dataset_samples(ds: Dataset, snapshots: int | None, objset: ObjsetStats | No
         if value is None or (only_positive and value <= 0):
             continue
         out.append(Sample("gauge", metric, help_text, value, labels))
-    if snapshots is not None:
+    if listed:
+        count = 0 if snapshots is None else snapshots.count
+        out.append(Sample("gauge", "zmon_dataset_snapshots", SNAPSHOTS_HELP, count, labels))
+    if listed and snapshots is not None:
         out.append(
             Sample(
                 "gauge",
-                "zmon_dataset_snapshots",
-                "Snapshots of the dataset (zfs list -t snapshot, counted).",
-                snapshots,
+                "zmon_dataset_newest_snapshot_timestamp_seconds",
+                NEWEST_SNAPSHOT_HELP,
+                snapshots.newest_creation,
                 labels,
             )
         )
@@ -128,7 +148,7 @@ def select(
 
 def dataset_metrics(
     datasets: Iterable[Dataset],
-    snapshots: Mapping[str, int] | None = None,
+    snapshots: Mapping[str, DatasetSnapshots] | None = None,
     objsets: ObjsetReader | None = None,
     max_series: int = 0,
     total: int | None = None,
@@ -148,8 +168,12 @@ def dataset_metrics(
                 dropped += total - seen
                 break
             continue
-        count = None if snapshots is None else snapshots.get(ds.name, 0)
-        samples = dataset_samples(ds, count, None if objsets is None else objsets.stats(ds))
+        samples = dataset_samples(
+            ds,
+            None if snapshots is None else snapshots.get(ds.name),
+            None if objsets is None else objsets.stats(ds),
+            listed=snapshots is not None,
+        )
         if max_series and used + len(samples) > max_series:
             dropped += 1
             if total is not None:  # the rest is not read at all
@@ -282,8 +306,8 @@ class DatasetsCollector(Collector):
     name: ClassVar[str] = "datasets"
     binaries: ClassVar[tuple[str, ...]] = ("zfs",)
     help: ClassVar[str] = (
-        "Per-dataset space and I/O (zfs list -Hp, or zfs get -Hp where list "
-        "lacks -p; objset kstats)."
+        "Per-dataset space, quotas, snapshot count and newest snapshot time, and I/O "
+        "(zfs list -Hp, or zfs get -Hp where list lacks -p; objset kstats)."
     )
     default_interval: ClassVar[float] = 60.0
     default_timeout: ClassVar[float] = 30.0
@@ -293,8 +317,10 @@ class DatasetsCollector(Collector):
         Option("exclude", list, [], "Glob patterns of datasets to leave out; wins over include."),
         Option("max_series", int, 10000, "Hard cap on dataset series; whole datasets past it "
                "are dropped (deepest first) and zmon_datasets_truncated is set. 0 = no cap."),
-        Option("count_snapshots", bool, True, "Count snapshots per dataset "
-               "(zfs list -t snapshot -o name); costly with very many snapshots."),
+        Option("count_snapshots", bool, True, "List snapshots for each dataset's count and "
+               "newest snapshot time (zfs list -Hp -t snapshot -o name,creation)."),
+        Option("snapshot_timeout", float, 20.0, "Seconds the snapshot listing may take; past "
+               "it the listing is killed and only the snapshot series are left out."),
         Option("io_kstats", bool, True, "Read per-dataset I/O from objset kstats (Linux)."),
     )  # fmt: skip
 
@@ -304,14 +330,26 @@ class DatasetsCollector(Collector):
         self._via_get = False  # zfs list has no -p (zfs-fuse 0.7): read zfs get -Hp instead
         self._objsets = ObjsetReader()
 
-    def _snapshot_counts(self) -> Counter[str] | None:
-        result = cmds.run(self.ctx, ["zfs", "list", "-H", "-t", "snapshot", "-o", "name"])
-        if result.returncode != 0:
+    def _snapshots(self) -> dict[str, DatasetSnapshots] | None:
+        """Each dataset's snapshot count and newest creation time, from one listing; None
+        when it failed or timed out (the space and I/O series stay)."""
+        if self._via_get:  # zfs-fuse: no list -p, no get -t; get also lists the datasets
+            argv = ["zfs", "get", "-Hp", "-o", "name,value", "creation"]
+        else:
+            argv = ["zfs", "list", "-Hp", "-t", "snapshot", "-o", "name,creation"]
+        try:
+            result = cmds.run(self.ctx, argv, timeout=float(self.option("snapshot_timeout")))
+        except CommandError as exc:  # e.g. more output than the runner takes (~1M snapshots)
+            _log.warning("snapshot listing failed", error=str(exc))
+            return None
+        if result.timed_out or result.returncode != 0:
             _log.warning(
-                "snapshot listing failed", stderr=result.stderr[-200:].decode("utf-8", "replace")
+                "snapshot listing failed",
+                timed_out=result.timed_out,
+                stderr=result.stderr[-200:].decode("utf-8", "replace"),
             )
             return None
-        return count_snapshots(result.stdout)
+        return parse_snapshot_times(result.stdout)
 
     def _datasets_via_get(self) -> list[Dataset]:
         """Every dataset from ``zfs get``, where zfs list lacks -p (``_listed`` found out)."""
@@ -341,15 +379,24 @@ class DatasetsCollector(Collector):
             chosen = select(self._datasets_via_get(), include, exclude)
         else:  # zfs list: rows are parsed as far as max_series lets datasets in
             rows = select_rows(*listed, include, exclude)
-        snaps = self._snapshot_counts() if self.option("count_snapshots") else None
+        snaps = self._snapshots() if self.option("count_snapshots") else None
         objsets = None
         if self.option("io_kstats"):
             self._objsets.begin(self.ctx.paths.proc("spl", "kstat", "zfs"))
             objsets = self._objsets
         cap = int(self.option("max_series"))
         if listed is None:
-            return dataset_metrics(chosen, snaps, objsets, cap)
-        return dataset_metrics(_parsed(rows, listed[1]), snaps, objsets, cap, len(rows))
+            ms = dataset_metrics(chosen, snaps, objsets, cap)
+        else:
+            ms = dataset_metrics(_parsed(rows, listed[1]), snaps, objsets, cap, len(rows))
+        if self.option("count_snapshots"):
+            ms.gauge(
+                "zmon_datasets_snapshot_listing_success",
+                "1 when this run listed the snapshots; 0 when the listing failed or timed out "
+                "(snapshot_timeout), and the snapshot series are absent.",
+                0 if snaps is None else 1,
+            )
+        return ms
 
     def _listed(self) -> tuple[str, list[str]] | None:
         """``zfs list -Hp`` of filesystems and volumes and its columns, or None where zfs
