@@ -13,7 +13,9 @@ from zmon.demo.variants import BASES, HEALTHY_DISKS, SCENARIOS, variant_rows
 def test_the_committed_variants_are_what_the_generator_writes() -> None:
     for base in BASES:
         committed = (SCENARIOS / (base + HEALTHY_DISKS) / "commands.tsv").read_text()
-        assert committed == "\n".join(variant_rows(base)) + "\n", "rerun python -m zmon.demo.variants"
+        assert committed == "\n".join(variant_rows(base)) + "\n", (
+            "rerun python -m zmon.demo.variants"
+        )
 
 
 def test_a_variant_replays_its_base_pools_with_the_healthy_disks(tmp_path: Path) -> None:
