@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from alert_rules.thresholds import Duration
 from tests.rules import stack
 from tests.rules.stack import REPO, Process, Prometheus, SteppedDemo, _unix, free_port, http_get
 
@@ -171,9 +172,15 @@ class Replica(Prometheus):
 # ---- Alertmanager cluster
 
 
-def cluster_config(webhook_url: str, timings: Mapping[str, str]) -> dict[str, Any]:
+def cluster_config(
+    webhook_url: str, timings: Mapping[str, str], repeat_scale: float | None = None
+) -> dict[str, Any]:
     """The shipped configuration with each receiver's URL pointed at ``webhook_url`` + the
-    receiver's name, and the route timings replaced by ``timings``; nothing else changes."""
+    receiver's name, and the route timings replaced by ``timings``; nothing else changes.
+
+    With ``repeat_scale``, each route's ``repeat_interval`` is instead its shipped value times
+    ``repeat_scale`` (whole seconds), so that routes that repeat at different rates keep their
+    proportions in a test whose hours are seconds."""
     config: dict[str, Any] = yaml.safe_load(SHIPPED_CONFIG.read_text())
     for receiver in config["receivers"]:
         hooks = receiver["webhook_configs"]
@@ -182,13 +189,22 @@ def cluster_config(webhook_url: str, timings: Mapping[str, str]) -> dict[str, An
 
     def retime(route: dict[str, Any]) -> None:
         for key in TIMING_KEYS:
-            if key in route:
+            if key not in route:
+                continue
+            if key == "repeat_interval" and repeat_scale is not None:
+                route[key] = scaled_duration(route[key], repeat_scale)
+            else:
                 route[key] = timings[key]
         for child in route.get("routes", []):
             retime(child)
 
     retime(config["route"])
     return config
+
+
+def scaled_duration(text: str, factor: float) -> str:
+    """A Prometheus/Alertmanager duration times ``factor``, in whole seconds (at least 1s)."""
+    return f"{max(1, round(Duration(text).seconds * factor))}s"
 
 
 def config_changes(config: Mapping[str, Any]) -> list[str]:
