@@ -30,11 +30,17 @@ WAIT = 300.0  # seconds any one condition may take before the test gives up on i
 
 
 def wait_until(check: Callable[[], str], what: str, timeout: float = WAIT) -> None:
-    """Poll ``check`` (an empty string when the condition holds, else why not) until it holds."""
+    """Poll ``check`` (an empty string when the condition holds, else why not) until it holds.
+
+    A request that times out or is refused counts as "not yet": on a loaded machine Prometheus
+    or Alertmanager may take longer than one request's timeout to answer."""
     deadline = time.monotonic() + timeout
     why = ""
     while time.monotonic() < deadline:
-        why = check()
+        try:
+            why = check()
+        except OSError as exc:
+            why = f"no answer: {exc!r}"
         if not why:
             return
         time.sleep(0.2)
