@@ -458,7 +458,7 @@ def test_a_never_scrubbed_pool_past_the_limit_is_one_ticket(fleet: IncidentFleet
         missing = set(NEVER_SCRUBBED) - have
         return f"no ZfsScrubOverdue yet for {sorted(missing)}" if missing else ""
 
-    wait_until(overdue, "ZfsScrubOverdue notified for every never-scrubbed pool")
+    wait_until(overdue, "ZfsScrubOverdue notified for every never-scrubbed pool", timeout=240)
     wait_until(fleet.quiet, "nothing due")
     for pool in NEVER_SCRUBBED:
         notes = fleet.incident("never", pool)
