@@ -43,8 +43,9 @@ together) and UPS alerts by UPS, and lets the cause outrank its symptoms:
 - a pool without redundancy (`ZfsPoolRedundancyLost`) mutes its degraded, faulted-vdev and
   spare alerts;
 - a failing path (`ZfsVdevFailing`) and a cable fault (`DiskCableFault`) mute the checksum,
-  I/O error, error-event, not-cleared and link-speed alerts of the same disk
-  (instance, pool and device);
+  I/O error, error-event and not-cleared alerts of the same disk's vdev (instance, pool and
+  vdev), the cable fault its disk's slow link (instance and device), and the failing path,
+  which pages, the cable ticket;
 - a low battery mutes "on battery" and "runtime low" of the same UPS;
 - a nearly full pool mutes its "filling up" warning.
 """

@@ -227,7 +227,14 @@ def find_pool_degraded(ev: Evidence) -> Iterable[Hit]:
             f"{v.state.upper()}"
             for v in bad
         ]
-        yield Hit(f"pool {p.name}", w.join(named) or "a vdev is not ONLINE", _pool_labels(p))
+        # a vdev with no redundancy left pages (the policy's ZfsPoolRedundancyLost)
+        lost = any(v.redundancy == 0 and v.state == "degraded" for v in p.vdevs())
+        yield Hit(
+            f"pool {p.name}",
+            w.join(named) or "a vdev is not ONLINE",
+            _pool_labels(p),
+            alert="ZfsPoolRedundancyLost" if lost else None,
+        )
 
 
 def find_vdev_faulted(ev: Evidence) -> Iterable[Hit]:

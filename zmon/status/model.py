@@ -117,6 +117,7 @@ class Vdev:
     write_errors: float = 0.0
     checksum_errors: float = 0.0
     slow_ios: float = 0.0
+    redundancy: float | None = None  # top-level vdevs: further failures it survives
     notes: list[str] = field(default_factory=list)
     children: list[Vdev] = field(default_factory=list)
 
@@ -426,6 +427,7 @@ def _vdev_tree(s: Samples, pool: str, states: dict[tuple[str, ...], str]) -> Vde
         v.write_errors = _vdev_value(s, "zmon_vdev_write_errors_total", pool, v)
         v.checksum_errors = _vdev_value(s, "zmon_vdev_checksum_errors_total", pool, v)
         v.slow_ios = _vdev_value(s, "zmon_vdev_slow_ios_total", pool, v)
+        v.redundancy = s.value("zmon_vdev_redundancy", pool=pool, vdev=v.name, **{"class": v.klass})
     for labels, value in s.all("zmon_vdev_note_info"):
         if labels.get("pool") != pool or value != 1.0:
             continue
