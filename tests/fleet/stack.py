@@ -419,3 +419,19 @@ def table(log: Sequence[Notification], t0: float, names: Mapping[str, str]) -> s
         "  ".join(c.ljust(w) for c, w in zip(r[:5], widths, strict=True)) + "  " + r[5]
         for r in rows
     )
+
+
+def announcements(notes: Sequence[Notification]) -> list[Notification]:
+    """The notifications that tell of an alert firing that its group's previous notification
+    did not: the rest only resolve, or repeat. Which alerts' resolutions a snapshot holds
+    depends on when their windows end (a checksum alert resolves once its errors leave the
+    10m window): an incident's count of notifications is its count of announcements."""
+    before: dict[tuple[str, tuple[tuple[str, str], ...]], set[frozenset[tuple[str, str]]]] = {}
+    out = []
+    for n in notes:
+        key = (n.receiver, tuple(sorted(n.group.items())))
+        firing = {frozenset(a.items()) for a in n.firing()}
+        if firing - before.get(key, set()):
+            out.append(n)
+        before[key] = firing
+    return out

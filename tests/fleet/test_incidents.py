@@ -67,6 +67,7 @@ from tests.fleet.stack import (
     Notification,
     Replica,
     Webhook,
+    announcements,
     cluster_config,
     config_changes,
     kill,
@@ -354,22 +355,6 @@ def _describe(notes: Sequence[Notification]) -> list[tuple[str, str, list[str]]]
     return [
         (n.receiver, n.status, sorted(a["labels"]["alertname"] for a in n.alerts)) for n in notes
     ]
-
-
-def announcements(notes: Sequence[Notification]) -> list[Notification]:
-    """The notifications that tell of an alert firing that its group's previous notification
-    did not: the rest only resolve, or repeat. Which alerts' resolutions a snapshot holds
-    depends on when their windows end (a checksum alert resolves once its errors leave the
-    10m window): an incident's count of notifications is its count of announcements."""
-    before: dict[tuple[str, tuple[tuple[str, str], ...]], set[frozenset[tuple[str, str]]]] = {}
-    out = []
-    for n in notes:
-        key = (n.receiver, tuple(sorted(n.group.items())))
-        firing = {frozenset(a.items()) for a in n.firing()}
-        if firing - before.get(key, set()):
-            out.append(n)
-        before[key] = firing
-    return out
 
 
 def test_a_cable_fault_on_one_disk_is_one_page_for_the_cable(fleet: IncidentFleet) -> None:
