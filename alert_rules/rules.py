@@ -365,9 +365,12 @@ def failing_path_alert(t: Thresholds) -> Alert:
         + increase(zmon_vdev_write_errors_total[{w}])
         >= {t.failing_io_errors}
     """)
+    # a scrub reads old data and repairs what it finds, for hours: its repairs are tickets
+    # (ZfsVdevChecksumErrors, ZfsScrubFoundErrors), not a failing path
     checksum = (
         f"increase(zmon_vdev_checksum_errors_total[{w}]) >= {t.failing_checksum_errors}\n"
-        f"and {both_halves('zmon_vdev_checksum_errors_total')}"
+        f"and {both_halves('zmon_vdev_checksum_errors_total')}\n"
+        'unless on(instance, job, pool) (zmon_pool_scan_in_progress{function="scrub"} == 1)'
     )
     expr = "\nor\n".join(
         [
