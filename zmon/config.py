@@ -154,7 +154,9 @@ def static_settings() -> list[Setting]:
         Setting("demo.story", str, "demo",
                 "what the demo host replays: the looping demo, or one incident (fleet tests)",
                 "--demo.story", choices=("demo", "healthy", "checksum-then-replaced",
-                                         "degraded-then-resilvering", "suspended")),
+                                         "degraded-then-resilvering", "suspended",
+                                         "cable-fault", "scrub-repairs-checksum-errors",
+                                         "mirror-member-offline")),
     ]  # fmt: skip
     return s
 

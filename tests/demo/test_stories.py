@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.demo.conftest import make_collector
+from zmon.config import static_settings
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import STORIES
 from zmon.parsers.kernel_log import PatternSet, default_rules, scan_text
@@ -52,3 +53,8 @@ def test_the_suspended_story_suspends_tank_and_zpool_hangs(tmp_path: Path) -> No
     finally:
         kstats.close()
         host.stop()
+
+
+def test_zmon_serve_accepts_every_story() -> None:
+    story = next(s for s in static_settings() if s.key == "demo.story")
+    assert set(story.choices or ()) == set(STORIES)

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from alert_rules.thresholds import Duration
 from tests.rules import stack
 from tests.rules.stack import REPO, Process, Prometheus, SteppedDemo, _unix, free_port, http_get
 
@@ -29,11 +30,17 @@ WAIT = 300.0  # seconds any one condition may take before the test gives up on i
 
 
 def wait_until(check: Callable[[], str], what: str, timeout: float = WAIT) -> None:
-    """Poll ``check`` (an empty string when the condition holds, else why not) until it holds."""
+    """Poll ``check`` (an empty string when the condition holds, else why not) until it holds.
+
+    A request that times out or is refused counts as "not yet": on a loaded machine Prometheus
+    or Alertmanager may take longer than one request's timeout to answer."""
     deadline = time.monotonic() + timeout
     why = ""
     while time.monotonic() < deadline:
-        why = check()
+        try:
+            why = check()
+        except OSError as exc:
+            why = f"no answer: {exc!r}"
         if not why:
             return
         time.sleep(0.2)
@@ -171,9 +178,15 @@ class Replica(Prometheus):
 # ---- Alertmanager cluster
 
 
-def cluster_config(webhook_url: str, timings: Mapping[str, str]) -> dict[str, Any]:
+def cluster_config(
+    webhook_url: str, timings: Mapping[str, str], repeat_scale: float | None = None
+) -> dict[str, Any]:
     """The shipped configuration with each receiver's URL pointed at ``webhook_url`` + the
-    receiver's name, and the route timings replaced by ``timings``; nothing else changes."""
+    receiver's name, and the route timings replaced by ``timings``; nothing else changes.
+
+    With ``repeat_scale``, each route's ``repeat_interval`` is instead its shipped value times
+    ``repeat_scale`` (whole seconds), so that routes that repeat at different rates keep their
+    proportions in a test whose hours are seconds."""
     config: dict[str, Any] = yaml.safe_load(SHIPPED_CONFIG.read_text())
     for receiver in config["receivers"]:
         hooks = receiver["webhook_configs"]
@@ -182,13 +195,22 @@ def cluster_config(webhook_url: str, timings: Mapping[str, str]) -> dict[str, An
 
     def retime(route: dict[str, Any]) -> None:
         for key in TIMING_KEYS:
-            if key in route:
+            if key not in route:
+                continue
+            if key == "repeat_interval" and repeat_scale is not None:
+                route[key] = scaled_duration(route[key], repeat_scale)
+            else:
                 route[key] = timings[key]
         for child in route.get("routes", []):
             retime(child)
 
     retime(config["route"])
     return config
+
+
+def scaled_duration(text: str, factor: float) -> str:
+    """A Prometheus/Alertmanager duration times ``factor``, in whole seconds (at least 1s)."""
+    return f"{max(1, round(Duration(text).seconds * factor))}s"
 
 
 def config_changes(config: Mapping[str, Any]) -> list[str]:
@@ -397,3 +419,19 @@ def table(log: Sequence[Notification], t0: float, names: Mapping[str, str]) -> s
         "  ".join(c.ljust(w) for c, w in zip(r[:5], widths, strict=True)) + "  " + r[5]
         for r in rows
     )
+
+
+def announcements(notes: Sequence[Notification]) -> list[Notification]:
+    """The notifications that tell of an alert firing that its group's previous notification
+    did not: the rest only resolve, or repeat. Which alerts' resolutions a snapshot holds
+    depends on when their windows end (a checksum alert resolves once its errors leave the
+    10m window): an incident's count of notifications is its count of announcements."""
+    before: dict[tuple[str, tuple[tuple[str, str], ...]], set[frozenset[tuple[str, str]]]] = {}
+    out = []
+    for n in notes:
+        key = (n.receiver, tuple(sorted(n.group.items())))
+        firing = {frozenset(a.items()) for a in n.firing()}
+        if firing - before.get(key, set()):
+            out.append(n)
+        before[key] = firing
+    return out

@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from alert_rules.thresholds import Duration
 from tests.fleet.stack import SHIPPED_CONFIG, TIMING_KEYS, cluster_config, config_changes
 
 TIMINGS = {"group_wait": "1s", "group_interval": "2s", "repeat_interval": "3s"}
@@ -32,3 +33,19 @@ def test_a_change_elsewhere_is_caught() -> None:
     config["inhibit_rules"] = config["inhibit_rules"][1:]
     assert config_changes(config) == ["inhibit_rules", "route"]
     assert yaml.safe_load(SHIPPED_CONFIG.read_text())["route"]["group_by"] == ["instance", "pool"]
+
+
+def test_scaled_repeat_intervals_keep_each_routes_proportion() -> None:
+    timings = {k: v for k, v in TIMINGS.items() if k != "repeat_interval"}
+    config = cluster_config("http://127.0.0.1:1/", timings, repeat_scale=10 / 3600)
+    assert config_changes(config) == []
+    shipped = _routes(yaml.safe_load(SHIPPED_CONFIG.read_text())["route"])
+    ours = _routes(config["route"])
+    pairs = list(zip(shipped, ours, strict=True))
+    repeats = [
+        (s["repeat_interval"], o["repeat_interval"]) for s, o in pairs if "repeat_interval" in s
+    ]
+    assert repeats and all(
+        Duration(o).seconds == max(1, round(Duration(s).seconds * 10 / 3600)) for s, o in repeats
+    )
+    assert all(o.get(k) == timings[k] for s, o in pairs for k in timings if k in s)

@@ -74,6 +74,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,7 @@ from typing import Any
 import pytest
 
 from alert_rules import generate
+from alert_rules.thresholds import DEFAULTS, Duration, format_seconds
 from tests.collectors.ups.nutlab import NutLab
 from tests.fleet.stack import (
     AlertmanagerNode,
@@ -97,6 +99,7 @@ from tests.fleet.stack import (
 )
 from tests.helpers import require_tool
 from zmon.demo.upsd import base_variables
+from zmon.status import policy
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -118,6 +121,12 @@ HOSTS = {  # name -> (loopback address, story, reads the shared UPS)
     "ups-b": ("127.0.0.16", "healthy", True),
 }
 UPS = "rack1"
+# The hosts replay the lab's pools, days old and mostly never scrubbed: with the scrub age
+# limit scaled (35d -> 28h) every pool would be overdue two minutes in. This test is about
+# delivery, not the scrub policy (test_incidents.py checks that): the limit stays 35d.
+THRESHOLDS = replace(
+    DEFAULTS, scrub_max_age=Duration(format_seconds(round(DEFAULTS.scrub_max_age.seconds / SCALE)))
+)
 TIME_ARTEFACTS = {"ZfsResilverStalled", "ZfsResilverSlow", "DiskLinkSpeedDegraded"}  # docstring
 
 
@@ -134,6 +143,7 @@ class Fleet:
         self.firing_at_replacement: list[dict[str, str]] = []
         self.replaced_at = 0.0
         self.gossip_note = ""
+        self.ever_suppressed: set[frozenset[tuple[str, str]]] = set()  # seen muted at a node
         self.ups_vars = {**base_variables(), "ups.status": "OL"}
         self.nut = NutLab(tmp / "nut", {UPS: self.ups_vars})
 
@@ -170,7 +180,7 @@ class Fleet:
             raise errors[0]
         self.hosts = {name: started[name] for name in HOSTS}
         rules = self.tmp / "zmon.fast.rules.yml"
-        rules.write_text(generate.render(scale=SCALE))
+        rules.write_text(generate.render(THRESHOLDS, scale=SCALE))
         targets = [h.address for h in self.hosts.values()]
         managers = [m.address for m in self.managers]
         for name in "ab":
@@ -275,7 +285,11 @@ class Fleet:
 
     def manager_states(self) -> dict[frozenset[tuple[str, str]], str]:
         manager = self.live_managers()[0]
-        return {frozenset(a["labels"].items()): a["status"]["state"] for a in manager.api("alerts")}
+        states = {
+            frozenset(a["labels"].items()): a["status"]["state"] for a in manager.api("alerts")
+        }
+        self.ever_suppressed |= {k for k, state in states.items() if state == "suppressed"}
+        return states
 
     def _unsettled(self, after: float) -> str:
         why, firing = [], []
@@ -423,8 +437,13 @@ def check(fleet: Fleet) -> None:
     names = fleet.names()
 
     # Exactly once: every alert is notified firing once, and resolved at most once after; no
-    # notification comes twice (from both Alertmanagers, or both replicas).
+    # notification comes twice (from both Alertmanagers, or both replicas). An alert muted by
+    # its cause while it fired may show up resolved, once, beside its group's other alerts
+    # (Alertmanager mutes firing alerts; the resolved copy passes once the cause is gone).
     for key, seq in histories(log).items():
+        if seq == ["resolved"]:
+            assert key in fleet.ever_suppressed, (dict(key), seq)
+            continue
         assert seq in (["firing"], ["firing", "resolved"]), (dict(key), seq)
     seen = collections.Counter(
         (n.receiver, tuple(sorted(n.group.items())), n.status,
@@ -433,11 +452,16 @@ def check(fleet: Fleet) -> None:
     )  # fmt: skip
     assert not [k for k, c in seen.items() if c > 1], "a notification came twice"
 
-    # Critical alerts page, the rest become tickets.
+    # Alerts reach the receivers the policy names: critical pages, the rest are tickets, and
+    # what pages once is a ticket too (until cleared).
     for n in log:
         for a in n.alerts:
-            wanted = "page" if a["labels"]["severity"] == "critical" else "ticket"
-            assert n.receiver == wanted, (n.receiver, a["labels"])
+            rule = policy.POLICY_BY_ALERT[a["labels"]["alertname"]]
+            wanted = {"page"} if rule.pages else {"ticket"}
+            if rule.page_once:
+                wanted |= {"ticket"}
+            assert a["labels"]["severity"] == rule.severity, a["labels"]
+            assert n.receiver in wanted, (n.receiver, a["labels"])
 
     by_host: dict[str, set[str]] = collections.defaultdict(set)
     for n in log:
@@ -456,12 +480,13 @@ def check(fleet: Fleet) -> None:
             and all(a["labels"].get(k) == v for k, v in labels.items())
         ]
 
-    # The first burst pages: the checksum errors and the first ZFS error events are notified
-    # in the step that brought them, before the disk is replaced.
-    for name in ("ZfsVdevChecksumErrors", "ZfsErrorEvents", "DiskCableFault"):
-        when = notified("bitrot", name, pool="tank")
-        assert when and when[0] < fleet.replaced_at, f"{name}: first burst not notified: {when}"
-    assert notified("bitrot", "ZfsVdevChecksumErrors", "resolved", pool="tank")
+    # The first burst is notified as its cause: the cable fault, in the step that brought it,
+    # before the disk is replaced; the checksum errors and ZFS error events on that disk are
+    # its symptoms, muted.
+    when = notified("bitrot", "DiskCableFault", pool="tank")
+    assert when and when[0] < fleet.replaced_at, f"the cable fault not notified: {when}"
+    for name in ("ZfsVdevChecksumErrors", "ZfsErrorEvents"):
+        assert not notified("bitrot", name, pool="tank", device="sdb"), name
 
     # A replaced disk does not re-page: what fired on the pool before the replacement keeps
     # its identity (one label set per alert name), and its pages are not sent again.
@@ -479,11 +504,12 @@ def check(fleet: Fleet) -> None:
             if _who(a["labels"], names) == "bitrot"
             and (a["labels"]["alertname"], a["labels"].get("pool", "")) == (name, pool)
         }
-        assert len(sets) == 1, f"{name} changed identity with the disk: {sets}"
+        assert len(sets) <= 1, f"{name} changed identity with the disk: {sets}"
 
-    # The degraded pool: notified, then resolved once the resilver brought the disk back.
-    assert len(notified("degraded", "ZfsPoolDegraded", pool="tank")) >= 1
-    assert notified("degraded", "ZfsPoolDegraded", "resolved", pool="tank")
+    # The mirror with a side offline has no redundancy left: paged, then resolved once the
+    # replacement brought a second copy back.
+    assert len(notified("degraded", "ZfsPoolRedundancyLost", pool="tank")) == 1
+    assert notified("degraded", "ZfsPoolRedundancyLost", "resolved", pool="tank")
 
     # The hung host pages: ZfsPoolStuck, critical, for the suspended pool, and nothing else
     # on it (the stuck alert inhibits the symptoms).
@@ -508,7 +534,7 @@ def check(fleet: Fleet) -> None:
     assert ups[0].at > fleet.when("killed Prometheus")
     killed_am = fleet.when("killed Alertmanager")
     assert stuck[0].at > killed_am
-    assert notified("degraded", "ZfsPoolDegraded", "resolved", pool="tank")[0] > killed_am
+    assert notified("degraded", "ZfsPoolRedundancyLost", "resolved", pool="tank")[0] > killed_am
     assert notified("bitrot", "DiskReallocatedSectorsRising", pool="tank")[0] > killed_am
     survivor = fleet.live_managers()[0].url
     assert {n.sender for n in log if n.at > killed_am} == {survivor}

@@ -20,6 +20,7 @@ from zmon.demo.kernlog import syslog_lines
 from zmon.demo.module import write_module_tree
 from zmon.demo.timeline import PHASES, STORIES, Phase, starts
 from zmon.demo.upsd import DemoUpsd, base_variables
+from zmon.demo.variants import recorded_scenario
 from zmon.logs import get
 from zmon.registry import Paths
 
@@ -264,9 +265,9 @@ class DemoHost:
         phase = self.phases[index]
         scen = DATA / "scenarios" / phase.scenario
         _symlink(str(scen), self.root / "current")
-        self._copy_kstats(scen)
+        self._copy_kstats(recorded_scenario(scen))
         self._suspend(phase.stuck_pool, self._clock() if now is None else now)
-        self._append_events(scen / "events-new.txt")
+        self._append_events(recorded_scenario(scen) / "events-new.txt")
         self._append_kernel_log(scen / "kernel-new.txt", self.now() if now is None else now)
         self._phase_index = index
         log.info("demo phase", phase=phase.name, scenario=phase.scenario)

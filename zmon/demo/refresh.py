@@ -23,6 +23,7 @@ from zmon.demo.fakebin import SNAPSHOT_TIMES
 from zmon.demo.kernlog import SataDisk, cable_lines, last_time, media_lines, new_lines
 from zmon.demo.smartdata import SharedWriter, smart_recordings
 from zmon.demo.timeline import CABLE_FAULT_SERIAL, MEDIA_FAULT_SERIAL, PHASES, Phase
+from zmon.demo.variants import write_variants
 
 DATA = Path(__file__).parent / "data"
 MAX_EVENTS_PER_PHASE = 400
@@ -364,6 +365,7 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
         (dest / "events-new.txt").write_text(events[phase.scenario])
     base = captures / PHASES[0].scenario / "arcstats.txt"
     shutil.copyfile(base, outdir / "arcstats.txt")
+    write_variants(scen_root)  # they point into the scenarios just rewritten
 
 
 if __name__ == "__main__":  # pragma: no cover

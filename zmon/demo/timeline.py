@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from zmon.demo.variants import HEALTHY_DISKS
+
 CABLE_FAULT_SERIAL = "ZLSATA1"  # tank's second mirror member, sdb on ata2
 MEDIA_FAULT_SERIAL = "ZLSATA0"  # tank's first mirror member, sda on ata1
 LINK_GBPS = 6.0  # the link speed of every healthy SATA disk
@@ -142,6 +144,10 @@ def _phase(base: str, **changes: object) -> Phase:
 
 # Single incidents, one per host of a fleet (tests/fleet): each starts healthy and ends in its
 # last phase, where it stays (no loop). Mains power stays on: the UPS story is a shared server.
+# The variants replay a lab scenario without the loop's disk faults (zmon/demo/variants.py):
+# checksum errors a scrub repaired on a disk whose link is fine; a mirror member taken offline.
+REPAIRED_ON_HEALTHY_DISKS = "05-checksum-errors-repaired" + HEALTHY_DISKS
+OFFLINE_ON_HEALTHY_DISKS = "09-degraded-offline" + HEALTHY_DISKS
 _HEALTHY = _phase("healthy", length=2)
 STORIES: dict[str, tuple[Phase, ...]] = {
     "demo": PHASES,
@@ -167,6 +173,34 @@ STORIES: dict[str, tuple[Phase, ...]] = {
     "suspended": (
         _phase("healthy", length=6),
         _phase("healthy", name="suspended", stuck_pool="tank", length=2, alerts=("ZfsPoolStuck",)),
+    ),
+    # One incident each (tests/fleet/test_incidents.py). The pools' other recorded damage stays
+    # as the lab left it (``single``'s permanent errors in 09): each incident is its own pool.
+    "cable-fault": (_HEALTHY, _phase("checksum-errors", length=4)),
+    "scrub-repairs-checksum-errors": (
+        _HEALTHY,
+        _phase("scrub"),
+        _phase(
+            "checksum-errors",
+            name="scrub-repaired",
+            scenario=REPAIRED_ON_HEALTHY_DISKS,
+            crc_errors=0,
+            link_gbps=LINK_GBPS,
+            alerts=("ZfsVdevChecksumErrors", "ZfsErrorEvents", "ZfsScrubFoundErrors"),
+        ),
+    ),
+    "mirror-member-offline": (
+        _HEALTHY,
+        _phase(
+            "degraded",
+            name="offline",
+            scenario=OFFLINE_ON_HEALTHY_DISKS,
+            on_battery=False,
+            crc_errors=0,
+            link_gbps=LINK_GBPS,
+            length=4,
+            alerts=("ZfsPoolDegraded", "ZfsPoolDataErrors"),
+        ),
     ),
 }
 

@@ -1,0 +1,452 @@
+"""One incident, one notification, at the right severity: what an on-call admin receives for
+each incident of the paging policy (alert_rules/POLICY.md), through the stack fleets run.
+
+One stack, started once for the module: two Prometheus replicas (an HA pair, ``replica``
+dropped from the alerts) and two clustered Alertmanagers running packaging/alertmanager/zmon.yml
+with only the receivers' URLs and the route timings rewritten, as in test_fleet.py. Each
+incident plays on its own zmon host (a stepped demo), all at once; each test then waits for its
+incident's notifications to settle and asserts what reached the webhook:
+
+- ``cable``: a cable fault on tank's sdb (CRC errors, link slowed down, checksum errors):
+  exactly one notification, the page for the cable; the checksum, ZFS-event and link alerts
+  on that disk are its symptoms;
+- ``scrub``: a scrub repairs checksum errors on a disk whose link and media are fine: no
+  page, one ticket;
+- ``offline``: one side of tank's 2-way mirror offline, no redundancy left: one page. The
+  same host replays the lab's permanent errors on pool ``single`` (its state in that
+  capture): the data-loss incident, one page and no re-page all night;
+- ``down``: zmon on the host killed: one page (ZmonTargetDown);
+- ``never``: a healthy host whose pools were never scrubbed: past the overdue threshold, one
+  ticket per pool;
+- two UPSes on one NUT server, each read by three hosts (``cable``, ``offline``, ``never``;
+  not ``scrub``, whose scrub on battery is a ticket of its own), lose mains power: one page
+  per UPS, naming every host that reads it, none per host.
+
+What counts. The first five incidents are asserted on the notifications received once every
+incident's alerts (``for`` up to ``MAX_FOR``) have reached their verdict and been notified or
+inhibited: the incident as it breaks, before the follow-ups that come with longer ``for``
+(DiskLinkSpeedDegraded 30m, ZfsPoolErrorsNotCleared 1h) and before any repeat interval.
+An incident's notifications are those that announce an alert firing (``announcements``):
+a group's later notification that only resolves an alert whose window ended is the same
+ticket or page closing, not a new one.
+
+Time. The rules' durations are scaled by 1/30 (``for: 1m`` -> 2s), like test_fleet.py, but
+for how long a scrub's findings count (ZfsScrubFoundErrors, 7d): the recordings' scrub dates
+are the lab's, days old, and a scrub that found errors must count as recent. The Alertmanager
+route waits for a group's first alerts 8.5s and re-examines it every 10s (see test_fleet.py
+for why those, and not a scaled 30s/5m); an hour of repeat interval is ``HOUR`` seconds, so
+each route's ``repeat_interval`` keeps its proportion to the others and to the night (12h:
+120s). A night is ``NIGHT_HOURS`` of those hours: a page repeated hourly would come at
+each group interval.
+
+Every wait is on a condition (what Prometheus scraped and evaluated, what Alertmanager holds,
+what the webhook received), with a generous timeout; the night waits its scaled length. The
+notification log is printed at the end (``pytest -s``) and on failure, and written to
+``notifications.txt`` in the test's temporary directory with every process's log.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from alert_rules import generate
+from alert_rules.thresholds import DEFAULTS, Duration, format_seconds
+from tests.collectors.ups.nutlab import NutLab
+from tests.fleet.stack import (
+    AlertmanagerNode,
+    Host,
+    Notification,
+    Replica,
+    Webhook,
+    announcements,
+    cluster_config,
+    config_changes,
+    kill,
+    start_cluster,
+    table,
+    wait_until,
+)
+from tests.helpers import require_tool
+from zmon.demo.upsd import base_variables
+
+pytestmark = [pytest.mark.real, pytest.mark.slow]
+
+SCALE = 1 / 30  # the rules' durations
+MAX_FOR = 12.0  # scaled `for` a phase waits out before the next step (ZmonTargetDown: 10s)
+GROUP_INTERVAL = 10.0
+TIMINGS = {"group_wait": "8s500ms", "group_interval": f"{GROUP_INTERVAL:g}s"}
+HOUR = GROUP_INTERVAL  # seconds of test time per hour of repeat interval
+NIGHT_HOURS = 8  # 22:00 to 06:00
+UPSES = ("rack1", "rack2")
+# name -> (loopback address, story, reads the UPS server)
+HOSTS = {
+    "cable": ("127.0.0.21", "cable-fault", True),
+    "scrub": ("127.0.0.22", "scrub-repairs-checksum-errors", False),
+    "offline": ("127.0.0.23", "mirror-member-offline", True),
+    "down": ("127.0.0.24", "healthy", False),
+    "never": ("127.0.0.25", "healthy", True),
+}
+NEVER_SCRUBBED = ("rz", "single", "tank")  # the lab's pools before its first scrub
+
+
+def rules_file(tmp: Path) -> Path:
+    """The shipped rules, durations scaled, but for how long a scrub's findings count
+    (module docstring)."""
+    days = DEFAULTS.scrub_errors_max_age.seconds
+    unscaled = Duration(format_seconds(round(days / SCALE)))
+    path = tmp / "zmon.fast.rules.yml"
+    thresholds = replace(DEFAULTS, scrub_errors_max_age=unscaled)
+    path.write_text(generate.render(thresholds, scale=SCALE))
+    return path
+
+
+class IncidentFleet:
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.t0 = time.time()
+        self.webhook = Webhook()
+        self.started: list[Any] = []
+        self.hosts: dict[str, Host] = {}
+        self.dead: set[str] = set()
+        self.replicas: list[Replica] = []
+        self.managers: list[AlertmanagerNode] = []
+        self.events: list[tuple[float, str]] = []
+        self.settled_log: list[Notification] = []  # the log once every incident settled (docstring)
+        self.ups_vars = {name: {**base_variables(), "ups.status": "OL"} for name in UPSES}
+        self.nut = NutLab(tmp / "nut", self.ups_vars)
+
+    # -- setup
+
+    def start(self) -> None:
+        prometheus = require_tool("prometheus", "Debian package prometheus")
+        alertmanager = shutil.which("prometheus-alertmanager") or require_tool(
+            "alertmanager", "Debian package prometheus-alertmanager"
+        )
+        self.nut.start()
+        self.started.append(self.nut)
+        config = cluster_config(self.webhook.url, TIMINGS, repeat_scale=HOUR / 3600)
+        assert config_changes(config) == [], "only URLs and timings may differ from the shipped"
+        self.managers = start_cluster(alertmanager, self.tmp, config)
+        self.started.extend(self.managers)
+        started: dict[str, Host] = {}
+        errors: list[BaseException] = []
+
+        def start(name: str, address: str, story: str, ups: bool) -> None:
+            args = ["--ups.nut", self.nut.address] if ups else []
+            try:
+                started[name] = Host(self.tmp, name, address, story, args)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=start, args=(n, *h)) for n, h in HOSTS.items()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.started.extend(started.values())
+        if errors:
+            raise errors[0]
+        self.hosts = {name: started[name] for name in HOSTS}
+        rules = rules_file(self.tmp)
+        targets = [h.address for h in self.hosts.values()]
+        managers = [m.address for m in self.managers]
+        for name in "ab":
+            replica = Replica(prometheus, self.tmp, name, targets, [rules], managers)
+            self.replicas.append(replica)
+            self.started.append(replica)
+        self.note("stack up")
+
+    def stop(self) -> None:
+        def stop(part: Any) -> None:
+            try:
+                part.close() if isinstance(part, NutLab) else part.stop()
+            except Exception as exc:  # noqa: BLE001 - stop the rest regardless
+                print(f"stopping {part}: {exc}")
+
+        threads = [threading.Thread(target=stop, args=(p,)) for p in self.started]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.webhook.stop()
+
+    # -- what the test does
+
+    def note(self, what: str) -> None:
+        self.events.append((time.time(), what))
+
+    def live_hosts(self) -> list[Host]:
+        return [h for n, h in self.hosts.items() if n not in self.dead]
+
+    def step(self, *names: str) -> None:
+        """Move these hosts' stories on, at once."""
+        self._on_hosts(names, "step")
+        self.note("step " + ", ".join(f"{n} -> {self.hosts[n].phases[-1]}" for n in names))
+
+    def kill_host(self, name: str) -> None:
+        """SIGKILL the host's zmon: the host is down."""
+        self.dead.add(name)
+        kill(self.hosts[name].proc)
+        self.note(f"killed zmon on {name}")
+
+    def power_cut(self) -> None:
+        """Every UPS on battery; the hosts that read them have read it."""
+        for name, variables in self.ups_vars.items():
+            variables.update({"ups.status": "OB DISCHRG", "input.voltage": "0.0"})
+            self.nut.write_dev(name, variables)
+        readers = [n for n, (_, _, ups) in HOSTS.items() if ups and n not in self.dead]
+        probe = self.hosts[readers[0]]
+
+        def served() -> str:  # dummy-ups reads its state file about once a second
+            probe.control.request("collect ups")
+            on_battery = [
+                line
+                for line in probe.metrics().splitlines()
+                if line.startswith("zmon_ups_status{")
+                and 'flag="OB"' in line
+                and float(line.rsplit(" ", 1)[1]) == 1
+            ]
+            return "" if len(on_battery) == len(UPSES) else f"on battery: {on_battery}"
+
+        wait_until(served, "dummy-ups picked up its state files")
+        self._on_hosts(readers, "collect ups")
+        self.note(f"power cut: {', '.join(UPSES)} on battery")
+
+    def _on_hosts(self, names: Sequence[str], request: str) -> None:
+        errors: list[BaseException] = []
+
+        def one(name: str) -> None:
+            try:
+                self.hosts[name].request(request)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=one, args=(n,)) for n in names]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+
+    # -- conditions
+
+    def settle(self) -> None:
+        """Both replicas have scraped every live host's current phase (3 scrapes), their rules
+        have reached their verdict since, and whatever fires has been notified or inhibited."""
+        for replica in self.replicas:
+            seen: dict[str, set[float]] = {}
+            check = partial(replica.scraped, self.live_hosts(), seen, 3)
+            wait_until(check, f"replica {replica.name} scraped")
+        after = time.time()
+        wait_until(lambda: self._unsettled(after), "alerts settled")
+
+    def firing_now(self) -> list[dict[str, str]]:
+        return [f for replica in self.replicas for f in replica.verdict(0.0, 0.0)[1]]
+
+    def suppressed(self) -> set[frozenset[tuple[str, str]]]:
+        alerts = self.managers[0].api("alerts")
+        return {
+            frozenset(a["labels"].items()) for a in alerts if a["status"]["state"] == "suppressed"
+        }
+
+    def _unsettled(self, after: float) -> str:
+        why, firing = [], []
+        for replica in self.replicas:
+            w, f = replica.verdict(after, MAX_FOR)
+            if w:
+                why.append(w)
+            firing += f
+        if why:
+            return "; ".join(why)
+        notified = {frozenset(a.items()) for n in self.webhook.received() for a in n.firing()}
+        muted = self.suppressed()
+        missing = sorted(
+            {
+                f"{f['alertname']}@{self.name_of(f.get('instance', ''))}"
+                for f in firing
+                if frozenset(f.items()) not in notified | muted
+            }
+        )
+        return f"not notified: {missing}" if missing else ""
+
+    def quiet(self) -> str:
+        """Why Alertmanager may still notify something ("" when nothing is due)."""
+        unsettled = self._unsettled(0.0)
+        if unsettled:
+            return unsettled
+        firing_now = {frozenset(f.items()) for f in self.firing_now()}
+        last: dict[frozenset[tuple[str, str]], str] = {}
+        for n in self.webhook.received():
+            for a in n.alerts:
+                last[frozenset(a["labels"].items())] = a["status"]
+        muted = self.suppressed()
+        due = sorted(
+            f"{dict(k)['alertname']}@{self.name_of(dict(k).get('instance', ''))}"
+            for k, status in last.items()
+            if status == "firing" and k not in firing_now and k not in muted
+        )
+        return f"resolution not notified: {due}" if due else ""
+
+    # -- what the webhook received
+
+    def incident(
+        self, host: str, pool: str | None = None, log: Sequence[Notification] | None = None
+    ) -> list[Notification]:
+        """The notifications of one host's groups (of one pool's, when given; host-wide
+        groups have none), UPS groups aside, from ``log`` (default: all so far)."""
+        address = self.hosts[host].address
+        return [
+            n
+            for n in (self.webhook.received() if log is None else log)
+            if n.group.get("instance") == address and (pool is None or n.group.get("pool") == pool)
+        ]
+
+    def names(self) -> dict[str, str]:
+        out = {h.address: n for n, h in self.hosts.items()}
+        out.update({m.url: f"am-{m.name}" for m in self.managers})
+        out[self.nut.address] = "nut"
+        return out
+
+    def name_of(self, instance: str) -> str:
+        return self.names().get(instance, instance or "-")
+
+    def report(self) -> str:
+        timeline = "\n".join(f"{at - self.t0:7.1f}  {what}" for at, what in self.events)
+        log = table(self.webhook.received(), self.t0, self.names())
+        text = f"Timeline:\n{timeline}\n\nNotifications:\n{log}\n"
+        (self.tmp / "notifications.txt").write_text(text)
+        return text
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IncidentFleet]:
+    tmp = tmp_path_factory.mktemp("incidents")
+    fleet = IncidentFleet(tmp)
+    try:
+        fleet.start()
+        fleet.settle()
+        fleet.note("settled: the fleet is healthy")
+        # Every incident at once: each on its own hosts, each asserted by its own test.
+        fleet.step("cable", "scrub", "offline")  # cable fault; scrub running; mirror side off
+        fleet.kill_host("down")
+        fleet.power_cut()
+        fleet.settle()
+        fleet.step("scrub")  # the scrub has repaired the checksum errors
+        fleet.settle()
+        fleet.settled_log = fleet.webhook.received()
+        fleet.note("every incident notified")
+        yield fleet
+    finally:
+        print(fleet.report())
+        fleet.stop()
+
+
+def _describe(notes: Sequence[Notification]) -> list[tuple[str, str, list[str]]]:
+    return [
+        (n.receiver, n.status, sorted(a["labels"]["alertname"] for a in n.alerts)) for n in notes
+    ]
+
+
+def test_a_cable_fault_on_one_disk_is_one_page_for_the_cable(fleet: IncidentFleet) -> None:
+    notes = fleet.incident("cable", log=fleet.settled_log)
+    said = announcements(notes)
+    assert [n.receiver for n in said] == ["page"], _describe(notes)
+    alerts = said[0].firing()
+    assert "DiskCableFault" in {a["alertname"] for a in alerts}, _describe(notes)
+    assert {a.get("pool") for a in alerts} == {"tank"}, alerts
+    assert {a.get("device") for a in alerts if a.get("device")} == {"sdb"}, alerts
+
+
+def test_checksum_errors_a_scrub_repaired_are_one_ticket_and_no_page(
+    fleet: IncidentFleet,
+) -> None:
+    notes = fleet.incident("scrub", log=fleet.settled_log)
+    said = announcements(notes)
+    assert [n.receiver for n in said] == ["ticket"], _describe(notes)
+    names = {a["alertname"] for a in said[0].firing()}
+    assert {"ZfsVdevChecksumErrors", "ZfsScrubFoundErrors"} <= names, names
+    assert {a["pool"] for a in said[0].firing()} == {"tank"}
+
+
+def test_a_mirror_without_redundancy_pages_once(fleet: IncidentFleet) -> None:
+    notes = fleet.incident("offline", "tank", log=fleet.settled_log)
+    said = announcements(notes)
+    assert [n.receiver for n in said] == ["page"], _describe(notes)
+    assert [a["alertname"] for a in said[0].firing()] == ["ZfsPoolRedundancyLost"]
+
+
+def test_a_host_down_pages_once(fleet: IncidentFleet) -> None:
+    notes = fleet.incident("down", log=fleet.settled_log)
+    said = announcements(notes)
+    assert [n.receiver for n in said] == ["page"], _describe(notes)
+    assert [a["alertname"] for a in said[0].firing()] == ["ZmonTargetDown"]
+
+
+def test_a_power_cut_pages_once_per_ups_not_per_host(fleet: IncidentFleet) -> None:
+    log = fleet.settled_log
+    readers = {n for n, (_, _, ups) in HOSTS.items() if ups}
+    for ups in UPSES:
+        notes = [n for n in log if n.group.get("ups") == ups]
+        said = announcements(notes)
+        assert [n.receiver for n in said] == ["page"], _describe(notes)
+        hosts = {fleet.name_of(a["instance"]) for a in said[0].firing()}
+        assert hosts == readers, hosts
+    per_host = [
+        n for n in log if "ups" not in n.group and any(
+            a["labels"]["alertname"].startswith("Ups") for a in n.alerts)
+    ]  # fmt: skip
+    assert not per_host, _describe(per_host)
+
+
+def test_data_errors_page_once_and_not_again_all_night(fleet: IncidentFleet) -> None:
+    """The page when the data is lost, then nothing more loud all night; the ticket stays."""
+    pages = [n for n in fleet.incident("offline", "single") if n.receiver == "page"]
+    assert pages, _describe(fleet.incident("offline", "single"))
+    dusk = pages[0].at
+    morning = dusk + NIGHT_HOURS * HOUR
+    fleet.note(f"the night began with the data errors' page at {dusk - fleet.t0:.1f}")
+
+    def night_over() -> str:
+        left = morning + GROUP_INTERVAL - time.time()  # and the flush at dawn
+        return f"{left:.0f}s of the night left" if left > 0 else ""
+
+    wait_until(night_over, "the night passed", timeout=NIGHT_HOURS * HOUR + 120)
+    fleet.note("morning")
+    night = [n for n in fleet.incident("offline", "single") if n.at <= morning]
+    loud = [n for n in night if n.receiver == "page"]
+    assert [n.status for n in loud] == ["firing"], _describe(night)
+    assert [a["alertname"] for a in loud[0].firing()] == ["ZfsPoolDataErrors"]
+    tickets = [
+        n for n in night if n.receiver == "ticket"
+        and any(a["alertname"] == "ZfsPoolDataErrors" for a in n.firing())
+    ]  # fmt: skip
+    assert len(tickets) == 1, _describe(night)
+
+
+def test_a_never_scrubbed_pool_past_the_limit_is_one_ticket(fleet: IncidentFleet) -> None:
+    def overdue() -> str:
+        have = {
+            n.group.get("pool")
+            for n in fleet.incident("never")
+            if any(a["alertname"] == "ZfsScrubOverdue" for a in n.firing())
+        }
+        missing = set(NEVER_SCRUBBED) - have
+        return f"no ZfsScrubOverdue yet for {sorted(missing)}" if missing else ""
+
+    wait_until(overdue, "ZfsScrubOverdue notified for every never-scrubbed pool", timeout=240)
+    wait_until(fleet.quiet, "nothing due")
+    for pool in NEVER_SCRUBBED:
+        notes = fleet.incident("never", pool)
+        said = announcements(notes)
+        assert [n.receiver for n in said] == ["ticket"], _describe(notes)
+        assert [a["alertname"] for a in said[0].firing()] == ["ZfsScrubOverdue"]
