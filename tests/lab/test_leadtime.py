@@ -132,3 +132,16 @@ def test_the_guest_reads_zeds_mail_log(tmp_path: Path) -> None:
     )
     assert ramp.first_mail(str(log), 950) == (1000.25, "ZFS device fault for pool rz on zmonlab")
     assert ramp.first_mail(str(log), 2000) is None
+
+
+def test_the_guest_takes_the_fault_time_from_the_statechange_event() -> None:
+    ramp = guest_ramp()
+    events = (FIXTURES.parent / "pools" / "events" / "2.1.11-22-zpool-events-v.txt").read_text()
+    assert (
+        ramp.fault_event_time(events, "tank", "disk/by-id/ata-QEMU_HARDDISK_ZLSATA0-part") is None
+    )
+    faulted = events.replace('vdev_state = "REMOVED" (0x3)', 'vdev_state = "FAULTED" (0x5)', 1)
+    faulted = faulted.replace("/dev/disk/by-id/ata-QEMU_HARDDISK_ZLSATA0-part1", "/dev/vdb1", 1)
+    assert ramp.fault_event_time(faulted, "tank", "vdb") == 0x6B0CBD18 + 0x11A49A00 / 1e9
+    assert ramp.fault_event_time(faulted, "rz", "vdb") is None
+    assert ramp.fault_event_time(faulted, "tank", "vdc") is None

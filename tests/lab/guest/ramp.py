@@ -48,6 +48,22 @@ def vdev_row(pool: str, vdev: str) -> tuple[str, str]:
     return (m.group(1), "/".join(m.group(2, 3, 4))) if m else ("", "")
 
 
+def fault_event_time(events: str, pool: str, vdev: str) -> float | None:
+    """The kernel's time (guest clock) of the statechange event that took the vdev to FAULTED,
+    from `zpool events -v` output."""
+    for event in events.split("\n\n"):
+        if (
+            'class = "resource.fs.zfs.statechange"' in event
+            and f'pool = "{pool}"' in event
+            and 'vdev_state = "FAULTED"' in event
+            and re.search(rf'vdev_path = "/dev/{re.escape(vdev)}\d*"', event)
+        ):
+            m = re.search(r"^\s+time = (0x[0-9a-f]+) (0x[0-9a-f]+)", event, re.M)
+            if m:
+                return int(m.group(1), 16) + int(m.group(2), 16) / 1e9
+    return None
+
+
 def io_ereports(pool: str) -> int:
     try:
         out = run("zpool", "events", "-H")
@@ -214,7 +230,15 @@ def main() -> int:
             facts["fault_pct"] = str(LEVELS[level])
             facts["errors_at_fault"] = counts
             facts["io_ereports_at_fault"] = str(io_ereports(a.pool))
-            say(f"{a.vdev} FAULTED (errors {counts})")
+            try:
+                at = fault_event_time(run("zpool", "events", "-v"), a.pool, a.vdev)
+            except subprocess.TimeoutExpired:
+                at = None
+            if at is not None:  # the kernel's own time of the state change, not the poll's
+                faulted_at = at
+            facts["faulted_seen_at"] = facts["faulted_at"]
+            facts["faulted_at"] = f"{faulted_at:.3f}"
+            say(f"{a.vdev} FAULTED (errors {counts}; statechange event at {at})")
         if prom is not None:
             prom.sync_clock()
             for (name, state), (at, severity) in prom.alerts(a.pool, device, start).items():
