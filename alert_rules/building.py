@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from textwrap import dedent, indent
 
 from alert_rules.thresholds import GRAFANA_URL, RUNBOOK_URL
+from zmon.status import policy
 
-SEVERITIES = ("critical", "warning", "info")
 VDEV_INFO = "zmon:vdev_device:info"
 DISK_POOL = "zmon:disk_pool:info"  # each disk's pools over the last disk_pool_memory
 
@@ -22,12 +22,16 @@ class Record:
 class Alert:
     alert: str
     expr: str
-    severity: str
     summary: str
     description: str
     for_: str = "0s"
     labels: dict[str, str] = field(default_factory=dict)
     dashboard: str = ""  # a key of DASHBOARDS; "" picks it from the alert's name
+
+    @property
+    def severity(self) -> str:
+        """From the paging policy (zmon/status/policy.py), the one place severities are set."""
+        return policy.severity(self.alert)
 
     @property
     def runbook_url(self) -> str:
@@ -77,10 +81,23 @@ def paren(expr: str) -> str:
 
 
 def per_vdev(expr: str, extra: str = "") -> str:
-    """``expr`` with the vdev's identity only (instance, job, pool, vdev): no ``device``, no
-    ``class``. A label that can change during one incident (a replaced disk's ``device``)
-    would resolve the alert and fire it again under new labels: a second page."""
-    return f"max by (instance, job, pool, vdev{extra}) {paren(expr)}"
+    """``expr`` per vdev (instance, job, pool, vdev), with the ``device`` of the disk behind a
+    leaf when zmon knows it: no ``class`` and no other detail that can change during one
+    incident. The ``device`` lets Alertmanager mute a vdev's alerts while the same disk's
+    cable fault (or failing path) speaks for them; a vdev with no disk keeps its alert."""
+    return with_device(f"max by (instance, job, pool, vdev{extra}) {paren(expr)}")
+
+
+def with_device(per_vdev_expr: str) -> str:
+    """A per-vdev ``per_vdev_expr`` with the vdev's ``device`` label added where it has one."""
+    join = "on(instance, job, pool, vdev)"
+    # topk: one device per vdev, even if two rows of zpool status ever named one vdev with
+    # two disks (a many-to-many match would fail the whole rule)
+    one_device = f"topk by (instance, job, pool, vdev) (1, {VDEV_INFO})"
+    return (
+        f"{paren(per_vdev_expr)}\n* {join} group_left(device) {one_device}\n"
+        f"or {join}\n{paren(per_vdev_expr)}"
+    )
 
 
 def with_pool(expr: str) -> str:
@@ -101,11 +118,13 @@ def events_per_vdev(selector: str, window: object) -> str:
     """New events per vdev, all selected classes together (one alert per vdev). zmon labels
     an event's leaf as zpool status names it (a whole disk's ``ata-X``, not the event path's
     ``ata-X-part1``), so it joins zmon_vdev_info; its counters start at 0 (zero-initialised)."""
-    return x(f"""
+    return with_device(
+        x(f"""
         sum by (instance, job, pool, vdev) (
           increase({selector}[{window}])
         ) > 0
     """)
+    )
 
 
 def rise(metric: str, window: object) -> str:

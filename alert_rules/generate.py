@@ -1,7 +1,7 @@
 """Render zmon's Prometheus rule file from the thresholds table.
 
-    python -m alert_rules.generate            # rewrite alert_rules/zmon.rules.yml
-    python -m alert_rules.generate --check    # exit 1 if the committed file is out of date
+    python -m alert_rules.generate            # rewrite alert_rules/zmon.rules.yml, POLICY.md
+    python -m alert_rules.generate --check    # exit 1 if a committed file is out of date
     python -m alert_rules.generate --scale 0.03 --output /tmp/fast.rules.yml
 
 ``--scale`` multiplies every duration (``for:``, range windows, age limits) for the test-only
@@ -18,6 +18,7 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+from alert_rules import policy_doc
 from alert_rules.building import Alert, Group, Record
 from alert_rules.rules import groups
 from alert_rules.thresholds import DEFAULTS, JOB_SELECTOR, RUNBOOK_URL, Thresholds
@@ -114,18 +115,22 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     text = render(scale=args.scale)
     target = args.output or RULES_FILE
+    # the written policy goes with the production rule file
+    outputs = {target: text}
+    if args.output is None and args.scale is None:
+        outputs[policy_doc.POLICY_FILE] = policy_doc.render()
     if args.check:
-        current = target.read_text() if target.exists() else ""
-        if current != text:
-            print(f"{target} is out of date: run python -m alert_rules.generate", file=sys.stderr)
-            return 1
-        return 0
+        stale = [p for p, t in outputs.items() if (p.read_text() if p.exists() else "") != t]
+        for path in stale:
+            print(f"{path} is out of date: run python -m alert_rules.generate", file=sys.stderr)
+        return 1 if stale else 0
     if args.scale is not None and args.output is None:
         print(
             "--scale needs --output: the committed file holds production durations", file=sys.stderr
         )
         return 2
-    target.write_text(text)
+    for path, content in outputs.items():
+        path.write_text(content)
     return 0
 
 

@@ -21,12 +21,13 @@ from alert_rules.building import (
     Record,
     events_per_vdev,
     hysteresis,
+    paren,
     per_vdev,
     rise,
     with_pool,
     x,
 )
-from alert_rules.thresholds import JOB_SELECTOR, Thresholds
+from alert_rules.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
 
 
 def recording_rules(t: Thresholds) -> Group:
@@ -114,7 +115,6 @@ def pool_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsPoolDegraded",
                 'zmon_pool_state{state="degraded"} == 1',
-                "warning",
                 "A ZFS pool is degraded and runs with reduced redundancy.",
                 f"ZFS {POOL} is DEGRADED: a vdev is faulted, offline, removed or unavailable. "
                 "Another failure in the same vdev may lose data. "
@@ -124,10 +124,27 @@ def pool_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsPoolFaulted",
                 'zmon_pool_state{state=~"faulted|unavail|removed|suspended"} == 1',
-                "critical",
                 "A ZFS pool is faulted, unavailable or suspended.",
                 f"ZFS {POOL} is {{{{ $labels.state | toUpper }}}}: its data cannot be read or "
                 "written. Run zpool status -v {{ $labels.pool }} now.",
+                str(t.pool_state_for),
+            ),
+            Alert(
+                "ZfsPoolRedundancyLost",
+                x("""
+            max by (instance, job, pool) (
+              zmon_vdev_redundancy == 0
+              and on(instance, job, pool, vdev, class) (zmon_vdev_state{state="degraded"} == 1)
+            )
+        """),
+                "A ZFS pool has no redundancy left: one more failure loses it.",
+                f"ZFS {POOL} has a vdev with no redundancy left"
+                '{{ with printf "zmon_vdev_redundancy{instance=%q,pool=%q} == 0 and on(instance, '
+                'pool, vdev, class) zmon_vdev_state{state=\\"degraded\\"} == 1" $labels.instance '
+                "$labels.pool | query }} ({{ range . }}{{ .Labels.vdev }} {{ end }}is DEGRADED)"
+                "{{ end }}: one more disk failure in it loses the pool. Replace or bring back the "
+                "missing disk now (zpool status -x {{ $labels.pool }}), and do not take another "
+                "disk of it offline.",
                 str(t.pool_state_for),
             ),
             Alert(
@@ -139,7 +156,6 @@ def pool_alerts(t: Thresholds) -> Group:
               """),
                     ", state",
                 ),
-                "warning",
                 "A ZFS vdev is faulted, unavailable or removed.",
                 f"ZFS {VDEV} is {{{{ $labels.state | toUpper }}}}. Replace or reattach it.",
                 str(t.pool_state_for),
@@ -147,7 +163,6 @@ def pool_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsSpareInUse",
                 per_vdev('zmon_vdev_state{state="inuse"} == 1'),
-                "warning",
                 "A ZFS hot spare has replaced a failed disk.",
                 f"Hot spare {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on "
                 "{{ $labels.instance }} is in use. "
@@ -218,7 +233,6 @@ def stuck_alerts(t: Thresholds) -> Group:
               )
             )
         """),
-                "critical",
                 "ZFS is stuck on a pool: I/O is suspended, writes cannot commit, or zpool hangs.",
                 f"ZFS {POOL} is stuck. Seen:{seen} Writes to it block, and zpool may hang on "
                 "it. Check the pool's disks, cabling and "
@@ -238,7 +252,6 @@ def integrity_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsVdevChecksumErrors",
                 per_vdev(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"),
-                "critical",
                 "A ZFS vdev returned data that failed its checksum (silent corruption).",
                 f"ZFS {VDEV} had {{{{ $value | humanize }}}} new checksum errors in the last {w}. "
                 "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
@@ -254,18 +267,17 @@ def integrity_alerts(t: Thresholds) -> Group:
                   ) > 0
               """)
                 ),
-                "warning",
                 "A ZFS vdev had new read or write errors.",
                 f"ZFS {VDEV} had {{{{ $value | humanize }}}} new read/write errors "
                 f"in the last {w}.",
             ),
+            failing_path_alert(t),
             Alert(
                 "ZfsPoolDataErrors",
                 x("""
             zmon_pool_data_errors > 0
             or on(instance, job, pool) (zmon_pool_data_errors_present == 1)
         """),
-                "critical",
                 "A ZFS pool has permanent data errors (data lost).",
                 f"ZFS {POOL} has permanent data errors: blocks that no copy could repair. "
                 "List the damaged files with zpool status -v {{ $labels.pool }}.",
@@ -278,7 +290,6 @@ def integrity_alerts(t: Thresholds) -> Group:
                   and on(instance, job, pool) (zmon_pool_state{state="online"} == 1)
               """)
                 ),
-                "warning",
                 "An ONLINE ZFS pool still shows non-zero vdev error counters.",
                 f"ZFS {VDEV} shows {{{{ $value | humanize }}}} read/write/checksum errors while "
                 "the pool is ONLINE. Find the cause, then run zpool clear {{ $labels.pool }}.",
@@ -287,7 +298,6 @@ def integrity_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsErrorEvents",
                 events_per_vdev('zmon_zfs_events_total{class=~"checksum|io|data"}', w),
-                "warning",
                 "ZFS posted checksum, I/O or data error events.",
                 f"{{{{ $value | humanize }}}} ZFS checksum, I/O or data error events in the last "
                 f"{w} for pool {{{{ $labels.pool }}}}{{{{ with $labels.vdev }}}} vdev {{{{ . }}}}"
@@ -296,7 +306,6 @@ def integrity_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsDeadmanEvents",
                 events_per_vdev('zmon_zfs_events_total{class="deadman"}', w),
-                "critical",
                 "ZFS detected I/O that hung (deadman).",
                 "ZFS deadman fired for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}"
                 f"{{{{ end }}}}{VDEV_DISK} on "
@@ -304,6 +313,70 @@ def integrity_alerts(t: Thresholds) -> Group:
                 "zfs_deadman_synctime_ms.",
             ),
         ],
+    )
+
+
+def failing_path_alert(t: Thresholds) -> Alert:
+    """Page while a disk's path fails, before ZFS faults the vdev and redundancy is lost.
+
+    Repaired errors that come once are tickets (ZfsVdevIOErrors, ZfsVdevChecksumErrors,
+    DiskCableFault); errors that keep coming are what precedes a FAULTED vdev.
+    """
+    w = t.failing_window
+    h = Duration(format_seconds(max(1, w.seconds // 2)))
+    before = f"[{h}] offset {h})"
+
+    def both_halves(metric: str) -> str:
+        return f"increase({metric}[{h}]) > 0\nand increase({metric}{before} > 0"
+
+    link_now = x(f"""
+        sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{h}])) > 0
+        or
+        sum by (instance, job, device) (
+          increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}[{h}])
+        ) > 0
+    """)
+    link_before = link_now.replace(f"[{h}])", before)
+    leaf_link_rising = "\n".join(
+        [
+            VDEV_INFO,
+            f"* on(instance, job, device) group_left() {paren(link_now)}",
+            f"* on(instance, job, device) group_left() {paren(link_before)}",
+        ]
+    )
+    zfs_errors = x(f"""
+        increase(zmon_vdev_read_errors_total[{w}])
+        + increase(zmon_vdev_write_errors_total[{w}])
+        + increase(zmon_vdev_checksum_errors_total[{w}])
+        > 0
+    """)
+    io_errors = x(f"""
+        increase(zmon_vdev_read_errors_total[{w}])
+        + increase(zmon_vdev_write_errors_total[{w}])
+        >= {t.failing_io_errors}
+    """)
+    checksum = (
+        f"increase(zmon_vdev_checksum_errors_total[{w}]) >= {t.failing_checksum_errors}\n"
+        f"and {both_halves('zmon_vdev_checksum_errors_total')}"
+    )
+    expr = "\nor\n".join(
+        [
+            paren(io_errors),
+            paren(checksum),
+            paren(both_halves("zmon_vdev_slow_ios_total")),
+            paren(f"{zfs_errors}\nand on(instance, job, pool, vdev) {paren(leaf_link_rising)}"),
+        ]
+    )
+    return Alert(
+        "ZfsVdevFailing",
+        per_vdev(expr),
+        "A disk's path keeps failing: ZFS is about to fault the vdev.",
+        f"ZFS {VDEV} keeps failing I/O: in the last {w} it had at least "
+        f"{t.failing_io_errors} read/write errors, or checksum errors, slow I/Os or link "
+        "errors that kept coming. ZFS faults a vdev after 10 I/O errors in 10 minutes and its "
+        "vdev then loses redundancy. Check the disk's cable and port, zpool status -v "
+        "{{ $labels.pool }} and the kernel log now; replace the disk while redundancy is "
+        "still there.",
     )
 
 
@@ -327,7 +400,6 @@ def scan_alerts(t: Thresholds) -> Group:
             unless on(instance, job)
             (max_over_time(zmon_collector_stale{{collector="zpool"}}[{stall}]) == 1)
         """),
-                "warning",
                 "A ZFS resilver has stopped making progress.",
                 f"The {{{{ $labels.function }}}} of {POOL} has neither examined nor issued any "
                 f"bytes for {stall} and is not paused, while zpool status answers; the pool stays "
@@ -346,7 +418,6 @@ def scan_alerts(t: Thresholds) -> Group:
             and on(instance, job, pool)
             (zmon:pool_scan_elapsed:seconds > {t.resilver_slow_min_age.seconds})
         """),
-                "warning",
                 "A ZFS resilver will take far longer than its own average rate predicts.",
                 f"At its rate over the last {t.resilver_rate_window}, the resilver of {POOL} "
                 f"would take {{{{ $value | humanizeDuration }}}} in all, more than "
@@ -360,7 +431,6 @@ def scan_alerts(t: Thresholds) -> Group:
             time() - zmon_pool_last_scrub_end_time_seconds > {t.scrub_max_age.seconds}
             unless on(instance, job, pool) (zmon_pool_scan_in_progress{{function="scrub"}} == 1)
         """),
-                "warning",
                 "A ZFS pool has not been scrubbed recently.",
                 f"The last completed scrub of {POOL} ended {{{{ $value | humanizeDuration }}}} "
                 f"ago (limit {t.scrub_max_age}). Run or schedule "
@@ -391,7 +461,6 @@ def scan_alerts(t: Thresholds) -> Group:
               or zmon_pool_data_errors_present == 1
             )
         """),
-                "warning",
                 "The last ZFS scrub found errors.",
                 f"The last scrub of {POOL} found damaged data (repaired, or errors it could not "
                 "repair). Check zpool status -v {{ $labels.pool }} and the vdev error counters. "
@@ -413,7 +482,6 @@ def capacity_alerts(t: Thresholds) -> Group:
                 hysteresis(
                     cap, "ZfsPoolCapacityWarning", t.capacity_warning_on, t.capacity_warning_off
                 ),
-                "warning",
                 "A ZFS pool is filling up.",
                 f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (warns above "
                 f"{t.capacity_warning_on:.0%}, clears below {t.capacity_warning_off:.0%}).",
@@ -424,7 +492,6 @@ def capacity_alerts(t: Thresholds) -> Group:
                 hysteresis(
                     cap, "ZfsPoolCapacityCritical", t.capacity_critical_on, t.capacity_critical_off
                 ),
-                "critical",
                 "A ZFS pool is nearly full.",
                 f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (above "
                 f"{t.capacity_critical_on:.0%}, clears below {t.capacity_critical_off:.0%}); "
@@ -434,7 +501,6 @@ def capacity_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsPoolFragmentationHigh",
                 f"zmon_pool_fragmentation_ratio > {t.fragmentation_max}",
-                "info",
                 "A ZFS pool's free space is highly fragmented.",
                 f"Free space of {POOL} is {{{{ $value | humanizePercentage }}}} fragmented; "
                 "allocation and writes slow down, worse as the pool fills.",
@@ -457,7 +523,6 @@ def memory_alerts(t: Thresholds) -> Group:
             / on(instance, job) group_left() (zmon_arc_max_size_bytes > 0)
             > {t.ddt_arc_share_max}
         """),
-                "warning",
                 "A ZFS dedup table takes a large share of the ARC.",
                 f"The dedup table of {POOL} needs {{{{ $value | humanizePercentage }}}} of the "
                 f"ARC maximum in memory (limit {t.ddt_arc_share_max:.0%}); it will crowd out "
@@ -469,7 +534,6 @@ def memory_alerts(t: Thresholds) -> Group:
             zmon:arc_ghost_hits:ratio_rate5m > {t.arc_ghost_hit_ratio_max}
             and on(instance, job) zmon:arc_accesses:rate5m > {t.arc_min_ops}
         """),
-                "info",
                 "ZFS ARC ghost hits are high: the ARC looks too small.",
                 "On {{ $labels.instance }}, ghost hits are {{ $value | humanizePercentage }} "
                 "of ARC hits: recently evicted blocks are read again. A larger ARC (zfs_arc_max) "
@@ -482,7 +546,6 @@ def memory_alerts(t: Thresholds) -> Group:
             increase(zmon_arc_l2_io_errors_total[{w}]) > 0
             or increase(zmon_arc_l2_checksum_errors_total[{w}]) > 0
         """),
-                "warning",
                 "The ZFS L2ARC device returned I/O or checksum errors.",
                 "The L2ARC (cache) device on {{ $labels.instance }} returned errors in the last "
                 f"{w}. ZFS falls back to the pool, but check the cache device.",
@@ -521,7 +584,6 @@ def disk_alerts(t: Thresholds) -> Group:
             )
         """)
                 ),
-                "warning",
                 "Link errors on a disk whose media is healthy: suspect the cable or port.",
                 f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
                 f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
@@ -530,7 +592,6 @@ def disk_alerts(t: Thresholds) -> Group:
             Alert(
                 "DiskSmartFailed",
                 with_pool("zmon_disk_smart_passed == 0"),
-                "critical",
                 "A disk failed its SMART overall health self-assessment.",
                 f"{DISK_} reports SMART health FAILED. Replace it.",
             ),
@@ -542,7 +603,6 @@ def disk_alerts(t: Thresholds) -> Group:
             or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
         """)
                 ),
-                "warning",
                 "A disk is reallocating sectors.",
                 f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
                 "Plan its replacement.",
@@ -555,7 +615,6 @@ def disk_alerts(t: Thresholds) -> Group:
             or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
         """)
                 ),
-                "warning",
                 "A disk has new pending or uncorrectable sectors.",
                 f"{DISK_} has {{{{ $value | humanize }}}} more pending or offline-uncorrectable "
                 f"sectors than at its lowest in the last {sw}: sectors it cannot read. "
@@ -564,7 +623,6 @@ def disk_alerts(t: Thresholds) -> Group:
             Alert(
                 "DiskNvmeMediaErrors",
                 with_pool(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"),
-                "warning",
                 "An NVMe drive reported new media errors.",
                 f"{DISK_} had {{{{ $value | humanize }}}} new NVMe media and data integrity "
                 f"errors in the last {sw}.",
@@ -578,7 +636,6 @@ def disk_alerts(t: Thresholds) -> Group:
             ) > 0
         """)
                 ),
-                "warning",
                 "The kernel logged medium errors for a disk.",
                 f"The kernel logged {{{{ $value | humanize }}}} medium errors for {DISK} in the "
                 f"last {cw}: the disk could not read a sector.",
@@ -586,7 +643,6 @@ def disk_alerts(t: Thresholds) -> Group:
             Alert(
                 "DiskTemperatureHigh",
                 with_pool(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
-                "warning",
                 "A disk is running hot.",
                 f"{DISK_} is at {{{{ $value }}}} °C (limit {t.disk_temperature_max:g} °C). "
                 "Check fans, airflow and the room.",
@@ -595,7 +651,6 @@ def disk_alerts(t: Thresholds) -> Group:
             Alert(
                 "DiskNvmeCriticalWarning",
                 with_pool("zmon_disk_nvme_critical_warning > 0"),
-                "critical",
                 "An NVMe drive raised its critical warning flag.",
                 f"{DISK_} reports NVMe critical warning bits {{{{ $value }}}} (spare low, "
                 "temperature, reliability degraded, read-only or backup failed).",
@@ -603,7 +658,6 @@ def disk_alerts(t: Thresholds) -> Group:
             Alert(
                 "DiskNvmeWearHigh",
                 with_pool(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"),
-                "warning",
                 "An NVMe drive is near the end of its rated endurance.",
                 f"{DISK_} has used {{{{ $value | humanizePercentage }}}} of its rated endurance. "
                 "Plan its replacement.",
@@ -617,7 +671,6 @@ def disk_alerts(t: Thresholds) -> Group:
             {awake}
         """)
                 ),
-                "warning",
                 "A disk's link runs below its maximum speed.",
                 f"{DISK_} negotiated {{{{ $value | humanize }}}}B/s, below the speed it supports: "
                 "often a bad cable or backplane port. Reseat or replace the cable.",
@@ -635,7 +688,6 @@ def ups_alerts(t: Thresholds) -> Group:
             Alert(
                 "UpsOnBattery",
                 'zmon_ups_status{flag="OB"} == 1',
-                "warning",
                 "A UPS is running on battery.",
                 "UPS {{ $labels.ups }} of {{ $labels.instance }} is on battery: mains power "
                 "is out.",
@@ -644,7 +696,6 @@ def ups_alerts(t: Thresholds) -> Group:
             Alert(
                 "UpsLowBattery",
                 'zmon_ups_status{flag="LB"} == 1',
-                "critical",
                 "A UPS battery is low: shutdown is imminent.",
                 "UPS {{ $labels.ups }} of {{ $labels.instance }} reports LOW BATTERY. Hosts "
                 "on it will shut down; make sure pools are exported cleanly.",
@@ -652,7 +703,6 @@ def ups_alerts(t: Thresholds) -> Group:
             Alert(
                 "UpsRuntimeLow",
                 f"zmon_ups_battery_runtime_seconds < {t.ups_runtime_min.seconds}",
-                "warning",
                 "A UPS's estimated battery runtime is short.",
                 "UPS {{ $labels.ups }} of {{ $labels.instance }} estimates "
                 "{{ $value | humanizeDuration }} of runtime on battery (limit "
@@ -665,7 +715,6 @@ def ups_alerts(t: Thresholds) -> Group:
             zmon_pool_scan_in_progress == 1
             and on(instance, job) ({on_battery})
         """),
-                "warning",
                 "A ZFS scrub or resilver is running while the UPS is on battery.",
                 f"A {{{{ $labels.function }}}} of {POOL} is running on battery power; it "
                 "drains the battery faster. Pause a scrub with zpool scrub -p {{ $labels.pool }}.",
@@ -674,7 +723,6 @@ def ups_alerts(t: Thresholds) -> Group:
             Alert(
                 "UpsUnreachable",
                 "zmon_ups_up == 0 or zmon_ups_server_up == 0",
-                "warning",
                 "zmon cannot read a UPS.",
                 "zmon on {{ $labels.instance }} gets no answer from "
                 "{{ with $labels.ups }}UPS {{ . }} on {{ else }}UPS server {{ end }}"
@@ -692,7 +740,6 @@ def zmon_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZmonCollectorFailing",
                 "zmon_collector_success == 0",
-                "warning",
                 "A zmon collector is failing.",
                 "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} fails; its "
                 "metrics are stale. See zmon's log.",
@@ -708,7 +755,6 @@ def zmon_alerts(t: Thresholds) -> Group:
               )
             and zmon_collector_has_data == 1
         """),
-                "warning",
                 "Data from a zmon collector is stale.",
                 "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} last "
                 "succeeded {{ $value | humanizeDuration }} ago; alerts on its metrics are blind.",
@@ -716,7 +762,6 @@ def zmon_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZmonTargetDown",
                 f"up{{{JOB_SELECTOR}}} == 0",
-                "warning",
                 "Prometheus cannot scrape zmon.",
                 "zmon on {{ $labels.instance }} does not answer scrapes: ZFS, disk and UPS "
                 "alerts for that host are blind.",
@@ -725,7 +770,6 @@ def zmon_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZmonTargetMissing",
                 f"absent(up{{{JOB_SELECTOR}}})",
-                "warning",
                 "Prometheus scrapes no zmon target.",
                 "Prometheus scrapes no target of job {{ $labels.job }} (selector "
                 f"{JOB_SELECTOR}): ZFS, disk and UPS alerts see nothing. "

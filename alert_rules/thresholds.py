@@ -78,6 +78,13 @@ class Thresholds:
     # --- data integrity
     error_window: Duration = D("10m")  # window in which new vdev errors/events count
     errors_not_cleared_for: Duration = D("1h")  # ONLINE pool still showing old error counts
+    # --- a failing path (ZfsVdevFailing): page before ZFS faults the vdev. ZED faults a leaf
+    # after 10 I/O errors in 10 min (zfs_vdev_io_n, zfs_vdev_io_t); paging at half of that
+    # leaves time to act. Checksum errors, slow I/Os and link errors page only when they keep
+    # coming: errors in both halves of the window, not one burst (one scrub's repairs).
+    failing_window: Duration = D("10m")
+    failing_io_errors: int = 5  # read + write errors of one leaf in failing_window
+    failing_checksum_errors: int = 5  # checksum errors in failing_window, in both halves
     # --- scans
     resilver_stall_window: Duration = D("15m")  # issued bytes unchanged this long = stalled
     resilver_stall_for: Duration = D("5m")

@@ -126,6 +126,11 @@ def test_deb_builds_installs_runs_and_purges_cleanly(tmp_path: Path) -> None:
         assert "zmon_build_info" in collected.stdout
         for shared in ("zmon.rules.yml", "alertmanager.yml", "grafana/zmon-pool.json"):
             assert (Path("/usr/share/zmon") / shared).is_file()
+        # the one Alertmanager configuration, the README's, byte for byte
+        shipped = ROOT / "packaging" / "alertmanager" / "zmon.yml"
+        assert Path("/usr/share/zmon/alertmanager.yml").read_bytes() == shipped.read_bytes()
+        docs = Path("/usr/share/doc/zmon")
+        assert (docs / "POLICY.md").is_file() or (docs / "POLICY.md.gz").is_file()
         verify = _run("systemd-analyze", "verify", str(UNIT))
         assert "zmon.service" not in verify.stderr, verify.stderr
         if Path("/run/systemd/system").is_dir():  # systemd is PID 1 here

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from zmon.status import policy
 from zmon.status import words as w
 from zmon.status.history import Window
 from zmon.status.model import (
@@ -34,7 +35,7 @@ from zmon.status.model import (
 # The same address as alert_rules/thresholds.py RUNBOOK_URL (a test keeps them equal).
 RUNBOOK_URL = "https://github.com/zmon/zmon/blob/main/alert_rules/RUNBOOK.md"
 
-SEVERITIES = ("critical", "warning", "info")
+SEVERITIES = policy.SEVERITIES
 
 
 @dataclass(frozen=True)
@@ -71,18 +72,30 @@ class Hit:
     subject: str
     evidence: str
     labels: dict[str, str] = field(default_factory=dict)
-    severity: str | None = None  # overrides the rule's
+    alert: str | None = None  # the alert that pages for this hit, if not the rule's
+
+    @property
+    def severity(self) -> str | None:
+        return policy.severity(self.alert) if self.alert else None
 
 
 @dataclass(frozen=True)
 class Rule:
+    """A row of the table. Its severity is the paging policy's for its alert
+    (zmon/status/policy.py), so ``zmon status`` and the alert agree; a row no alert pages
+    for names its own (``unpaged``)."""
+
     id: str
-    severity: str
     alert: str | None
     cause: str
     action: str
     find: Callable[[Evidence], Iterable[Hit]]
     doc: str = ""
+    unpaged: str = ""  # the severity of a row without an alert
+
+    @property
+    def severity(self) -> str:
+        return policy.severity(self.alert) if self.alert else self.unpaged
 
 
 @dataclass(frozen=True)
@@ -348,14 +361,14 @@ def find_capacity(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         if p.capacity is None or p.capacity < lim.capacity_warning:
             continue
-        sev = "critical" if p.capacity >= lim.capacity_critical else "warning"
+        nearly_full = p.capacity >= lim.capacity_critical
         free = (p.size - p.allocated) if p.size and p.allocated is not None else None
         yield Hit(
             f"pool {p.name}",
             f"{w.percent(p.capacity)} full"
             + (f", {w.size(free)} free" if free is not None else ""),
             _pool_labels(p),
-            severity=sev,
+            alert="ZfsPoolCapacityCritical" if nearly_full else None,
         )
 
 
@@ -580,86 +593,87 @@ def find_collector_failing(ev: Evidence) -> Iterable[Hit]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("pool_unavailable", "critical", "ZfsPoolFaulted",
+    Rule("pool_unavailable", "ZfsPoolFaulted",
          "its data cannot be read or written",
          "run zpool status -v {pool}; restore power or cabling to its disks, then zpool clear "
          "{pool}", find_pool_unavailable),
-    Rule("data_errors", "critical", "ZfsPoolDataErrors",
+    Rule("data_errors", "ZfsPoolDataErrors",
          "data is lost in the files zpool lists",
          "list them with zpool status -v {pool} and restore them from backup",
          find_data_errors),
-    Rule("smart_failed", "critical", "DiskSmartFailed",
+    Rule("smart_failed", "DiskSmartFailed",
          "the disk predicts its own failure",
          "replace the disk", find_smart_failed),
-    Rule("nvme_critical_warning", "critical", "DiskNvmeCriticalWarning",
+    Rule("nvme_critical_warning", "DiskNvmeCriticalWarning",
          "the drive reports spare, temperature, reliability or read-only trouble",
          "read smartctl -a /dev/{device} and plan a replacement", find_nvme_critical),
-    Rule("ups_low_battery", "critical", "UpsLowBattery",
+    Rule("ups_low_battery", "UpsLowBattery",
          "power will fail soon",
          "shut down cleanly now unless power is back", find_ups_low_battery),
-    Rule("pool_degraded", "warning", "ZfsPoolDegraded",
+    Rule("pool_degraded", "ZfsPoolDegraded",
          "the pool runs with reduced redundancy",
          "bring the disk back (zpool online) or replace it (zpool replace {pool})",
          find_pool_degraded),
-    Rule("vdev_faulted", "warning", "ZfsVdevFaulted",
+    Rule("vdev_faulted", "ZfsVdevFaulted",
          "ZFS stopped using the device",
          "reattach or replace it (zpool replace {pool} {vdev})", find_vdev_faulted),
-    Rule("resilver_stalled", "warning", "ZfsResilverStalled",
+    Rule("resilver_stalled", "ZfsResilverStalled",
          "the resilver is stalled",
          "look for a hung or failing disk in zpool status -v {pool} and the kernel log",
          find_resilver_stalled),
-    Rule("cable_fault", "warning", "DiskCableFault",
+    Rule("cable_fault", "DiskCableFault",
          "suspect cable or port",
          "reseat or replace the cable, or move the disk to another port", find_cable_fault),
-    Rule("media_failing", "warning", "DiskPendingSectorsRising",
+    Rule("media_failing", "DiskPendingSectorsRising",
          "the disk's media is failing",
          "replace the disk before another one in its vdev fails", find_media_failing),
-    Rule("checksum_errors", "warning", "ZfsVdevChecksumErrors",
+    Rule("checksum_errors", "ZfsVdevChecksumErrors",
          "data read back did not match its checksum (disk, cable, controller or RAM)",
          "run zpool scrub {pool}, then zpool clear {pool} once the cause is fixed",
          find_checksum_errors),
-    Rule("io_errors", "warning", "ZfsVdevIOErrors",
+    Rule("io_errors", "ZfsVdevIOErrors",
          "the device failed reads or writes",
          "check the disk's SMART and the kernel log, then zpool clear {pool}", find_io_errors),
-    Rule("spare_in_use", "warning", "ZfsSpareInUse",
+    Rule("spare_in_use", "ZfsSpareInUse",
          "a hot spare stands in for a failed disk",
          "replace the failed disk, then zpool detach {pool} {vdev}", find_spare_in_use),
-    Rule("capacity", "warning", "ZfsPoolCapacityWarning",
+    Rule("capacity", "ZfsPoolCapacityWarning",
          "the pool is filling up (ZFS slows down when nearly full)",
          "free space or add a vdev", find_capacity),
-    Rule("scrub_overdue", "warning", "ZfsScrubOverdue",
+    Rule("scrub_overdue", "ZfsScrubOverdue",
          "latent errors go unnoticed",
          "run zpool scrub {pool} and schedule it monthly", find_scrub_overdue),
-    Rule("scrub_found_errors", "warning", "ZfsScrubFoundErrors",
+    Rule("scrub_found_errors", "ZfsScrubFoundErrors",
          "the scrub read data that was bad",
          "read zpool status -v {pool}; clear with zpool clear {pool} once fixed",
          find_scrub_found_errors),
-    Rule("dedup_table_too_large", "warning", "ZfsDedupTableTooLarge",
+    Rule("dedup_table_too_large", "ZfsDedupTableTooLarge",
          "the dedup table crowds data out of the ARC",
          "add RAM, or stop dedup on new writes (zfs set dedup=off)",
          find_dedup_table_too_large),
-    Rule("nvme_worn", "warning", "DiskNvmeWearHigh",
+    Rule("nvme_worn", "DiskNvmeWearHigh",
          "the drive is near the end of its rated endurance",
          "plan its replacement", find_nvme_worn),
-    Rule("disk_hot", "warning", "DiskTemperatureHigh",
+    Rule("disk_hot", "DiskTemperatureHigh",
          "the disk runs hot",
          "check fans and airflow", find_disk_hot),
-    Rule("ups_on_battery", "warning", "UpsOnBattery",
+    Rule("ups_on_battery", "UpsOnBattery",
          "mains power is out",
          "restore power or prepare a clean shutdown", find_ups_on_battery),
-    Rule("ups_unreachable", "warning", "UpsUnreachable",
+    Rule("ups_unreachable", "UpsUnreachable",
          "zmon cannot see the UPS",
          "check upsd or apcupsd and the network", find_ups_unreachable),
-    Rule("collector_failing", "warning", "ZmonCollectorFailing",
+    Rule("collector_failing", "ZmonCollectorFailing",
          "this view may be out of date",
          "read zmon's log for the collector's error", find_collector_failing),
-    Rule("resilver_running", "warning", None,
+    Rule("resilver_running", None,
          "redundancy is reduced until it finishes",
-         "let it finish; do not take another disk of {pool} offline", find_resilver_running),
-    Rule("arc_too_small", "info", "ZfsArcGhostHitsHigh",
+         "let it finish; do not take another disk of {pool} offline", find_resilver_running,
+         unpaged="warning"),
+    Rule("arc_too_small", "ZfsArcGhostHitsHigh",
          "ARC is too small for the working set",
          "add RAM or raise zfs_arc_max", find_arc_too_small),
-    Rule("fragmentation", "info", "ZfsPoolFragmentationHigh",
+    Rule("fragmentation", "ZfsPoolFragmentationHigh",
          "writes slow down as free space fragments",
          "free space or add a vdev", find_fragmentation),
 )  # fmt: skip
@@ -686,7 +700,7 @@ def diagnose(ev: Evidence, rules: Iterable[Rule] = RULES) -> list[Finding]:
                     hit.evidence,
                     _fill(rule.cause, hit.labels),
                     _fill(rule.action, hit.labels),
-                    rule.alert,
+                    hit.alert or rule.alert,
                     dict(hit.labels),
                 )
             )

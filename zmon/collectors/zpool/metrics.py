@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from zmon.collectors.zpool.redundancy import redundancy, top_level_vdevs
 from zmon.metrics import MetricSet
 from zmon.pacing import checkpoint
 from zmon.parsers.zpool_status_model import (
@@ -101,6 +102,11 @@ CATALOGUE: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
      "Progress of the last TRIM, 1 once complete (zpool status -t)"),
     ("zmon_vdev_initialize_progress_ratio", "gauge", _V,
      "Progress of the last initialize, 1 once complete (zpool status -i)"),
+    ("zmon_vdev_redundancy", "gauge", _V,
+     "Top-level vdevs only: further member failures the vdev survives (mirror: working "
+     "members less one; raidz, dRAID: parity less members out; a resilvering replacement "
+     "counts once done). 0: one more failure loses the pool; -1: failed. Absent when a "
+     "member's state is unknown (zpool status)"),
 )  # fmt: skip
 _HELP = {name: help_text for name, _type, _labels, help_text in CATALOGUE}
 
@@ -222,6 +228,8 @@ _COUNTERS = (
 
 
 def _vdevs(ms: MetricSet, pool: Pool) -> None:
+    # a truncated output may hide members: no redundancy figure rather than a wrong one
+    tops = {id(v) for v in top_level_vdevs(pool)} if pool.complete else set()
     for vdev, labels in _unique_labels(pool):
         checkpoint()
         states = SPARE_STATES if vdev.vdev_class == "spare" else VDEV_STATES
@@ -246,3 +254,5 @@ def _vdevs(ms: MetricSet, pool: Pool) -> None:
             ms.info("zmon_vdev_note_info", _HELP["zmon_vdev_note_info"], {**labels, "kind": kind})
         _gauge(ms, "zmon_vdev_trim_progress_ratio", vdev.trim_progress, labels)
         _gauge(ms, "zmon_vdev_initialize_progress_ratio", vdev.initialize_progress, labels)
+        if id(vdev) in tops:
+            _gauge(ms, "zmon_vdev_redundancy", redundancy(vdev), labels)

@@ -1,0 +1,156 @@
+"""The paging policy: every alert zmon ships, how loud it is, and why.
+
+One row per alert. The alert rules (alert_rules/rules.py) take their ``severity`` label from
+here, ``zmon status`` takes the severity of each diagnosis that names an alert from here, the
+Alertmanager configuration routes on that label, and alert_rules/POLICY.md is rendered from
+this table. Tests hold all four to it.
+
+Severities:
+
+- ``critical`` pages: it wakes a human. Data is lost or unreachable, or one more failure
+  would lose it (no redundancy left), or that is about to happen, or the host is blind.
+- ``warning`` is a ticket for the working day: redundancy is reduced but some is left, an
+  error was repaired and is not rising, something will need doing.
+- ``info`` is tuning advice, also a ticket.
+
+``page_once``: the alert pages when it starts and is a ticket from then on until it is cleared
+(the Alertmanager configuration gives it its own route: one page, tickets after).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SEVERITIES = ("critical", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Policy:
+    alert: str
+    severity: str
+    why: str  # in words of redundancy left
+    page_once: bool = False
+
+    @property
+    def pages(self) -> bool:
+        return self.severity == "critical"
+
+    @property
+    def notification(self) -> str:
+        """What reaches a human: "page", "page once, then ticket" or "ticket"."""
+        if not self.pages:
+            return "ticket"
+        return "page once, then ticket until cleared" if self.page_once else "page"
+
+
+def _p(alert: str, severity: str, why: str, page_once: bool = False) -> Policy:
+    if severity not in SEVERITIES:
+        raise ValueError(f"{alert}: unknown severity {severity!r}")
+    return Policy(alert, severity, " ".join(why.split()), page_once)
+
+
+POLICY: tuple[Policy, ...] = (
+    # ---- pools: what is left of the data's redundancy
+    _p("ZfsPoolFaulted", "critical", """The pool is unavailable or suspended: no redundancy
+       serves its data, reads and writes fail or hang."""),
+    _p("ZfsPoolStuck", "critical", """ZFS cannot commit writes to the pool: applications
+       hang on it, whatever redundancy is left."""),
+    _p("ZfsPoolRedundancyLost", "critical", """A vdev of the pool has no redundancy left (a
+       2-way mirror or raidz1 with one disk out, raidz2 with two): one more failure loses
+       the pool."""),
+    _p("ZfsPoolDegraded", "warning", """A disk is out, but every vdev can still lose another
+       one; ZfsPoolRedundancyLost pages when one cannot."""),
+    _p("ZfsVdevFaulted", "warning", """ZFS stopped using a disk. Its vdev's redundancy is
+       reduced; the pool alerts page when none is left."""),
+    _p("ZfsSpareInUse", "warning", """A hot spare took over a failed disk: redundancy is back,
+       the spare is spent until the failed disk is replaced."""),
+    _p("ZfsVdevFailing", "critical", """Errors keep coming on one disk's path (read/write
+       errors or slow I/Os rising, link errors with ZFS errors): ZFS is about to fault it and
+       its vdev will lose redundancy. Page now, while it can still be fixed."""),
+    # ---- data integrity
+    _p("ZfsPoolDataErrors", "critical", """Data is lost: blocks no copy could repair. It pages
+       once; restoring files is day work, so it is a ticket until zpool clear.""",
+       page_once=True),
+    _p("ZfsVdevChecksumErrors", "warning", """ZFS repaired bad data from redundancy (one
+       scrub's worth is normal wear). Repeated errors page as ZfsVdevFailing."""),
+    _p("ZfsVdevIOErrors", "warning", """ZFS retried or repaired failed reads or writes from
+       redundancy. Rising errors page as ZfsVdevFailing."""),
+    _p("ZfsPoolErrorsNotCleared", "warning", """Old error counts on an ONLINE pool: nothing is
+       lost now, but they hide new errors until cleared."""),
+    _p("ZfsErrorEvents", "warning", """ZFS posted error events it repaired from redundancy;
+       the vdev alerts page if they keep coming."""),
+    _p("ZfsDeadmanEvents", "critical", """An I/O hung for minutes: the pool's writes stall
+       behind it, whatever redundancy is left."""),
+    # ---- scans
+    _p("ZfsResilverStalled", "warning", """The resilver that restores redundancy does not move;
+       ZfsPoolRedundancyLost pages if none is left meanwhile."""),
+    _p("ZfsResilverSlow", "warning", """Redundancy comes back later than it should; the pool
+       alerts page if none is left meanwhile."""),
+    _p("ZfsScrubOverdue", "warning", """No scrub for too long (or never): latent errors go
+       unseen until a disk fails and redundancy is needed."""),
+    _p("ZfsScrubFoundErrors", "warning", """The scrub found and repaired (or listed) bad data;
+       redundancy did its job, the cause needs finding."""),
+    # ---- capacity and memory
+    _p("ZfsPoolCapacityCritical", "critical", """The pool is nearly full: writes slow down
+       sharply and will fail, an outage of its own."""),
+    _p("ZfsPoolCapacityWarning", "warning", """The pool is filling up: days, not hours, to
+       act. No redundancy is involved."""),
+    _p("ZfsPoolFragmentationHigh", "info", """Free space is fragmented: slower writes, no
+       risk to data."""),
+    _p("ZfsDedupTableTooLarge", "warning", """The dedup table crowds the ARC: slower I/O, no
+       risk to data."""),
+    _p("ZfsArcGhostHitsHigh", "info", """The ARC looks too small: tuning, no risk to data."""),
+    _p("ZfsL2arcErrors", "warning", """The cache device fails: ZFS reads the pool instead, no
+       data is at risk."""),
+    # ---- disks
+    _p("DiskCableFault", "warning", """Link errors on a disk with healthy media: ZFS retries
+       and repairs, redundancy holds. Rising errors page as ZfsVdevFailing."""),
+    _p("DiskSmartFailed", "critical", """The disk predicts its own failure: its vdev is about
+       to lose a member. Page while redundancy is still there to resilver from."""),
+    _p("DiskReallocatedSectorsRising", "warning", """The disk remaps sectors: it still serves
+       its data, plan its replacement."""),
+    _p("DiskPendingSectorsRising", "warning", """Sectors the disk cannot read; ZFS repairs them
+       from redundancy."""),
+    _p("DiskNvmeMediaErrors", "warning", """Media errors the drive reported; ZFS repairs what
+       it reads from redundancy."""),
+    _p("DiskMediumErrors", "warning", """The disk could not read sectors; ZFS repairs them from
+       redundancy."""),
+    _p("DiskTemperatureHigh", "warning", """A hot disk ages and fails sooner; nothing is lost
+       now."""),
+    _p("DiskNvmeCriticalWarning", "critical", """The drive reports spare exhausted, read-only or
+       failing reliability: its vdev is about to lose a member."""),
+    _p("DiskNvmeWearHigh", "warning", """The drive nears its rated endurance: months, not
+       hours."""),
+    _p("DiskLinkSpeedDegraded", "warning", """The link renegotiated down, often a bad cable:
+       slower, no data at risk."""),
+    # ---- power
+    _p("UpsOnBattery", "critical", """Mains power is out: page while there is time to act
+       (restore power, shed load or shut down cleanly)."""),
+    _p("UpsLowBattery", "critical", """The UPS is about to cut power: hosts shut down now.
+       Outranks UpsOnBattery for the same UPS."""),
+    _p("UpsRuntimeLow", "warning", """The battery would not last long in a power cut: replace
+       it or shed load, in working hours."""),
+    _p("UpsOnBatteryDuringScan", "warning", """A scrub or resilver drains the battery faster;
+       UpsOnBattery already pages for the power cut."""),
+    _p("UpsUnreachable", "warning", """zmon cannot read the UPS: a power cut would go unseen,
+       nothing has failed yet."""),
+    # ---- zmon itself
+    _p("ZmonTargetDown", "critical", """The host does not answer: it may be dead, and every
+       ZFS, disk and UPS alert for it is blind."""),
+    _p("ZmonTargetMissing", "warning", """Prometheus scrapes no zmon at all: a configuration
+       error, fixed in working hours."""),
+    _p("ZmonCollectorFailing", "warning", """One collector fails: the alerts on its metrics are
+       blind, the others still watch."""),
+    _p("ZmonCollectorDataStale", "warning", """One collector's data is old: the alerts on its
+       metrics are blind, the others still watch."""),
+)  # fmt: skip
+
+POLICY_BY_ALERT = {p.alert: p for p in POLICY}
+
+
+def severity(alert: str) -> str:
+    """The severity of ``alert``; a KeyError names an alert the policy does not list."""
+    try:
+        return POLICY_BY_ALERT[alert].severity
+    except KeyError:
+        raise KeyError(f"{alert} is not in the paging policy (zmon/status/policy.py)") from None
