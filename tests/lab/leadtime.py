@@ -47,6 +47,10 @@ CHECKS: list[Check] = [
 ALERTS: list[Check] = [
     alert(FAULTED, "ZfsVdevFaulted", {"pool": POOL, "vdev": VDEV}),
     alert(FAULTED, "ZfsPoolDegraded", {"pool": POOL}),
+    # a raidz1 with a faulted member has no redundancy left: that pages
+    alert(FAULTED, "ZfsPoolRedundancyLost", {"pool": POOL, "severity": "critical"}),
+    # the failing path: the rising write errors page before ZFS faults the disk
+    alert(FAULTED, "ZfsVdevFailing", {"pool": POOL, "vdev": VDEV, "severity": "critical"}),
 ]
 
 # What zmon served during the ramp, kept as a timeline in the run dir (ramp-timeline.txt):
