@@ -18,6 +18,7 @@ at their own pace (ZED's I/O-error SERD engine: 10 reports within 10 minutes by 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,11 +243,11 @@ class LeadTime:
 def timeline(
     watcher: AlertWatcher, facts: Mapping[str, str], offset: float
 ) -> tuple[list[str], float | None]:
-    """What zmon served during the ramp as Prometheus stored it: one line per change of each
-    TIMELINE series, at seconds since the ramp began (guest clock = host clock - offset); and
-    when EVIDENCE first held (same clock), or None."""
+    """What zmon served from the ramp until now as Prometheus stored it: one line per change
+    of each TIMELINE series, at seconds since the ramp began (guest clock = host clock -
+    offset); and when EVIDENCE first held (same clock), or None."""
     start = float(facts["ramp_start"])
-    end = float(facts["guest_time"])
+    end = time.time() - offset  # the step's checks have waited for the alerts after FAULTED
     lines, first = [], None
     for expr in (*TIMELINE, EVIDENCE):
         for item in watcher.series(expr, start - 30 + offset, end + offset, 1.0):
@@ -300,5 +301,8 @@ LEAD_TIME = Sequence(
     CHECKS,
     AllCollectorsSucceed(),
     ALERTS,
+    # ZfsPoolStuck reads "no txg synced within 10m" (20 s scaled) as stuck: the txg collector
+    # must run more than once in that window, or a pool that syncs every 5 s looks stuck
+    zmon_intervals={"txg": 5.0},
     after_step=after_step,
 )

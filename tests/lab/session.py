@@ -37,8 +37,12 @@ HOST_FROM_GUEST = "10.0.2.2"
 OPTIONS = {("smart", "jitter"): "0"}
 
 
-def zmon_args(nut_port: int | None = None) -> list[str]:
-    """`zmon serve` flags for the guest, from the collectors this tree registers."""
+def zmon_args(
+    nut_port: int | None = None, intervals: Mapping[str, float] | None = None
+) -> list[str]:
+    """`zmon serve` flags for the guest, from the collectors this tree registers (`intervals`
+    overrides INTERVALS)."""
+    intervals = {**INTERVALS, **(intervals or {})}
     from zmon.registry import collectors
 
     args = ["--web.listen-address", f":{GUEST_PORT}", "--log.format", "json",
@@ -49,7 +53,7 @@ def zmon_args(nut_port: int | None = None) -> list[str]:
     for name, cls in sorted(collectors().items()):
         args += [
             f"--collector.{name}.interval",
-            str(INTERVALS.get(name, DEFAULT_INTERVAL)),
+            str(intervals.get(name, DEFAULT_INTERVAL)),
             f"--collector.{name}.timeout",
             str(max(MIN_TIMEOUT, cls.default_timeout)),
         ]
@@ -77,6 +81,7 @@ class Sequence:
     alerts: list[Check]
     host_actions: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     zmon_status: bool = False  # the `zmon status` rows of tests/lab/status_checks.py
+    zmon_intervals: Mapping[str, float] = field(default_factory=dict)  # over INTERVALS
     after_step: AfterStep | None = None
 
 
@@ -151,7 +156,7 @@ def run_lab(
         manifest,
         version,
         run_dir,
-        zmon_args(ups.port),
+        zmon_args(ups.port, sequence.zmon_intervals),
         capture=capture,
         driver=sequence.driver,
         progress=progress,
