@@ -131,6 +131,7 @@ class LabVM:
         zmon_args: Sequence[str],
         *,
         capture: bool = False,
+        driver: str = "driver.sh",
         smp: int = 2,
         mem_mib: int = 3072,
         progress: Callable[[str], None] = lambda _msg: None,
@@ -142,6 +143,7 @@ class LabVM:
         self.steps = self.ctl / "steps"
         self.console = run_dir / "console.log"
         self.capture = capture
+        self.driver = driver
         self.zmon_args = list(zmon_args)
         self.smp, self.mem = smp, mem_mib
         self.progress = progress
@@ -166,7 +168,7 @@ class LabVM:
             "-nographic", "-no-reboot", "-monitor", "none",
             "-kernel", str(m.kernel), "-initrd", str(m.initrds[self.version]),
             "-append", "console=ttyS0 panic=-1 quiet loglevel=4 "
-                       f"zmonlab_capture={int(self.capture)} "
+                       f"zmonlab_capture={int(self.capture)} zmonlab_driver={self.driver} "
                        + os.environ.get("ZMON_LAB_APPEND", ""),
             *_share("lab", GUEST_DIR, readonly=True),
             *_share("zmon", m.zmon_site, readonly=True),
@@ -291,6 +293,8 @@ class LabVM:
             ("guest driver", self.ctl / "guest.log"),
             ("zmon log", self.ctl / "zmon.log"),
             ("zed log", self.ctl / "zed.log"),
+            ("zed mail", self.ctl / "zed-mail.log"),
+            ("lead-time ramp", self.ctl / "ramp.log"),
         )
         for title, path in sources:
             if path.exists():

@@ -16,11 +16,12 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from alert_rules import generate
 from tests.helpers import stop_process_group
 from tests.lab import checks
-from tests.lab.engine import Result, Scrape, evaluate
+from tests.lab.engine import Check, Result, Scrape, evaluate
 from tests.lab.labvm import LabError, track
 from tests.support.ports import free_port
 
@@ -87,13 +88,27 @@ class AlertWatcher:
             lines.append(f"ALERTS{{{body}}} 1")
         return Scrape("\n".join(lines) + "\n")
 
+    def series(self, expr: str, start: float, end: float, step: float) -> list[dict[str, Any]]:
+        """A range query: [{"metric": labels, "values": [[unix time, "value"], ...]}, ...]."""
+        q = urllib.parse.urlencode({"query": expr, "start": start, "end": end, "step": step})
+        url = f"http://127.0.0.1:{self.port}/api/v1/query_range?{q}"
+        with urllib.request.urlopen(url, timeout=20) as r:
+            data = json.load(r)
+        return list(data.get("data", {}).get("result", []))
+
     def check(
-        self, step: str, version: str, facts: dict[str, str] | None = None, since: float = 0.0
+        self,
+        step: str,
+        version: str,
+        facts: dict[str, str] | None = None,
+        since: float = 0.0,
+        rows: list[Check] | None = None,
     ) -> list[Result]:
-        """The step's ALERTS rows. An alert that must fire counts if it was active at any
-        time since `since` (host Unix time: the guest started the step then), since a short
-        scaled window may have closed again by now; a resolved alert must be gone now."""
-        rows = [c for c in checks.ALERTS if c.applies(step, version)]
+        """The step's ALERTS rows (default checks.ALERTS). An alert that must fire counts if it
+        was active at any time since `since` (host Unix time: the guest started the step
+        then), since a short scaled window may have closed again by now; a resolved alert must
+        be gone now."""
+        rows = [c for c in (checks.ALERTS if rows is None else rows) if c.applies(step, version)]
         if not rows:
             return []
         facts = facts or {}

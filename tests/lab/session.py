@@ -1,22 +1,25 @@
 """One lab run: boot the VM, follow the guest through every step, check and record zmon.
 
-Used by the live test (tests/lab/test_live.py) and by `make lab-capture`
-(tests/lab/capture.py), so both see exactly the same sequence.
+A run walks one `Sequence`: the fault sequence (guest/driver.sh, tests/lab/checks.py), used by
+the live test (tests/lab/test_live.py) and by `make lab-capture` (tests/lab/capture.py), so
+both see exactly the same sequence; or the lead-time ramp (guest/leadtime.sh,
+tests/lab/leadtime.py).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.collectors.ups.nutlab import NutLab
 from tests.helpers import IN_CI
 from tests.lab import checks
-from tests.lab.engine import Result, StepRunner, filter_exposition
+from tests.lab.engine import AllCollectorsSucceed, Check, Result, StepRunner, filter_exposition
 from tests.lab.labvm import GUEST_PORT, LabError, LabVM, Manifest, track
+from tests.lab.prometheus import AlertWatcher
 from tests.lab.status_checks import status_results
 
 # Collection in the VM. TCG runs tens of times slower than hardware, so the lab shortens the
@@ -34,8 +37,12 @@ HOST_FROM_GUEST = "10.0.2.2"
 OPTIONS = {("smart", "jitter"): "0"}
 
 
-def zmon_args(nut_port: int | None = None) -> list[str]:
-    """`zmon serve` flags for the guest, from the collectors this tree registers."""
+def zmon_args(
+    nut_port: int | None = None, intervals: Mapping[str, float] | None = None
+) -> list[str]:
+    """`zmon serve` flags for the guest, from the collectors this tree registers (`intervals`
+    overrides INTERVALS)."""
+    intervals = {**INTERVALS, **(intervals or {})}
     from zmon.registry import collectors
 
     args = ["--web.listen-address", f":{GUEST_PORT}", "--log.format", "json",
@@ -46,7 +53,7 @@ def zmon_args(nut_port: int | None = None) -> list[str]:
     for name, cls in sorted(collectors().items()):
         args += [
             f"--collector.{name}.interval",
-            str(INTERVALS.get(name, DEFAULT_INTERVAL)),
+            str(intervals.get(name, DEFAULT_INTERVAL)),
             f"--collector.{name}.timeout",
             str(max(MIN_TIMEOUT, cls.default_timeout)),
         ]
@@ -57,12 +64,47 @@ def zmon_args(nut_port: int | None = None) -> list[str]:
     return args
 
 
+# after_step(version, step, facts, Prometheus or None, run dir) -> (results, summary lines)
+AfterStep = Callable[[str, str, Mapping[str, str], AlertWatcher | None, Path],
+                     tuple[list[Result], list[str]]]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """What one boot of the VM walks through: the guest script and the tables of its steps."""
+
+    name: str
+    driver: str  # the script in tests/lab/guest/ that guest/init runs
+    steps: tuple[str, ...]
+    checks: list[Check]
+    collectors: AllCollectorsSucceed
+    alerts: list[Check]
+    host_actions: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    zmon_status: bool = False  # the `zmon status` rows of tests/lab/status_checks.py
+    zmon_intervals: Mapping[str, float] = field(default_factory=dict)  # over INTERVALS
+    after_step: AfterStep | None = None
+
+
+FAULTS = Sequence(
+    "fault sequence",
+    "driver.sh",
+    checks.STEPS,
+    checks.CHECKS,
+    checks.COLLECTORS,
+    checks.ALERTS,
+    checks.HOST_ACTIONS,
+    zmon_status=True,
+)
+
+
 @dataclass
 class LabRun:
     version: str
     run_dir: Path
+    sequence: Sequence = FAULTS
     results: list[Result] = field(default_factory=list)
     steps_seen: list[str] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)
     error: str = ""
     logs: str = ""
     seconds: float = 0.0
@@ -79,10 +121,11 @@ class LabRun:
             "PENDING-PASSES": sum(r.pending and r.ok for r in self.results),
         }
         head = (
-            f"OpenZFS {self.version} lab run: {len(self.steps_seen)}/{len(checks.STEPS)} "
-            f"steps in {self.seconds:.0f} s; " + ", ".join(f"{k} {v}" for k, v in counts.items())
+            f"OpenZFS {self.version} lab run ({self.sequence.name}): "
+            f"{len(self.steps_seen)}/{len(self.sequence.steps)} steps in {self.seconds:.0f} s; "
+            + ", ".join(f"{k} {v}" for k, v in counts.items())
         )
-        lines = [head, *(r.line() for r in self.results)]
+        lines = [head, *self.summary, *(r.line() for r in self.results)]
         if self.error:
             lines.append(f"ERROR: {self.error}")
         return "\n".join(lines) + "\n"
@@ -93,7 +136,7 @@ def run_lab(
     run_dir: Path,
     *,
     capture: bool = False,
-    steps: Sequence[str] = checks.STEPS,
+    sequence: Sequence = FAULTS,
     progress: Callable[[str], None] = lambda _m: None,
     manifest: Manifest | None = None,
 ) -> LabRun:
@@ -101,14 +144,23 @@ def run_lab(
     manifest = manifest or Manifest.load()
     if manifest is None:
         raise LabError("the lab is not built (no lab.env); run `make lab`")
-    run = LabRun(version, run_dir)
+    run = LabRun(version, run_dir, sequence)
+    steps = sequence.steps
     run_dir.mkdir(parents=True, exist_ok=True)
     metrics_dir = run_dir / "metrics"
     metrics_dir.mkdir(exist_ok=True)
     t0 = time.monotonic()
     alerts = _prometheus(run_dir, progress)
     ups = NutLab(run_dir / "nut", {checks.UPS: checks.UPS_ONLINE})
-    vm = LabVM(manifest, version, run_dir, zmon_args(ups.port), capture=capture, progress=progress)
+    vm = LabVM(
+        manifest,
+        version,
+        run_dir,
+        zmon_args(ups.port, sequence.zmon_intervals),
+        capture=capture,
+        driver=sequence.driver,
+        progress=progress,
+    )
     try:
         ups.start()
         for proc in (ups.upsd, *ups.drivers.values()):
@@ -116,14 +168,26 @@ def run_lab(
         vm.start()
         if alerts is not None:
             alerts.start(vm.port)
+            # the guest reads Prometheus' alerts through qemu's 10.0.2.2 (the lead-time ramp)
+            (vm.ctl / "prometheus.port").write_text(f"{alerts.port}\n")
         runner = StepRunner(vm.get, version)
         step_began = time.time()  # host clock: when the guest went on to the next step
         for step in steps:
             facts = vm.wait_ready(step)
-            results, scrape = runner.run(step, facts, checks.CHECKS, checks.COLLECTORS)
+            facts["host_time"] = f"{time.time():.3f}"  # within 0.5 s of the guest's guest_time
+            results, scrape = runner.run(step, facts, sequence.checks, sequence.collectors)
             if alerts is not None:
-                results += alerts.check(step, version, runner.facts, since=step_began)
-            results += status_results(step, version, f"http://127.0.0.1:{vm.port}")
+                results += alerts.check(
+                    step, version, runner.facts, since=step_began, rows=sequence.alerts
+                )
+            if sequence.zmon_status:
+                results += status_results(step, version, f"http://127.0.0.1:{vm.port}")
+            if sequence.after_step is not None:
+                more, summary = sequence.after_step(version, step, facts, alerts, run_dir)
+                results += more
+                run.summary += summary
+                for line in summary:
+                    progress(f"{version} {line}")
             (metrics_dir / f"{step}.prom").write_text(scrape.text)
             if capture:
                 cap = vm.ctl / "captures" / step
@@ -141,8 +205,8 @@ def run_lab(
             )
             if step == steps[-1] and run.failures:
                 (vm.steps / "dump-threads").touch()  # zmon's thread stacks into its log
-            if step in checks.HOST_ACTIONS:
-                ups.write_dev(checks.UPS, checks.HOST_ACTIONS[step])
+            if step in sequence.host_actions:
+                ups.write_dev(checks.UPS, dict(sequence.host_actions[step]))
             step_began = time.time()
             vm.ack(step)
         vm.wait_poweroff(timeout=180)
@@ -159,12 +223,10 @@ def run_lab(
     return run
 
 
-def _prometheus(run_dir: Path, progress: Callable[[str], None]):  # type: ignore[no-untyped-def]
+def _prometheus(run_dir: Path, progress: Callable[[str], None]) -> AlertWatcher | None:
     """The Prometheus sidecar that evaluates the alert rules (ZMON_LAB_PROMETHEUS=0: none,
     for a quicker run while working on the lab; never in CI)."""
     if os.environ.get("ZMON_LAB_PROMETHEUS", "1") == "0" and not IN_CI:
         progress("ZMON_LAB_PROMETHEUS=0: alert rules NOT evaluated in this run")
         return None
-    from tests.lab.prometheus import AlertWatcher
-
     return AlertWatcher(run_dir / "prometheus", progress)

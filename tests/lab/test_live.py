@@ -1,8 +1,10 @@
-"""zmon against real OpenZFS kernel modules in a VM, one run per OpenZFS version.
+"""zmon against real OpenZFS kernel modules in a VM, runs per OpenZFS version.
 
 The VM (tests/lab/labvm.py) runs `zmon serve` on real pools while the guest driver walks them
 through the fault sequence; at every step the host scrapes zmon over a forwarded port and
-evaluates tests/lab/checks.py. Build the VM images first with `make lab` (cached).
+evaluates tests/lab/checks.py. A second boot ramps I/O errors on one disk until ZFS faults it
+and prints the lead time of zmon's first page and ZED's first mail (tests/lab/leadtime.py).
+Build the VM images first with `make lab` (cached).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from tests.helpers import IN_CI, require_tool
 from tests.lab.checks import VERSIONS
 from tests.lab.conftest import LabRuns
 from tests.lab.labvm import Manifest
+from tests.lab.leadtime import LEAD_TIME
+from tests.lab.session import FAULTS, LabRun, Sequence
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -30,8 +34,9 @@ def require_lab(version: str) -> Manifest:
     return manifest
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_live(version: str, lab_runs: LabRuns, capsys: pytest.CaptureFixture[str]) -> None:
+def _run(
+    sequence: Sequence, version: str, lab_runs: LabRuns, capsys: pytest.CaptureFixture[str]
+) -> LabRun:
     manifest = require_lab(version)
 
     def show(msg: str) -> None:
@@ -39,18 +44,34 @@ def test_live(version: str, lab_runs: LabRuns, capsys: pytest.CaptureFixture[str
             print(msg, flush=True)
 
     lab_runs.start(manifest)
-    run = lab_runs.wait(version, show)
+    run = lab_runs.wait(sequence, version, show)
     print(run.report())
-    show(f"[lab] OpenZFS {version}: report in {run.run_dir / 'report.txt'}")
+    for line in run.summary:
+        show(f"[lab] {line}")
+    show(f"[lab] OpenZFS {version} {sequence.name}: report in {run.run_dir / 'report.txt'}")
     if run.error or run.failures:
         print(run.logs)
         problems = [f.line() for f in run.failures]
         if run.error:
             problems.insert(0, run.error)
         pytest.fail(
-            f"OpenZFS {version} lab: {len(problems)} problem(s):\n"
+            f"OpenZFS {version} lab ({sequence.name}): {len(problems)} problem(s):\n"
             + "\n".join(problems)
             + f"\n(run dir {run.run_dir}; guest console and zmon log are printed in the "
             "captured stdout below)",
             pytrace=False,
         )
+    return run
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_live(version: str, lab_runs: LabRuns, capsys: pytest.CaptureFixture[str]) -> None:
+    _run(FAULTS, version, lab_runs, capsys)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_lead_time(version: str, lab_runs: LabRuns, capsys: pytest.CaptureFixture[str]) -> None:
+    """ZFS faults a disk whose writes fail ever more often: zmon pages, ZED mails; the lead
+    times before FAULTED are printed (and in the run's report.txt)."""
+    run = _run(LEAD_TIME, version, lab_runs, capsys)
+    assert any(line.startswith("lead time on OpenZFS") for line in run.summary)

@@ -16,19 +16,11 @@
 #   single  NVME1 (no redundancy)
 #   fragile SATA3 (one disk, created at the end, its disk is hot-removed)
 set -u
-CTL=/ctl
-STEPS=$CTL/steps
-ACK_TIMEOUT=${zmonlab_ack_timeout:-900}
+. "$(dirname "$0")/common.sh"
 CAPTURE=${zmonlab_capture:-0}
-ID=/dev/disk/by-id
 S0=$ID/ata-QEMU_HARDDISK_ZLSATA0; S1=$ID/ata-QEMU_HARDDISK_ZLSATA1
 S2=$ID/ata-QEMU_HARDDISK_ZLSATA2; S3=$ID/ata-QEMU_HARDDISK_ZLSATA3
 N0=$ID/nvme-QEMU_NVMe_Ctrl_ZLNVME0; N1=$ID/nvme-QEMU_NVMe_Ctrl_ZLNVME1
-mkdir -p "$STEPS"
-
-up() { cut -d' ' -f1 /proc/uptime; }
-log() { echo "ZMONLAB[$(up)] $*"; echo "ZMONLAB[$(up)] $*" > /dev/console; }
-kname() { basename "$(readlink -f "$1")"; }   # by-id path -> sda, nvme0n1 ...
 
 # wait_for POOL REGEX TIMEOUT: poll zpool status until REGEX matches
 wait_for() {
@@ -55,27 +47,6 @@ issued_bytes() {
               if (u=="K") m=2^10; else if (u=="M") m=2^20; else if (u=="G") m=2^30
               else if (u=="T") m=2^40
               printf "%d\n", n*m}'
-}
-
-# ready STEP [KEY=VALUE...]: publish the step, wait for the host's ack
-ready() {
-    local step=$1; shift
-    [ "$CAPTURE" = 1 ] && capture "$step"
-    {
-        echo "step=$step"
-        echo "guest_time=$(date +%s.%N)"
-        echo "uptime=$(up)"
-        local kv; for kv in "$@"; do echo "$kv"; done
-    } > "$STEPS/$step.tmp"
-    mv "$STEPS/$step.tmp" "$STEPS/$step.ready"
-    log "step $step ready, waiting for the host"
-    local i=0
-    while [ ! -e "$STEPS/$step.ack" ]; do
-        [ -e "$STEPS/abort" ] && { log "host aborted the run"; exit 3; }
-        sleep 0.5; i=$((i+1))
-        [ $i -ge $((ACK_TIMEOUT*2)) ] && { log "no ack for $step after $ACK_TIMEOUT s"; exit 4; }
-    done
-    log "step $step acknowledged"
 }
 
 # c FILE CMD...: run CMD into $D/FILE (30 s limit: a command stuck on a
@@ -123,37 +94,13 @@ capture() {
 
 ########################################################################
 log "driver start, capture=$CAPTURE"
-zgenhostid -f 0x00bab10c
-modprobe zfs || { log "modprobe zfs failed"; exit 1; }
-ZVER=$(cat /sys/module/zfs/version)
-log "zfs $ZVER loaded"
+load_zfs
 DEVMAP=()
 for l in "$ID"/ata-QEMU_HARDDISK_ZLSATA? "$ID"/nvme-QEMU_NVMe_Ctrl_ZLNVME? "$ID"/virtio-ZLVIRT?; do
     [ -e "$l" ] && DEVMAP+=("dev.$(basename "$l")=$(kname "$l")")
 done
+start_zmon
 
-# zmon from the "zmon" share: host-built wheels installed to a directory, as one tar
-mkdir -p /opt/zmon /var/lib/zmon
-tar -C /opt/zmon -xf /zmon/zmon-site.tar
-ZARGS=()
-[ -f "$CTL/zmon.args" ] && mapfile -t ZARGS < "$CTL/zmon.args"
-log "zmon serve ${ZARGS[*]}"
-PYTHONPATH=/opt/zmon python3 -X faulthandler -m zmon.cli serve "${ZARGS[@]}" > "$CTL/zmon.log" 2>&1 &
-ZMONPID=$!
-sleep 5   # a bad flag or import error ends it at once: say so now, not after the setup
-kill -0 "$ZMONPID" 2>/dev/null || { log "zmon did not start"; tail -20 "$CTL/zmon.log"; exit 1; }
-
-# mkpool NAME VDEVS...: zpool create, once more after udev settles if it failed (zpool
-# waits for udev's partition links, which can lag on a loaded TCG guest)
-mkpool() {
-    local name=$1; shift
-    udevadm settle --timeout=60
-    zpool create -f -o ashift=12 "$name" "$@" && return 0
-    log "zpool create $name failed, retrying"
-    zpool destroy -f "$name" > /dev/null 2>&1
-    sleep 5; udevadm settle --timeout=60
-    zpool create -f -o ashift=12 "$name" "$@" || { log "cannot create pool $name"; exit 1; }
-}
 log "create pools"
 mkpool tank mirror "$S0" "$S1" log /dev/vdd cache /dev/vde spare "$S2"
 mkpool rz raidz1 /dev/vda /dev/vdb /dev/vdc
