@@ -176,6 +176,7 @@ class Pool:
     ddt_in_core: float | None = None
     scan: Scan | None = None
     last_scrub_end: float | None = None
+    created: float | None = None  # Unix time; None when zmon does not know
     last_scrub_errors: float = 0.0
     root: Vdev | None = None
 
@@ -358,6 +359,7 @@ def _pools(s: Samples) -> list[Pool]:
         p.ddt_in_core = s.value("zmon_pool_ddt_in_core_bytes", pool=name)
         p.last_scrub_end = s.value("zmon_pool_last_scrub_end_time_seconds", pool=name)
         p.last_scrub_errors = s.value("zmon_pool_last_scrub_errors", pool=name) or 0.0
+        p.created = s.value("zmon_pool_creation_time_seconds", pool=name)
         p.scan = _scan(s, name)
         p.root = _vdev_tree(s, name, vdev_state)
         pools.append(p)
