@@ -23,7 +23,7 @@ _LENGTH = struct.Struct("!Q")
 MIRRORED = tuple(
     f.name
     for f in fields(CollectorState)
-    if f.name not in ("name", "rendered", "kept", "summary", "summary_title", "collecting")
+    if f.name not in ("name", "rendered", "kept", "summary", "collecting")
 )
 
 

@@ -37,7 +37,7 @@ from zmon.snapshot import CollectorState, Snapshot
 
 log = logs.get("worker")
 HEARTBEAT_SECONDS = 5.0  # the server restarts a worker it has not heard from in a while
-# Collection is background work: where both want the CPU, scrapes go first. Ten steps of
+# Collection can wait: where both processes want the CPU, scrapes go first. Ten steps of
 # niceness give the server about ten times the worker's share of a contended core.
 NICENESS = 10
 

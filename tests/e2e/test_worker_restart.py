@@ -183,3 +183,18 @@ def test_sigterm_to_the_whole_group_stops_zmon_without_a_replacement(tmp_path: P
     assert zmon.stop() == 0
     log = zmon.log_path.read_text()
     assert "collection worker ended" not in log, log
+
+
+def test_the_landing_page_shows_the_tables_the_worker_read(tmp_path: Path) -> None:
+    """A collector's landing-page table (the zpool collector's pools) is read in the worker
+    and shown by the server."""
+    from tests.e2e.serve import ZmonProcess
+
+    zmon = ZmonProcess(["--demo"], tmp_path / "zmon.log")
+    try:
+        zmon.wait_for('zmon_collector_success{collector="zpool"} 1.0')
+        page = zmon.get("/").decode()
+        assert "<h3>Pools (zpool)</h3>" in page
+        assert "<td>tank</td>" in page
+    finally:
+        assert zmon.stop() == 0
