@@ -162,7 +162,7 @@ def test_a_stuck_pool_inhibits_its_vdev_disk_and_collector_alerts_and_pages_once
             {
                 **host,
                 "alertname": "DiskCableFault",
-                "severity": "warning",
+                "severity": "critical",
                 "pool": "tank",
                 "vdev": "sdb",
                 "device": "sdb",
@@ -261,14 +261,14 @@ DISK = {"pool": "tank", "vdev": "ata-X", "device": "sdb"}
 VDEV = {"pool": "tank", "vdev": "ata-X"}
 
 
-def test_a_cable_fault_mutes_its_disks_checksum_event_and_link_speed_alerts(
+def test_a_cable_fault_pages_and_mutes_its_disks_checksum_event_and_link_speed_alerts(
     alertmanager: tuple[str, Webhook],
 ) -> None:
     state, notes = _incident(
         alertmanager,
         "cable:9",
         [
-            {"alertname": "DiskCableFault", "severity": "warning", **DISK},
+            {"alertname": "DiskCableFault", "severity": "critical", **DISK},
             {"alertname": "ZfsVdevChecksumErrors", "severity": "warning", **VDEV},
             {"alertname": "ZfsErrorEvents", "severity": "warning", **VDEV},
             {"alertname": "ZfsPoolErrorsNotCleared", "severity": "warning", **VDEV},
@@ -293,11 +293,11 @@ def test_a_cable_fault_mutes_its_disks_checksum_event_and_link_speed_alerts(
     for name in ("ZfsVdevChecksumErrors/ata-X", "ZfsErrorEvents/ata-X",
                  "ZfsPoolErrorsNotCleared/ata-X", "DiskLinkSpeedDegraded/sdb"):  # fmt: skip
         assert state[name]["inhibitedBy"], f"{name} is not inhibited"
-    assert _names(notes, "page") == []
-    assert _names(notes, "ticket") == [["DiskCableFault", "ZfsVdevChecksumErrors"]]
+    assert _names(notes, "page") == [["DiskCableFault"]]
+    assert _names(notes, "ticket") == [["ZfsVdevChecksumErrors"]]
 
 
-def test_a_failing_path_pages_once_and_mutes_the_cable_ticket(
+def test_a_failing_path_pages_once_and_mutes_the_cable_page(
     alertmanager: tuple[str, Webhook],
 ) -> None:
     state, notes = _incident(
@@ -305,7 +305,7 @@ def test_a_failing_path_pages_once_and_mutes_the_cable_ticket(
         "failing:9",
         [
             {"alertname": "ZfsVdevFailing", "severity": "critical", **VDEV},
-            {"alertname": "DiskCableFault", "severity": "warning", **DISK},
+            {"alertname": "DiskCableFault", "severity": "critical", **DISK},
             {"alertname": "ZfsVdevIOErrors", "severity": "warning", **VDEV},
             {
                 "alertname": "DiskLinkSpeedDegraded",

@@ -110,8 +110,10 @@ POLICY: tuple[Policy, ...] = (
     _p("ZfsL2arcErrors", "warning", """The cache device fails: ZFS reads the pool instead, no
        data is at risk."""),
     # ---- disks
-    _p("DiskCableFault", "warning", """Link errors on a disk with healthy media: ZFS retries
-       and repairs, redundancy holds. Rising errors page as ZfsVdevFailing."""),
+    _p("DiskCableFault", "critical", """Link errors on a pool disk with healthy media: a cable
+       or port is failing. ZFS still repairs from redundancy, but it faults the disk if the
+       errors go on, and a reseat now keeps the redundancy. It pages once for the disk and
+       mutes the checksum and error-event alerts that follow from it."""),
     _p("DiskSmartFailed", "critical", """The disk predicts its own failure: its vdev is about
        to lose a member. Page while redundancy is still there to resilver from."""),
     _p("DiskReallocatedSectorsRising", "warning", """The disk remaps sectors: it still serves
