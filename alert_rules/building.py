@@ -10,6 +10,7 @@ from zmon.status import policy
 
 VDEV_INFO = "zmon:vdev_device:info"
 DISK_POOL = "zmon:disk_pool:info"  # each disk's pools over the last disk_pool_memory
+DISK_VDEV = "zmon:disk_vdev:info"  # each disk's pools and leaf vdevs, the same way
 
 
 @dataclass(frozen=True)
@@ -81,23 +82,11 @@ def paren(expr: str) -> str:
 
 
 def per_vdev(expr: str, extra: str = "") -> str:
-    """``expr`` per vdev (instance, job, pool, vdev), with the ``device`` of the disk behind a
-    leaf when zmon knows it: no ``class`` and no other detail that can change during one
-    incident. The ``device`` lets Alertmanager mute a vdev's alerts while the same disk's
-    cable fault (or failing path) speaks for them; a vdev with no disk keeps its alert."""
-    return with_device(f"max by (instance, job, pool, vdev{extra}) {paren(expr)}")
-
-
-def with_device(per_vdev_expr: str) -> str:
-    """A per-vdev ``per_vdev_expr`` with the vdev's ``device`` label added where it has one."""
-    join = "on(instance, job, pool, vdev)"
-    # topk: one device per vdev, even if two rows of zpool status ever named one vdev with
-    # two disks (a many-to-many match would fail the whole rule)
-    one_device = f"topk by (instance, job, pool, vdev) (1, {VDEV_INFO})"
-    return (
-        f"{paren(per_vdev_expr)}\n* {join} group_left(device) {one_device}\n"
-        f"or {join}\n{paren(per_vdev_expr)}"
-    )
+    """``expr`` with the vdev's identity only (instance, job, pool, vdev): no ``device``, no
+    ``class``. A label that can change during one incident (the ``device`` of a disk replaced
+    or re-enumerated under a slot-named vdev) would resolve the alert and fire it again under
+    new labels: a second notification."""
+    return f"max by (instance, job, pool, vdev{extra}) {paren(expr)}"
 
 
 def with_pool(expr: str) -> str:
@@ -114,17 +103,29 @@ def with_pool(expr: str) -> str:
     )
 
 
+def with_pool_and_vdev(expr: str) -> str:
+    """Per-device ``expr`` with the ``pool`` and leaf ``vdev`` the disk served, remembered as
+    ``with_pool`` remembers the pool (none, if it served none).
+
+    For a cause that must outrank the same disk's vdev alerts in Alertmanager (inhibition on
+    instance, pool and vdev): those carry the vdev's identity, not the disk's device.
+    """
+    per_device = f"max by (instance, job, device) {paren(expr)}"
+    return (
+        f"{per_device}\n* on(instance, job, device) group_right {DISK_VDEV}\n"
+        f"or on(instance, job, device)\n{per_device}"
+    )
+
+
 def events_per_vdev(selector: str, window: object) -> str:
     """New events per vdev, all selected classes together (one alert per vdev). zmon labels
     an event's leaf as zpool status names it (a whole disk's ``ata-X``, not the event path's
     ``ata-X-part1``), so it joins zmon_vdev_info; its counters start at 0 (zero-initialised)."""
-    return with_device(
-        x(f"""
+    return x(f"""
         sum by (instance, job, pool, vdev) (
           increase({selector}[{window}])
         ) > 0
     """)
-    )
 
 
 def rise(metric: str, window: object) -> str:

@@ -39,14 +39,16 @@ Alertmanager groups notifications by host and pool (a pool's vdev, disk and even
 together) and UPS alerts by UPS, and lets the cause outrank its symptoms:
 
 - a dead host (`ZmonTargetDown`) mutes everything else on that host;
-- a faulted, suspended or stuck pool mutes that pool's vdev, disk and scan alerts;
+- a faulted, suspended or stuck pool (`ZfsPoolFaulted`, `ZfsPoolStuck`) mutes that pool's
+  vdev, disk and scan alerts, and a stuck pool its host's collector alerts;
 - a pool without redundancy (`ZfsPoolRedundancyLost`) mutes its degraded, faulted-vdev and
   spare alerts;
 - a failing path (`ZfsVdevFailing`) and a cable fault (`DiskCableFault`) mute the checksum,
-  I/O error, error-event, not-cleared and link-speed alerts of the same disk
-  (instance, pool and device);
-- a low battery mutes "on battery" and "runtime low" of the same UPS;
-- a nearly full pool mutes its "filling up" warning.
+  I/O error, error-event and not-cleared alerts of the same disk's vdev (instance, pool and
+  vdev), the cable fault its disk's slow link (instance and device), and the failing path,
+  which pages, the cable ticket;
+- a low battery (`UpsLowBattery`) mutes "on battery" and "runtime low" of the same UPS;
+- a nearly full pool (`ZfsPoolCapacityCritical`) mutes its "filling up" warning.
 """
 
 

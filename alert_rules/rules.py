@@ -12,6 +12,7 @@ from alert_rules.building import (
     DISK,
     DISK_,
     DISK_POOL,
+    DISK_VDEV,
     POOL,
     VDEV,
     VDEV_DISK,
@@ -25,6 +26,7 @@ from alert_rules.building import (
     per_vdev,
     rise,
     with_pool,
+    with_pool_and_vdev,
     x,
 )
 from alert_rules.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
@@ -46,6 +48,14 @@ def recording_rules(t: Thresholds) -> Group:
                 DISK_POOL,
                 x(f"""
             max by (instance, job, device, pool) (
+              max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
+            )
+        """),
+            ),
+            Record(
+                DISK_VDEV,
+                x(f"""
+            max by (instance, job, device, pool, vdev) (
               max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
             )
         """),
@@ -355,9 +365,12 @@ def failing_path_alert(t: Thresholds) -> Alert:
         + increase(zmon_vdev_write_errors_total[{w}])
         >= {t.failing_io_errors}
     """)
+    # a scrub reads old data and repairs what it finds, for hours: its repairs are tickets
+    # (ZfsVdevChecksumErrors, ZfsScrubFoundErrors), not a failing path
     checksum = (
         f"increase(zmon_vdev_checksum_errors_total[{w}]) >= {t.failing_checksum_errors}\n"
-        f"and {both_halves('zmon_vdev_checksum_errors_total')}"
+        f"and {both_halves('zmon_vdev_checksum_errors_total')}\n"
+        'unless on(instance, job, pool) (zmon_pool_scan_in_progress{function="scrub"} == 1)'
     )
     expr = "\nor\n".join(
         [
@@ -367,16 +380,51 @@ def failing_path_alert(t: Thresholds) -> Alert:
             paren(f"{zfs_errors}\nand on(instance, job, pool, vdev) {paren(leaf_link_rising)}"),
         ]
     )
+    where = "instance=%q,pool=%q,vdev=%q"
+    args = "$labels.instance $labels.pool $labels.vdev"
+
+    def seen(query: str, text: str, arguments: str = args) -> str:
+        return (
+            f'{{{{ with printf "{query}" {arguments} | query }}}}'
+            f"{{{{ with . | first | value }}}} {text};{{{{ end }}}}{{{{ end }}}}"
+        )
+
+    def vdev_sum(metrics: tuple[str, ...]) -> str:
+        return " + ".join(f"sum(increase({m}{{{where}}}[{w}]))" for m in metrics)
+
+    disk = "instance=%q,device=%q"
+    disk_args = "$labels.instance $disk"
+    link_seen = (
+        '{{ with printf "zmon:vdev_device:info{instance=%q,pool=%q,vdev=%q}" '
+        f"{args} | query }}}}{{{{ with . | first }}}}{{{{ $disk := .Labels.device }}}}"
+        + seen(
+            f"sum(increase(zmon_kernel_log_events_total{{{disk},"
+            f'pattern=~\\"{t.cable_patterns}\\"}}[{w}])) > 0',
+            "the link of disk {{ $disk }} logged {{ . | humanize }} CRC errors, "
+            "resets or timeouts (suspect the cable or port)",
+            disk_args,
+        )
+        + "{{ end }}{{ end }}"
+    )
+    seen_text = (
+        seen(
+            f"{vdev_sum(('zmon_vdev_read_errors_total', 'zmon_vdev_write_errors_total'))} > 0",
+            "{{ . | humanize }} read/write errors",
+            f"{args} {args}",
+        )
+        + seen(f"{vdev_sum(('zmon_vdev_checksum_errors_total',))} > 0",
+               "{{ . | humanize }} checksum errors")
+        + seen(f"{vdev_sum(('zmon_vdev_slow_ios_total',))} > 0", "{{ . | humanize }} slow I/Os")
+        + link_seen
+    )  # fmt: skip
     return Alert(
         "ZfsVdevFailing",
         per_vdev(expr),
         "A disk's path keeps failing: ZFS is about to fault the vdev.",
-        f"ZFS {VDEV} keeps failing I/O: in the last {w} it had at least "
-        f"{t.failing_io_errors} read/write errors, or checksum errors, slow I/Os or link "
-        "errors that kept coming. ZFS faults a vdev after 10 I/O errors in 10 minutes and its "
-        "vdev then loses redundancy. Check the disk's cable and port, zpool status -v "
-        "{{ $labels.pool }} and the kernel log now; replace the disk while redundancy is "
-        "still there.",
+        f"ZFS {VDEV} keeps failing I/O. In the last {w}:{seen_text} ZFS faults a vdev after "
+        "10 I/O errors in 10 minutes, and its vdev then loses redundancy. Check the cable and "
+        "port, the kernel log and zpool status -v {{ $labels.pool }} now; replace the disk "
+        "while redundancy is still there.",
     )
 
 
@@ -428,12 +476,23 @@ def scan_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsScrubOverdue",
                 x(f"""
-            time() - zmon_pool_last_scrub_end_time_seconds > {t.scrub_max_age.seconds}
+            (
+              time() - zmon_pool_last_scrub_end_time_seconds > {t.scrub_max_age.seconds}
+              or
+              (
+                time() - zmon_pool_creation_time_seconds > {t.scrub_max_age.seconds}
+                unless on(instance, job, pool) zmon_pool_last_scrub_end_time_seconds
+                and on(instance, job, pool) zmon_pool_state
+              )
+            )
             unless on(instance, job, pool) (zmon_pool_scan_in_progress{{function="scrub"}} == 1)
         """),
-                "A ZFS pool has not been scrubbed recently.",
-                f"The last completed scrub of {POOL} ended {{{{ $value | humanizeDuration }}}} "
-                f"ago (limit {t.scrub_max_age}). Run or schedule "
+                "A ZFS pool has not been scrubbed recently, or never.",
+                '{{ with printf "zmon_pool_last_scrub_end_time_seconds{instance=%q,pool=%q}" '
+                "$labels.instance $labels.pool | query }}The last completed scrub of "
+                f"{POOL} ended {{{{ $value | humanizeDuration }}}} ago{{{{ else }}}}ZFS {POOL} "
+                "was created {{ $value | humanizeDuration }} ago and has never been scrubbed"
+                f"{{{{ end }}}} (limit {t.scrub_max_age}). Run or schedule "
                 f"zpool scrub {{{{ $labels.pool }}}}.",
                 str(t.scrub_overdue_for),
             ),
@@ -562,7 +621,7 @@ def disk_alerts(t: Thresholds) -> Group:
         [
             Alert(
                 "DiskCableFault",
-                with_pool(
+                with_pool_and_vdev(
                     x(f"""
             (
               sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{cw}])) > 0

@@ -712,14 +712,20 @@ ALERTS: list[Check] = [
     alert(CKSUM, "ZfsErrorEvents", {"pool": "tank", "vdev": SATA1}),
     alert(CKSUM, "ZfsScrubFoundErrors", {"pool": "tank"}),
     alert(IO_ERRORS, "ZfsVdevIOErrors", {"pool": "rz", "vdev": "vdc"}),
+    # hundreds of read and write errors on vdc in the step: the failing path pages
+    alert(IO_ERRORS, "ZfsVdevFailing", {"pool": "rz", "vdev": "vdc", "severity": "critical"}),
     resolved(IO_ERRORS, "ZfsVdevChecksumErrors", {"pool": "tank"}),  # 20 s window, cleared
     alert(PERMANENT, "ZfsPoolDataErrors", {"pool": "single"}),
     alert(PERMANENT, "UpsOnBattery", {"ups": UPS}),
     alert(PERMANENT, "UpsLowBattery", {"ups": UPS}),
     alert(OFFLINE, "ZfsPoolDegraded", {"pool": "tank"}),
+    # one side of tank's 2-way mirror OFFLINE: no redundancy left, it pages
+    alert(OFFLINE, "ZfsPoolRedundancyLost", {"pool": "tank", "severity": "critical"}),
     resolved(OFFLINE, "UpsOnBattery", {"ups": UPS}),
     alert(FAULTED, "ZfsVdevFaulted", {"pool": "rz", "vdev": "vdc"}),
     alert(FAULTED, "ZfsPoolDegraded", {"pool": "rz"}),
+    alert(FAULTED, "ZfsPoolRedundancyLost", {"pool": "rz"}),  # raidz1 with vdc FAULTED
+    resolved(FAULTED, "ZfsPoolRedundancyLost", {"pool": "tank"}),  # resilvered back
     resolved(FAULTED, "ZfsPoolDegraded", {"pool": "tank"}),
     resolved(RESILVER_RUNNING, "ZfsVdevFaulted", {"pool": "rz"}),
     alert(RESILVER_STALLED, "ZfsResilverStalled", {"pool": "tank"}),

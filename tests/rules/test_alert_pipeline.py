@@ -121,6 +121,8 @@ def test_the_demo_story_pages_and_resolves(pipeline: Pipeline) -> None:
             "checksum firing": _alert("ZfsVdevChecksumErrors", "firing", **bitrot),
             "checksum resolved": _alert("ZfsVdevChecksumErrors", "resolved", **bitrot),
             "degraded firing": _alert("ZfsPoolDegraded", "firing", pool="tank"),
+            # tank is a 2-way mirror: with one side OFFLINE it has no redundancy left
+            "no redundancy firing": _alert("ZfsPoolRedundancyLost", "firing", pool="tank"),
             "degraded resolved": _alert("ZfsPoolDegraded", "resolved", pool="tank"),
             "data errors firing": _alert("ZfsPoolDataErrors", "firing", pool="single"),
             "data errors resolved": _alert("ZfsPoolDataErrors", "resolved", pool="single"),
@@ -133,11 +135,14 @@ def test_the_demo_story_pages_and_resolves(pipeline: Pipeline) -> None:
     assert found["checksum firing"] < found["degraded firing"], "the story's order"
 
     alerts = pipeline[2].alerts()
-    page = alerts[found["checksum firing"]]
-    assert page["labels"]["severity"] == "critical"
-    description = page["annotations"]["description"]
+    ticket = alerts[found["checksum firing"]]
+    assert ticket["labels"]["severity"] == "warning"  # repaired, not rising: a ticket
+    description = ticket["annotations"]["description"]
     assert "ata-QEMU_HARDDISK_ZLSATA1 (disk sdb, serial ZLSATA1) of pool tank" in description
-    assert page["annotations"]["runbook_url"].endswith("RUNBOOK.md#zfsvdevchecksumerrors")
+    assert ticket["annotations"]["runbook_url"].endswith("RUNBOOK.md#zfsvdevchecksumerrors")
+    page = alerts[found["no redundancy firing"]]
+    assert page["labels"]["severity"] == "critical"
+    assert "mirror-0 is DEGRADED" in page["annotations"]["description"]
 
     cable = alerts[found["cable firing"]]["annotations"]["description"]
     assert "Disk sdb" in cable and "pool tank" in cable and "replace the cable" in cable

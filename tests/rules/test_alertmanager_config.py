@@ -29,7 +29,7 @@ def _amtool() -> str:
 def test_amtool_check_config_accepts_the_shipped_configuration() -> None:
     run = subprocess.run([_amtool(), "check-config", str(CONFIG)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "4 inhibit rules" in run.stdout
+    assert "9 inhibit rules" in run.stdout
 
 
 @pytest.mark.parametrize(
@@ -54,8 +54,17 @@ def test_amtool_check_config_accepts_the_shipped_configuration() -> None:
             "page",
         ),
         (
-            {"alertname": "UpsOnBattery", "severity": "warning", "ups": "ups", "server": "nut"},
-            "ticket",
+            {"alertname": "UpsOnBattery", "severity": "critical", "ups": "ups", "server": "nut"},
+            "page",
+        ),
+        (
+            {
+                "alertname": "ZfsPoolDataErrors",
+                "severity": "critical",
+                "instance": "h1",
+                "pool": "t",
+            },
+            "page,ticket",
         ),
     ],
 )
@@ -145,7 +154,7 @@ def test_a_stuck_pool_inhibits_its_vdev_disk_and_collector_alerts_and_pages_once
             {
                 **host,
                 "alertname": "ZfsVdevChecksumErrors",
-                "severity": "critical",
+                "severity": "warning",
                 "pool": "tank",
                 "vdev": "sdb",
             },
@@ -189,7 +198,7 @@ def test_hosts_sharing_a_ups_get_one_notification(alertmanager: tuple[str, Webho
     address, webhook = alertmanager
     ups = {
         "alertname": "UpsOnBattery",
-        "severity": "warning",
+        "severity": "critical",
         "job": "zmon",
         "ups": "rack1",
         "server": "nut.example:3493",
@@ -208,7 +217,146 @@ def test_hosts_sharing_a_ups_get_one_notification(alertmanager: tuple[str, Webho
     assert len(found[0]["alerts"]) == 3
 
 
+def _incident(
+    alertmanager: tuple[str, Webhook], instance: str, alerts: list[dict[str, str]], muted: int
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """Post one host's alerts; once ``muted`` of them are inhibited and a notification came,
+    the host's alert states (by alert name and vdev or device) and its notifications."""
+    address, webhook = alertmanager
+    host = {"instance": instance, "job": "zmon"}
+    _post(address, [{**host, **a} for a in alerts])
+
+    def mine() -> list[dict[str, Any]]:
+        return [n for n in webhook.notifications if n["groupLabels"].get("instance") == instance]
+
+    def states() -> dict[str, dict[str, Any]]:
+        found = json.loads(http_get(f"http://{address}/api/v2/alerts"))
+        return {
+            a["labels"]["alertname"]
+            + "/"
+            + a["labels"].get("vdev", a["labels"].get("device", "")): (a["status"])
+            for a in found
+            if a["labels"].get("instance") == instance
+        }
+
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        done = sum(1 for s in states().values() if s["inhibitedBy"]) >= muted
+        if done and mine():
+            break
+        time.sleep(0.5)
+    return states(), mine()
+
+
+def _names(notifications: list[dict[str, Any]], receiver: str) -> list[list[str]]:
+    return [
+        sorted(a["labels"]["alertname"] for a in n["alerts"])
+        for n in notifications
+        if n["receiver"] == receiver
+    ]
+
+
+DISK = {"pool": "tank", "vdev": "ata-X", "device": "sdb"}
+VDEV = {"pool": "tank", "vdev": "ata-X"}
+
+
+def test_a_cable_fault_mutes_its_disks_checksum_event_and_link_speed_alerts(
+    alertmanager: tuple[str, Webhook],
+) -> None:
+    state, notes = _incident(
+        alertmanager,
+        "cable:9",
+        [
+            {"alertname": "DiskCableFault", "severity": "warning", **DISK},
+            {"alertname": "ZfsVdevChecksumErrors", "severity": "warning", **VDEV},
+            {"alertname": "ZfsErrorEvents", "severity": "warning", **VDEV},
+            {"alertname": "ZfsPoolErrorsNotCleared", "severity": "warning", **VDEV},
+            {
+                "alertname": "DiskLinkSpeedDegraded",
+                "severity": "warning",
+                "pool": "tank",
+                "device": "sdb",
+            },
+            # another disk of the same pool: not the cable's symptom
+            {
+                "alertname": "ZfsVdevChecksumErrors",
+                "severity": "warning",
+                "pool": "tank",
+                "vdev": "ata-Y",
+            },
+        ],  # fmt: skip
+        muted=4,
+    )
+    assert not state["DiskCableFault/ata-X"]["inhibitedBy"]
+    assert not state["ZfsVdevChecksumErrors/ata-Y"]["inhibitedBy"]
+    for name in ("ZfsVdevChecksumErrors/ata-X", "ZfsErrorEvents/ata-X",
+                 "ZfsPoolErrorsNotCleared/ata-X", "DiskLinkSpeedDegraded/sdb"):  # fmt: skip
+        assert state[name]["inhibitedBy"], f"{name} is not inhibited"
+    assert _names(notes, "page") == []
+    assert _names(notes, "ticket") == [["DiskCableFault", "ZfsVdevChecksumErrors"]]
+
+
+def test_a_failing_path_pages_once_and_mutes_the_cable_ticket(
+    alertmanager: tuple[str, Webhook],
+) -> None:
+    state, notes = _incident(
+        alertmanager,
+        "failing:9",
+        [
+            {"alertname": "ZfsVdevFailing", "severity": "critical", **VDEV},
+            {"alertname": "DiskCableFault", "severity": "warning", **DISK},
+            {"alertname": "ZfsVdevIOErrors", "severity": "warning", **VDEV},
+            {
+                "alertname": "DiskLinkSpeedDegraded",
+                "severity": "warning",
+                "pool": "tank",
+                "device": "sdb",
+            },
+        ],  # fmt: skip
+        muted=3,
+    )
+    # the muted cable fault still mutes the slow link it causes
+    assert state["DiskLinkSpeedDegraded/sdb"]["inhibitedBy"]
+    assert state["DiskCableFault/ata-X"]["inhibitedBy"]
+    assert notes and _names(notes, "page") == [["ZfsVdevFailing"]]
+    assert _names(notes, "ticket") == []
+
+
+def test_a_pool_without_redundancy_pages_once_and_mutes_its_tickets(
+    alertmanager: tuple[str, Webhook],
+) -> None:
+    state, notes = _incident(
+        alertmanager,
+        "mirror:9",
+        [
+            {"alertname": "ZfsPoolRedundancyLost", "severity": "critical", "pool": "tank"},
+            {"alertname": "ZfsPoolDegraded", "severity": "warning", "pool": "tank"},
+            {"alertname": "ZfsVdevFaulted", "severity": "warning", "state": "faulted", **VDEV},
+        ],
+        muted=2,
+    )
+    assert _names(notes, "page") == [["ZfsPoolRedundancyLost"]]
+    assert _names(notes, "ticket") == []
+
+
+def test_a_dead_host_mutes_everything_else_on_it(alertmanager: tuple[str, Webhook]) -> None:
+    state, notes = _incident(
+        alertmanager,
+        "dead:9",
+        [
+            {"alertname": "ZmonTargetDown", "severity": "critical"},
+            {"alertname": "ZfsPoolDataErrors", "severity": "critical", "pool": "tank"},
+            {"alertname": "ZmonCollectorDataStale", "severity": "warning", "collector": "smart"},
+        ],
+        muted=2,
+    )
+    assert not state["ZmonTargetDown/"]["inhibitedBy"]
+    assert _names(notes, "page") == [["ZmonTargetDown"]]
+    assert _names(notes, "ticket") == []
+
+
 def test_the_configuration_is_shipped_where_the_readme_says() -> None:
     readme = (REPO / "README.md").read_text()
     assert "packaging/alertmanager/zmon.yml" in readme
     assert Path(CONFIG).is_file()
+    assert not (REPO / "packaging" / "alertmanager.yml").exists(), "one configuration only"

@@ -152,3 +152,31 @@ def test_each_runbook_section_states_the_policy_severity() -> None:
         m = re.search(rf"^### {p.alert}\n\n(\*\*Severity: .*\*\*)$", text, re.M)
         assert m, f"RUNBOOK.md has no severity line for {p.alert}"
         assert m.group(1) == f"**Severity: {p.severity}, {p.notification}.**"
+
+
+def _alert_names_in(matchers: list[str]) -> set[str]:
+    names: set[str] = set()
+    for m in matchers:
+        found = re.fullmatch(r'alertname(=~|=|!=)"(.*)"', m)
+        if found:
+            names.update(n for n in found.group(2).split("|") if re.fullmatch(r"\w+", n))
+    return names
+
+
+def test_the_alertmanager_configuration_names_only_shipped_alerts() -> None:
+    """A renamed alert must not leave a route or an inhibition matching nothing."""
+    config = yaml.safe_load(CONFIG.read_text())
+    named = set()
+    for route in _routes(config["route"]):
+        named |= _alert_names_in(route.get("matchers", []))
+    for rule in config["inhibit_rules"]:
+        named |= _alert_names_in(rule["source_matchers"]) | _alert_names_in(rule["target_matchers"])
+    assert named and named <= set(POLICY_BY_ALERT), named - set(POLICY_BY_ALERT)
+
+
+def test_policy_md_names_the_cause_of_every_inhibition() -> None:
+    intro = policy_doc.POLICY_FILE.read_text().split("## Every alert")[0]
+    config = yaml.safe_load(CONFIG.read_text())
+    for rule in config["inhibit_rules"]:
+        for source in _alert_names_in(rule["source_matchers"]):
+            assert f"`{source}`" in intro, f"POLICY.md does not say what {source} mutes"

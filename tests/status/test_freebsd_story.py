@@ -55,9 +55,12 @@ def test_it_is_not_called_a_dying_disk() -> None:
 
 def test_the_pool_is_degraded_with_the_faulted_disk_named() -> None:
     report = story_report()
-    assert report["state"] == "warning" and report["exit_code"] == 1
+    # a 2-way mirror with one side FAULTED has no redundancy left: it pages, and zmon status
+    # says CRITICAL like the alert (the paging policy)
+    assert report["state"] == "critical" and report["exit_code"] == 2
     (degraded,) = [f for f in report["findings"] if f["rule"] == "pool_degraded"]
     assert degraded["evidence"] == "ad4 is FAULTED"
+    assert degraded["alert"] == "ZfsPoolRedundancyLost" and degraded["severity"] == "critical"
     text = render_text(report)
     assert "ad4 (mirror of tank): 4 command timeouts" in text
     assert "→ suspect cable or port; reseat or replace the cable" in text

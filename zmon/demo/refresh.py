@@ -247,6 +247,17 @@ def derived_recordings(dest: Path) -> list[str]:
         (dest / "derived-zpool-get-guid.txt").write_text("".join(x + "\n" for x in guids))
         rows.append("derived-zpool-get-guid.txt\t0\t0\tzpool get -Hp guid")
     get_all = dest / "zfs-get-Hp-all.txt"
+    pool_list = dest / "zpool-list-Hp-o-cols.txt"
+    if get_all.exists() and pool_list.exists():
+        # the pools' root datasets' creation, as the zpool_list collector asks for it
+        pools = [ln.split("\t")[0] for ln in pool_list.read_text().splitlines() if ln.strip()]
+        created = [
+            ln
+            for ln in get_all.read_text().splitlines()
+            if ln.split("\t")[:2] in ([p, "creation"] for p in pools)
+        ]
+        (dest / "derived-zfs-get-creation.txt").write_text("".join(x + "\n" for x in created))
+        rows.append(f"derived-zfs-get-creation.txt\t0\t0\tzfs get -Hp creation {' '.join(pools)}")
     if get_all.exists():
         props = _zfs_properties(get_all.read_text())
         lines, snaps = [], []

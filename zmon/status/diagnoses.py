@@ -227,7 +227,14 @@ def find_pool_degraded(ev: Evidence) -> Iterable[Hit]:
             f"{v.state.upper()}"
             for v in bad
         ]
-        yield Hit(f"pool {p.name}", w.join(named) or "a vdev is not ONLINE", _pool_labels(p))
+        # a vdev with no redundancy left pages (the policy's ZfsPoolRedundancyLost)
+        lost = any(v.redundancy == 0 and v.state == "degraded" for v in p.vdevs())
+        yield Hit(
+            f"pool {p.name}",
+            w.join(named) or "a vdev is not ONLINE",
+            _pool_labels(p),
+            alert="ZfsPoolRedundancyLost" if lost else None,
+        )
 
 
 def find_vdev_faulted(ev: Evidence) -> Iterable[Hit]:
@@ -336,7 +343,15 @@ def find_scrub_overdue(ev: Evidence) -> Iterable[Hit]:
         if p.scan is not None and p.scan.running:
             continue
         if p.last_scrub_end is None:
-            continue  # never scrubbed since zmon knows: zpool status says "none requested"
+            # never scrubbed: zpool status says "none requested"; overdue once the pool is
+            # older than a scrub may be (ZfsScrubOverdue reads the same creation time)
+            if p.created is not None and ev.now - p.created > ev.limits.scrub_max_age:
+                yield Hit(
+                    f"pool {p.name}",
+                    f"never scrubbed, created {w.ago(p.created, ev.now)}",
+                    _pool_labels(p),
+                )
+            continue
         age = ev.now - p.last_scrub_end
         if age > ev.limits.scrub_max_age:
             yield Hit(

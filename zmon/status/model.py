@@ -117,6 +117,7 @@ class Vdev:
     write_errors: float = 0.0
     checksum_errors: float = 0.0
     slow_ios: float = 0.0
+    redundancy: float | None = None  # top-level vdevs: further failures it survives
     notes: list[str] = field(default_factory=list)
     children: list[Vdev] = field(default_factory=list)
 
@@ -175,6 +176,7 @@ class Pool:
     ddt_in_core: float | None = None
     scan: Scan | None = None
     last_scrub_end: float | None = None
+    created: float | None = None  # Unix time; None when zmon does not know
     last_scrub_errors: float = 0.0
     root: Vdev | None = None
 
@@ -357,6 +359,7 @@ def _pools(s: Samples) -> list[Pool]:
         p.ddt_in_core = s.value("zmon_pool_ddt_in_core_bytes", pool=name)
         p.last_scrub_end = s.value("zmon_pool_last_scrub_end_time_seconds", pool=name)
         p.last_scrub_errors = s.value("zmon_pool_last_scrub_errors", pool=name) or 0.0
+        p.created = s.value("zmon_pool_creation_time_seconds", pool=name)
         p.scan = _scan(s, name)
         p.root = _vdev_tree(s, name, vdev_state)
         pools.append(p)
@@ -426,6 +429,7 @@ def _vdev_tree(s: Samples, pool: str, states: dict[tuple[str, ...], str]) -> Vde
         v.write_errors = _vdev_value(s, "zmon_vdev_write_errors_total", pool, v)
         v.checksum_errors = _vdev_value(s, "zmon_vdev_checksum_errors_total", pool, v)
         v.slow_ios = _vdev_value(s, "zmon_vdev_slow_ios_total", pool, v)
+        v.redundancy = s.value("zmon_vdev_redundancy", pool=pool, vdev=v.name, **{"class": v.klass})
     for labels, value in s.all("zmon_vdev_note_info"):
         if labels.get("pool") != pool or value != 1.0:
             continue

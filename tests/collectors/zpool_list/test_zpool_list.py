@@ -248,7 +248,31 @@ def test_collector_falls_back_to_default_columns_on_zfs_fuse(tmp_path, golden) -
     golden("pools/zpool_list-zfs-fuse-0.7.0.prom", render(ms.families()))
     runner.calls.clear()
     collector.collect()  # the refused forms are not tried again
-    assert runner.calls == [("zpool", "list", "-H"), ("zpool", "get", "all")]
+    assert runner.calls[:2] == [("zpool", "list", "-H"), ("zpool", "get", "all")]
+    assert runner.calls[2][:4] == ("zfs", "get", "-Hp", "creation")  # none recorded: absent
+
+
+def test_collector_serves_each_pools_creation_time_from_its_root_dataset(tmp_path) -> None:
+    runner = _modern_runner(H232)
+    runner.responses[("zfs", "get", "-Hp", "creation", "rz", "single", "tank")] = lab(
+        H232, "zfs-get-Hp-creation.txt"
+    )
+    ms = ZpoolListCollector(context(runner, tmp_path)).collect()
+    assert ms.sample_value("zmon_pool_creation_time_seconds", {"pool": "tank"}) == 1795997186
+    assert ms.sample_value("zmon_pool_creation_time_seconds", {"pool": "rz"}) == 1795997187
+
+
+def test_a_zfs_that_refuses_the_creation_query_costs_only_the_pool_age(tmp_path) -> None:
+    runner = _modern_runner(H232)
+    argv = ("zfs", "get", "-Hp", "creation", "rz", "single", "tank")
+    runner.responses[argv] = fail(argv, 2, "invalid option 'p'\nusage: ...")
+    collector = ZpoolListCollector(context(runner, tmp_path))
+    ms = collector.collect()
+    assert ms.sample_value("zmon_pool_size_bytes", {"pool": "tank"}) is not None
+    assert ms.sample_value("zmon_pool_creation_time_seconds", {"pool": "tank"}) is None
+    runner.calls.clear()
+    collector.collect()
+    assert argv not in runner.calls  # refused once, not asked again
 
 
 def test_collector_without_zpool_has_no_data(tmp_path) -> None:

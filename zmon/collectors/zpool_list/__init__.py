@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
-from zmon.errors import ParseError
+from zmon.errors import NoDataError, ParseError
 from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
 from zmon.parsers.units import ABSENT, parse_nice
@@ -80,6 +80,10 @@ def _safe(parse: Callable[[str], float | None], raw: str | None) -> float | None
         return None
 
 
+def _unix_seconds(raw: str) -> float | None:
+    return float(raw) if raw.isdigit() else None  # zfs get -p prints whole seconds
+
+
 def _row_raw(row: PoolListRow | None, attr: str) -> float | str | None:
     return getattr(row, attr, None) if row is not None else None
 
@@ -106,6 +110,13 @@ def pool_metrics(rows: Sequence[PoolListRow], props: PoolProps | None = None) ->
             ms.gauge(metric, help_text, value, labels)  # type: ignore[arg-type]
         for metric, help_text, name in _GET_ONLY:
             ms.gauge(metric, help_text, _safe(parse_nice, prop(name)), labels)
+        ms.gauge(
+            "zmon_pool_creation_time_seconds",
+            "Unix time the pool was created: the creation property of its root dataset "
+            "(zfs get -Hp creation POOL...); absent when zfs cannot tell.",
+            _safe(_unix_seconds, prop("creation")),
+            labels,
+        )
         readonly = prop("readonly")
         if readonly in ("on", "off"):
             ms.gauge(
@@ -156,7 +167,9 @@ class ZpoolListCollector(Collector):
 
     name: ClassVar[str] = "zpool_list"
     binaries: ClassVar[tuple[str, ...]] = ("zpool",)
-    help: ClassVar[str] = "Pool space and properties (zpool list -Hp, zpool get -Hp all)."
+    help: ClassVar[str] = (
+        "Pool space and properties (zpool list -Hp, zpool get -Hp all, zfs get -Hp creation)."
+    )
     default_interval: ClassVar[float] = 30.0
     default_timeout: ClassVar[float] = 15.0
 
@@ -164,6 +177,7 @@ class ZpoolListCollector(Collector):
         super().__init__(ctx)
         self._columns: list[str] | None = list(LIST_COLUMNS)
         self._get_argv: list[str] = ["zpool", "get", "-Hp", "all"]
+        self._creation_known = True
         # without -o: the forms to try, most exact first (zfs-fuse has no -p)
         self._plain = [["zpool", "list", "-Hp"], ["zpool", "list", "-H"], ["zpool", "list"]]
 
@@ -203,6 +217,30 @@ class ZpoolListCollector(Collector):
             return {}  # space metrics still come from zpool list
         return parse_zpool_get(result.stdout)
 
+    def _created(self, pools: Sequence[str]) -> PoolProps:
+        """Each pool's root dataset ``creation`` (the pool's own: ``zpool create`` makes the
+        root dataset), so a pool never scrubbed can be told from one created yesterday. zpool
+        has no creation property. A refusal only drops this value, as for ``zpool get``."""
+        if not pools or not self._creation_known:
+            return {}
+        try:
+            result = cmds.run(self.ctx, ["zfs", "get", "-Hp", "creation", *pools])
+        except (CommandError, NoDataError):
+            return {}  # no zfs command: the pool age stays unknown
+        if result.returncode != 0:
+            if cmds.rejected_option(result):
+                self._creation_known = False  # this zfs has no -H/-p: do not ask again
+            return {}
+        try:
+            return parse_zpool_get(result.stdout)  # the same name, property, value, source rows
+        except ParseError:
+            return {}
+
     def collect(self) -> MetricSet:
         rows = self._list()
-        return pool_metrics(rows, self._get([r.name for r in rows]))
+        names = [r.name for r in rows]
+        props = self._get(names)
+        for pool, got in self._created(names).items():
+            if "creation" in got:
+                props.setdefault(pool, {})["creation"] = got["creation"]
+        return pool_metrics(rows, props)
