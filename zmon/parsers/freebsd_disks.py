@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ def _value(line: str) -> str:
     return line.split(":", 1)[1].strip()
 
 
+@refuses_hostile_input
 def parse_geom_disk_list(text: str) -> list[GeomDisk]:
     """Disks from ``geom disk list``; an ident of ``(null)`` means no serial."""
     disks: list[GeomDisk] = []
@@ -109,6 +110,7 @@ _DEV_LINE = re.compile(
 )
 
 
+@refuses_hostile_input
 def parse_camcontrol_devlist(text: str) -> list[CamDevice]:
     """Devices from ``camcontrol devlist`` (with or without ``-v``); probe/xpt entries dropped."""
     devices: list[CamDevice] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
@@ -20,6 +20,7 @@ from zmon.parsers.smartctl_model import (
 )
 
 
+@refuses_hostile_input
 def load_json(text: str) -> dict[str, Any]:
     try:
         doc = json.loads(text)
@@ -73,6 +74,7 @@ def _get(doc: Any, *keys: str | int) -> Any:
     return doc
 
 
+@refuses_hostile_input
 def parse_smartctl_json(text: str) -> SmartReport:
     """One ``smartctl --json`` document -> SmartReport."""
     doc = load_json(text)

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.kstat import decode
 from zmon.parsers.units import parse_nice
 
@@ -123,6 +123,7 @@ def _go_on() -> None:
     """The default ``pace``: nothing."""
 
 
+@refuses_hostile_input
 def parse_zpool_iostat(data: bytes | str, pace: Callable[[], None] = _go_on) -> ZpoolIostat:
     """Parse any ``zpool iostat`` table and/or ``-w`` output; raises ParseError naming a line.
 

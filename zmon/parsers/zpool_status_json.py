@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import tzinfo
 from typing import Any
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.units import parse_ctime, try_nice
 from zmon.parsers.zpool_status_model import (
     KNOWN_POOL_STATES,
@@ -67,6 +67,7 @@ ScanCtx = tuple[bool, bool]  # (a resilver or rebuild runs, a scrub runs)
 _REBUILD_STATE = {"ACTIVE": "in_progress", "COMPLETE": "finished", "CANCELED": "canceled"}
 
 
+@refuses_hostile_input
 def parse_zpool_status_json(
     text: str | bytes, tz: tzinfo | None = None, stderr: str = ""
 ) -> ZpoolStatus:
