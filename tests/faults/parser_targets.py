@@ -100,7 +100,7 @@ BAD_BYTES = [b"\x00", b"\x00" * 64, b"\xff\xfe", b"\xc3\x28", b"\xed\xa0\x80", b
 _NUMBER = re.compile(rb"\d+")
 
 
-def hostile_line(line: bytes, kind: int, which: int) -> bytes:
+def hostile_line(line: bytes, kind: int, which: int, long_line: int = LONG_LINE) -> bytes:
     """``line`` with one hostile change: ``kind`` 0 huge number, 1 deep nesting, 2 a 10 MB
     line, 3 NUL or invalid UTF-8 bytes; ``which`` picks the variant."""
     end = b"\n" if line.endswith(b"\n") else b""
@@ -115,14 +115,14 @@ def hostile_line(line: bytes, kind: int, which: int) -> bytes:
         return body[:cut] + DEEP_NESTING[which % len(DEEP_NESTING)] + body[cut:] + end
     if kind == 2:
         filler = body if body.strip() else b"x "
-        return (filler * (LONG_LINE // len(filler) + 1))[:LONG_LINE] + end
+        return (filler * (long_line // len(filler) + 1))[:long_line] + end
     bad = BAD_BYTES[which % len(BAD_BYTES)]
     cut = which % (len(body) + 1)
     return body[:cut] + bad + body[cut:] + end
 
 
-def hostile_inputs(seed: bytes) -> dict[str, bytes]:
-    """The issue's hostile inputs built from one real input, by name (for explicit tests)."""
+def hostile_inputs(seed: bytes, long_line: int = LONG_LINE) -> dict[str, bytes]:
+    """Hostile inputs built from one real input, by name (for explicit tests)."""
     lines = seed.splitlines(keepends=True) or [b""]
     every = {
         "huge-integers": b"".join(hostile_line(ln, 0, 0) for ln in lines),
@@ -138,12 +138,12 @@ def hostile_inputs(seed: bytes) -> dict[str, bytes]:
         )
     every["deep-json-alone"] = DEEP_NESTING[0]
     every["huge-integer-alone"] = HUGE_INT + b"\n"
-    every["10MB-no-newline"] = b"9" * LONG_LINE
+    every["10MB-no-newline"] = b"9" * long_line
     return every
 
 
 @st.composite
-def mutants(draw: st.DrawFn, seeds: list[bytes]) -> bytes:
+def mutants(draw: st.DrawFn, seeds: list[bytes], long_line: int = LONG_LINE) -> bytes:
     """A real input, damaged a few times over (or, now and then, plain random bytes)."""
     if draw(st.integers(0, 9)) == 0:
         return draw(st.binary(max_size=2048))
@@ -177,5 +177,5 @@ def mutants(draw: st.DrawFn, seeds: list[bytes]) -> bytes:
             lines[i], lines[j] = lines[j], lines[i]
         else:  # huge numbers, deep nesting, NULs or invalid UTF-8; rarely a 10 MB line
             kind = draw(st.sampled_from([0, 0, 1, 3, 3] + [2] * (draw(st.integers(0, 19)) == 0)))
-            lines[i] = hostile_line(line, kind, draw(st.integers(0, 1000)))
+            lines[i] = hostile_line(line, kind, draw(st.integers(0, 1000)), long_line)
     return b"".join(lines)

@@ -110,6 +110,12 @@ _DEV_LINE = re.compile(
 )
 
 
+# A devlist line is an inquiry string (at most 8+16+4 characters) and a few short fields; the
+# inquiry pattern backtracks over every ">" of a line, which on a megabyte line takes minutes
+# and gigabytes.
+MAX_DEVLIST_LINE = 4096
+
+
 @refuses_hostile_input
 def parse_camcontrol_devlist(text: str) -> list[CamDevice]:
     """Devices from ``camcontrol devlist`` (with or without ``-v``); probe/xpt entries dropped."""
@@ -119,6 +125,8 @@ def parse_camcontrol_devlist(text: str) -> list[CamDevice]:
         line = raw.strip()
         if not line:
             continue
+        if len(line) > MAX_DEVLIST_LINE:
+            raise ParseError(f"line longer than {MAX_DEVLIST_LINE} characters", no, raw[:120])
         bus_m = _BUS_LINE.match(line)
         if bus_m:
             sims[int(bus_m.group(1))] = bus_m.group(2)
