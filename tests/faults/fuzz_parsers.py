@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import traceback
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -51,10 +53,18 @@ def fuzz(name: str, minutes: float) -> tuple[int, float, list[str]]:
         try:
             check()
         except Exception as exc:  # noqa: BLE001 - this is what we are looking for
-            crash = f"{type(exc).__name__}: {str(exc)[:200]}"
-            if crash not in crashes:
-                crashes.append(crash)
+            for one in exc.exceptions if isinstance(exc, BaseExceptionGroup) else [exc]:
+                crash = _describe(one)
+                if crash not in crashes:
+                    crashes.append(crash)
     return tried, time.process_time() - cpu, crashes
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message at file:line`` of the innermost frame, for a one-line summary."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"{type(exc).__name__}: {str(exc)[:160]}{where}"
 
 
 def main() -> int:

@@ -20,10 +20,21 @@ from zmon.parsers.smartctl_model import (
 )
 
 
+# smartctl prints 64-bit counters and 128-bit NVMe data units (at most 39 digits); a longer
+# number is damaged output, and one past 308 digits does not even fit a float.
+MAX_INT_DIGITS = 40
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ParseError(f"a number of {len(text)} digits", None, text[:40])
+    return int(text)
+
+
 @refuses_hostile_input
 def load_json(text: str) -> dict[str, Any]:
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_json_int)
     except json.JSONDecodeError as exc:
         lines = text.splitlines()
         line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
