@@ -19,7 +19,6 @@ from zmon.parsers.smartctl_model import (
     wwn_from_naa,
 )
 
-
 # smartctl prints 64-bit counters and 128-bit NVMe data units (at most 39 digits); a longer
 # number is damaged output, and one past 308 digits does not even fit a float.
 MAX_INT_DIGITS = 40
