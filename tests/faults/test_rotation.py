@@ -426,3 +426,37 @@ def test_a_gap_that_cannot_be_read_is_counted_and_logged_with_its_files(tmp_path
     assert run.lost >= 1
     lost = [e for e in logged if e["event"] == "kernel log lines lost"]
     assert lost and "kern.log.1.gz" in str(lost[0])
+
+
+def test_identical_generations_with_reused_inodes_while_stopped(tmp_path: Path) -> None:
+    """``gzip -c kern.log.1 > kern.log.2.gz; rm kern.log.1; mv kern.log kern.log.1``, twice
+    per stop: ext4 gives the next new log the inode number just freed, and every generation
+    holds the same 35 lines. Each restart must read exactly the 70 new ones."""
+    log = tmp_path / "kern.log"
+    same = _fault_lines("same", 35)
+
+    def rotate() -> None:
+        one = tmp_path / "kern.log.1"
+        if one.exists():
+            with open(one, "rb") as fin, gzip.open(tmp_path / "kern.log.2.gz", "wb") as fout:
+                shutil.copyfileobj(fin, fout)  # overwrites the older .2.gz in place
+            one.unlink()
+        log.rename(one)
+        log.touch()
+
+    def twice() -> None:
+        for _ in range(2):
+            rotate()
+            _write(log, same)
+
+    log.touch()
+    run = Run(log, tmp_path / "state", Clock())
+    run.poll()
+    _write(log, same)
+    run.poll()
+    for expected in (105, 175, 245):
+        run.restart(twice)
+        run.poll()
+        assert len(run.delivered) == expected
+    run.close()
+    assert run.lost == 0 and run.read_errors == 0

@@ -47,6 +47,7 @@ from zmon.host.rotation import (
     RotationChain,
     crc_of,
     fingerprint,
+    generation,
     head_sha,
     match,
 )
@@ -73,6 +74,7 @@ class _OpenFile:
     last_growth: float = 0.0
     seen: int = 0  # bytes of the file seen so far, a held partial line included
     copied: bool = False  # a rotated file whose compressed copy was found (and is a mark)
+    gen: int | None = None  # inode generation, where the file system keeps one
 
     def mark(self) -> Mark:
         return Mark(self.dev, self.ino, self.offset, self.crc, self.head_sha)
@@ -157,7 +159,7 @@ class FileFollower:
                 self._initial = False  # a file that appears later is all new
             return 0
         st = os.fstat(fd)
-        f = _OpenFile(fd, st.st_dev, st.st_ino, 0, last_growth=self.clock())
+        f = _OpenFile(fd, st.st_dev, st.st_ino, 0, last_growth=self.clock(), gen=generation(fd))
         done = 0
         saved, self._saved = self._saved, None
         if saved is not None and saved.get("path") == str(self.path):
@@ -189,21 +191,30 @@ class FileFollower:
         copies = [m for m in map(Mark.from_json, saved.get("copies") or []) if m is not None]
         live_content = fingerprint(live, [ours.size])
         seen = _int(saved, "seen")  # with a held partial line: the file may not shrink
-        if (f.dev, f.ino) == (ours.dev, ours.ino) and live_content.continues(ours) and size >= seen:
-            f.offset, f.crc = ours.size, ours.crc  # not rotated: the common restart
-            f.seen = max(f.offset, _int(saved, "seen"))
+        saved_gen = saved.get("gen")
+        reused = f.gen is not None and isinstance(saved_gen, int) and f.gen != saved_gen
+        same_inode = (f.dev, f.ino) == (ours.dev, ours.ino) and not reused
+        unchanged = same_inode and live_content.continues(ours) and size >= seen
+        if unchanged and f.gen is not None and f.gen == saved.get("gen"):
+            self._resume_at(f, ours, seen)  # the very same file: the common restart
             self._copies = copies
             return 0
+        # Otherwise a rotated copy that holds the saved bytes is the file zmon read (ext4
+        # hands a deleted file's inode number to the next new file, and a disk that fails
+        # the same way writes the same lines), and only then the live file.
+        chain = RotationChain.scan(self.path, [(f.dev, f.ino)])
+        pairing = match(chain.files, copies, ours)
+        if ours in pairing.unpaired and unchanged:
+            self._resume_at(f, ours, seen)
+            return self._deliver_copies(pairing.copies, {})
         _log.info(
             "kernel log changed while zmon was stopped; reading what was rotated or "
             "rewritten since",
             path=str(self.path),
         )
-        chain = RotationChain.scan(self.path, [(f.dev, f.ino)])
-        pairing = match(chain.files, [*copies, ours])
         done = self._deliver_copies(pairing.copies, {})
         if ours in pairing.unpaired:
-            if live_content.continues(ours):
+            if live_content.continues(ours) and not same_inode:
                 # a copy put in its place (restored, moved between file systems): the same
                 # bytes under a new inode, and no rotated copy holds them
                 _log.warning(
@@ -216,6 +227,11 @@ class FileFollower:
             else:
                 self._gone(ours, _int(saved, "seen"), stopped=True)
         return done
+
+    @staticmethod
+    def _resume_at(f: _OpenFile, ours: Mark, seen: int) -> None:
+        f.offset, f.crc = ours.size, ours.crc
+        f.seen = max(f.offset, seen)
 
     def _resume_older(self, f: _OpenFile, saved: dict[str, Any], live: Rotated) -> int:
         """A position saved without the fingerprint and the copies: found by inode (and its
@@ -296,7 +312,7 @@ class FileFollower:
         ours = f.mark()
         chain = RotationChain.scan(self.path, [(f.dev, f.ino)])
         reading = self._open_marks()
-        pairing = match(chain.files, [*reading, *self._copies, ours])
+        pairing = match(chain.files, [*reading, *self._copies], ours)
         done = self._deliver_copies(pairing.copies, reading)
         if ours in pairing.unpaired:
             self._gone(ours, f.seen, stopped=False)
@@ -437,6 +453,7 @@ class FileFollower:
             "path": str(self.path),
             "dev": f.dev,
             "ino": f.ino,
+            "gen": f.gen,
             "offset": f.offset,
             "crc": f.crc,
             "head_len": f.head_len,

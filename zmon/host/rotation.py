@@ -22,11 +22,13 @@ SHA-256 it tells files apart that share their first bytes.
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import hashlib
 import os
 import re
 import stat
+import struct
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -232,12 +234,19 @@ class Pairing:
     unpaired: list[Mark]
 
 
-def match(files: Sequence[Rotated], marks: Sequence[Mark]) -> Pairing:
-    """Pair each copy with the mark it continues (see the module docstring for the rules)."""
-    lengths = {m.size for m in marks}
+def match(files: Sequence[Rotated], marks: Sequence[Mark], ours: Mark | None = None) -> Pairing:
+    """Pair each copy with the mark it continues (see the module docstring for the rules).
+
+    ``ours`` is the file zmon was reading when it last looked. Every copy rotated after it is
+    new, so once it is found only the copies older than it can be ones zmon read before;
+    among copies with the same bytes it is the oldest (generations that repeat each other
+    leave nothing else to tell them apart, and the oldest leaves the most to read).
+    """
+    all_marks = [*marks, *([ours] if ours is not None else [])]
+    lengths = {m.size for m in all_marks}
     contents = [fingerprint(rot, lengths) for rot in files]
     paired: list[Mark | None] = [None] * len(files)
-    free = list(marks)
+    free = list(all_marks)
 
     def claim(i: int, m: Mark) -> None:
         paired[i] = m
@@ -253,13 +262,25 @@ def match(files: Sequence[Rotated], marks: Sequence[Mark]) -> Pairing:
     # A mark of nothing read (an empty file) fits any copy: only its inode can tell.
     gone = [m for m in free if m.packed or not m.size]
     free[:] = [m for m in free if not m.packed and m.size]
-    for i in range(len(files)):  # 2. the same bytes, copied or compressed
+    limit = len(files)
+    if ours is not None:
+        if ours in free:
+            for i in range(len(files)):
+                if paired[i] is None and contents[i].continues(ours):
+                    claim(i, ours)
+                    break
+        if ours in paired:
+            limit = paired.index(ours)
+        if ours in free:
+            free.remove(ours)
+            gone.append(ours)
+    for i in range(limit):  # 2. the same bytes, copied or compressed
         if paired[i] is None:
             whole = (contents[i].size, contents[i].crc, contents[i].head)
             same = next((m for m in free if (m.size, m.crc, m.head) == whole), None)
             if same is not None:
                 claim(i, same)
-    for i in range(len(files)):  # 3. a copy that goes on after a mark: the longest one
+    for i in range(limit):  # 3. a copy that goes on after a mark: the longest one
         if paired[i] is None:
             fits = [m for m in free if contents[i].continues(m)]
             if fits:
@@ -273,6 +294,21 @@ def open_binary(path: Path, packed: bool) -> BinaryIO:
 
 def head_sha(fd: int, length: int) -> str:
     return hashlib.sha256(os.pread(fd, length, 0)).hexdigest() if length else EMPTY_SHA
+
+
+# _IOR('v', 1, long): the inode's generation number, which ext4, XFS and btrfs change when a
+# deleted file's inode number is given to a new file. ext4 reuses inode numbers at once, so a
+# log deleted and re-created while zmon was stopped may get the same number back.
+_FS_IOC_GETVERSION = 0x80087601
+
+
+def generation(fd: int) -> int | None:
+    """The inode generation of an open file, or None where the file system has none."""
+    try:
+        raw = fcntl.ioctl(fd, _FS_IOC_GETVERSION, bytes(8))
+    except OSError:
+        return None
+    return int(struct.unpack_from("<I", raw)[0])
 
 
 def crc_of(fd: int, length: int) -> int:
