@@ -8,7 +8,6 @@ from typing import Any
 
 from zmon.parsers.smartctl_model import test_outcome_ata
 
-
 # smartctl prints 64-bit counters and 128-bit NVMe data units (at most 39 digits); a longer
 # number is damaged output that would not even fit a float.
 MAX_DIGITS = 40
