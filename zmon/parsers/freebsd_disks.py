@@ -110,9 +110,8 @@ _DEV_LINE = re.compile(
 )
 
 
-# A devlist line is an inquiry string (at most 8+16+4 characters) and a few short fields; the
-# inquiry pattern backtracks over every ">" of a line, which on a megabyte line takes minutes
-# and gigabytes.
+# A devlist line is an inquiry string (at most 8+16+4 characters) and a few short fields: a
+# much longer line is not camcontrol output, and is refused before any pattern scans it.
 MAX_DEVLIST_LINE = 4096
 
 
