@@ -38,7 +38,7 @@ def fuzz(name: str, minutes: float) -> tuple[int, float, list[str]]:
     crashes: list[str] = []
 
     @settings(
-        max_examples=2000, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck)
     )
     @given(data=st.one_of(mutants(seeds), st.binary(max_size=4096)))
     def check(data: bytes) -> None:

@@ -2,7 +2,10 @@
 
 Modes: rename (numbered, compressed with delaycompress), dateext, copytruncate, truncate,
 delete and re-create, two rotations between two reads, two rotations while zmon is stopped,
-and a copy of the log put in its place while stopped. The follower is the one the kernel_log
+and a copy of the log put in its place while stopped; then the cases that used to go wrong
+silently, each with an exact count: copies renamed and gzipped to new names between two reads,
+generations with identical content (rotated while stopped, between reads, with reused inode
+numbers), odd names, and a compressed copy cut short. The follower is the one the kernel_log
 collector runs (``FileFollower``), polled directly with a fake clock.
 """
 
