@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import shutil
 import socket
 import sys
 import tomllib
@@ -297,7 +299,35 @@ def coerce(setting: Setting, value: Any, source: str | None = None) -> Any:
                 raise ConfigError(key, str(exc), source) from None
     if key in ("web.max_connections", "web.read_timeout", "web.idle_timeout") and out <= 0:
         raise ConfigError(key, f"must be greater than 0, got {value!r}", source)
+    if key == "web.max_connections" and out > MAX_CONNECTIONS:
+        raise ConfigError(key, f"must be at most {MAX_CONNECTIONS}, got {value!r}", source)
     return out
+
+
+# Each open connection holds a file descriptor, and a process gets far fewer than this (the
+# shipped unit sets LimitNOFILE=8192); scrapers are a handful. Past the bound the value is a
+# typo, and a huge one would size the server's connection bookkeeping for nothing.
+MAX_CONNECTIONS = 65535
+
+
+def configured_binary_problem(name: str, value: str) -> str | None:
+    """Why a program path the admin configured cannot be run, or None.
+
+    The default (the bare name, looked up on PATH when run) may be missing: that is a host
+    without ZFS, smartctl or apcupsd. A path or name the admin chose must exist, so that a
+    typo shows as an error instead of as a host without the tool.
+    """
+    if value == name:
+        return None
+    if not value:
+        return "is empty"
+    if os.sep not in value:
+        return None if shutil.which(value) else f"{value!r} not found in PATH"
+    if not os.path.exists(value):
+        return f"{value} does not exist"
+    if not os.path.isfile(value):
+        return f"{value} is not a file"
+    return None
 
 
 def _is_duration(key: str) -> bool:
@@ -477,6 +507,10 @@ def build_config(
     )
     colls: dict[str, CollectorSettings] = {}
     errors = _Collect()
+    for binary in declared_binaries(registry):
+        problem = configured_binary_problem(binary, v[f"binaries.{binary}"])
+        if problem:
+            errors.add(ConfigError(f"binaries.{binary}", problem, source))
     for name, cls in registry.items():
         pre = f"collectors.{name}."
         options = {o.name: v[pre + o.name] for o in cls.options}

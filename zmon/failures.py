@@ -69,5 +69,9 @@ def classify(exc: BaseException) -> str:
 
 
 def is_missing_program(exc: CommandError) -> bool:
-    """A program that is not installed (ENOENT): the one start failure that means "no data"."""
-    return exc.result is None and exc.errno == errno.ENOENT
+    """A program that is not installed (ENOENT): the one start failure that means "no data".
+
+    Only the default (a bare name on PATH) counts: a path the admin configured that is gone
+    is a failure with a reason, never "no ZFS here".
+    """
+    return exc.result is None and exc.errno == errno.ENOENT and not exc.configured

@@ -30,11 +30,16 @@ class CommandError(Exception):
     """A command could not be run, exited non-zero where that is an error, or timed out."""
 
     def __init__(
-        self, message: str, result: CommandResult | None = None, errno: int | None = None
+        self,
+        message: str,
+        result: CommandResult | None = None,
+        errno: int | None = None,
+        configured: bool = False,
     ) -> None:
         super().__init__(message)
         self.result = result
         self.errno = errno  # why the program could not be started (ENOENT, EACCES, EMFILE ...)
+        self.configured = configured  # the program's path was configured, not the default
 
 
 class CommandTimeout(CommandError):
@@ -135,8 +140,12 @@ class CommandRunner:
                 )
             )
         except OSError as exc:
+            configured = args[0] != argv[0]
+            named = f" (configured as binary.{argv[0]})" if configured else ""
             raise CommandError(
-                f"cannot run {args[0]}: {exc.strerror or exc}", errno=exc.errno
+                f"cannot run {args[0]}{named}: {exc.strerror or exc}",
+                errno=exc.errno,
+                configured=configured,
             ) from exc
         with self._lock:
             self._live.add(proc)

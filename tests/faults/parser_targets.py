@@ -4,11 +4,14 @@ A parser may refuse its input, but only with ``zmon.errors.ParseError`` (or a su
 anything else (ValueError, IndexError, RecursionError ...) is a crash that a collector would
 report as a bug and ``zmon parse`` as a traceback. ``mutants`` builds inputs the way real
 output goes wrong: truncated, lines lost or repeated, numbers replaced by odd ones, bytes
-garbled, plus plain random bytes.
+garbled, plus plain random bytes. ``HOSTILE`` holds the inputs that break Python itself rather
+than a parser's logic: integers past Python's 4,300-digit conversion limit, nesting past the
+recursion limit, 10 MB lines, NUL bytes and invalid UTF-8.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -89,9 +92,58 @@ ODD_NUMBERS = [b"", b"-", b"-1", b"0", b"-0", b"1e400", b"-1e400", b"nan", b"inf
                b"99999999999999999999999999999", b"0x", b"0xZZ", b"1,5", b"\xff", b"12K",
                b"1.5Q", b"--", b"(", b")", b"%", b"\t"]  # fmt: skip
 
+HUGE_INT = b"9" * 5000  # past sys.get_int_max_str_digits() (4300): int() raises ValueError
+HUGE_NUMBERS = [HUGE_INT, b"-" + HUGE_INT, HUGE_INT + b".5", b"0x" + b"f" * 5000, HUGE_INT + b"K"]
+DEEP_NESTING = [b'{"a":' * 100_000, b"[" * 100_000, b"(" * 100_000]  # RecursionError in json
+LONG_LINE = 10 * 1024 * 1024
+BAD_BYTES = [b"\x00", b"\x00" * 64, b"\xff\xfe", b"\xc3\x28", b"\xed\xa0\x80", b"\x80" * 8]
+_NUMBER = re.compile(rb"\d+")
+
+
+def hostile_line(line: bytes, kind: int, which: int, long_line: int = LONG_LINE) -> bytes:
+    """``line`` with one hostile change: ``kind`` 0 huge number, 1 deep nesting, 2 a 10 MB
+    line, 3 NUL or invalid UTF-8 bytes; ``which`` picks the variant."""
+    end = b"\n" if line.endswith(b"\n") else b""
+    body = line[: len(line) - len(end)]
+    if kind == 0:
+        huge = HUGE_NUMBERS[which % len(HUGE_NUMBERS)]
+        if _NUMBER.search(body):  # every number on the line, so a key=value parser sees one
+            return _NUMBER.sub(lambda _: huge, body) + end
+        return body + b" " + huge + end
+    if kind == 1:
+        cut = which % (len(body) + 1)
+        return body[:cut] + DEEP_NESTING[which % len(DEEP_NESTING)] + body[cut:] + end
+    if kind == 2:
+        filler = body if body.strip() else b"x "
+        return (filler * (long_line // len(filler) + 1))[:long_line] + end
+    bad = BAD_BYTES[which % len(BAD_BYTES)]
+    cut = which % (len(body) + 1)
+    return body[:cut] + bad + body[cut:] + end
+
+
+def hostile_inputs(seed: bytes, long_line: int = LONG_LINE) -> dict[str, bytes]:
+    """Hostile inputs built from one real input, by name (for explicit tests)."""
+    lines = seed.splitlines(keepends=True) or [b""]
+    every = {
+        "huge-integers": b"".join(hostile_line(ln, 0, 0) for ln in lines),
+        "huge-negative": b"".join(hostile_line(ln, 0, 1) for ln in lines),
+        "nul-bytes": b"".join(hostile_line(ln, 3, i) for i, ln in enumerate(lines)),
+        "invalid-utf8": b"".join(hostile_line(ln, 3, 2 + i % 4) for i, ln in enumerate(lines)),
+    }
+    mid = len(lines) // 2
+    for name, kind, which in (("deep-json-object", 1, 0), ("deep-json-array", 1, 1),
+                              ("10MB-line", 2, 0)):  # fmt: skip
+        every[name] = b"".join(
+            lines[:mid] + [hostile_line(lines[mid], kind, which)] + lines[mid + 1 :]
+        )
+    every["deep-json-alone"] = DEEP_NESTING[0]
+    every["huge-integer-alone"] = HUGE_INT + b"\n"
+    every["10MB-no-newline"] = b"9" * long_line
+    return every
+
 
 @st.composite
-def mutants(draw: st.DrawFn, seeds: list[bytes]) -> bytes:
+def mutants(draw: st.DrawFn, seeds: list[bytes], long_line: int = LONG_LINE) -> bytes:
     """A real input, damaged a few times over (or, now and then, plain random bytes)."""
     if draw(st.integers(0, 9)) == 0:
         return draw(st.binary(max_size=2048))
@@ -100,7 +152,7 @@ def mutants(draw: st.DrawFn, seeds: list[bytes]) -> bytes:
         if not lines:
             break
         i = draw(st.integers(0, len(lines) - 1))
-        op = draw(st.integers(0, 6))
+        op = draw(st.integers(0, 7))
         line = lines[i]
         if op == 0:  # truncate the input here
             lines = lines[:i] + [line[: draw(st.integers(0, len(line)))]]
@@ -120,7 +172,10 @@ def mutants(draw: st.DrawFn, seeds: list[bytes]) -> bytes:
                 lines[i] = line[:k] + repl + line[k + 1 :]
         elif op == 5:  # random bytes in a line
             lines[i] = draw(st.binary(max_size=80)) + b"\n"
-        else:  # two lines swapped
+        elif op == 6:  # two lines swapped
             j = draw(st.integers(0, len(lines) - 1))
             lines[i], lines[j] = lines[j], lines[i]
+        else:  # huge numbers, deep nesting, NULs or invalid UTF-8; rarely a 10 MB line
+            kind = draw(st.sampled_from([0, 0, 1, 3, 3] + [2] * (draw(st.integers(0, 19)) == 0)))
+            lines[i] = hostile_line(line, kind, draw(st.integers(0, 1000)), long_line)
     return b"".join(lines)

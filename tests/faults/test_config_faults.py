@@ -126,3 +126,54 @@ def test_check_config_still_passes_a_good_file(tmp_path: Path, capsys) -> None:
         'nut = ["ups@127.0.0.1:3493"]\n[collectors.smart]\nexclude = "^/dev/sd[ab]$"\n'
     )
     assert main(["check-config", str(cfg)]) == 0, capsys.readouterr().err
+
+
+def test_check_config_refuses_an_explicit_binary_that_does_not_exist(
+    tmp_path: Path, capsys
+) -> None:
+    """The finding: a mistyped --binary.zpool read as a host without ZFS."""
+    cfg = tmp_path / "zmon.toml"
+    cfg.write_text(f'[binaries]\nzpool = "{tmp_path}/no-such-zpool"\nsmartctl = "no-such-tool"\n')
+    assert main(["check-config", str(cfg)]) == 1
+    err = capsys.readouterr().err
+    assert "binaries.zpool" in err and "no-such-zpool" in err and "does not exist" in err
+    assert "binaries.smartctl" in err and "not found in PATH" in err
+
+
+def test_an_explicit_binary_that_does_not_exist_stops_the_start(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    add_flags(parser, all_settings(collectors()))
+    ns = parser.parse_args(["--binary.zpool", "/nonexistent/zpool"])
+    with pytest.raises(ConfigError, match="binaries.zpool.*/nonexistent/zpool"):
+        load(collectors(), None, ns)
+
+
+def test_an_explicit_binary_that_is_a_directory_is_refused(tmp_path: Path) -> None:
+    cfg = tmp_path / "zmon.toml"
+    cfg.write_text(f'[binaries]\nzpool = "{tmp_path}"\n')
+    with pytest.raises(ConfigError, match="binaries.zpool.*not a file"):
+        load(collectors(), str(cfg))
+
+
+def test_default_binaries_may_be_missing(tmp_path: Path) -> None:
+    """Only the default (a bare name on PATH) may be absent: that is a host without ZFS."""
+    cfg = tmp_path / "zmon.toml"
+    cfg.write_text('[binaries]\nzpool = "zpool"\n')
+    load(collectors(), str(cfg))
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "65536", "99999999999"])
+def test_max_connections_out_of_range_is_refused(tmp_path: Path, capsys, value: str) -> None:
+    cfg = tmp_path / "zmon.toml"
+    cfg.write_text(f"[web]\nmax_connections = {value}\n")
+    with pytest.raises(ConfigError, match="web.max_connections"):
+        load(collectors(), str(cfg))
+    assert main(["check-config", str(cfg)]) == 1
+    assert "web.max_connections" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["1", "1024", "65535"])
+def test_max_connections_in_range_is_accepted(tmp_path: Path, value: str) -> None:
+    cfg = tmp_path / "zmon.toml"
+    cfg.write_text(f"[web]\nmax_connections = {value}\n")
+    assert load(collectors(), str(cfg)).max_connections == int(value)

@@ -2,7 +2,10 @@
 
 Modes: rename (numbered, compressed with delaycompress), dateext, copytruncate, truncate,
 delete and re-create, two rotations between two reads, two rotations while zmon is stopped,
-and a copy of the log put in its place while stopped. The follower is the one the kernel_log
+and a copy of the log put in its place while stopped; then the cases that used to go wrong
+silently, each with an exact count: copies renamed and gzipped to new names between two reads,
+generations with identical content (rotated while stopped, between reads, with reused inode
+numbers), odd names, and a compressed copy cut short. The follower is the one the kernel_log
 collector runs (``FileFollower``), polled directly with a fake clock.
 """
 
@@ -256,3 +259,200 @@ def test_a_rotated_file_that_is_gone_is_reported_not_silent(tmp_path: Path) -> N
     assert run.lost == 1  # the held partial line
     assert run.read_errors == 1  # and the gap itself
     assert any("may be lost" in e["event"] for e in logged)
+
+
+def _fault_lines(tag: str, n: int = 5) -> list[str]:
+    return [
+        "Dec  2 21:00:00 h kernel: ad2: TIMEOUT - FLUSHCACHE48 retrying (1 retry left) "
+        f"LBA={tag}{i}"
+        for i in range(1, n + 1)
+    ]
+
+
+def _write(log: Path, lines: list[str]) -> None:
+    with open(log, "a") as fh:
+        fh.write("".join(line + "\n" for line in lines))
+
+
+def _gzip_copy(src: Path, dst: Path) -> None:
+    """``gzip -c src > dst; rm src``: a new name, a new inode, compressed, a later mtime."""
+    with open(src, "rb") as fin, gzip.open(dst, "wb") as fout:
+        shutil.copyfileobj(fin, fout)
+    src.unlink()
+
+
+def test_rename_and_gzip_to_a_new_name_twice_between_reads_loses_nothing(tmp_path: Path) -> None:
+    """The finding: 20 of 25 lines read, nothing counted or logged (the shell reproduction)."""
+    log = tmp_path / "kern.log"
+    log.touch()
+    run = Run(log, tmp_path / "state", Clock())
+    run.poll()
+    written = _fault_lines("a") + _fault_lines("a2")
+    _write(log, written)
+    run.poll()
+    _write(log, _fault_lines("j"))
+    log.rename(tmp_path / "kern.log.x")
+    _write(log, _fault_lines("k"))
+    _gzip_copy(tmp_path / "kern.log.x", tmp_path / "kern.log.x.gz")
+    log.rename(tmp_path / "kern.log.y")
+    _write(log, _fault_lines("l"))
+    written += _fault_lines("j") + _fault_lines("k") + _fault_lines("l")
+    run.poll()
+    run.close()
+    assert len(run.delivered) == 25
+    assert run.delivered == written
+    assert run.lost == 0 and run.read_errors == 0
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_identical_generations_rotated_while_stopped_are_each_read_once(
+    tmp_path: Path, compress: bool
+) -> None:
+    """The finding: generations that begin with the same bytes (a disk failing the same way
+    every day) were taken for a copy of the file zmon had read: 40 for 70, 120 for 90."""
+    log = tmp_path / "kern.log"
+    same = _fault_lines("same", 35)
+    log.touch()
+    clock = Clock()
+    run = Run(log, tmp_path / "state", clock)
+    run.poll()
+    _write(log, same)
+    run.poll()
+    assert len(run.delivered) == 35
+    rot = Logrotate(log, "rename-compress" if compress else "rename")
+
+    def two_identical_generations() -> None:
+        rot.rotate()
+        _write(log, same)
+        rot.rotate()
+        _write(log, same)
+
+    with capture_logs() as logged:
+        run.restart(two_identical_generations)
+        run.poll()
+    assert len(run.delivered) == 105  # 35 + 2 x 35, not 35 + 35 ("a copy of itself")
+    assert not any("copy of itself" in e["event"] for e in logged)
+    _write(log, _fault_lines("next", 20))
+    run.poll()
+    assert len(run.delivered) == 125
+    run.restart(two_identical_generations)  # and again, now with older identical copies
+    run.poll()
+    assert len(run.delivered) == 195
+    run.close()
+    assert run.delivered == same + same + same + _fault_lines("next", 20) + same + same
+    assert run.lost == 0 and run.read_errors == 0
+
+
+def test_identical_generations_rotated_between_reads_are_each_read_once(tmp_path: Path) -> None:
+    log = tmp_path / "kern.log"
+    same = _fault_lines("same", 35)
+    log.touch()
+    run = Run(log, tmp_path / "state", Clock())
+    run.poll()
+    rot = Logrotate(log, "rename-compress")
+    for _ in range(6):
+        _write(log, same)
+        rot.rotate()
+        _write(log, same)
+        rot.rotate()
+        run.poll()
+    run.close()
+    assert len(run.delivered) == 12 * 35
+    assert run.lost == 0 and run.read_errors == 0
+
+
+@pytest.mark.parametrize(
+    "names", [("kern.log.old", "kern.log.older.gz"), ("kern.log_a b", "kern.log-x.gz"),
+              ("kern.log.1.bak", "kern.log.ÿ")],
+)  # fmt: skip
+def test_odd_rotated_names_between_reads_and_while_stopped(
+    tmp_path: Path, names: tuple[str, str]
+) -> None:
+    log = tmp_path / "kern.log"
+    log.touch()
+    run = Run(log, tmp_path / "state", Clock())
+    run.poll()
+    written: list[str] = []
+
+    def rotate_twice(tag: str) -> None:
+        first, second = names
+        _write(log, _fault_lines(f"{tag}-a"))
+        log.rename(tmp_path / f"{first}{tag}")
+        _write(log, _fault_lines(f"{tag}-b"))
+        if second.endswith(".gz"):
+            _gzip_copy(tmp_path / f"{first}{tag}", tmp_path / f"{second[:-3]}{tag}.gz")
+        log.rename(tmp_path / f"{second.removesuffix('.gz')}{tag}")
+        _write(log, _fault_lines(f"{tag}-c"))
+        written.extend(
+            _fault_lines(f"{tag}-a") + _fault_lines(f"{tag}-b") + _fault_lines(f"{tag}-c")
+        )
+
+    rotate_twice("1")
+    run.poll()
+    run.restart(lambda: rotate_twice("2"))
+    run.poll()
+    run.close()
+    assert sorted(run.delivered) == sorted(written)
+    assert run.lost == 0 and run.read_errors == 0
+
+
+def test_a_gap_that_cannot_be_read_is_counted_and_logged_with_its_files(tmp_path: Path) -> None:
+    """A compressed copy that is cut short: what it holds is read, the rest is a counted loss."""
+    log = tmp_path / "kern.log"
+    log.touch()
+    run = Run(log, tmp_path / "state", Clock())
+    run.poll()
+    _write(log, _fault_lines("read"))
+    run.poll()
+
+    def rotate_into_a_broken_copy() -> None:
+        _write(log, _fault_lines("unread", 200))
+        log.rename(tmp_path / "kern.log.1")
+        _gzip_copy(tmp_path / "kern.log.1", tmp_path / "kern.log.1.gz")
+        packed = (tmp_path / "kern.log.1.gz").read_bytes()
+        (tmp_path / "kern.log.1.gz").write_bytes(packed[: len(packed) - 20])  # cut short
+        _write(log, _fault_lines("after"))
+
+    with capture_logs() as logged:
+        run.restart(rotate_into_a_broken_copy)
+        run.poll()
+    run.close()
+    assert run.delivered[:5] == _fault_lines("read")
+    assert run.delivered[-5:] == _fault_lines("after")
+    assert run.lost >= 1
+    lost = [e for e in logged if e["event"] == "kernel log lines lost"]
+    assert lost and "kern.log.1.gz" in str(lost[0])
+
+
+def test_identical_generations_with_reused_inodes_while_stopped(tmp_path: Path) -> None:
+    """``gzip -c kern.log.1 > kern.log.2.gz; rm kern.log.1; mv kern.log kern.log.1``, twice
+    per stop: ext4 gives the next new log the inode number just freed, and every generation
+    holds the same 35 lines. Each restart must read exactly the 70 new ones."""
+    log = tmp_path / "kern.log"
+    same = _fault_lines("same", 35)
+
+    def rotate() -> None:
+        one = tmp_path / "kern.log.1"
+        if one.exists():
+            with open(one, "rb") as fin, gzip.open(tmp_path / "kern.log.2.gz", "wb") as fout:
+                shutil.copyfileobj(fin, fout)  # overwrites the older .2.gz in place
+            one.unlink()
+        log.rename(one)
+        log.touch()
+
+    def twice() -> None:
+        for _ in range(2):
+            rotate()
+            _write(log, same)
+
+    log.touch()
+    run = Run(log, tmp_path / "state", Clock())
+    run.poll()
+    _write(log, same)
+    run.poll()
+    for expected in (105, 175, 245):
+        run.restart(twice)
+        run.poll()
+        assert len(run.delivered) == expected
+    run.close()
+    assert run.lost == 0 and run.read_errors == 0

@@ -133,13 +133,27 @@ def test_slow_tool_within_its_timeout_is_fresh_data(rig, tools) -> None:
     assert rig.self_metric("zmon_collector_stale") == 0.0
 
 
-def test_missing_binary_is_the_one_start_failure_that_means_no_data(rig, tools) -> None:
+def test_a_configured_binary_that_went_missing_is_a_failure_with_a_reason(rig, tools) -> None:
+    """The finding: ``--binary.zpool /nonexistent`` read as a host without ZFS (success 1,
+    has_data 0). A path the admin configured that is gone (removed after start) fails."""
     use(rig, tools["missing"])
     with no_leaks():
         rig.cycle(CYCLES)
+    assert_failing_with_data_kept(rig, "cannot_execute")
+    assert "no-such-zpool" in rig.state.last_error and "binary.zpool" in rig.state.last_error
+    assert_recovers(rig, tools)
+
+
+def test_the_default_binary_missing_is_the_one_start_failure_that_means_no_data(
+    rig, tools, tmp_path, monkeypatch
+) -> None:
+    del rig.binaries["zpool"]  # type: ignore[attr-defined] - the default: "zpool" on PATH
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    rig.cycle(10)
     assert rig.self_metric("zmon_collector_success") == 1.0
     assert rig.self_metric("zmon_collector_has_data") == 0.0
     assert rig.reason() is None
+    monkeypatch.undo()  # the good tool's script needs PATH
     assert_recovers(rig, tools)
 
 

@@ -424,3 +424,24 @@ def test_a_position_is_saved_only_after_its_lines_were_delivered(tmp_path: Path)
         follower.poll()
     assert checked > 20  # small chunks: several hand-overs per poll
     assert int((store.load("log") or {})["offset"]) == delivered == path.stat().st_size
+
+
+def test_a_position_saved_without_fingerprint_and_copies_still_resumes(
+    log: Path, tmp_path: Path
+) -> None:
+    """A position from before the copies were remembered: found by inode and first bytes."""
+    import hashlib
+
+    state = tmp_path / "state"
+    state.mkdir()
+    data = log.read_bytes()
+    old = {"path": str(log), "ino": log.stat().st_ino, "offset": len(data),
+           "head_len": len(data), "head_sha": hashlib.sha256(data).hexdigest(),
+           "seen": len(data)}  # fmt: skip
+    StateStore(state).save("log", old)
+    append(log, "unread in old")
+    log.rename(log.with_name("kern.log.1"))
+    append(log, "in new")
+    r = Reader(log, state)
+    assert r.poll() == ["unread in old", "in new"]
+    assert r.follower.read_errors == 0

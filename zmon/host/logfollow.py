@@ -3,17 +3,25 @@
 ``FileFollower.poll`` reads what was appended since the last call and hands complete lines
 (``str``, each ending in a newline) to a callback. It copes with:
 
-- rotation by rename (``kern.log`` -> ``kern.log.1``): the old file is drained to its end,
-  and kept open a little while (the writer may still append), then the new file is read from 0;
+- rotation by rename (``kern.log`` -> ``kern.log.1``): the old file is drained to its end
+  through the descriptor zmon holds, and kept open a little while (the writer may still
+  append), then the new file is read from 0;
+- several rotations between two reads, or while zmon was stopped, whatever the copies are
+  named and whether they were compressed: every copy is recognised (``zmon.host.rotation``)
+  as one zmon read, the one it was reading, or one it never saw, which is read whole;
 - deletion and re-creation: same as rename; a file that vanishes is waited for;
 - copytruncate and truncation: detected by a shrinking size or a changed first block; the lines
-  not yet read are recovered from the rotated copy (``.1``, ``.0``, ``-DATE``, also gzipped)
-  when one with the same first block exists;
+  not yet read are recovered from the copy;
 - a partial last line: held until its newline arrives (or the file is rotated away).
 
-The position (inode, offset, SHA-256 of the first block) is saved atomically in a state
-directory, so a restart resumes where the last run stopped, and a rotation that happened
-while stopped is recovered the same way. With no saved state, reading starts at the end.
+The position (device, inode, offset, fingerprint of the bytes read) and a mark of every
+rotated copy already accounted for are saved atomically in a state directory, so a restart
+resumes where the last run stopped. With no saved state, reading starts at the end.
+
+What cannot be read is never silent: a gap that is certain (a held partial line whose file is
+gone, a compressed copy cut short) counts in ``lines_lost`` and is logged with the files; a
+file zmon was reading that is gone, so that how much of it was unread is unknown, counts as a
+read error and is logged.
 """
 
 from __future__ import annotations
@@ -22,34 +30,54 @@ import contextlib
 import gzip
 import hashlib
 import os
-import re
-import stat
-import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import Any, BinaryIO
 
 from zmon import logs
+from zmon.host.rotation import (
+    EMPTY_SHA,
+    HEAD_LEN,
+    Content,
+    Mark,
+    Rotated,
+    RotationChain,
+    crc_of,
+    fingerprint,
+    generation,
+    head_sha,
+    match,
+)
 from zmon.host.statestore import PositionStore
 
 _log = logs.get("logfollow")
 
-HEAD_LEN = 256
 LineSink = Callable[[str], None]
+# marks of rotated copies kept in the state: far more than any rotation scheme keeps
+MAX_COPIES = 512
 
 
 @dataclass
 class _OpenFile:
     fd: int
+    dev: int
     ino: int
     offset: int
-    head_len: int = 0
-    head_sha: str = hashlib.sha256(b"").hexdigest()
+    crc: int = 0  # CRC-32 of bytes [0, offset)
+    head_len: int = 0  # head_sha covers [0, head_len): the delivered bytes' first ones
+    head_sha: str = EMPTY_SHA
+    seen_len: int = 0  # seen_sha covers [0, seen_len): the first bytes seen, a held partial
+    seen_sha: str = EMPTY_SHA  # line included, so a rewrite of a file not yet delivered shows
     last_growth: float = 0.0
     seen: int = 0  # bytes of the file seen so far, a held partial line included
+    copied: bool = False  # a rotated file whose compressed copy was found (and is a mark)
+    gen: int | None = None  # inode generation, where the file system keeps one
+
+    def mark(self) -> Mark:
+        return Mark(self.dev, self.ino, self.offset, self.crc, self.head_sha)
 
 
 class FileFollower:
@@ -80,6 +108,7 @@ class FileFollower:
         self.last_error: str | None = None
         self._cur: _OpenFile | None = None
         self._retired: list[_OpenFile] = []
+        self._copies: list[Mark] = []  # rotated copies read or there before zmon started
         self._missing = False
         self._initial = True
         self._saved = store.load(self.key) if store else None
@@ -130,46 +159,165 @@ class FileFollower:
                 self._initial = False  # a file that appears later is all new
             return 0
         st = os.fstat(fd)
-        f = _OpenFile(fd, st.st_ino, 0, last_growth=self.clock())
+        f = _OpenFile(fd, st.st_dev, st.st_ino, 0, last_growth=self.clock(), gen=generation(fd))
         done = 0
         saved, self._saved = self._saved, None
         if saved is not None and saved.get("path") == str(self.path):
-            if _same_file(fd, st, saved):
-                f.offset, f.head_len = int(saved["offset"]), int(saved["head_len"])
-                f.head_sha = str(saved["head_sha"])
-                f.seen = f.offset
-            elif _same_content(fd, st, saved):
-                # a copy put in its place (restored, edited, moved between file systems):
-                # same first bytes, new inode. Resume at the offset, never read it twice.
-                _log.warning(
-                    "kernel log replaced by a copy of itself; resuming at the saved offset",
-                    path=str(self.path),
-                    offset=saved["offset"],
-                )
-                f.offset = f.seen = _int(saved, "offset")
-            else:  # rotated, truncated or rewritten while zmon was not running
-                _log.info(
-                    "kernel log changed while zmon was stopped; reading what was "
-                    "rotated or rewritten since",
-                    path=str(self.path),
-                )
-                done += self._recover(saved, exclude_ino=st.st_ino)
+            done += self._resume(f, saved)
         elif self._initial:
             f.offset = f.seen = _end_of_last_line(fd, st.st_size)
+            f.crc = crc_of(fd, f.offset)
+            chain = RotationChain.scan(self.path, [(f.dev, f.ino)])
+            self._copies = [c.mark(rot) for rot, c, _ in match(chain.files, []).copies]
         self._initial = False
         self._missing = False
         self._cur = f
         self._update_head(f)
         return done
 
+    def _resume(self, f: _OpenFile, saved: dict[str, Any]) -> int:
+        """Restart: read what was added to the saved file and every copy rotated since."""
+        size = os.fstat(f.fd).st_size
+        live = Rotated(self.path, f.dev, f.ino, size, False, 0.0, 0)
+        if "crc" not in saved or "copies" not in saved:
+            return self._resume_older(f, saved, live)
+        ours = _saved_mark(saved)
+        if ours is None:
+            _log.warning("kernel log position unusable; reading from the end", path=str(self.path))
+            self._error(OSError(f"unusable saved position for {self.path}"))
+            f.offset = f.seen = _end_of_last_line(f.fd, size)
+            f.crc = crc_of(f.fd, f.offset)
+            return 0
+        copies = [m for m in map(Mark.from_json, saved.get("copies") or []) if m is not None]
+        live_content = fingerprint(live, [ours.size])
+        seen = _int(saved, "seen")  # with a held partial line: the file may not shrink
+        saved_gen = saved.get("gen")
+        reused = f.gen is not None and isinstance(saved_gen, int) and f.gen != saved_gen
+        same_inode = (f.dev, f.ino) == (ours.dev, ours.ino) and not reused
+        unchanged = same_inode and live_content.continues(ours) and size >= seen
+        if unchanged and f.gen is not None and f.gen == saved.get("gen"):
+            self._resume_at(f, ours, seen)  # the very same file: the common restart
+            self._copies = copies
+            return 0
+        # Otherwise a rotated copy that holds the saved bytes is the file zmon read (ext4
+        # hands a deleted file's inode number to the next new file, and a disk that fails
+        # the same way writes the same lines), and only then the live file.
+        chain = RotationChain.scan(self.path, [(f.dev, f.ino)])
+        pairing = match(chain.files, copies, ours)
+        if ours in pairing.unpaired and unchanged:
+            self._resume_at(f, ours, seen)
+            return self._deliver_copies(pairing.copies, {})
+        _log.info(
+            "kernel log changed while zmon was stopped; reading what was rotated or "
+            "rewritten since",
+            path=str(self.path),
+        )
+        done = self._deliver_copies(pairing.copies, {})
+        if ours in pairing.unpaired:
+            if live_content.continues(ours) and not same_inode:
+                # a copy put in its place (restored, moved between file systems): the same
+                # bytes under a new inode, and no rotated copy holds them
+                _log.warning(
+                    "kernel log replaced by a copy of itself; resuming at the saved offset",
+                    path=str(self.path),
+                    offset=ours.size,
+                )
+                f.offset, f.crc = ours.size, ours.crc
+                f.seen = f.offset
+            else:
+                self._gone(ours, _int(saved, "seen"), stopped=True)
+        return done
+
+    @staticmethod
+    def _resume_at(f: _OpenFile, ours: Mark, seen: int) -> None:
+        f.offset, f.crc = ours.size, ours.crc
+        f.seen = max(f.offset, seen)
+
+    def _resume_older(self, f: _OpenFile, saved: dict[str, Any], live: Rotated) -> int:
+        """A position saved without the fingerprint and the copies: found by inode (and its
+        first bytes) only; the copies there now are taken as read."""
+        offset, head_len = _int(saved, "offset"), _int(saved, "head_len")
+        chain = RotationChain.scan(self.path, [(f.dev, f.ino)])
+        done = 0
+        for rot in [*chain.files, live]:
+            if rot.ino != saved.get("ino") or rot.packed or rot.size < offset:
+                continue
+            with rot.open() as fh:
+                if hashlib.sha256(fh.read(head_len)).hexdigest() != saved.get("head_sha"):
+                    continue
+            if rot is live:
+                f.offset = f.seen = offset
+                f.crc = crc_of(f.fd, offset)
+            else:
+                with rot.open() as fh:
+                    done += self._deliver_stream(fh, offset, rot.path)
+            break
+        else:
+            self._gone(Mark(0, 0, offset, 0, EMPTY_SHA), _int(saved, "seen"), stopped=True)
+        self._copies = [c.mark(rot) for rot, c, _ in match(chain.files, []).copies]
+        return done
+
+    def _open_marks(self) -> dict[Mark, _OpenFile]:
+        """Rotated files zmon still reads through their descriptors, and not yet found
+        compressed (then the compressed copy's mark stands for them)."""
+        return {f.mark(): f for f in self._retired if not f.copied}
+
+    def _deliver_copies(
+        self, copies: list[tuple[Rotated, Content, Mark | None]], reading: dict[Mark, _OpenFile]
+    ) -> int:
+        """Deliver what is unread in rotated copies, oldest first, and remember them all."""
+        done = 0
+        keep: list[Mark] = []
+        for rot, content, mark in copies:
+            if mark is not None and mark in reading:
+                f = reading[mark]  # a file zmon still reads through its descriptor
+                if (rot.dev, rot.ino) != (f.dev, f.ino):
+                    f.copied = True  # ... and its compressed copy
+                    keep.append(content.mark(rot))
+                continue
+            if content.size:  # an empty copy has nothing to read twice or to lose
+                keep.append(content.mark(rot))
+            start = mark.size if mark is not None else 0
+            if content.size > start:
+                with contextlib.suppress(OSError):
+                    with rot.open() as fh:
+                        done += self._deliver_stream(fh, start, rot.path)
+            if content.error is not None:
+                self._lost(1, f"{rot.path.name} cannot be read to its end: {content.error}",
+                           files=[str(rot.path)])  # fmt: skip
+        self._copies = keep[-MAX_COPIES:]
+        return done
+
+    def _gone(self, ours: Mark, seen: int, stopped: bool) -> None:
+        """The file zmon was reading is nowhere: what it held after ``ours`` is unreadable."""
+        if seen > ours.size:  # a partial line was held: it is lost for sure
+            self._lost(1, "the file was rotated or truncated before its last line ended",
+                       files=[str(self.path)])  # fmt: skip
+        if stopped:
+            _log.warning(
+                "kernel log rotated or truncated while zmon was stopped and no rotated "
+                "copy of it was found; lines written after the last read may be lost",
+                path=str(self.path),
+                inode=ours.ino,
+                offset=ours.size,
+                copies=[str(r.path) for r in RotationChain.scan(self.path).files],
+            )
+            self._error(OSError(f"no rotated copy of {self.path} found"))
+
     def _check_rewritten(self, f: _OpenFile) -> int:
         """Truncation (copytruncate, ``: > file``) or an in-place rewrite of the open file."""
         size = os.fstat(f.fd).st_size
-        if size >= max(f.offset, f.seen) and _head_sha(f.fd, f.head_len) == f.head_sha:
+        if size >= max(f.offset, f.seen) and head_sha(f.fd, f.seen_len) == f.seen_sha:
             return 0
-        done = self._recover(self._state_of(f), exclude_ino=f.ino, live=True)
-        f.offset = f.seen = f.head_len = 0
-        f.head_sha = hashlib.sha256(b"").hexdigest()
+        ours = f.mark()
+        chain = RotationChain.scan(self.path, [(f.dev, f.ino)])
+        reading = self._open_marks()
+        pairing = match(chain.files, [*reading, *self._copies], ours)
+        done = self._deliver_copies(pairing.copies, reading)
+        if ours in pairing.unpaired:
+            self._gone(ours, f.seen, stopped=False)
+        f.offset = f.seen = f.head_len = f.seen_len = f.crc = 0
+        f.head_sha = f.seen_sha = EMPTY_SHA
         return done
 
     def _check_rotated(self, f: _OpenFile) -> int:
@@ -180,21 +328,29 @@ class FileFollower:
             self._missing = True
             if self.clock() - f.last_growth >= self.retire_after:  # gone for good: let it go
                 done = self._drain(f, final=True)
-                os.close(f.fd)
+                self._let_go(f)
                 self._cur = None
                 return done
             return 0
         self._missing = False
-        if st.st_ino == f.ino:
+        if (st.st_dev, st.st_ino) == (f.dev, f.ino):
             return 0
         f.last_growth = self.clock()
         self._retired.append(f)
         self._cur = None
-        done = self._drain(f) + self._recover_middle(f, st.st_ino)
+        done = self._drain(f) + self._read_middle((st.st_dev, st.st_ino))
         done += self._open_path()
         if self._cur is not None:
             done += self._drain(self._cur)
         return done
+
+    def _read_middle(self, live: tuple[int, int]) -> int:
+        """After a rotation seen live: the copies rotated since the last look that zmon
+        never read (several rotations between two reads)."""
+        chain = RotationChain.scan(self.path, [live])
+        reading = self._open_marks()
+        pairing = match(chain.files, [*reading, *self._copies])
+        return self._deliver_copies(pairing.copies, reading)
 
     def _drain_retired(self) -> int:
         done = 0
@@ -205,57 +361,23 @@ class FileFollower:
             if got == 0 and now - f.last_growth >= self.retire_after:
                 done += self._drain(f, final=True)
                 self._retired.remove(f)
-                os.close(f.fd)
+                self._let_go(f)
         return done
 
-    def _recover(self, state: dict[str, object], exclude_ino: int, live: bool = False) -> int:
-        """Deliver the unread tail of the file ``state`` describes, from its rotated copy,
-        then every file rotated after it (several rotations while zmon was not looking),
-        oldest first. A copy that cannot be found is logged and counted as a read error; a
-        line known to be lost (a held partial line) in ``lines_lost``."""
-        offset = _int(state, "offset")
-        chain = RotationChain.scan(self.path, exclude_ino)
-        found = chain.find(state)
-        if found is None:
-            if _int(state, "seen") > offset:  # a partial line was held: it is lost for sure
-                self._lost(1, "the file was rotated or truncated before its last line ended")
-            if not live:  # while stopped: whatever came after the last read may be lost
-                _log.warning(
-                    "kernel log rotated or truncated while zmon was stopped and no "
-                    "rotated copy of it was found; lines written after the last "
-                    "read may be lost",
-                    path=str(self.path),
-                )
-                self._error(OSError(f"no rotated copy of {self.path} found"))
-            return 0
-        done = 0
-        with found.open() as fh:
-            done += self._deliver_stream(fh, offset)
-        done += self._deliver_later(chain, found)
-        return done
+    def _let_go(self, f: _OpenFile) -> None:
+        """Close a file read to its end; a copy of it found later is known to be read."""
+        mark = _as_copy(f)
+        os.close(f.fd)
+        if not f.copied and mark.size:
+            self._copies = [*self._copies, mark][-MAX_COPIES:]
 
-    def _deliver_later(self, chain: RotationChain, found: Rotated) -> int:
-        """Files rotated after ``found`` (never seen by zmon): deliver them whole."""
-        done = 0
-        for later in chain.after(found):
-            try:
-                with later.open() as fh:
-                    done += self._deliver_stream(fh, 0)
-            except OSError as exc:
-                self._error(exc)
-        return done
-
-    def _recover_middle(self, old: _OpenFile, new_ino: int) -> int:
-        """After a rotation seen live: files rotated between ``old`` and the current one."""
-        chain = RotationChain.scan(self.path, new_ino)
-        found = chain.find(self._state_of(old))
-        return self._deliver_later(chain, found) if found is not None else 0
-
-    def _lost(self, lines: int, why: str) -> None:
+    def _lost(self, lines: int, why: str, files: list[str]) -> None:
         self.lines_lost += lines
-        _log.warning("kernel log lines lost", path=str(self.path), lines=lines, reason=why)
+        _log.warning(
+            "kernel log lines lost", path=str(self.path), lines=lines, reason=why, files=files
+        )
 
-    def _deliver_stream(self, fh: BinaryIO, offset: int) -> int:
+    def _deliver_stream(self, fh: BinaryIO, offset: int, name: Path) -> int:
         """Deliver a finished file from ``offset`` to its end, in chunks of whole lines."""
         done, rest = 0, b""
         try:
@@ -269,8 +391,9 @@ class FileFollower:
                     self._deliver(data[:cut])
                     done += cut
                 rest = data[cut:]
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            self._error(exc if isinstance(exc, OSError) else OSError(str(exc)))
+        except (OSError, EOFError, zlib.error) as exc:
+            if not isinstance(exc, gzip.BadGzipFile | EOFError | zlib.error):
+                self._error(exc if isinstance(exc, OSError) else OSError(str(exc)))
         if rest:
             self._deliver(rest)
             done += len(rest)
@@ -299,6 +422,7 @@ class FileFollower:
             elif final and at_eof:
                 cut = len(data)
             self._deliver(data[:cut])
+            f.crc = zlib.crc32(data[:cut], f.crc)
             f.offset += cut
             f.last_growth = self.clock()
             done += cut
@@ -313,26 +437,35 @@ class FileFollower:
         self.on_lines(payload.decode("utf-8", "replace"))
 
     def _update_head(self, f: _OpenFile) -> None:
-        want = min(HEAD_LEN, max(f.offset, f.seen))
+        want = min(HEAD_LEN, f.offset)
         if want > f.head_len:
-            f.head_len, f.head_sha = want, _head_sha(f.fd, want)
+            f.head_len, f.head_sha = want, head_sha(f.fd, want)
+        want = min(HEAD_LEN, max(f.offset, f.seen))
+        if want > f.seen_len:
+            f.seen_len, f.seen_sha = want, head_sha(f.fd, want)
 
     # ---- state
 
-    def _state_of(self, f: _OpenFile) -> dict[str, object]:
+    def _state(self, f: _OpenFile) -> dict[str, object]:
+        copies = [*self._copies, *(_as_copy(f) for f in self._open_marks().values())]
+        copies = [m for m in copies if m.size][-MAX_COPIES:]
         return {
             "path": str(self.path),
+            "dev": f.dev,
             "ino": f.ino,
+            "gen": f.gen,
             "offset": f.offset,
+            "crc": f.crc,
             "head_len": f.head_len,
             "head_sha": f.head_sha,
             "seen": f.seen,
+            "copies": [m.to_json() for m in copies],
         }
 
     def _save(self) -> None:
         if self.store is None or self._cur is None:
             return
-        state = self._state_of(self._cur)
+        state = self._state(self._cur)
         if state != self._last_saved:
             try:
                 self.store.save(self.key, state)
@@ -345,22 +478,25 @@ class FileFollower:
         self.last_error = f"{self.path}: {exc.strerror or exc}"
 
 
-def _head_sha(fd: int, length: int) -> str:
-    return hashlib.sha256(os.pread(fd, length, 0) if length else b"").hexdigest()
-
-
-def _same_file(fd: int, st: os.stat_result, saved: dict[str, object]) -> bool:
+def _as_copy(f: _OpenFile) -> Mark:
+    """A file zmon reads, saved as a copy: with its mtime, so that after a restart a new file
+    that reuses its inode is not taken for it (a longer one still continues it by content)."""
+    m = f.mark()
     try:
-        offset = int(saved["offset"])  # type: ignore[call-overload]
-        head_len = int(saved["head_len"])  # type: ignore[call-overload]
-    except (KeyError, TypeError, ValueError):
-        return False
-    if offset < 0 or not 0 <= head_len <= HEAD_LEN:
-        return False
-    return (
-        saved.get("ino") == st.st_ino
-        and 0 <= offset <= st.st_size
-        and _head_sha(fd, head_len) == saved.get("head_sha")
+        mtime_ns = os.fstat(f.fd).st_mtime_ns
+    except OSError:
+        return m
+    return Mark(m.dev, m.ino, m.size, m.crc, m.head, False, mtime_ns)
+
+
+def _saved_mark(saved: dict[str, Any]) -> Mark | None:
+    """The mark of the file a saved position describes, or None when it is not usable."""
+    offset, head_len = _int(saved, "offset"), _int(saved, "head_len")
+    head = saved.get("head_sha")
+    if head_len != min(HEAD_LEN, offset) or not isinstance(head, str):
+        return None
+    return Mark.from_json(
+        [_int(saved, "dev"), _int(saved, "ino"), offset, _int(saved, "crc"), head, False, 0]
     )
 
 
@@ -377,227 +513,6 @@ def _end_of_last_line(fd: int, size: int) -> int:
     return 0
 
 
-def _int(state: dict[str, object], key: str) -> int:
+def _int(state: dict[str, Any], key: str) -> int:
     value = state.get(key, 0)
-    return value if isinstance(value, int) and value >= 0 else 0
-
-
-def _same_content(fd: int, st: os.stat_result, saved: dict[str, object]) -> bool:
-    """A different inode that starts with the same bytes and is long enough: a copy."""
-    head_len, offset = _int(saved, "head_len"), _int(saved, "offset")
-    if not 0 < head_len <= HEAD_LEN or st.st_size < offset or saved.get("ino") == st.st_ino:
-        return False
-    return _head_sha(fd, head_len) == saved.get("head_sha")
-
-
-@dataclass(frozen=True)
-class Rotated:
-    """One rotated copy of the followed log (plain or gzipped)."""
-
-    path: Path
-    ino: int
-    size: int
-    packed: bool
-    mtime: float
-
-    def open(self) -> BinaryIO:
-        return _open_binary(self.path, self.packed)
-
-
-_NUMBERED = re.compile(r"^\.(\d+)(?:\.gz)?$")
-
-
-class RotationChain:
-    """Every rotated copy of a log, oldest first, whatever the names: ``.1``, ``.2.gz``,
-    ``-20261201``, ``-20261201.gz`` ... (numbered: higher is older; dated: the name sorts;
-    anything else by modification time). Files are matched to a saved position by inode
-    (plain copies) or by the SHA-256 of their first bytes (gzipped or copied ones)."""
-
-    def __init__(self, files: list[Rotated]) -> None:
-        self.files = files
-
-    @classmethod
-    def scan(cls, path: Path, exclude_ino: int) -> RotationChain:
-        found: list[tuple[tuple[int, float, str], Rotated]] = []
-        try:
-            entries = list(path.parent.iterdir())
-        except OSError:
-            return cls([])
-        for cand in entries:
-            name = cand.name
-            if not name.startswith(path.name) or name == path.name:
-                continue
-            suffix = name[len(path.name) :]
-            if suffix[:1] not in (".", "-", "_"):
-                continue
-            try:
-                st = cand.stat()
-            except OSError:
-                continue
-            if not stat.S_ISREG(st.st_mode) or st.st_ino == exclude_ino:
-                continue
-            numbered = _NUMBERED.match(suffix)
-            # sort key, oldest first: numbered copies by descending number, dated ones by
-            # name (compressing changes the mtime, not the date in the name), others by mtime
-            if numbered:
-                key: tuple[int, float, str] = (0, -int(numbered.group(1)), "")
-            elif any(c.isdigit() for c in suffix):
-                key = (1, 0.0, name.removesuffix(".gz"))
-            else:
-                key = (1, st.st_mtime, name)
-            found.append(
-                (key, Rotated(cand, st.st_ino, st.st_size, name.endswith(".gz"), st.st_mtime))
-            )
-        numbered_ones = sorted((k, r) for k, r in found if k[0] == 0)
-        others = sorted((k, r) for k, r in found if k[0] == 1)
-        # numbered copies are older than the dated/other ones only when both exist (rare)
-        return cls(
-            [r for _, r in others] + [r for _, r in numbered_ones]
-            if _dated_newer(numbered_ones, others)
-            else [r for _, r in numbered_ones] + [r for _, r in others]
-        )
-
-    def find(self, state: dict[str, object]) -> Rotated | None:
-        """The copy that is the file ``state`` describes, long enough to hold its offset."""
-        head_len, offset = _int(state, "head_len"), _int(state, "offset")
-        for rot in self.files:
-            same_inode = rot.ino == state.get("ino") and not rot.packed
-            if same_inode and rot.size >= offset:
-                return rot
-            if (
-                head_len
-                and _file_head_sha(rot, head_len) == state.get("head_sha")
-                and (rot.packed or rot.size >= offset)
-            ):
-                return rot
-        return None
-
-    def after(self, rot: Rotated) -> list[Rotated]:
-        """The copies rotated after ``rot``, oldest first."""
-        idx = self.files.index(rot)
-        return self.files[idx + 1 :]
-
-
-def _dated_newer(
-    numbered: list[tuple[tuple[int, float, str], Rotated]],
-    others: list[tuple[tuple[int, float, str], Rotated]],
-) -> bool:
-    if not numbered or not others:
-        return False
-    try:
-        newest_numbered = max(r.path.stat().st_mtime for _, r in numbered)
-    except OSError:
-        return False
-    return others[-1][0][1] < newest_numbered
-
-
-def _file_head_sha(rot: Rotated, length: int) -> str | None:
-    try:
-        with rot.open() as fh:
-            head = fh.read(length)
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
-        return None
-    return hashlib.sha256(head).hexdigest() if len(head) == length else None
-
-
-def _open_binary(path: Path, packed: bool) -> BinaryIO:
-    return cast(BinaryIO, gzip.open(path, "rb")) if packed else open(path, "rb")  # noqa: SIM115
-
-
-# ---------------------------------------------------------------- change notification
-
-
-class ChangeWatcher:
-    """Wakes the follower loop when a watched file's directory changes (watchdog/inotify).
-
-    If watchdog cannot watch (no inotify, limits reached, directory missing) the loop just polls.
-    """
-
-    def __init__(self, files: Iterable[Path], wake: threading.Event) -> None:
-        self.files = [Path(f) for f in files]
-        self.wake = wake
-        self.active = False
-        self._observer: object | None = None
-
-    def start(self) -> bool:
-        try:
-            from watchdog.events import FileSystemEvent, FileSystemEventHandler
-            from watchdog.observers import Observer
-        except ImportError:
-            return False
-        names = tuple(f.name for f in self.files)
-        wake = self.wake
-
-        class _Handler(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                for p in (event.src_path, getattr(event, "dest_path", "")):
-                    base = os.path.basename(os.fsdecode(p)) if p else ""
-                    if base.startswith(names):
-                        wake.set()
-                        return
-
-        try:
-            observer = Observer()
-            for d in sorted({f.parent for f in self.files}):
-                if d.is_dir():
-                    observer.schedule(_Handler(), str(d), recursive=False)
-            observer.daemon = True
-            observer.start()
-        except Exception:  # noqa: BLE001 - inotify limits and the like: fall back to polling
-            return False
-        self._observer, self.active = observer, True
-        return True
-
-    def stop(self) -> None:
-        observer = self._observer
-        if observer is not None:
-            observer.stop()  # type: ignore[attr-defined]
-            observer.join(2.0)  # type: ignore[attr-defined]
-        self._observer, self.active = None, False
-
-
-class PollLoop:
-    """Runs ``step()`` in a daemon thread: after a wake-up, or every ``interval`` seconds, or
-    sooner when ``step()`` returns the number of seconds after which it wants to run again."""
-
-    def __init__(
-        self,
-        step: Callable[[], float | None],
-        interval: float,
-        name: str,
-        wake: threading.Event | None = None,
-        on_error: Callable[[Exception], None] | None = None,
-        batch_delay: float = 0.05,
-    ) -> None:
-        self.step = step
-        self.interval = interval
-        self.wake = wake or threading.Event()
-        self.on_error = on_error
-        self.batch_delay = batch_delay
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        self.wake.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
-
-    @property
-    def alive(self) -> bool:
-        return self._thread.is_alive()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            again = None
-            try:
-                again = self.step()
-            except Exception as exc:  # noqa: BLE001 - keep following whatever one step did
-                if self.on_error is not None:
-                    self.on_error(exc)
-            self.wake.wait(self.interval if again is None else min(self.interval, again))
-            self.wake.clear()
-            self._stop.wait(self.batch_delay)  # let a burst of writes land in one read
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.ups import (
     APC_UNITS,
     QUANTITIES,
@@ -55,6 +55,7 @@ STATFLAG_SLAVEDOWN = 0x800
 REPORTABLE_FLAGS: tuple[str, ...] = ("OL", "OB", "LB", "RB", "CAL", "OVER", "TRIM", "BOOST", "FSD")
 
 
+@refuses_hostile_input
 def parse_apcaccess(text: str) -> dict[str, str]:
     """Parse ``apcaccess`` / NIS status text into ``{KEY: value}`` (values stripped).
 

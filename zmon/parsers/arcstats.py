@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.kstat import (
     KstatEntry,
     KstatHeader,
@@ -41,12 +41,14 @@ class ArcStats:
         return None if entry is None else entry.value
 
 
+@refuses_hostile_input
 def parse_arcstats_kstat(data: bytes | str) -> ArcStats:
     """The Linux kstat file."""
     kstat = parse_kstat(data)
     return ArcStats("kstat", kstat.entries, kstat.header)
 
 
+@refuses_hostile_input
 def parse_arcstats_sysctl(data: bytes | str, prefix: str | None = SYSCTL_PREFIX) -> ArcStats:
     """FreeBSD ``sysctl kstat.zfs.misc.arcstats`` output (``prefix=None``: key's last part)."""
     return ArcStats("sysctl", parse_sysctl(data, prefix))
@@ -55,6 +57,7 @@ def parse_arcstats_sysctl(data: bytes | str, prefix: str | None = SYSCTL_PREFIX)
 _STAT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@refuses_hostile_input
 def parse_arcstats(data: bytes | str) -> ArcStats:
     """Any supported form, detected from the first non-blank line.
 
@@ -123,6 +126,7 @@ def parse_param_value(text: str) -> int | None:
     return value if value is not None and value >= 0 else None
 
 
+@refuses_hostile_input
 def parse_freebsd_params(data: bytes | str) -> dict[str, int]:
     """``sysctl vfs.zfs.arc.max ...`` output -> {Linux parameter name: value}."""
     found = {key: parse_param_value(raw) for _, key, raw, _ in parse_keyvals(data)}
@@ -136,6 +140,7 @@ def parse_freebsd_params(data: bytes | str) -> dict[str, int]:
     return params
 
 
+@refuses_hostile_input
 def parse_module_parameters(data: bytes | str, module: str = "zfs") -> dict[str, str]:
     """``grep -H . /sys/module/*/parameters/*`` output -> {parameter: raw value} for ``module``."""
     want = f"/sys/module/{module}/parameters/"

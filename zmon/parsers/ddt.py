@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.units import parse_nice
 
 _POOL = re.compile(r"^\s*pool: (?P<pool>\S+)\s*$")
@@ -119,6 +119,7 @@ def parse_histogram_rows(lines: list[tuple[int, str]]) -> DdtHistogram:
     return hist
 
 
+@refuses_hostile_input
 def parse_dedup_status(data: bytes | str, totals_format: bool | None = None) -> list[DdtSummary]:
     """Per-pool DDT summaries (and histograms) from ``zpool status -D [-p]`` text.
 
@@ -165,6 +166,7 @@ def parse_dedup_status(data: bytes | str, totals_format: bool | None = None) -> 
     return out
 
 
+@refuses_hostile_input
 def parse_zdb_histogram(data: bytes | str) -> DdtHistogram:
     """``zdb -S`` (simulated) or ``zdb -DD`` histogram text; trailing lines are ignored."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ def _value(line: str) -> str:
     return line.split(":", 1)[1].strip()
 
 
+@refuses_hostile_input
 def parse_geom_disk_list(text: str) -> list[GeomDisk]:
     """Disks from ``geom disk list``; an ident of ``(null)`` means no serial."""
     disks: list[GeomDisk] = []
@@ -109,6 +110,12 @@ _DEV_LINE = re.compile(
 )
 
 
+# A devlist line is an inquiry string (at most 8+16+4 characters) and a few short fields: a
+# much longer line is not camcontrol output, and is refused before any pattern scans it.
+MAX_DEVLIST_LINE = 4096
+
+
+@refuses_hostile_input
 def parse_camcontrol_devlist(text: str) -> list[CamDevice]:
     """Devices from ``camcontrol devlist`` (with or without ``-v``); probe/xpt entries dropped."""
     devices: list[CamDevice] = []
@@ -117,6 +124,8 @@ def parse_camcontrol_devlist(text: str) -> list[CamDevice]:
         line = raw.strip()
         if not line:
             continue
+        if len(line) > MAX_DEVLIST_LINE:
+            raise ParseError(f"line longer than {MAX_DEVLIST_LINE} characters", no, raw[:120])
         bus_m = _BUS_LINE.match(line)
         if bus_m:
             sims[int(bus_m.group(1))] = bus_m.group(2)

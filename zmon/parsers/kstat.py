@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 
 
 class KstatType(IntEnum):
@@ -108,10 +108,19 @@ def decode(data: bytes | str) -> str:
     return data if isinstance(data, str) else data.decode("utf-8", "replace")
 
 
+# A 64-bit kstat prints at most 20 digits; a much longer number is damaged output, and int()
+# refuses more than 4300 digits with a ValueError (and takes quadratic time below that).
+MAX_INT_DIGITS = 40
+# The longest real row is a dataset name (at most 256 bytes) with its key and type.
+MAX_ROW_CHARS = 4096
+
+
 def parse_int(token: str) -> int | None:
-    """A strict ASCII decimal integer, or None (``int()`` would accept ``1_0`` and ``+1``)."""
+    """A strict ASCII decimal integer of at most MAX_INT_DIGITS digits, or None (``int()``
+    would accept ``1_0`` and ``+1``)."""
     digits = token[1:] if token.startswith("-") else token  # -?[0-9]+, without a regex
-    return int(token) if digits.isascii() and digits.isdigit() else None
+    ok = digits.isascii() and digits.isdigit() and len(digits) <= MAX_INT_DIGITS
+    return int(token) if ok else None
 
 
 def parse_header(line: str) -> KstatHeader | None:
@@ -149,6 +158,8 @@ def parse_named_row(line: str) -> tuple[str, KstatEntry] | None:
             if value is not None:
                 return parts[0], KstatEntry(dtype, value)
     text = line.strip()
+    if len(text) > MAX_ROW_CHARS:  # each candidate column below costs a copy of the row
+        return None
     pos = 0
     while (m := _TYPE_COL_RE.search(text, pos)) is not None:
         pos = m.start() + 1
@@ -193,6 +204,7 @@ def quick_named_values(data: bytes | str) -> dict[str, int | str] | None:
     return out
 
 
+@refuses_hostile_input
 def parse_kstat(data: bytes | str) -> Kstat:
     """Parse a Linux kstat file of type NAMED (or IO) into a Kstat.
 
@@ -277,6 +289,7 @@ def _parse_io(lines: list[str], i: int, result: Kstat) -> Kstat:
     return result
 
 
+@refuses_hostile_input
 def parse_keyvals(data: bytes | str) -> list[tuple[int, str, str, str]]:
     """Split ``key: value``/``key=value`` lines into (line number, key, raw value, line).
 
@@ -293,6 +306,7 @@ def parse_keyvals(data: bytes | str) -> list[tuple[int, str, str, str]]:
     return rows
 
 
+@refuses_hostile_input
 def parse_sysctl(data: bytes | str, prefix: str | None = None) -> dict[str, KstatEntry]:
     """Parse ``sysctl`` output (``key: value`` or ``-e`` ``key=value``) into kstat entries.
 

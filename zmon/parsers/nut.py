@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.ups import (
     FLAGS,
     QUANTITIES,
@@ -49,6 +49,7 @@ class UpscOutput:
     error: str | None = None
 
 
+@refuses_hostile_input
 def parse_upsc(text: str) -> UpscOutput:
     """Parse ``upsc`` output: ``name: value`` lines.
 

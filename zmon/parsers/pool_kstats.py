@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.kstat import parse_kstat, quick_named_values
 
 _HEADER = re.compile(r"^\d+ \d+ 0x[0-9a-fA-F]+ \d+ \d+ \d+ \d+\s*$")
@@ -32,6 +32,7 @@ def _text(data: bytes | str) -> str:
     return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
 
 
+@refuses_hostile_input
 def parse_named_kstat(data: bytes | str) -> dict[str, int | str]:
     """Rows of a named kstat, keyed by name; numbers as int, type-7 strings as str.
 
@@ -42,6 +43,7 @@ def parse_named_kstat(data: bytes | str) -> dict[str, int | str]:
     return quick if quick is not None else parse_kstat(data).values()
 
 
+@refuses_hostile_input
 def parse_io_kstat(data: bytes | str) -> dict[str, int]:
     """The old KSTAT_TYPE_IO pool kstat (``/proc/spl/kstat/zfs/<pool>/io``)."""
     lines = [ln for ln in _text(data).splitlines() if ln.strip()]
@@ -60,12 +62,14 @@ def parse_io_kstat(data: bytes | str) -> dict[str, int]:
         raise ParseError("non-numeric value", header_at + 2, lines[header_at + 1]) from None
 
 
+@refuses_hostile_input
 def parse_state(data: bytes | str) -> str | None:
     """The pool state word, lower-cased (``online``, ``suspended``...), or None when empty."""
     words = _text(data).split()
     return words[0].lower() if words else None
 
 
+@refuses_hostile_input
 def parse_guid(data: bytes | str) -> str | None:
     words = _text(data).split()
     return words[0] if words and words[0].isdigit() else None
@@ -80,6 +84,7 @@ class TxgSummary:
     latest_state: str | None
 
 
+@refuses_hostile_input
 def parse_txgs(data: bytes | str) -> TxgSummary:
     """Count the txg rows and find the newest txg and its state (O/Q/W/S/C)."""
     rows = 0
@@ -121,6 +126,7 @@ class ObjsetStats:
     zil_commit_count: int | None = None
 
 
+@refuses_hostile_input
 def parse_objset(objset_id: str, data: bytes | str) -> ObjsetStats:
     """One objset kstat; the dataset name comes from its ``dataset_name`` row."""
     rows = parse_named_kstat(data)

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from datetime import tzinfo
 
+from zmon.errors import refuses_hostile_input
 from zmon.parsers.units import parse_ctime, parse_duration, parse_percent, parse_rate, try_nice
 from zmon.parsers.zpool_status_model import Scan
 
@@ -69,6 +70,7 @@ _CLAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )  # fmt: skip
 
 
+@refuses_hostile_input
 def parse_scan(lines: Sequence[str], tz: tzinfo | None = None) -> tuple[Scan | None, list[str]]:
     """Parse a scan section; return (scan or None for ``none requested``, warnings).
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.smartctl_json import load_json, opt_str, parse_smartctl_json
 from zmon.parsers.smartctl_model import (  # re-exported: the model's public names
     EXIT_BITS,
@@ -33,6 +33,7 @@ from zmon.parsers.smartctl_model import (  # re-exported: the model's public nam
 from zmon.parsers.smartctl_text import parse_smartctl_text
 
 
+@refuses_hostile_input
 def parse_smartctl(data: bytes) -> SmartReport:
     """Parse smartctl output, JSON or text, telling them apart by the first character."""
     text = data.decode("utf-8", "replace")
@@ -51,6 +52,7 @@ class ScanEntry:
     open_error: str | None = None
 
 
+@refuses_hostile_input
 def parse_scan(data: bytes) -> list[ScanEntry]:
     """``smartctl --scan-open -j`` (or the text form ``/dev/sda -d sat # ...``)."""
     text = data.decode("utf-8", "replace")
@@ -78,6 +80,7 @@ def parse_scan(data: bytes) -> list[ScanEntry]:
     return entries
 
 
+@refuses_hostile_input
 def parse_version(data: bytes) -> tuple[int, int] | None:
     """``smartctl --version`` (or a JSON document) -> (major, minor)."""
     m = re.search(r"smartctl (?:version )?(\d+)\.(\d+)", data.decode("utf-8", "replace"))

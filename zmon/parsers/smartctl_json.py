@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
@@ -19,10 +19,21 @@ from zmon.parsers.smartctl_model import (
     wwn_from_naa,
 )
 
+# smartctl prints 64-bit counters and 128-bit NVMe data units (at most 39 digits); a longer
+# number is damaged output, and one past 308 digits does not even fit a float.
+MAX_INT_DIGITS = 40
 
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ParseError(f"a number of {len(text)} digits", None, text[:40])
+    return int(text)
+
+
+@refuses_hostile_input
 def load_json(text: str) -> dict[str, Any]:
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_json_int)
     except json.JSONDecodeError as exc:
         lines = text.splitlines()
         line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
@@ -73,6 +84,7 @@ def _get(doc: Any, *keys: str | int) -> Any:
     return doc
 
 
+@refuses_hostile_input
 def parse_smartctl_json(text: str) -> SmartReport:
     """One ``smartctl --json`` document -> SmartReport."""
     doc = load_json(text)

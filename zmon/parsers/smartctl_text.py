@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
@@ -323,6 +323,7 @@ class _TextParser:
         return r
 
 
+@refuses_hostile_input
 def parse_smartctl_text(text: str) -> SmartReport:
     """Parse smartctl's text report; raise ParseError when no line looks like smartctl's."""
     p = _TextParser()

@@ -8,26 +8,32 @@ from typing import Any
 
 from zmon.parsers.smartctl_model import test_outcome_ata
 
+# smartctl prints 64-bit counters and 128-bit NVMe data units (at most 39 digits); a longer
+# number is damaged output that would not even fit a float.
+MAX_DIGITS = 40
+
+
+def _bounded(digits: str, base: int = 10) -> int | None:
+    return int(digits, base) if digits and len(digits) <= MAX_DIGITS else None
+
 
 def count(value: str) -> int | None:
     """``1,299,288 [665 GB]`` -> 1299288; ``0x00`` -> 0; ``100%`` -> 100."""
     v = value.strip()
     m = re.match(r"^0x([0-9a-fA-F]+)\b", v)
     if m:
-        return int(m.group(1), 16)
+        return _bounded(m.group(1), 16)
     m = re.match(r"^(\d[\d,.'\u00a0\u2019 ]*?)(?=\s*(?:$|\[|%|[A-Za-z(]))", v)
     if not m:
         return None
-    digits = re.sub(r"\D", "", m.group(1))
-    return int(digits) if digits else None
+    return _bounded(re.sub(r"\D", "", m.group(1)))
 
 
 def _capacity(value: str) -> int | None:
     m = re.match(r"^\s*([\d,.'\u00a0\u2019 ]+?)\s*(?:bytes|\[)", value)
     if not m:
         return None
-    digits = re.sub(r"\D", "", m.group(1))
-    return int(digits) if digits else None
+    return _bounded(re.sub(r"\D", "", m.group(1)))
 
 
 def _speed_bits(text: str) -> float | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.kstat import decode, parse_header, parse_int, parse_kstat
 
 TXG_STATES = "BOQWSC?"
@@ -65,6 +65,7 @@ class TxgRow:
         return self.state == "C"
 
 
+@refuses_hostile_input
 def parse_txgs(data: bytes | str) -> list[TxgRow]:
     """Rows of a txgs kstat in file order; an empty history gives []. Raises ParseError."""
     lines = decode(data).splitlines()
@@ -128,6 +129,7 @@ class TxAssign:
     pool: str | None = None
 
 
+@refuses_hostile_input
 def parse_dmu_tx_assign(data: bytes | str) -> TxAssign:
     """The Linux kstat file or FreeBSD ``sysctl kstat.zfs.<pool>.misc.dmu_tx_assign`` output.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.units import ABSENT, parse_nice
 from zmon.parsers.zpool_list import parse_x_ratio
 
@@ -69,6 +69,7 @@ def _value(prop: str, raw: str) -> float | None:
     return None if value is None else float(value)
 
 
+@refuses_hostile_input
 def parse_zfs_list(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
     """Rows of ``zfs list -H [-p] -o <columns>``; ``name`` and ``type`` must be columns."""
     if "name" not in columns:
@@ -112,6 +113,7 @@ def _dataset(row: dict[str, str], no: int, line: str) -> Dataset:
     return ds
 
 
+@refuses_hostile_input
 def parse_zfs_get(data: bytes | str, columns: Sequence[str]) -> list[Dataset]:
     """Filesystems and volumes from ``zfs get -Hp -o name,property,value <columns>``.
 

@@ -30,7 +30,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
+from zmon.parsers.kstat import MAX_INT_DIGITS
 
 _DUMP_LINE = re.compile(
     r"^/(?:\S*/)?module/zfs/(?:"
@@ -53,6 +54,7 @@ class ModuleDump:
     features: dict[str, str] | None = None  # short name -> guid
 
 
+@refuses_hostile_input
 def parse_version(data: bytes | str) -> str:
     """The module version from ``/sys/module/zfs/version`` or ``sysctl vfs.zfs.version.module``."""
     text = _text(data).strip()
@@ -72,9 +74,10 @@ def version_series(version: str) -> str | None:
 def parse_parameter_value(text: str) -> int | None:
     """One parameter file's value as an integer; None for a word-valued parameter."""
     value = text.strip()
-    return int(value) if _INTEGER.match(value) else None
+    return int(value) if _INTEGER.match(value) and len(value) <= MAX_INT_DIGITS + 1 else None
 
 
+@refuses_hostile_input
 def parse_module_dump(data: bytes | str) -> ModuleDump:
     """``grep -H .`` over the module's version, parameters and features.pool uname files."""
     dump = ModuleDump()
@@ -115,6 +118,7 @@ def pool_feature_states(props: Mapping[str, tuple[str, str]]) -> dict[str, str]:
     }
 
 
+@refuses_hostile_input
 def parse_compatibility(data: bytes | str) -> frozenset[str]:
     """The feature names a ``compatibility.d`` file allows."""
     names: set[str] = set()

@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 
 _TIME = r"[A-Z][a-z]{2} [ \d]\d \d{4} \d\d:\d\d:\d\d\.\d{1,9}"
 HEADER = re.compile(rf"^(?P<time>{_TIME})[ \t]+(?P<cls>[A-Za-z0-9_.\-]+)\s*$")
@@ -180,6 +180,7 @@ class EventCapture:
         return not self.skipped_lines and not self.cut_events
 
 
+@refuses_hostile_input
 def parse_zpool_events(data: bytes | str) -> EventCapture:
     """Parse a whole ``zpool events [-H] [-v]`` capture; raise ParseError on foreign lines."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.kstat import decode
 from zmon.parsers.zpool_iostat_aligned import parse_aligned
 from zmon.parsers.zpool_iostat_model import (
@@ -53,6 +53,7 @@ __all__ = [
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+@refuses_hostile_input
 def parse_zpool_iostat(data: bytes | str) -> ZpoolIostat:
     """Parse any ``zpool iostat`` table and/or ``-w`` output; raises ParseError naming a line."""
     lines, scripted = text_lines(data)

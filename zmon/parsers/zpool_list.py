@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.units import ABSENT, parse_nice
 
 
@@ -133,6 +133,7 @@ def _split(line: str) -> list[str]:
     return line.split("\t") if "\t" in line else line.split()
 
 
+@refuses_hostile_input
 def parse_zpool_list(data: bytes | str, columns: Sequence[str] | None = None) -> list[PoolListRow]:
     """Pool rows of ``zpool list`` (``-H``/``-p``/``-v``/``-o`` or the default table)."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
@@ -176,6 +177,7 @@ def _maybe_frag_first(cols: tuple[str, ...], fields: Sequence[str]) -> tuple[str
 PoolProps = dict[str, dict[str, tuple[str, str]]]
 
 
+@refuses_hostile_input
 def parse_zpool_get(data: bytes | str) -> PoolProps:
     """``zpool get [-Hp] all`` -> {pool: {property: (value, source)}}.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from datetime import tzinfo
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.scan import parse_scan
 from zmon.parsers.units import try_nice
 from zmon.parsers.zpool_status_json import parse_zpool_status_json
@@ -41,9 +41,18 @@ _KEYS = (
 )
 _KEY = re.compile(rf"^[ \t]*(?P<key>{_KEYS}):(?:[ \t]+(?P<value>.*)|[ \t]*$)")
 _HEADER = re.compile(r"^(?P<indent>\s*)NAME\s+STATE\s+READ\s+WRITE\s+CKSUM(?P<extra>.*)$")
-_PROMPT = re.compile(
+_PROMPT_RE = re.compile(
     r"^(?:\S*[@:]\S*|\[[^\]]*\]|\S+ ~|)\s*[#$%>]\s*(?:sudo\s+)?\S|^(?:sudo\s+)?zpool\s+[a-z]+\b"
 )
+# A shell prompt and command fit in this; the pattern backtracks quadratically over a long
+# line without spaces, so only a line's start is tried.
+_PROMPT_CHARS = 512
+
+
+def _is_prompt(line: str) -> bool:
+    return _PROMPT_RE.match(line[:_PROMPT_CHARS]) is not None
+
+
 _ELISION = re.compile(r"^\s*(?:\.{1,}|…|\[\.\.\.\]|\(\.\.\.\)|<[^<>]*>)\s*$")
 _STATE_WORD = re.compile(r"^[A-Z][A-Z_]+$")
 _CLASS_HEADERS = {
@@ -74,6 +83,7 @@ _NO_POOLS = re.compile(r"^\s*no pools available\s*$")
 _HEALTHY = re.compile(r"^\s*(?:all pools are healthy|pool '[^']*' is healthy)\s*$")
 
 
+@refuses_hostile_input
 def parse_zpool_status(
     data: bytes | str, tz: tzinfo | None = None, stderr: str = ""
 ) -> ZpoolStatus:
@@ -98,7 +108,7 @@ def _split_json(text: str) -> tuple[str, str | None]:
     for i, line in enumerate(lines):
         if line.lstrip().startswith("{"):
             head = [h.strip() for h in lines[:i] if h.strip()]
-            if all(h.startswith("errors:") or _PROMPT.match(h) for h in head):
+            if all(h.startswith("errors:") or _is_prompt(h) for h in head):
                 return "\n".join(head), "".join(lines[i:])
             break
     return "", None
@@ -195,7 +205,7 @@ class _TextParser:
         if _FRAGMENT_ROW.match(line):
             self._start_fragment(line, line_no)
             return
-        if _PROMPT.match(line):
+        if _is_prompt(line):
             return
         if _ELISION.match(line):
             self._warn(f"line {line_no}: elided output", incomplete=True)
@@ -374,7 +384,7 @@ class _TextParser:
         ):
             self.table = None
             return False
-        if line[:1] not in (" ", "\t") and _PROMPT.match(line) and not self._plausible_row(line):
+        if line[:1] not in (" ", "\t") and _is_prompt(line) and not self._plausible_row(line):
             self.table = None
             return False
         self._row(line.expandtabs(8), line_no)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import tzinfo
 from typing import Any
 
-from zmon.errors import ParseError
+from zmon.errors import ParseError, refuses_hostile_input
 from zmon.parsers.units import parse_ctime, try_nice
 from zmon.parsers.zpool_status_model import (
     KNOWN_POOL_STATES,
@@ -67,12 +67,26 @@ ScanCtx = tuple[bool, bool]  # (a resilver or rebuild runs, a scrub runs)
 _REBUILD_STATE = {"ACTIVE": "in_progress", "COMPLETE": "finished", "CANCELED": "canceled"}
 
 
+# zpool prints 64-bit counters; a longer number is damaged output (and past 308 digits it
+# would not even fit a float).
+MAX_INT_DIGITS = 40
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ParseError(f"a number of {len(text)} digits", None, text[:40])
+    return int(text)
+
+
+@refuses_hostile_input
 def parse_zpool_status_json(
     text: str | bytes, tz: tzinfo | None = None, stderr: str = ""
 ) -> ZpoolStatus:
     """Parse ``zpool status -j`` output; raise ParseError when it is not that JSON."""
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_json_int)
+    except ParseError:
+        raise
     except (ValueError, RecursionError) as exc:
         line = getattr(exc, "lineno", None)
         raise ParseError(f"invalid JSON: {getattr(exc, 'msg', exc)}", line) from None

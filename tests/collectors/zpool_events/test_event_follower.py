@@ -27,6 +27,7 @@ n = int(open(runs_file).read()) if os.path.exists(runs_file) else 0
 open(runs_file + ".tmp", "w").write(str(n + 1))
 os.replace(runs_file + ".tmp", runs_file)
 open(os.path.join(here, "argv"), "w").write(" ".join(sys.argv[1:]))
+open(os.path.join(here, "pid"), "w").write(str(os.getpid()))
 run = plan[min(n, len(plan) - 1)]
 for eid, sec, cls, vdev in run.get("events", []):
     print("Nov 30 2026 00:06:26.124000000\t" + cls)
@@ -77,6 +78,17 @@ def runs(tmp_path: Path) -> int:
     return int(f.read_text()) if f.exists() else 0
 
 
+def follower_alive(tmp_path: Path) -> bool:
+    """The last fake zpool started is still running (not exited, killed or a zombie)."""
+    pid = int((tmp_path / "bin" / "pid").read_text())
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+
 def collector(runner: CommandRunner, tmp_path: Path, **opts) -> ZpoolEventsCollector:
     options = {"backoff_max": 0.05, "startup_wait": 0.5, **opts}
     return ZpoolEventsCollector(context(runner, tmp_path, options))
@@ -107,10 +119,10 @@ def test_restarts_replay_history_without_double_counting_or_losing_events(fake, 
         assert ms.sample_value("zmon_zfs_events_follower_restarts_total") == 2
         assert c.counter.skipped == 3 + 5
         assert (tmp_path / "bin" / "argv").read_text() == "events -f -H -v"
+        assert follower_alive(tmp_path)  # the third run hangs after its events
     finally:
-        started = time.monotonic()
         c.close()
-    assert time.monotonic() - started < 3.0, "close() must kill the hung follower promptly"
+    assert not follower_alive(tmp_path), "close() must kill the hung follower"
     saved = json.loads((tmp_path / "state" / STATE_FILE).read_text())
     assert saved["eid"] == 7 and saved["time_ns"] == (1_800_000_000 + 7) * 10**9
     assert saved["counts"] == [
@@ -197,19 +209,16 @@ def test_collect_never_blocks_on_a_silent_hung_follower(fake, tmp_path):
     c.start()
     try:
         wait_for(lambda: runs(tmp_path) == 1)
-        started = time.monotonic()
-        ms = c.collect()
-        assert time.monotonic() - started < 1.0
+        ms = c.collect()  # returns while the follower hangs: it never waited on it
+        assert follower_alive(tmp_path)
         assert ms.sample_value("zmon_zfs_events_follower_up") == 1
         assert ms.sample_value("zmon_zfs_events_total") is None
-        started = time.monotonic()
         for _ in range(5):
             c.collect()
-        assert time.monotonic() - started < 0.5
+        assert follower_alive(tmp_path) and runs(tmp_path) == 1
     finally:
-        started = time.monotonic()
         c.close()
-    assert time.monotonic() - started < 3.0
+    assert not follower_alive(tmp_path)
 
 
 def test_a_half_printed_event_is_not_counted_until_it_is_replayed(fake, tmp_path):

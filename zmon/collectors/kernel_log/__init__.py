@@ -34,8 +34,9 @@ from zmon.collectors.kernel_log.metrics import (
 )
 from zmon.errors import ParseError
 from zmon.host.kernelsources import JournalFollower, KmsgFollower
-from zmon.host.logfollow import ChangeWatcher, FileFollower, PollLoop
+from zmon.host.logfollow import FileFollower
 from zmon.host.statestore import Checkpoint, StateStore
+from zmon.host.watch import ChangeWatcher, PollLoop
 from zmon.metrics import MetricSet
 from zmon.parsers.kernel_log import (
     PatternError,

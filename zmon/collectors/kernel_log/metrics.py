@@ -211,7 +211,8 @@ _H_LINES = "Kernel log lines read (kept across restarts in the state directory)"
 _H_ERRORS = "Errors reading the kernel log source (open/read failures, lost kmsg records)"
 _H_LOST = (
     "Kernel log lines that could not be read: a partial line whose file was rotated or "
-    "truncated; a rotated file that is gone counts as a read error (its size is unknown)"
+    "truncated, a compressed copy cut short (at least one line each, logged with the files); "
+    "a file zmon was reading that is gone counts as a read error (its size is unknown)"
 )
 _H_CAPPED = (
     "Kernel log events whose unresolved device name (label=device) or pool (label=pool) was "
