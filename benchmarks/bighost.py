@@ -382,6 +382,7 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
     )
     rec.add(["zpool", "version", "-j"], (DEMO / "zpool-version.json").read_text())
     rec.add(["zfs", "version"], (DEMO / "zfs-version.txt").read_text())
+    rec.add(["zfs", "get", "-Hp", "creation", POOL], f"{POOL}\tcreation\t{SNAPSHOT_EPOCH}\t-\n")
 
     # datasets
     names, listing, snaps = datasets(shape, rng)
