@@ -170,7 +170,7 @@ def _listen_of(file: str) -> list[str]:
 
 
 def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
-    from zmon.daemon import build_scheduler
+    from zmon.worker import build_scheduler
 
     logs.setup(cfg.log_level, cfg.log_format)
     host = None

@@ -17,7 +17,6 @@ from zmon.server import HTTPFrontend, make_app
 from zmon.snapshot import Snapshot
 from zmon.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
 from zmon.webconfig import WebConfig, load_web_config
-from zmon.worker import build_scheduler as build_scheduler  # (``zmon collect``, ``status``)
 
 log = logs.get("daemon")
 

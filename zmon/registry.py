@@ -200,13 +200,17 @@ def register(cls: C) -> C:
     return cls
 
 
-def load_builtin_collectors() -> None:
-    """Import every collector package in ``zmon.collectors`` so their ``@register`` runs."""
-    import zmon.collectors as pkg
+# Collectors are plugins: found by package name at run time, so the registry below them
+# never imports them and each collector package depends on the registry alone.
+BUILTIN_COLLECTORS = "zmon.collectors"
 
+
+def load_builtin_collectors() -> None:
+    """Import every package in ``BUILTIN_COLLECTORS`` so that their ``@register`` runs."""
+    pkg = importlib.import_module(BUILTIN_COLLECTORS)
     for mod in pkgutil.iter_modules(pkg.__path__):
         if mod.ispkg:
-            importlib.import_module(f"zmon.collectors.{mod.name}")
+            importlib.import_module(f"{BUILTIN_COLLECTORS}.{mod.name}")
 
 
 def collectors() -> Mapping[str, type[Collector]]:

@@ -28,11 +28,11 @@ from zmon import __version__, gzipjoin
 from zmon.exposition import render
 from zmon.logs import get
 from zmon.metrics import MetricSet
-from zmon.status.model import wanted
+from zmon.viewed import wanted
 
 log = get("snapshot")
 
-# Families the status views' prefixes take in (``zmon.status.model.wanted``) but never read:
+# Families the status views' prefixes take in (``zmon.viewed.wanted``) but never read:
 # per-vdev and per-disk tables, most of a big host's samples (tests/core/test_snapshot_memory.py
 # holds that the views read the same from what is kept as from everything).
 NOT_READ_BY_VIEWS = (

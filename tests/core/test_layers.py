@@ -3,7 +3,7 @@
 Layers, from the bottom (a module imports its own layer or lower ones only):
 
     base        zmon, errors, logs, metrics, exposition, gzipjoin, runner, replay, children,
-                durable, failures, regexcheck, memory, chores
+                durable, failures, regexcheck, memory, chores, viewed
     parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
     host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
     core        registry, products, snapshot, scheduler, config, server, webapp, budget,
@@ -29,7 +29,7 @@ ZMON = Path(__file__).resolve().parents[2] / "zmon"
 
 BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "zmon.gzipjoin",
         "zmon.runner", "zmon.replay", "zmon.children", "zmon.durable", "zmon.failures",
-        "zmon.regexcheck", "zmon.memory", "zmon.chores"}  # fmt: skip
+        "zmon.regexcheck", "zmon.memory", "zmon.chores", "zmon.viewed"}  # fmt: skip
 # zmon.collectors itself is only the namespace the registry discovers plugins in
 CORE = {
     "zmon.registry",

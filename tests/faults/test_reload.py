@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import sys
 import time
 from collections import Counter
 from dataclasses import replace

@@ -285,7 +285,7 @@ def test_rename_and_gzip_to_a_new_name_twice_between_reads_loses_nothing(tmp_pat
     """The finding: 20 of 25 lines read, nothing counted or logged (the shell reproduction)."""
     log = tmp_path / "kern.log"
     log.touch()
-    run = Run(log, tmp_path / "state", Clock())
+    run = Run(log, tmp_path / "state", FakeClock())
     run.poll()
     written = _fault_lines("a") + _fault_lines("a2")
     _write(log, written)
@@ -313,7 +313,7 @@ def test_identical_generations_rotated_while_stopped_are_each_read_once(
     log = tmp_path / "kern.log"
     same = _fault_lines("same", 35)
     log.touch()
-    clock = Clock()
+    clock = FakeClock()
     run = Run(log, tmp_path / "state", clock)
     run.poll()
     _write(log, same)
@@ -347,7 +347,7 @@ def test_identical_generations_rotated_between_reads_are_each_read_once(tmp_path
     log = tmp_path / "kern.log"
     same = _fault_lines("same", 35)
     log.touch()
-    run = Run(log, tmp_path / "state", Clock())
+    run = Run(log, tmp_path / "state", FakeClock())
     run.poll()
     rot = Logrotate(log, "rename-compress")
     for _ in range(6):
@@ -370,7 +370,7 @@ def test_odd_rotated_names_between_reads_and_while_stopped(
 ) -> None:
     log = tmp_path / "kern.log"
     log.touch()
-    run = Run(log, tmp_path / "state", Clock())
+    run = Run(log, tmp_path / "state", FakeClock())
     run.poll()
     written: list[str] = []
 
@@ -400,7 +400,7 @@ def test_a_gap_that_cannot_be_read_is_counted_and_logged_with_its_files(tmp_path
     """A compressed copy that is cut short: what it holds is read, the rest is a counted loss."""
     log = tmp_path / "kern.log"
     log.touch()
-    run = Run(log, tmp_path / "state", Clock())
+    run = Run(log, tmp_path / "state", FakeClock())
     run.poll()
     _write(log, _fault_lines("read"))
     run.poll()
@@ -446,7 +446,7 @@ def test_identical_generations_with_reused_inodes_while_stopped(tmp_path: Path) 
             _write(log, same)
 
     log.touch()
-    run = Run(log, tmp_path / "state", Clock())
+    run = Run(log, tmp_path / "state", FakeClock())
     run.poll()
     _write(log, same)
     run.poll()

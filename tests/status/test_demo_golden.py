@@ -21,7 +21,7 @@ EXPECTED = {
     "healthy": (0, set()),
     "scrub": (0, set()),
     "scrub-finished": (0, set()),
-    "checksum-errors": (1, {"cable_fault"}),
+    "checksum-errors": (2, {"cable_fault"}),
     # the lab's pool "single" holds permanent errors from here on (recorded as it was)
     # sdb's cable fault is told by the degraded pool's finding, which names the offline disk
     "degraded": (2, {"pool_degraded", "ups_on_battery", "data_errors"}),

@@ -101,8 +101,8 @@ def remote_report(args: argparse.Namespace) -> dict[str, Any]:
 
 def local_report(cfg: Any, demo: bool) -> dict[str, Any]:
     """Collect once from this host (as ``zmon collect --once``) and diagnose."""
-    from zmon.daemon import build_scheduler
     from zmon.snapshot import self_metrics
+    from zmon.worker import build_scheduler
 
     host = None
     if demo:

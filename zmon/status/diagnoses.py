@@ -76,6 +76,7 @@ class Hit:
     labels: dict[str, str] = field(default_factory=dict)
     alert: str | None = None  # the alert that pages for this hit, if not the rule's
     action: str | None = None  # overrides the rule's, when the state calls for other advice
+    cause: str | None = None  # overrides the rule's, when the state calls for other words
     locate: str = ""  # the command that blinks the disk's slot LED, when it has a slot
 
     @property
@@ -441,6 +442,9 @@ def find_pool_degraded(ev: Evidence) -> Iterable[Hit]:
             w.join(named) or "a vdev is not ONLINE",
             _pool_labels(p),
             alert="ZfsPoolRedundancyLost" if lost else None,
+            cause="a vdev has no redundancy left: one more failure there loses the pool"
+            if lost
+            else None,
             action=_leaf_advice(ev, p, bad),
             locate=" and ".join(locates),
         )
@@ -1074,7 +1078,7 @@ def diagnose(ev: Evidence, rules: Iterable[Rule] = RULES) -> list[Finding]:
                     hit.severity or rule.severity,
                     hit.subject,
                     hit.evidence,
-                    _fill(rule.cause, hit.labels),
+                    _fill(hit.cause or rule.cause, hit.labels),
                     _with_locate(_fill(hit.action or rule.action, hit.labels), hit.locate),
                     hit.alert or rule.alert,
                     dict(hit.labels),

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from zmon.viewed import wanted
+
 Labels = dict[str, str]
 
 # Kernel-log patterns that point at the link to a disk (cable, backplane, port, HBA) and not
@@ -35,26 +37,6 @@ FAILED_IO_PATTERNS = (
     "zio_error",
     "vdev_io_failure",
 )
-
-
-# Families the views read; others (datasets, histograms, SMART attribute tables) are skipped.
-READ_PREFIXES = (
-    "zmon_pool_",
-    "zmon_vdev_",
-    "zmon_arc_",
-    "zmon_disk_",
-    "zmon_kernel_log_",
-    "zmon_ups_",
-    "zmon_zfs_events",
-    "zmon_collector_",
-)
-SKIPPED_PREFIXES = ("zmon_disk_smart_attribute", "zmon_pool_kstat_", "zmon_pool_ddt_bucket",
-                    "zmon_pool_queue_", "zmon_pool_txg_", "zmon_pool_disk_latency",
-                    "zmon_pool_io_latency", "zmon_pool_lifetime_")  # fmt: skip
-
-
-def wanted(name: str) -> bool:
-    return name.startswith(READ_PREFIXES) and not name.startswith(SKIPPED_PREFIXES)
 
 
 class Samples:

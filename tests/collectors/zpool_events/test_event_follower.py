@@ -88,7 +88,6 @@ def follower_alive(tmp_path: Path) -> bool:
     return state not in ("Z", "X")
 
 
-
 def collector(runner: CommandRunner, tmp_path: Path, **opts) -> ZpoolEventsCollector:
     options = {"backoff_max": 0.05, "startup_wait": 0.5, **opts}
     return ZpoolEventsCollector(context(runner, tmp_path, options))
