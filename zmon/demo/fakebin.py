@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from zmon.demo.variants import recorded_scenario
+
 
 def lookup(phase_dir: Path, argv: list[str]) -> tuple[Path, int] | None:
     """The recorded file and exit status for exactly this command, if recorded."""
@@ -141,7 +143,8 @@ def main(name: str, args: list[str], root: str) -> int:
         data = path.read_bytes()
     except OSError:
         data = b""
-    anchor = time_anchor(base / "current", path.name)
+    # a variant replays its base scenario's recordings, and so their time anchors
+    anchor = time_anchor(recorded_scenario((base / "current").resolve()), path.name)
     if anchor is not None:
         data = shift_times(path.name, data, time.time() - anchor)
     sys.stdout.buffer.write(data)
