@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
-from collections.abc import Callable
+from functools import partial
 
+from tests.support.waiting import poll as _poll
 from zmon.config import Config
 from zmon.snapshot import Snapshot
 from zmon.supervisor import WEDGED_AFTER, Backoff, WorkerSupervisor, spawn_worker
+
+# the worker starts a Python process per run: generous on a loaded machine
+poll = partial(_poll, timeout=120.0)
 
 # A worker that says it started, then never says anything again (as one stuck in a C call
 # that holds the interpreter): only its death closes the channel.
@@ -24,15 +27,6 @@ SILENT_WORKER = (
     "channel.send(('started', None, True))\n"
     "time.sleep(3600)\n",
 )
-
-
-def _wait(check: Callable[[], object], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def test_a_worker_that_stops_answering_is_killed_and_replaced() -> None:
@@ -54,9 +48,9 @@ def test_a_worker_that_stops_answering_is_killed_and_replaced() -> None:
         sup._check_wedged()  # what the render thread does every second
         assert procs[0].poll() is None and sup.restarts == 0
         now[0] += 2
-        assert _wait(lambda: sup.restarts == 1), "the silent worker was never replaced"
+        assert poll(lambda: sup.restarts == 1), "the silent worker was never replaced"
         assert procs[0].wait(60) == -9  # killed, not asked
-        assert _wait(lambda: len(procs) == 2 and sup.healthy())
+        assert poll(lambda: len(procs) == 2 and sup.healthy())
         assert sup.last_restart_delay == 0.0  # the first replacement starts at once
     finally:
         sup.stop()

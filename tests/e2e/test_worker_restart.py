@@ -14,15 +14,18 @@ import re
 import signal
 import sys
 import threading
-import time
 import urllib.request
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+from tests.support.waiting import poll as _poll
 from zmon.config import load
 from zmon.daemon import Daemon
 from zmon.registry import collectors
 from zmon.supervisor import WorkerSupervisor, spawn_worker
+
+# the worker starts a Python process per run: generous on a loaded machine
+poll = partial(_poll, timeout=120.0)
 
 INTERVAL = 2.0
 
@@ -47,15 +50,6 @@ def _fake_sysctl(tmp_path: Path) -> tuple[Path, Path, Path]:
     )
     prog.chmod(0o755)
     return prog, hold, pids
-
-
-def _wait(check: Callable[[], object], timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def _alive(pid: int) -> bool:
@@ -108,14 +102,14 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_last_data_served_stale(
             return str(r.read().decode())
 
     try:
-        assert _wait(lambda: _sample(scrape(), "zmon_arc_size_bytes") == 4096.0)
+        assert poll(lambda: _sample(scrape(), "zmon_arc_size_bytes") == 4096.0)
         first = daemon.worker.pid
         assert first is not None
         hold.touch()
         daemon.worker.trigger()
-        assert _wait(lambda: pids.exists() and pids.read_text().strip())
+        assert poll(lambda: pids.exists() and pids.read_text().strip())
         arc = daemon.collectors()["arc"].state
-        assert _wait(lambda: arc.running_since is not None), "the server never saw the run"
+        assert poll(lambda: arc.running_since is not None), "the server never saw the run"
         command = int(pids.read_text().split()[0])
 
         os.kill(first, signal.SIGKILL)  # in the middle of the run
@@ -124,14 +118,14 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_last_data_served_stale(
             text = scrape()
             return 'zmon_collector_stale{collector="arc"} 1.0' in text
 
-        assert _wait(stale_served)
+        assert poll(stale_served)
         text = scrape()
         assert _sample(text, "zmon_arc_size_bytes") == 4096.0  # the last data, still served
         assert 'zmon_collector_running{collector="arc"} 0.0' in text
         assert 'zmon_collector_runs_total{collector="arc",result="failure"} 1.0' in text
         assert not daemon.scheduler_healthy()
         # the command the killed worker was waiting for came back to us and was killed
-        assert _wait(lambda: not _alive(command)), "the killed worker's command lives on"
+        assert poll(lambda: not _alive(command)), "the killed worker's command lives on"
 
         successes = _sample(text, 'zmon_collector_runs_total{collector="arc",result="success"}')
         assert successes is not None
@@ -147,13 +141,13 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_last_data_served_stale(
                 and 'zmon_collector_stale{collector="arc"} 0.0' in t
             )
 
-        assert _wait(fresh_again), "the replacement never ran the collector"
+        assert poll(fresh_again), "the replacement never ran the collector"
         assert daemon.worker.pid not in (None, first)
         assert daemon.worker.restarts == 1
         assert _sample(scrape(), "zmon_worker_restarts_total") == 1.0
         assert daemon.worker.last_restart_delay is not None
         assert daemon.worker.last_restart_delay < INTERVAL  # back within one interval
-        assert _wait(daemon.scheduler_healthy)
+        assert poll(daemon.scheduler_healthy)
     finally:
         replacement_may_start.set()
         hold.unlink(missing_ok=True)
