@@ -408,7 +408,9 @@ def print_daemon(r: dict[str, Any]) -> None:
 # ---- 6: the scrape tail against node_exporter and a baseline checkout
 
 TAIL_CLIENTS = (1, 10, 50, 200)
-TAIL_SECONDS = 15.0  # per client count: every big collector (15 s intervals) runs meanwhile
+TAIL_SECONDS = 30.0  # per client count: every big collector (15 s intervals) runs twice meanwhile
+# one 30 s window's p99 depends on which collections fall in it; the median of passes does not
+TAIL_PASSES = 5
 
 
 def children_rss_mb(pid: int) -> float:
@@ -420,9 +422,14 @@ def children_rss_mb(pid: int) -> float:
     return total
 
 
-def _wait_metrics(port: int, needle: bytes, timeout: float = 600.0) -> None:
+def _wait_metrics(
+    proc: subprocess.Popen[bytes], port: int, needle: bytes, timeout: float = 600.0
+) -> None:
+    """Until ``needle`` is served on ``port``; an exited ``proc`` ends the wait at once."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server on port {port} exited with {proc.returncode}")
         with contextlib.suppress(OSError, http.client.HTTPException):
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             conn.request("GET", "/metrics")
@@ -434,35 +441,48 @@ def _wait_metrics(port: int, needle: bytes, timeout: float = 600.0) -> None:
     raise RuntimeError(f"{needle!r} never appeared on port {port}")
 
 
-def _tail_runs(port: int, seconds: float) -> dict[str, Any]:
-    runs = {}
-    for clients in TAIL_CLIENTS:
-        runs[clients] = scrape(port, clients, seconds, True)
-    return runs
+def _tail_runs(port: int, seconds: float) -> dict[int, dict[str, float]]:
+    return {clients: scrape(port, clients, seconds, True) for clients in TAIL_CLIENTS}
 
 
-def tail_of_zmon(tmp: Path, host: BigHost, checkout: Path, seconds: float) -> dict[str, Any]:
-    """``zmon serve`` from ``checkout`` on ``host``, once every collector has run: the scrape
-    tail at each client count, and the serving process's (and its worker's) RSS."""
-    shutil.rmtree(host.paths.state_dir, ignore_errors=True)
-    port = free_port()
-    config = tmp / "tail.toml"
-    config.write_text(host.config_toml(f"127.0.0.1:{port}"))
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
-    log = (tmp / "tail.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zmon.cli", "serve", "--config", str(config), "--log.level",
-         "warning"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=checkout, env=env,
-    )  # fmt: skip
+def config_in_terms_of(checkout: Path, toml: str, tmp: Path) -> str:
+    """``toml`` with the keys that ``checkout``'s ``zmon check-config`` calls unknown taken out,
+    so that an older checkout starts on the same host (it then runs without those options)."""
+    config = tmp / "check.toml"
+    for _ in range(20):
+        config.write_text(toml)
+        done = subprocess.run(
+            [sys.executable, "-m", "zmon.cli", "check-config", str(config)],
+            cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)},
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        unknown = re.search(r"([\w.]+): unknown key", done.stderr)
+        if done.returncode == 0 or unknown is None:
+            return toml
+        section, _, key = unknown.group(1).rpartition(".")
+        say(f"tail: {checkout} does not know [{section}] {key}; left out of its configuration")
+        toml = (
+            "\n".join(
+                line for line in toml.splitlines() if not re.match(rf"{re.escape(key)}\s*=", line)
+            )
+            + "\n"
+        )
+    return toml
+
+
+def _measure_tail(
+    proc: subprocess.Popen[bytes], port: int, ready: bytes, seconds: float, worker: bool
+) -> dict[str, Any]:
+    """Once ``ready`` is served on ``port``: the tail at each client count and the RSS of
+    ``proc`` (and, for zmon, of its collection worker); ``proc`` is stopped afterwards."""
     try:
-        _wait_metrics(port, b'zmon_collector_runs_total{collector="datasets",result="success"}')
+        _wait_metrics(proc, port, ready)
         load0 = os.getloadavg()[0]
         runs = _tail_runs(port, seconds)
         return {
             "runs": runs,
             "rss_mb": proc_status(proc.pid)["VmRSS"] / 1024,
-            "worker_rss_mb": children_rss_mb(proc.pid),
+            "worker_rss_mb": children_rss_mb(proc.pid) if worker else 0.0,
             "load": (load0 + os.getloadavg()[0]) / 2,
         }
     finally:
@@ -473,7 +493,24 @@ def tail_of_zmon(tmp: Path, host: BigHost, checkout: Path, seconds: float) -> di
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, 9)
             proc.wait()
-        log.close()
+
+
+def tail_of_zmon(tmp: Path, host: BigHost, checkout: Path, seconds: float) -> dict[str, Any]:
+    """``zmon serve`` from ``checkout`` on ``host``, once every collector has run: the scrape
+    tail at each client count, and the serving process's (and its worker's) RSS."""
+    shutil.rmtree(host.paths.state_dir, ignore_errors=True)
+    port = free_port()
+    config = tmp / "tail.toml"
+    config.write_text(config_in_terms_of(checkout, host.config_toml(f"127.0.0.1:{port}"), tmp))
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    with (tmp / "tail.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "zmon.cli", "serve", "--config", str(config), "--log.level",
+             "warning"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=checkout, env=env,
+        )  # fmt: skip
+        ready = b'zmon_collector_runs_total{collector="datasets",result="success"}'
+        return _measure_tail(proc, port, ready, seconds, worker=True)
 
 
 def tail_of_node_exporter(host: BigHost, seconds: float) -> dict[str, Any] | None:
@@ -486,42 +523,38 @@ def tail_of_node_exporter(host: BigHost, seconds: float) -> dict[str, Any] | Non
          f"--path.rootfs={host.paths.rootfs}", f"--web.listen-address=127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
-    try:
-        _wait_metrics(port, b"node_")
-        load0 = os.getloadavg()[0]
-        runs = _tail_runs(port, seconds)
-        return {
-            "runs": runs,
-            "rss_mb": proc_status(proc.pid)["VmRSS"] / 1024,
-            "worker_rss_mb": 0.0,
-            "load": (load0 + os.getloadavg()[0]) / 2,
-        }
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    return _measure_tail(proc, port, b"node_", seconds, worker=False)
 
 
 def tail_section(
-    tmp: Path, host: BigHost, baseline: Path | None, seconds: float, peer: bool = True
-) -> dict[str, dict[str, Any]]:
-    """The servers one after the other on the same host: the baseline, this checkout, and
-    node_exporter; ``ZMON_BENCH_ORDER=zmon-first`` measures this checkout first (run it both
-    ways on a shared machine, where the load drifts)."""
-    out: dict[str, dict[str, Any]] = {}
+    tmp: Path,
+    host: BigHost,
+    baseline: Path | None,
+    seconds: float,
+    peer: bool = True,
+    passes: int = 1,
+) -> dict[str, list[dict[str, Any]]]:
+    """The servers one after the other on the same host, ``passes`` times: this checkout and
+    the baseline in alternating order (the baseline first in the first pass;
+    ``ZMON_BENCH_ORDER=zmon-first`` turns that round), then node_exporter once."""
+    out: dict[str, list[dict[str, Any]]] = {"zmon": []}
+    if baseline is not None:
+        out["baseline"] = []
     zmon_first = os.environ.get("ZMON_BENCH_ORDER") == "zmon-first"
-    order = ["zmon", "baseline"] if zmon_first else ["baseline", "zmon"]
-    for name in order:
-        if name == "baseline" and baseline is not None:
-            say(f"tail: zmon from {baseline}")
-            out["baseline"] = tail_of_zmon(tmp, host, baseline, seconds)
-        elif name == "zmon":
-            say("tail: zmon from this checkout")
-            out["zmon"] = tail_of_zmon(tmp, host, REPO, seconds)
+    for n in range(passes):
+        order = ["zmon", "baseline"] if zmon_first == (n % 2 == 0) else ["baseline", "zmon"]
+        for name in order:
+            if name == "baseline" and baseline is not None:
+                say(f"tail, pass {n + 1} of {passes}: zmon from {baseline}")
+                out["baseline"].append(tail_of_zmon(tmp, host, baseline, seconds))
+            elif name == "zmon":
+                say(f"tail, pass {n + 1} of {passes}: zmon from this checkout")
+                out["zmon"].append(tail_of_zmon(tmp, host, REPO, seconds))
     if peer:
         say("tail: node_exporter")
         node = tail_of_node_exporter(host, seconds)
         if node is not None:
-            out["node_exporter"] = node
+            out["node_exporter"] = [node]
     return out
 
 
@@ -529,46 +562,65 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}" if b > 0 else "-"
 
 
-def print_tail(r: dict[str, dict[str, Any]]) -> None:
-    print("\n## 6. Scrape tail side by side (gzip), p99 ms\n")
+def _spread(values: list[float], scale: float = 1.0) -> str:
+    """The median of ``values`` (times ``scale``), with their range when there are several."""
+    mid = f"{scale * statistics.median(values):.1f}"
+    if len(values) == 1:
+        return mid
+    return f"{mid} ({scale * min(values):.1f}-{scale * max(values):.1f})"
+
+
+def print_tail(r: dict[str, list[dict[str, Any]]], seconds: float) -> None:
+    """The p99 of each server at each client count: the median over the passes (their range
+    in brackets), and the ratios of the medians."""
+    passes = max(len(v) for v in r.values())
+    print(f"\n## 6. Scrape tail side by side (gzip), p99 ms, median of {passes} passes\n")
     names = list(r)
     ratios = [(a, b) for a, b in (("zmon", "baseline"), ("zmon", "node_exporter")) if b in r]
+
+    def med(name: str, key: str, clients: int | None = None) -> float:
+        """The median of ``key`` (of the run at ``clients``, if given) over the passes."""
+        return float(
+            statistics.median((one["runs"][clients] if clients else one)[key] for one in r[name])
+        )
+
     head = " | ".join(names) + "".join(f" | {a} / {b}" for a, b in ratios)
     print(f"| clients | {head} |")
     print("|---:|" + "---:|" * (len(names) + len(ratios)))
     for clients in TAIL_CLIENTS:
-        p99 = {n: 1000 * r[n]["runs"][clients]["p99"] for n in names}
-        cells = " | ".join(f"{p99[n]:.1f}" for n in names)
-        cells += "".join(f" | {_ratio(p99[a], p99[b])}" for a, b in ratios)
+        cells = " | ".join(
+            _spread([one["runs"][clients]["p99"] for one in r[n]], 1000) for n in names
+        )
+        for a, b in ratios:
+            cells += f" | {_ratio(med(a, 'p99', clients), med(b, 'p99', clients))}"
         print(f"| {clients} | {cells} |")
-    rss = " | ".join(f"{r[n]['rss_mb']:.1f}" for n in names)
-    rss += "".join(f" | {_ratio(r[a]['rss_mb'], r[b]['rss_mb'])}" for a, b in ratios)
-    print(f"| RSS MB, serving process | {rss} |")
     blank = " |" * len(ratios)
-    print(
-        "| RSS MB, collection worker | "
-        + " | ".join(f"{r[n]['worker_rss_mb']:.1f}" for n in names)
-        + " |"
-        + blank
-    )
-    print(
-        "| load average during | " + " | ".join(f"{r[n]['load']:.1f}" for n in names) + " |" + blank
-    )
+    rss = " | ".join(_spread([one["rss_mb"] for one in r[n]]) for n in names)
+    for a, b in ratios:
+        rss += f" | {_ratio(med(a, 'rss_mb'), med(b, 'rss_mb'))}"
+    print(f"| RSS MB, serving process | {rss} |")
+    worker = " | ".join(_spread([one["worker_rss_mb"] for one in r[n]]) for n in names)
+    print(f"| RSS MB, collection worker | {worker} |{blank}")
+    load = " | ".join(_spread([one["load"] for one in r[n]]) for n in names)
+    print(f"| load average during | {load} |{blank}")
     print("\n| clients | " + " | ".join(f"{n} p50 / max ms, req/s, errors" for n in names) + " |")
     print("|---:|" + "---|" * len(names))
     for clients in TAIL_CLIENTS:
-        cells = []
+        row = []
         for n in names:
-            run = r[n]["runs"][clients]
-            cells.append(
-                f"{1000 * run['p50']:.1f} / {1000 * run['max']:.1f}, {run['rps']:.0f}, "
-                f"{run['errors']}"
+            runs = [one["runs"][clients] for one in r[n]]
+            row.append(
+                f"{1000 * statistics.median(x['p50'] for x in runs):.1f} / "
+                f"{1000 * max(x['max'] for x in runs):.1f}, "
+                f"{statistics.median(x['rps'] for x in runs):.0f}, "
+                f"{sum(x['errors'] for x in runs)}"
             )
-        print(f"| {clients} | " + " | ".join(cells) + " |")
+        print(f"| {clients} | " + " | ".join(row) + " |")
     print(
-        f"\n(wrk, {TAIL_SECONDS:g} s per client count, keep-alive connections, each sending "
-        f"its next request when the last answer arrived; one server at a time on the same "
-        f"host, each after its first runs; errors: non-2xx answers and timeouts)"
+        f"\n(wrk, {seconds:g} s per client count, keep-alive connections, each sending its "
+        f"next request when the last answer arrived; one server at a time on the same host, "
+        f"each after its first runs; p50 and req/s: medians over the passes, max: the "
+        f"largest; errors: non-2xx answers and timeouts, summed)"
     )
 
 
@@ -838,6 +890,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--tail-seconds", type=float, default=TAIL_SECONDS)
     ap.add_argument(
+        "--tail-passes",
+        type=int,
+        default=TAIL_PASSES,
+        help="section 6: passes, alternating this checkout and the baseline (medians shown)",
+    )
+    ap.add_argument(
         "--no-peer", action="store_true", help="section 6 without node_exporter (zmon only)"
     )
     ap.add_argument(
@@ -914,10 +972,18 @@ def main(argv: list[str] | None = None) -> int:
             print_sizes(coll, SCALES[-1])
         if "6" in sections:
             tail = tail_section(
-                tmp, built[SCALES[-1]], args.baseline, args.tail_seconds, not args.no_peer
+                tmp,
+                built[SCALES[-1]],
+                args.baseline,
+                args.tail_seconds,
+                not args.no_peer,
+                args.tail_passes,
             )
-            say(json.dumps({n: {**v, "runs": list(v["runs"].items())} for n, v in tail.items()}))
-            print_tail(tail)
+            raw = {
+                n: [{**v, "runs": list(v["runs"].items())} for v in vs] for n, vs in tail.items()
+            }
+            say(json.dumps(raw))
+            print_tail(tail, args.tail_seconds)
     print(
         f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "
         f"{os.getloadavg()[0]:.1f})"

@@ -158,7 +158,7 @@ def static_settings() -> list[Setting]:
                 "--demo.story", choices=("demo", "healthy", "checksum-then-replaced",
                                          "degraded-then-resilvering", "suspended",
                                          "cable-fault", "scrub-repairs-checksum-errors",
-                                         "mirror-member-offline")),
+                                         "mirror-member-offline", "never-scrubbed")),
     ]  # fmt: skip
     return s
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
 from zmon.config import Config, load
-from zmon.demo.fakebin import lookup
+from zmon.demo.fakebin import replay
 from zmon.demo.host import DemoHost
 from zmon.host.devices import DeviceMapCache
 from zmon.metrics import MetricSet
@@ -22,14 +23,16 @@ def demo_config(host: DemoHost) -> Config:
 
 
 class PhaseRunner:
-    """Answers commands from the demo's current phase in-process (what fakebin prints).
+    """Answers commands from the demo's current phase in-process, as fakebin does (replayed
+    at ``clock``'s time).
 
     Only for tests that go through many phases: it reads the same ``commands.tsv`` the demo
     programs read, without starting a process per command.
     """
 
-    def __init__(self, host: DemoHost) -> None:
+    def __init__(self, host: DemoHost, clock: Callable[[], float] = time.time) -> None:
         self.host = host
+        self.clock = clock
         self.calls: list[tuple[str, ...]] = []
 
     def binary(self, name: str) -> str:
@@ -39,11 +42,11 @@ class PhaseRunner:
         self, argv: Sequence[str], *, timeout: float | None = None, stdin: bytes | None = None
     ) -> CommandResult:
         self.calls.append(tuple(argv))
-        found = lookup(self.host.root / "current", list(argv))
-        if found is None:
+        replayed = replay(self.host.root, list(argv), self.clock())
+        if replayed is None:
             raise CommandError(f"no recording of {' '.join(argv)}")
-        path, status = found
-        return CommandResult(tuple(argv), status, path.read_bytes(), b"", 0.0)
+        data, status = replayed
+        return CommandResult(tuple(argv), status, data, b"", 0.0)
 
 
 def make_collector(

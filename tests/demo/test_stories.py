@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.demo.conftest import make_collector
+from tests.demo.conftest import PhaseRunner, make_collector
 from zmon.config import static_settings
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import STORIES
@@ -58,3 +58,22 @@ def test_the_suspended_story_suspends_tank_and_zpool_hangs(tmp_path: Path) -> No
 def test_zmon_serve_accepts_every_story() -> None:
     story = next(s for s in static_settings() if s.key == "demo.story")
     assert set(story.choices or ()) == set(STORIES)
+
+
+@pytest.mark.parametrize(("story", "days_old"), [("healthy", 0.0), ("never-scrubbed", 60.0)])
+def test_the_pools_are_as_old_as_the_story_says(
+    tmp_path: Path, story: str, days_old: float
+) -> None:
+    """The lab created its pools moments before recording them, and the demo replays them as
+    just as young; ``never-scrubbed`` is a host whose pools are 60 days older."""
+    host = DemoHost(phase_seconds=10, root=tmp_path / "host", story=story)
+    now = 1_900_000_000.0  # years after the recordings: the ages do not depend on the date
+    try:
+        pools = make_collector(host, "zpool_list", runner=PhaseRunner(host, lambda: now))
+        metrics = pools.collect()
+        for pool in ("rz", "single", "tank"):
+            created = metrics.sample_value("zmon_pool_creation_time_seconds", {"pool": pool})
+            assert created is not None
+            assert 0 <= (now - created) - days_old * 86400 < 3600, pool
+    finally:
+        host.stop()

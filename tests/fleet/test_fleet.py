@@ -74,7 +74,6 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -82,7 +81,7 @@ from typing import Any
 import pytest
 
 from alert_rules import generate
-from alert_rules.thresholds import DEFAULTS, Duration, format_seconds
+from alert_rules.thresholds import DEFAULTS
 from tests.collectors.ups.nutlab import NutLab
 from tests.fleet.stack import (
     AlertmanagerNode,
@@ -121,12 +120,6 @@ HOSTS = {  # name -> (loopback address, story, reads the shared UPS)
     "ups-b": ("127.0.0.16", "healthy", True),
 }
 UPS = "rack1"
-# The hosts replay the lab's pools, days old and mostly never scrubbed: with the scrub age
-# limit scaled (35d -> 28h) every pool would be overdue two minutes in. This test is about
-# delivery, not the scrub policy (test_incidents.py checks that): the limit stays 35d.
-THRESHOLDS = replace(
-    DEFAULTS, scrub_max_age=Duration(format_seconds(round(DEFAULTS.scrub_max_age.seconds / SCALE)))
-)
 TIME_ARTEFACTS = {"ZfsResilverStalled", "ZfsResilverSlow", "DiskLinkSpeedDegraded"}  # docstring
 
 
@@ -179,7 +172,7 @@ class Fleet:
             raise errors[0]
         self.hosts = {name: started[name] for name in HOSTS}
         rules = self.tmp / "zmon.fast.rules.yml"
-        rules.write_text(generate.render(THRESHOLDS, scale=SCALE))
+        rules.write_text(generate.render(DEFAULTS, scale=SCALE))
         targets = [h.address for h in self.hosts.values()]
         managers = [m.address for m in self.managers]
         for name in "ab":

@@ -16,8 +16,8 @@ incident's notifications to settle and asserts what reached the webhook:
   same host replays the lab's permanent errors on pool ``single`` (its state in that
   capture): the data-loss incident, one page and no re-page all night;
 - ``down``: zmon on the host killed: one page (ZmonTargetDown);
-- ``never``: a healthy host whose pools were never scrubbed: past the overdue threshold, one
-  ticket per pool;
+- ``never``: a healthy host whose pools, created 60 days ago, were never scrubbed: past the
+  overdue threshold, one ticket per pool;
 - two UPSes on one NUT server, each read by three hosts (``cable``, ``offline``, ``never``;
   not ``scrub``, whose scrub on battery is a ticket of its own), lose mains power: one page
   per UPS, naming every host that reads it, none per host.
@@ -30,9 +30,9 @@ An incident's notifications are those that announce an alert firing (``announcem
 a group's later notification that only resolves an alert whose window ended is the same
 ticket or page closing, not a new one.
 
-Time. The rules' durations are scaled by 1/30 (``for: 1m`` -> 2s), like test_fleet.py, but
-for how long a scrub's findings count (ZfsScrubFoundErrors, 7d): the recordings' scrub dates
-are the lab's, days old, and a scrub that found errors must count as recent. The Alertmanager
+Time. The rules' durations are scaled by 1/30 (``for: 1m`` -> 2s), like test_fleet.py; the
+demo replays the lab's scrubs, pools and snapshots as old as they were when it recorded them
+(``never-scrubbed`` makes its pools 60 days older). The Alertmanager
 route waits for a group's first alerts 8.5s and re-examines it every 10s (see test_fleet.py
 for why those, and not a scaled 30s/5m); an hour of repeat interval is ``HOUR`` seconds, so
 each route's ``repeat_interval`` keeps its proportion to the others and to the night (12h:
@@ -51,7 +51,6 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -59,7 +58,7 @@ from typing import Any
 import pytest
 
 from alert_rules import generate
-from alert_rules.thresholds import DEFAULTS, Duration, format_seconds
+from alert_rules.thresholds import DEFAULTS
 from tests.collectors.ups.nutlab import NutLab
 from tests.fleet.stack import (
     AlertmanagerNode,
@@ -93,19 +92,15 @@ HOSTS = {
     "scrub": ("127.0.0.22", "scrub-repairs-checksum-errors", False),
     "offline": ("127.0.0.23", "mirror-member-offline", True),
     "down": ("127.0.0.24", "healthy", False),
-    "never": ("127.0.0.25", "healthy", True),
+    "never": ("127.0.0.25", "never-scrubbed", True),
 }
 NEVER_SCRUBBED = ("rz", "single", "tank")  # the lab's pools before its first scrub
 
 
 def rules_file(tmp: Path) -> Path:
-    """The shipped rules, durations scaled, but for how long a scrub's findings count
-    (module docstring)."""
-    days = DEFAULTS.scrub_errors_max_age.seconds
-    unscaled = Duration(format_seconds(round(days / SCALE)))
+    """The shipped rules, durations scaled (module docstring)."""
     path = tmp / "zmon.fast.rules.yml"
-    thresholds = replace(DEFAULTS, scrub_errors_max_age=unscaled)
-    path.write_text(generate.render(thresholds, scale=SCALE))
+    path.write_text(generate.render(DEFAULTS, scale=SCALE))
     return path
 
 

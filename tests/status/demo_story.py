@@ -18,12 +18,10 @@ import pytest
 
 from tests.demo.conftest import PhaseRunner, make_collector
 from tests.support.waiting import poll
-from zmon.demo.fakebin import lookup, shift_times, time_anchor
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
 from zmon.host.devices import DeviceMapCache
 from zmon.registry import Board, collectors
-from zmon.runner import CommandError, CommandResult
 
 START = 1_795_997_000.0  # the demo story starts here (the lab's captures were made then)
 FOLLOWERS = ("kernel_log", "zpool_events")
@@ -36,27 +34,6 @@ class SteppedClock:
 
     def __call__(self) -> float:
         return self.t
-
-
-class ShiftingRunner(PhaseRunner):
-    """Answers as the demo's programs do: a scan in progress replayed as if recorded now."""
-
-    def __init__(self, host: DemoHost, clock: SteppedClock) -> None:
-        super().__init__(host)
-        self.clock = clock
-
-    def run(self, argv, *, timeout=None, stdin=None) -> CommandResult:  # type: ignore[no-untyped-def]
-        self.calls.append(tuple(argv))
-        current = self.host.root / "current"
-        found = lookup(current, list(argv))
-        if found is None:
-            raise CommandError(f"no recording of {' '.join(argv)}")
-        path, status = found
-        data = path.read_bytes()
-        anchor = time_anchor(current, path.name)
-        if anchor is not None:
-            data = shift_times(path.name, data, self.clock() - anchor)
-        return CommandResult(tuple(argv), status, data, b"", 0.0)
 
 
 @dataclass
@@ -77,7 +54,7 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
     monkeypatch.setattr(time, "time", clock)  # collectors stamp and estimate with time.time()
     host = DemoHost(phase_seconds=60, root=tmp_path / "host", clock=clock)
     host.upsd.start()
-    runner = ShiftingRunner(host, clock)
+    runner = PhaseRunner(host, clock)
     board, devices = Board(), DeviceMapCache(host.paths)
     made = {}
     try:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from zmon.config import Config
 from zmon.demo.disks import BlockTree
+from zmon.demo.fakebin import POOL_AGE_FILE
 from zmon.demo.fakehost import FakeHost
 from zmon.demo.kernlog import syslog_lines
 from zmon.demo.module import write_module_tree
@@ -267,6 +268,11 @@ class DemoHost:
         _symlink(str(scen), self.root / "current")
         self._copy_kstats(recorded_scenario(scen))
         self._suspend(phase.stuck_pool, self._clock() if now is None else now)
+        age = self.root / POOL_AGE_FILE
+        if phase.pool_age_days:
+            age.write_text(f"{phase.pool_age_days * 86400:.0f}\n")
+        else:
+            age.unlink(missing_ok=True)
         self._append_events(recorded_scenario(scen) / "events-new.txt")
         self._append_kernel_log(scen / "kernel-new.txt", self.now() if now is None else now)
         self._phase_index = index

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zmon.demo.fakebin import SNAPSHOT_TIMES
+from zmon.demo.fakebin import PHASE_ANCHOR, SNAPSHOT_TIMES
 from zmon.demo.kernlog import SataDisk, cable_lines, last_time, media_lines, new_lines
 from zmon.demo.smartdata import SharedWriter, smart_recordings
 from zmon.demo.timeline import CABLE_FAULT_SERIAL, MEDIA_FAULT_SERIAL, PHASES, Phase
@@ -110,18 +110,19 @@ def _zfs_properties(text: str) -> dict[str, dict[str, str]]:
     return props
 
 
-def snapshot_anchor(scen: Path) -> list[str]:
-    """The ``time-anchors.tsv`` row of the snapshot listing: when the phase was recorded.
+def phase_anchor(scen: Path) -> list[str]:
+    """The phase's ``time-anchors.tsv`` row: when its outputs were recorded.
 
     The lab logged no wall time per command; its newest ZFS event (``zpool events -v``
     ``time``), from the phase's last steps just before its outputs were captured, stands for
-    it. Replayed with this anchor, each snapshot is as old as it was on the lab host.
+    it. Replayed with this anchor, each scrub, pool and snapshot is as old as it was on the
+    lab host.
     """
     events = scen / "zpool-events-v.txt"
     if not events.exists():
         return []
     times = [int(m, 16) for m in _EVENT_TIME.findall(events.read_text(errors="replace"))]
-    return [f"{SNAPSHOT_TIMES}\t{max(times)}"] if times else []
+    return [f"{PHASE_ANCHOR}\t{max(times)}"] if times else []
 
 
 def time_anchors(dest: Path) -> list[str]:
@@ -349,9 +350,7 @@ def refresh(captures: Path, outdir: Path = DATA) -> None:
                 shutil.copyfile(scen / file, dest / file)
                 rows.append(line)
         rows += derived_recordings(dest)
-        anchors = time_anchors(dest)
-        if (dest / SNAPSHOT_TIMES).exists():
-            anchors += snapshot_anchor(scen)
+        anchors = time_anchors(dest) + phase_anchor(scen)
         if anchors:
             (dest / "time-anchors.tsv").write_text("\n".join(anchors) + "\n")
         earlier = [scen_root / p.scenario for p in PHASES[:index]]

@@ -40,6 +40,8 @@ class Phase:
     5 (raw values); the kernel log gets a failed read for each 8 sectors newly pending.
     ``length`` is the phase's duration in units of ``--demo.phase-seconds``: an incident lasts
     long enough for its alerts (``for: 1m`` and more) to fire at the default 60 s.
+    ``pool_age_days`` makes the pools (and their datasets) that much older than the lab's,
+    which were created moments before it recorded: a host that has run for a while.
     """
 
     name: str
@@ -56,6 +58,7 @@ class Phase:
     length: int = 1
     alerts: tuple[str, ...] = ()  # what the shipped rules fire in this phase (README lists it)
     stuck_pool: str = ""  # a pool ZFS suspended: kstat state SUSPENDED, zpool hangs
+    pool_age_days: float = 0.0
 
 
 # The scrub phase replays 04b, the lab's second scrub of tank, captured after 04's scrub had
@@ -189,6 +192,17 @@ STORIES: dict[str, tuple[Phase, ...]] = {
             alerts=("ZfsVdevChecksumErrors", "ZfsErrorEvents", "ZfsScrubFoundErrors"),
         ),
     ),
+    # The lab's pools, never scrubbed, on a host that has run for 60 days: past the overdue
+    # limit (35 days by default).
+    "never-scrubbed": (
+        _phase(
+            "healthy",
+            name="never-scrubbed",
+            pool_age_days=60.0,
+            length=2,
+            alerts=("ZfsScrubOverdue",),
+        ),
+    ),  # fmt: skip
     "mirror-member-offline": (
         _HEALTHY,
         _phase(
