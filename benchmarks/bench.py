@@ -16,8 +16,9 @@ On the synthetic host of ``benchmarks/bighost.py`` it measures, and prints side 
    per fault, no ``else`` chain): lines/s, peak RSS, and zmon's ratio to each;
 5. the exposition size of each collector on the 1,000-vdev host;
 6. the scrape tail side by side: ``zmon serve`` (and, with ``--baseline DIR``, another
-   checkout's) against node_exporter reading the same procfs and sysfs, p99 at 1, 10, 50 and
-   200 clients (gzip, as Prometheus asks), with the serving process's RSS, and the ratios.
+   checkout's, serving at the same time and scraped in turns) against node_exporter reading
+   the same procfs and sysfs, p99 at 1, 10, 50 and 200 clients (gzip, as Prometheus asks),
+   with the serving process's RSS, and the ratios.
 
 The peers' and zmon's figures come from the same run on the same files. Run with
 ``--quick`` for a shorter pass while developing (smaller log, one-minute daemon).
@@ -408,9 +409,12 @@ def print_daemon(r: dict[str, Any]) -> None:
 # ---- 6: the scrape tail against node_exporter and a baseline checkout
 
 TAIL_CLIENTS = (1, 10, 50, 200)
-TAIL_SECONDS = 30.0  # per client count: every big collector (15 s intervals) runs twice meanwhile
-# one 30 s window's p99 depends on which collections fall in it; the median of passes does not
-TAIL_PASSES = 5
+TAIL_SECONDS = 10.0  # per window; each client count gets ``TAIL_ROUNDS`` windows per server
+# The servers run at once, each collecting on its own schedule, and take turns being scraped:
+# round after round in alternating order, so drifting load and background collection fall on
+# both alike. One window's p99 depends on which collections fall in it; the median of the
+# rounds' does not.
+TAIL_ROUNDS = 6
 
 
 def children_rss_mb(pid: int) -> float:
@@ -441,10 +445,6 @@ def _wait_metrics(
     raise RuntimeError(f"{needle!r} never appeared on port {port}")
 
 
-def _tail_runs(port: int, seconds: float) -> dict[int, dict[str, float]]:
-    return {clients: scrape(port, clients, seconds, True) for clients in TAIL_CLIENTS}
-
-
 def config_in_terms_of(checkout: Path, toml: str, tmp: Path) -> str:
     """``toml`` with the keys that ``checkout``'s ``zmon check-config`` calls unknown taken out,
     so that an older checkout starts on the same host (it then runs without those options)."""
@@ -461,59 +461,63 @@ def config_in_terms_of(checkout: Path, toml: str, tmp: Path) -> str:
             return toml
         section, _, key = unknown.group(1).rpartition(".")
         say(f"tail: {checkout} does not know [{section}] {key}; left out of its configuration")
-        toml = (
-            "\n".join(
-                line for line in toml.splitlines() if not re.match(rf"{re.escape(key)}\s*=", line)
-            )
-            + "\n"
-        )
+        keep = (line for line in toml.splitlines() if not re.match(rf"{re.escape(key)}\s*=", line))
+        toml = "\n".join(keep) + "\n"
     return toml
 
 
-def _measure_tail(
-    proc: subprocess.Popen[bytes], port: int, ready: bytes, seconds: float, worker: bool
-) -> dict[str, Any]:
-    """Once ``ready`` is served on ``port``: the tail at each client count and the RSS of
-    ``proc`` (and, for zmon, of its collection worker); ``proc`` is stopped afterwards."""
-    try:
-        _wait_metrics(proc, port, ready)
+class Served:
+    """One server under test: its process, port and results."""
+
+    def __init__(self, name: str, proc: subprocess.Popen[bytes], port: int, ready: bytes) -> None:
+        self.name, self.proc, self.port, self.ready = name, proc, port, ready
+        self.runs: dict[int, list[dict[str, float]]] = {c: [] for c in TAIL_CLIENTS}
+        self.loads: list[float] = []
+
+    def measure(self, clients: int, seconds: float) -> None:
         load0 = os.getloadavg()[0]
-        runs = _tail_runs(port, seconds)
+        self.runs[clients].append(scrape(self.port, clients, seconds, True))
+        self.loads.append((load0 + os.getloadavg()[0]) / 2)
+
+    def result(self, worker: bool) -> dict[str, Any]:
         return {
-            "runs": runs,
-            "rss_mb": proc_status(proc.pid)["VmRSS"] / 1024,
-            "worker_rss_mb": children_rss_mb(proc.pid) if worker else 0.0,
-            "load": (load0 + os.getloadavg()[0]) / 2,
+            "runs": self.runs,
+            "rss_mb": proc_status(self.proc.pid)["VmRSS"] / 1024,
+            "worker_rss_mb": children_rss_mb(self.proc.pid) if worker else 0.0,
+            "load": statistics.median(self.loads),
         }
-    finally:
+
+    def stop(self) -> None:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 15)
+            os.killpg(self.proc.pid, 15)
         try:
-            proc.wait(30)
+            self.proc.wait(30)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            proc.wait()
+            os.killpg(self.proc.pid, 9)
+            self.proc.wait()
 
 
-def tail_of_zmon(tmp: Path, host: BigHost, checkout: Path, seconds: float) -> dict[str, Any]:
-    """``zmon serve`` from ``checkout`` on ``host``, once every collector has run: the scrape
-    tail at each client count, and the serving process's (and its worker's) RSS."""
-    shutil.rmtree(host.paths.state_dir, ignore_errors=True)
+def serve_zmon(tmp: Path, host: BigHost, name: str, checkout: Path) -> Served:
+    """``zmon serve`` from ``checkout`` on ``host``, with a state directory of its own."""
     port = free_port()
-    config = tmp / "tail.toml"
-    config.write_text(config_in_terms_of(checkout, host.config_toml(f"127.0.0.1:{port}"), tmp))
+    state = tmp / f"state-{name}"
+    shutil.rmtree(state, ignore_errors=True)
+    toml = host.config_toml(f"127.0.0.1:{port}", state_dir=state)
+    config = tmp / f"tail-{name}.toml"
+    config.write_text(config_in_terms_of(checkout, toml, tmp))
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    with (tmp / "tail.log").open("wb") as log:
+    with (tmp / f"tail-{name}.log").open("wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "zmon.cli", "serve", "--config", str(config), "--log.level",
              "warning"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=checkout, env=env,
         )  # fmt: skip
-        ready = b'zmon_collector_runs_total{collector="datasets",result="success"}'
-        return _measure_tail(proc, port, ready, seconds, worker=True)
+    return Served(
+        name, proc, port, b'zmon_collector_runs_total{collector="datasets",result="success"}'
+    )
 
 
-def tail_of_node_exporter(host: BigHost, seconds: float) -> dict[str, Any] | None:
+def serve_node_exporter(host: BigHost) -> Served | None:
     exe = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
     if exe is None:
         return None
@@ -523,7 +527,19 @@ def tail_of_node_exporter(host: BigHost, seconds: float) -> dict[str, Any] | Non
          f"--path.rootfs={host.paths.rootfs}", f"--web.listen-address=127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
-    return _measure_tail(proc, port, b"node_", seconds, worker=False)
+    return Served("node_exporter", proc, port, b"node_")
+
+
+def take_turns(servers: list[Served], seconds: float, rounds: int) -> None:
+    """Each client count, ``rounds`` times over, every server one window in turn (the order
+    turned round each round)."""
+    for server in servers:
+        _wait_metrics(server.proc, server.port, server.ready)
+    for clients in TAIL_CLIENTS:
+        for n in range(rounds):
+            for server in servers if n % 2 == 0 else servers[::-1]:
+                say(f"tail: {server.name}, {clients} clients, round {n + 1} of {rounds}")
+                server.measure(clients, seconds)
 
 
 def tail_section(
@@ -532,29 +548,27 @@ def tail_section(
     baseline: Path | None,
     seconds: float,
     peer: bool = True,
-    passes: int = 1,
-) -> dict[str, list[dict[str, Any]]]:
-    """The servers one after the other on the same host, ``passes`` times: this checkout and
-    the baseline in alternating order (the baseline first in the first pass;
-    ``ZMON_BENCH_ORDER=zmon-first`` turns that round), then node_exporter once."""
-    out: dict[str, list[dict[str, Any]]] = {"zmon": []}
-    if baseline is not None:
-        out["baseline"] = []
-    zmon_first = os.environ.get("ZMON_BENCH_ORDER") == "zmon-first"
-    for n in range(passes):
-        order = ["zmon", "baseline"] if zmon_first == (n % 2 == 0) else ["baseline", "zmon"]
-        for name in order:
-            if name == "baseline" and baseline is not None:
-                say(f"tail, pass {n + 1} of {passes}: zmon from {baseline}")
-                out["baseline"].append(tail_of_zmon(tmp, host, baseline, seconds))
-            elif name == "zmon":
-                say(f"tail, pass {n + 1} of {passes}: zmon from this checkout")
-                out["zmon"].append(tail_of_zmon(tmp, host, REPO, seconds))
-    if peer:
-        say("tail: node_exporter")
-        node = tail_of_node_exporter(host, seconds)
-        if node is not None:
-            out["node_exporter"] = [node]
+    rounds: int = TAIL_ROUNDS,
+) -> dict[str, dict[str, Any]]:
+    """zmon from this checkout and the ``baseline`` checkout, serving at once and scraped in
+    turns (``take_turns``), then node_exporter alone (one round: it takes seconds a scrape)."""
+    servers = [serve_zmon(tmp, host, "zmon", REPO)]
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        if baseline is not None:
+            servers.append(serve_zmon(tmp, host, "baseline", baseline))
+        take_turns(servers, seconds, rounds)
+        out = {s.name: s.result(worker=True) for s in servers}
+    finally:
+        for server in servers:
+            server.stop()
+    node = serve_node_exporter(host) if peer else None
+    if node is not None:
+        try:
+            take_turns([node], seconds, 1)
+            out["node_exporter"] = node.result(worker=False)
+        finally:
+            node.stop()
     return out
 
 
@@ -570,45 +584,38 @@ def _spread(values: list[float], scale: float = 1.0) -> str:
     return f"{mid} ({scale * min(values):.1f}-{scale * max(values):.1f})"
 
 
-def print_tail(r: dict[str, list[dict[str, Any]]], seconds: float) -> None:
-    """The p99 of each server at each client count: the median over the passes (their range
+def print_tail(r: dict[str, dict[str, Any]], seconds: float) -> None:
+    """The p99 of each server at each client count: the median over the rounds (their range
     in brackets), and the ratios of the medians."""
-    passes = max(len(v) for v in r.values())
-    print(f"\n## 6. Scrape tail side by side (gzip), p99 ms, median of {passes} passes\n")
+    rounds = max(len(v["runs"][TAIL_CLIENTS[0]]) for v in r.values())
+    print(f"\n## 6. Scrape tail side by side (gzip), p99 ms, median of {rounds} rounds\n")
     names = list(r)
     ratios = [(a, b) for a, b in (("zmon", "baseline"), ("zmon", "node_exporter")) if b in r]
 
-    def med(name: str, key: str, clients: int | None = None) -> float:
-        """The median of ``key`` (of the run at ``clients``, if given) over the passes."""
-        return float(
-            statistics.median((one["runs"][clients] if clients else one)[key] for one in r[name])
-        )
+    def p99(name: str, clients: int) -> float:
+        return float(statistics.median(run["p99"] for run in r[name]["runs"][clients]))
 
     head = " | ".join(names) + "".join(f" | {a} / {b}" for a, b in ratios)
     print(f"| clients | {head} |")
     print("|---:|" + "---:|" * (len(names) + len(ratios)))
     for clients in TAIL_CLIENTS:
-        cells = " | ".join(
-            _spread([one["runs"][clients]["p99"] for one in r[n]], 1000) for n in names
-        )
-        for a, b in ratios:
-            cells += f" | {_ratio(med(a, 'p99', clients), med(b, 'p99', clients))}"
+        cells = " | ".join(_spread([x["p99"] for x in r[n]["runs"][clients]], 1000) for n in names)
+        cells += "".join(f" | {_ratio(p99(a, clients), p99(b, clients))}" for a, b in ratios)
         print(f"| {clients} | {cells} |")
     blank = " |" * len(ratios)
-    rss = " | ".join(_spread([one["rss_mb"] for one in r[n]]) for n in names)
-    for a, b in ratios:
-        rss += f" | {_ratio(med(a, 'rss_mb'), med(b, 'rss_mb'))}"
+    rss = " | ".join(f"{r[n]['rss_mb']:.1f}" for n in names)
+    rss += "".join(f" | {_ratio(r[a]['rss_mb'], r[b]['rss_mb'])}" for a, b in ratios)
     print(f"| RSS MB, serving process | {rss} |")
-    worker = " | ".join(_spread([one["worker_rss_mb"] for one in r[n]]) for n in names)
+    worker = " | ".join(f"{r[n]['worker_rss_mb']:.1f}" for n in names)
     print(f"| RSS MB, collection worker | {worker} |{blank}")
-    load = " | ".join(_spread([one["load"] for one in r[n]]) for n in names)
-    print(f"| load average during | {load} |{blank}")
+    load = " | ".join(f"{r[n]['load']:.1f}" for n in names)
+    print(f"| load average during (median) | {load} |{blank}")
     print("\n| clients | " + " | ".join(f"{n} p50 / max ms, req/s, errors" for n in names) + " |")
     print("|---:|" + "---|" * len(names))
     for clients in TAIL_CLIENTS:
         row = []
         for n in names:
-            runs = [one["runs"][clients] for one in r[n]]
+            runs = r[n]["runs"][clients]
             row.append(
                 f"{1000 * statistics.median(x['p50'] for x in runs):.1f} / "
                 f"{1000 * max(x['max'] for x in runs):.1f}, "
@@ -617,10 +624,10 @@ def print_tail(r: dict[str, list[dict[str, Any]]], seconds: float) -> None:
             )
         print(f"| {clients} | " + " | ".join(row) + " |")
     print(
-        f"\n(wrk, {seconds:g} s per client count, keep-alive connections, each sending its "
-        f"next request when the last answer arrived; one server at a time on the same host, "
-        f"each after its first runs; p50 and req/s: medians over the passes, max: the "
-        f"largest; errors: non-2xx answers and timeouts, summed)"
+        f"\n(wrk, {seconds:g} s windows, keep-alive connections, each sending its next request "
+        f"when the last answer arrived; the zmon servers run at once and take turns; p50 and "
+        f"req/s: medians over the rounds, max: the largest; errors: non-2xx answers and "
+        f"timeouts, summed)"
     )
 
 
@@ -890,10 +897,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--tail-seconds", type=float, default=TAIL_SECONDS)
     ap.add_argument(
-        "--tail-passes",
+        "--tail-rounds",
         type=int,
-        default=TAIL_PASSES,
-        help="section 6: passes, alternating this checkout and the baseline (medians shown)",
+        default=TAIL_ROUNDS,
+        help="section 6: windows per server and client count, taken in turns (medians shown)",
     )
     ap.add_argument(
         "--no-peer", action="store_true", help="section 6 without node_exporter (zmon only)"
@@ -977,12 +984,9 @@ def main(argv: list[str] | None = None) -> int:
                 args.baseline,
                 args.tail_seconds,
                 not args.no_peer,
-                args.tail_passes,
+                args.tail_rounds,
             )
-            raw = {
-                n: [{**v, "runs": list(v["runs"].items())} for v in vs] for n, vs in tail.items()
-            }
-            say(json.dumps(raw))
+            say(json.dumps({n: {**v, "runs": list(v["runs"].items())} for n, v in tail.items()}))
             print_tail(tail, args.tail_seconds)
     print(
         f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "

@@ -335,11 +335,13 @@ class BigHost(FakeHost):
         """``cfg`` pointed at this host: paths, programs, the kernel log file."""
         return self.point(cfg, {"kernel_log": {"source": "file", "files": ["/" + KERN_LOG]}})
 
-    def config_toml(self, listen: str = "127.0.0.1:0") -> str:
-        """A ``zmon serve`` configuration for this host: default intervals and options."""
+    def config_toml(self, listen: str = "127.0.0.1:0", state_dir: Path | None = None) -> str:
+        """A ``zmon serve`` configuration for this host: default intervals and options (and
+        a state directory of its own, for several servers on one host)."""
         lines = ["[web]", f'listen_address = "{listen}"', "[paths]"]
-        for key in ("procfs", "sysfs", "rootfs", "state_dir"):
+        for key in ("procfs", "sysfs", "rootfs"):
             lines.append(f'{key} = "{getattr(self.paths, key)}"')
+        lines.append(f'state_dir = "{state_dir or self.paths.state_dir}"')
         lines.append("[binaries]")
         lines += [f'{b} = "{self.program(b)}"' for b in programs()]
         lines += ["[collectors.kernel_log]", 'source = "file"', f'files = ["/{KERN_LOG}"]']
