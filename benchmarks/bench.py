@@ -584,6 +584,28 @@ def _spread(values: list[float], scale: float = 1.0) -> str:
     return f"{mid} ({scale * min(values):.1f}-{scale * max(values):.1f})"
 
 
+def print_paired(
+    zmon: dict[int, list[dict[str, float]]], baseline: dict[int, list[dict[str, float]]]
+) -> None:
+    """Round by round, zmon's figure over the baseline's in the same round: the geometric
+    mean of those ratios, and in how many rounds zmon's p99 was the lower. Rounds pair the
+    windows measured minutes apart, under the same load."""
+    print("\n| clients | zmon / baseline, p99 | p50 | req/s | rounds with zmon's p99 lower |")
+    print("|---:|---:|---:|---:|---:|")
+    lower = total = 0
+    for clients in TAIL_CLIENTS:
+        pairs = list(zip(zmon[clients], baseline[clients], strict=True))
+        cells = []
+        for key in ("p99", "p50", "rps"):
+            ratios = [a[key] / b[key] for a, b in pairs if a[key] > 0 and b[key] > 0]
+            cells.append(f"{statistics.geometric_mean(ratios):.2f}" if ratios else "-")
+        won = sum(a["p99"] < b["p99"] for a, b in pairs)
+        lower, total = lower + won, total + len(pairs)
+        print(f"| {clients} | " + " | ".join(cells) + f" | {won} of {len(pairs)} |")
+    print(f"| all | | | | {lower} of {total} |")
+    print("\n(the geometric mean, over the rounds, of zmon's figure divided by the baseline's in the same round)")
+
+
 def print_tail(r: dict[str, dict[str, Any]], seconds: float) -> None:
     """The p99 of each server at each client count: the median over the rounds (their range
     in brackets), and the ratios of the medians."""
@@ -610,6 +632,8 @@ def print_tail(r: dict[str, dict[str, Any]], seconds: float) -> None:
     print(f"| RSS MB, collection worker | {worker} |{blank}")
     load = " | ".join(f"{r[n]['load']:.1f}" for n in names)
     print(f"| load average during (median) | {load} |{blank}")
+    if "baseline" in r:
+        print_paired(r["zmon"]["runs"], r["baseline"]["runs"])
     print("\n| clients | " + " | ".join(f"{n} p50 / max ms, req/s, errors" for n in names) + " |")
     print("|---:|" + "---|" * len(names))
     for clients in TAIL_CLIENTS:
