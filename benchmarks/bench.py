@@ -603,7 +603,7 @@ def print_paired(
         lower, total = lower + won, total + len(pairs)
         print(f"| {clients} | " + " | ".join(cells) + f" | {won} of {len(pairs)} |")
     print(f"| all | | | | {lower} of {total} |")
-    print("\n(the geometric mean, over the rounds, of zmon's figure divided by the baseline's in the same round)")
+    print("\n(geometric means over the rounds of zmon's figure / the baseline's in the same round)")
 
 
 def print_tail(r: dict[str, dict[str, Any]], seconds: float) -> None:
