@@ -22,6 +22,7 @@ from alert_rules.building import (
     Group,
     Record,
     events_per_vdev,
+    fill_alert,
     hysteresis,
     paren,
     per_vdev,
@@ -538,26 +539,31 @@ def capacity_alerts(t: Thresholds) -> Group:
         "zmon-capacity",
         [
             *CAPACITY_RECORDS,
-            Alert(
+            fill_alert(
                 "ZfsPoolCapacityWarning",
                 hysteresis(
                     cap, "ZfsPoolCapacityWarning", t.capacity_warning_on, t.capacity_warning_off
                 ),
                 "A ZFS pool is filling up.",
-                f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (warns above "
-                f"{t.capacity_warning_on:.0%}, clears below {t.capacity_warning_off:.0%}).",
-                str(t.capacity_for),
+                subject=f"ZFS {POOL} is",
+                filled="full",
+                bounds=f"warns above {t.capacity_warning_on:.0%}, "
+                f"clears below {t.capacity_warning_off:.0%}",
+                consequence=".",
+                for_=t.capacity_for,
             ),
-            Alert(
+            fill_alert(
                 "ZfsPoolCapacityCritical",
                 hysteresis(
                     cap, "ZfsPoolCapacityCritical", t.capacity_critical_on, t.capacity_critical_off
                 ),
                 "A ZFS pool is nearly full.",
-                f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (above "
-                f"{t.capacity_critical_on:.0%}, clears below {t.capacity_critical_off:.0%}); "
-                "writes slow down sharply and will fail when it is full.",
-                str(t.capacity_for),
+                subject=f"ZFS {POOL} is",
+                filled="full",
+                bounds=f"above {t.capacity_critical_on:.0%}, "
+                f"clears below {t.capacity_critical_off:.0%}",
+                consequence="; writes slow down sharply and will fail when it is full.",
+                for_=t.capacity_for,
             ),
             Alert(
                 "ZfsPoolFragmentationHigh",
