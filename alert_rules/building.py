@@ -146,6 +146,29 @@ def hysteresis(metric: str, name: str, on: float, off: float) -> str:
     """)
 
 
+def fill_alert(
+    name: str,
+    expr: str,
+    summary: str,
+    *,
+    subject: str,
+    filled: str,
+    bounds: str,
+    consequence: str,
+    for_: object,
+) -> Alert:
+    """An alert on how full a pool or a dataset's quota is, where ``expr`` yields the ratio
+    used. Its description reads "{subject} <ratio> {filled} ({bounds}){consequence}", for
+    example "ZFS pool p on h is 91% full (above 90%, clears below 85%); writes slow down…"."""
+    return Alert(
+        name,
+        expr,
+        summary,
+        f"{subject} {{{{ $value | humanizePercentage }}}} {filled} ({bounds}){consequence}",
+        str(for_),
+    )
+
+
 POOL = "pool {{ $labels.pool }} on {{ $labels.instance }}"
 # The disk behind a vdev, looked up when the alert is evaluated (an annotation, not a label: it
 # changes when the disk is replaced, and the alert must not).

@@ -8,7 +8,7 @@ has a snapshot, so datasets without either never fire.
 
 from __future__ import annotations
 
-from alert_rules.building import Alert, Group, x
+from alert_rules.building import Alert, Group, fill_alert, x
 from alert_rules.thresholds import Thresholds
 
 DATASET = "dataset {{ $labels.dataset }} on {{ $labels.instance }}"
@@ -24,38 +24,49 @@ def _limit(metric: str) -> str:
     )
 
 
-def dataset_alerts(t: Thresholds) -> Group:
+def _quota_alert(
+    t: Thresholds, name: str, limit: str, *, used: str, verb: str, consequence: str
+) -> Alert:
+    """Fires when a dataset's ``used`` bytes pass its ``limit`` (quota or refquota), where
+    one is set."""
+    metric = f"zmon_dataset_{limit}_bytes"
     full = t.dataset_quota_full
+    return fill_alert(
+        name,
+        x(f"""
+            {BY_DATASET} (
+              {used} / ({metric} > 0)
+            ) > {full}
+        """),
+        f"A ZFS dataset is nearly at its {limit}.",
+        subject=f"ZFS {DATASET} (pool {{{{ $labels.pool }}}}) {verb}",
+        filled=f"of its {limit} of {_limit(metric)}",
+        bounds=f"warns above {full:.0%}",
+        consequence=consequence,
+        for_=t.dataset_quota_for,
+    )
+
+
+def dataset_alerts(t: Thresholds) -> Group:
     return Group(
         "zmon-datasets",
         [
-            Alert(
+            _quota_alert(
+                t,
                 "ZfsDatasetQuotaNearlyFull",
-                x(f"""
-            {BY_DATASET} (
-              zmon_dataset_used_bytes / (zmon_dataset_quota_bytes > 0)
-            ) > {full}
-        """),
-                "A ZFS dataset is nearly at its quota.",
-                f"ZFS {DATASET} (pool {{{{ $labels.pool }}}}) uses {{{{ $value | "
-                f"humanizePercentage }}}} of its quota of {_limit('zmon_dataset_quota_bytes')} "
-                f"(warns above {full:.0%}). The quota counts its children and snapshots; at "
-                "the quota, writes to it and below it fail (EDQUOT).",
-                str(t.dataset_quota_for),
+                "quota",
+                used="zmon_dataset_used_bytes",
+                verb="uses",
+                consequence=". The quota counts its children and snapshots; at the quota, "
+                "writes to it and below it fail (EDQUOT).",
             ),
-            Alert(
+            _quota_alert(
+                t,
                 "ZfsDatasetRefquotaNearlyFull",
-                x(f"""
-            {BY_DATASET} (
-              zmon_dataset_referenced_bytes / (zmon_dataset_refquota_bytes > 0)
-            ) > {full}
-        """),
-                "A ZFS dataset is nearly at its refquota.",
-                f"ZFS {DATASET} (pool {{{{ $labels.pool }}}}) references {{{{ $value | "
-                f"humanizePercentage }}}} of its refquota of "
-                f"{_limit('zmon_dataset_refquota_bytes')} (warns above {full:.0%}); at the "
-                "refquota, writes to it fail (EDQUOT).",
-                str(t.dataset_quota_for),
+                "refquota",
+                used="zmon_dataset_referenced_bytes",
+                verb="references",
+                consequence="; at the refquota, writes to it fail (EDQUOT).",
             ),
             Alert(
                 "ZfsDatasetSnapshotOverdue",

@@ -22,6 +22,7 @@ from alert_rules.building import (
     Group,
     Record,
     events_per_vdev,
+    fill_alert,
     hysteresis,
     paren,
     per_vdev,
@@ -533,31 +534,38 @@ def scan_alerts(t: Thresholds) -> Group:
 
 
 def capacity_alerts(t: Thresholds) -> Group:
-    cap = "zmon:pool_capacity:ratio"
+    def level(name: str, on: float, off: float, summary: str, above: str, rest: str) -> Alert:
+        """Fires above ``on``, clears below ``off`` (hysteresis)."""
+        return fill_alert(
+            name,
+            hysteresis("zmon:pool_capacity:ratio", name, on, off),
+            summary,
+            subject=f"ZFS {POOL} is",
+            filled="full",
+            bounds=f"{above} {on:.0%}, clears below {off:.0%}",
+            consequence=rest,
+            for_=t.capacity_for,
+        )
+
     return Group(
         "zmon-capacity",
         [
             *CAPACITY_RECORDS,
-            Alert(
+            level(
                 "ZfsPoolCapacityWarning",
-                hysteresis(
-                    cap, "ZfsPoolCapacityWarning", t.capacity_warning_on, t.capacity_warning_off
-                ),
+                t.capacity_warning_on,
+                t.capacity_warning_off,
                 "A ZFS pool is filling up.",
-                f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (warns above "
-                f"{t.capacity_warning_on:.0%}, clears below {t.capacity_warning_off:.0%}).",
-                str(t.capacity_for),
+                "warns above",
+                ".",
             ),
-            Alert(
+            level(
                 "ZfsPoolCapacityCritical",
-                hysteresis(
-                    cap, "ZfsPoolCapacityCritical", t.capacity_critical_on, t.capacity_critical_off
-                ),
+                t.capacity_critical_on,
+                t.capacity_critical_off,
                 "A ZFS pool is nearly full.",
-                f"ZFS {POOL} is {{{{ $value | humanizePercentage }}}} full (above "
-                f"{t.capacity_critical_on:.0%}, clears below {t.capacity_critical_off:.0%}); "
-                "writes slow down sharply and will fail when it is full.",
-                str(t.capacity_for),
+                "above",
+                "; writes slow down sharply and will fail when it is full.",
             ),
             Alert(
                 "ZfsPoolFragmentationHigh",

@@ -83,7 +83,7 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), http="h11", loop="asyn
 """,
     "uvicorn httptools (zmon's HTTPFrontend)": """
 import sys, time, gzip
-from zmon.scheduler import Snapshot, Exposition
+from zmon.snapshot import Exposition, Snapshot
 from zmon.server import HTTPFrontend, make_app
 body = open(sys.argv[1], "rb").read()
 snap = Snapshot()

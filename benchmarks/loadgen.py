@@ -1,5 +1,4 @@
-"""Shared by the HTTP benchmarks: wrk runs, the idle-connection probe, RSS, free ports, and
-``zmon serve`` on the big host (``big_host_daemon``).
+"""Shared by the HTTP benchmarks: wrk runs, the idle-connection probe and RSS.
 
 wrk (Debian package ``wrk``) is the load generator: N keep-alive connections over T threads,
 each sending its next request as soon as the previous answer arrives (closed loop), so the
@@ -8,23 +7,16 @@ latency at high N shows how the server queues. ``--timeout 10s`` is what counts 
 
 from __future__ import annotations
 
-import contextlib
 import http.client
-import os
 import re
 import shutil
-import signal
 import socket
 import ssl
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-
-from tests.support.ports import free_port
 
 _UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 
@@ -50,40 +42,6 @@ def wait_port(port: int, timeout: float = 20.0) -> None:
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"nothing listens on port {port}")
-
-
-@contextlib.contextmanager
-def big_host_daemon(tmp: Path, launcher: Sequence[str], flags: Sequence[str] = ()) -> Iterator[int]:
-    """``zmon serve`` on the 1,000-vdev host (``bighost.py``), built in ``tmp``; yields its port
-    once it listens, and stops its whole session on the way out.
-
-    ``launcher`` is what runs zmon's command line, put after it: ``python -c CODE ARGS`` whose
-    code wraps ``zmon.cli.main`` (a recorder, a burner thread). The daemon's errors go to
-    ``tmp/daemon.log``, whose end is the exit message when it does not start."""
-    from benchmarks.bighost import build_host
-
-    host = build_host(tmp / "host", 1000)
-    port = free_port()
-    config = tmp / "zmon.toml"
-    config.write_text(host.config_toml(f"127.0.0.1:{port}"))
-    log = tmp / "daemon.log"
-    with log.open("wb") as errors:
-        daemon = subprocess.Popen(
-            [*launcher, "serve", "--config", str(config), "--log.level", "warning", *flags],
-            cwd=Path(__file__).resolve().parents[1],
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-        )
-    try:
-        try:
-            wait_port(port)
-        except RuntimeError:
-            sys.exit(log.read_text()[-3000:])
-        yield port
-    finally:
-        os.killpg(daemon.pid, signal.SIGTERM)
-        daemon.wait(10)
 
 
 def _ms(text: str) -> float:

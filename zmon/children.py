@@ -144,7 +144,7 @@ def _wait_exit(pid: int, deadline: float) -> None:
     try:
         fd = os.pidfd_open(pid)
     except (AttributeError, OSError):
-        while time.monotonic() < deadline and _running(pid):
+        while time.monotonic() < deadline and running(pid):
             time.sleep(0.001)
         return
     try:
@@ -153,13 +153,16 @@ def _wait_exit(pid: int, deadline: float) -> None:
         os.close(fd)
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
+    """Whether ``pid`` still runs: it exists and is not a zombie (exited, waiting for its
+    parent to reap it) nor dead. The state follows the last ")" of /proc/PID/stat, since the
+    command name before it may itself hold ")" or spaces."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat = fh.read()
     except OSError:
         return False
-    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
+    return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
 
 
 def _stray_children() -> Iterator[int]:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from zmon.children import running
 from zmon.runner import CommandError, CommandRunner, CommandTimeout, run_deadline
 
 
@@ -17,19 +17,6 @@ def _script(tmp_path: Path, name: str, body: str) -> str:
     path.write_text(f"#!{sys.executable}\n{body}\n")
     path.chmod(0o755)
     return str(path)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is not running; it only waits to be reaped by its parent.
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_runs_argv_and_captures_output(tmp_path: Path) -> None:
@@ -74,9 +61,9 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
         result.check()
     grandchild = int(pidfile.read_text())
     deadline = time.monotonic() + 3
-    while _alive(grandchild) and time.monotonic() < deadline:
+    while running(grandchild) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(grandchild), "the hung command's child survived the timeout"
+    assert not running(grandchild), "the hung command's child survived the timeout"
 
 
 def test_run_deadline_caps_the_timeout(tmp_path: Path) -> None:

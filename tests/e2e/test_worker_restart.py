@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from tests.support.waiting import poll as _poll
+from zmon.children import running
 from zmon.config import load
 from zmon.daemon import Daemon
 from zmon.registry import collectors
@@ -50,15 +51,6 @@ def _fake_sysctl(tmp_path: Path) -> tuple[Path, Path, Path]:
     )
     prog.chmod(0o755)
     return prog, hold, pids
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
 
 
 def _sample(text: str, name: str) -> float | None:
@@ -125,7 +117,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_last_data_served_stale(
         assert 'zmon_collector_runs_total{collector="arc",result="failure"} 1.0' in text
         assert not daemon.scheduler_healthy()
         # the command the killed worker was waiting for came back to us and was killed
-        assert poll(lambda: not _alive(command)), "the killed worker's command lives on"
+        assert poll(lambda: not running(command)), "the killed worker's command lives on"
 
         successes = _sample(text, 'zmon_collector_runs_total{collector="arc",result="success"}')
         assert successes is not None

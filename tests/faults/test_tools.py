@@ -184,18 +184,10 @@ def test_setsid_escapes_are_killed_counted_and_reaped(rig, tools) -> None:
         assert rig.self_metric("zmon_child_processes_leaked_total") >= CYCLES
         # some were killed before they wrote their pid: every one that did is gone
         escaped = [int(p) for p in Path(tools["pids"]).read_text().split()]
-        alive = [p for p in escaped if _alive(p)]
+        alive = [p for p in escaped if children.running(p)]
         assert not alive, f"{len(alive)} escaped processes still run"
     finally:
         children.set_subreaper(False)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
 
 
 def test_out_of_file_descriptors_is_a_counted_failure_and_recovers(rig, tools) -> None:

@@ -5,6 +5,9 @@ names the disk."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from tests.helpers import fixture_path
@@ -25,14 +28,18 @@ JBOD = fixture_path("disks", "jbod-host")
 AHCI = fixture_path("disks", "ahci-host")
 
 
-@pytest.fixture(scope="module")
-def jbod() -> DeviceMap:
-    return DeviceMap.build(host_paths(JBOD))
+def _host_fixture(name: str, root: Path) -> Callable[[], DeviceMap]:
+    """A module-scoped fixture ``name``: the device map of the fixture host tree ``root``."""
+
+    @pytest.fixture(scope="module", name=name)
+    def device_map() -> DeviceMap:
+        return DeviceMap.build(host_paths(root))
+
+    return device_map
 
 
-@pytest.fixture(scope="module")
-def ahci() -> DeviceMap:
-    return DeviceMap.build(host_paths(AHCI))
+jbod = _host_fixture("jbod", JBOD)
+ahci = _host_fixture("ahci", AHCI)
 
 
 def test_the_fixture_trees_are_sysfs_shaped() -> None:

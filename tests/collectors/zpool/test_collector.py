@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import stat
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 
 from tests.support.zpool_status import LAB, utc
 from tests.support.zpool_status import recorded_result as result
+from zmon.children import running
 from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector, parse_guids
 from zmon.errors import ParseError
 from zmon.registry import Context, NoDataError, Paths, parse_kinds
@@ -358,20 +358,6 @@ def test_parse_kind_reads_text_and_json() -> None:
 # ---- a hung zpool, through the real CommandRunner ----
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-
-
 def test_hung_zpool_is_killed_at_its_timeout(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     script = tmp_path / "zpool"
@@ -384,9 +370,9 @@ def test_hung_zpool_is_killed_at_its_timeout(tmp_path: Path) -> None:
     started = [int(p) for p in pids.read_text().split()]
     assert len(started) == 2
     deadline = time.monotonic() + 3.0
-    while any(_alive(p) for p in started) and time.monotonic() < deadline:
+    while any(running(p) for p in started) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [p for p in started if _alive(p)], "a zpool process outlived its timeout"
+    assert not [p for p in started if running(p)], "a zpool process outlived its timeout"
 
 
 def test_recount_failure_keeps_the_listed_files(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.pool_lab import context
 from tests.support.waiting import wait_for
+from zmon.children import running
 from zmon.collectors.zpool_events import STATE_FILE, ZpoolEventsCollector
 from zmon.registry import NoDataError
 from zmon.runner import CommandRunner
@@ -80,12 +81,7 @@ def runs(tmp_path: Path) -> int:
 
 def follower_alive(tmp_path: Path) -> bool:
     """The last fake zpool started is still running (not exited, killed or a zombie)."""
-    pid = int((tmp_path / "bin" / "pid").read_text())
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
+    return running(int((tmp_path / "bin" / "pid").read_text()))
 
 
 def collector(runner: CommandRunner, tmp_path: Path, **opts) -> ZpoolEventsCollector:

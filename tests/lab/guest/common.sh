@@ -1,5 +1,5 @@
 # Sourced by the lab's guest drivers (driver.sh, leadtime.sh): the step handshake, logging,
-# loading OpenZFS and starting zmon and zed. See driver.sh for the handshake.
+# loading OpenZFS, starting zmon and zed, and the end of a run. See driver.sh for the handshake.
 CTL=/ctl
 STEPS=$CTL/steps
 ACK_TIMEOUT=${zmonlab_ack_timeout:-900}
@@ -55,6 +55,11 @@ start_zmon() {
     kill -0 "$ZMONPID" 2>/dev/null || { log "zmon did not start"; tail -20 "$CTL/zmon.log"; exit 1; }
 }
 
+# require_zmon: end the run (exit 1) with the end of zmon's log if zmon has stopped; ZMONPID
+require_zmon() {
+    kill -0 "$ZMONPID" 2>/dev/null || { log "zmon is not running"; tail -20 "$CTL/zmon.log"; exit 1; }
+}
+
 # mkpool NAME VDEVS...: zpool create, once more after udev settles if it failed (zpool
 # waits for udev's partition links, which can lag on a loaded TCG guest)
 mkpool() {
@@ -97,4 +102,16 @@ MAIL
     zed -F -v -d "$dir" -p /run/zed/zed.pid -s /run/zed/zed.state > "$CTL/zed.log" 2>&1 &
     ZEDPID=$!
     sleep 3
+}
+
+# finish: stop zed and zmon, tell the host the run is over and exit 0; ZEDPID, ZMONPID
+finish() {
+    kill "$ZEDPID" 2>/dev/null
+    if [ -e "$STEPS/dump-threads" ]; then   # the host saw failures: zmon's thread stacks to its log
+        kill -ABRT "$ZMONPID" 2>/dev/null; sleep 3
+    fi
+    kill "$ZMONPID" 2>/dev/null
+    log "driver end"
+    echo done > "$STEPS/done"
+    exit 0
 }

@@ -124,7 +124,7 @@ cp -a /usr/share/zoneinfo /single/docs/ 2>/dev/null
 dd if=/dev/urandom of=/dev/zvol/tank/vol bs=1M count=8 status=none
 zfs snapshot -r tank@snap1
 zpool sync
-kill -0 "$ZMONPID" 2>/dev/null || { log "zmon is not running"; tail -20 "$CTL/zmon.log"; exit 1; }
+require_zmon
 ready 01-healthy "zfs_version=$ZVER" "${DEVMAP[@]}"
 
 ########################################################################
@@ -263,11 +263,4 @@ wait_for fragile 'SUSPENDED|suspended|ONLINE +[0-9.]+[KM]? +[1-9]' 30 || true
 sleep 5
 ready 14-pool-suspended "removed=$removed"
 
-kill "$ZEDPID" 2>/dev/null
-if [ -e "$STEPS/dump-threads" ]; then   # the host saw failures: zmon's thread stacks to its log
-    kill -ABRT "$ZMONPID" 2>/dev/null; sleep 3
-fi
-kill "$ZMONPID" 2>/dev/null
-log "driver end"
-echo done > "$STEPS/done"
-exit 0
+finish

@@ -20,7 +20,7 @@ mkpool rz raidz1 /dev/vda /dev/vdb /dev/vdc
 zfs create rz/data
 dd if=/dev/urandom of=/rz/data/random.bin bs=1M count=32 status=none
 zpool sync rz
-kill -0 "$ZMONPID" 2>/dev/null || { log "zmon is not running"; tail -20 "$CTL/zmon.log"; exit 1; }
+require_zmon
 ready 01-ramp-baseline "zfs_version=$ZVER" "dev.vdb=vdb"
 
 PROM=""
@@ -34,11 +34,4 @@ zinject -c all > /dev/null 2>&1
 mapfile -t FACTS < "$CTL/ramp.facts"
 ready 02-vdev-faulted "${FACTS[@]}"
 
-kill "$ZEDPID" 2>/dev/null
-if [ -e "$STEPS/dump-threads" ]; then   # the host saw failures: zmon's thread stacks to its log
-    kill -ABRT "$ZMONPID" 2>/dev/null; sleep 3
-fi
-kill "$ZMONPID" 2>/dev/null
-log "driver end"
-echo done > "$STEPS/done"
-exit 0
+finish
