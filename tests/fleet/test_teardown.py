@@ -49,7 +49,8 @@ def _processes() -> dict[int, tuple[str, int, int]]:
 
 def _descendants(root: int) -> set[int]:
     processes = _processes()
-    found, frontier = set(), {root}
+    found: set[int] = set()
+    frontier = {root}
     while frontier:
         frontier = {p for p, (_, parent, _) in processes.items() if parent in frontier} - found
         found |= frontier
