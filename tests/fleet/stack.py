@@ -1,7 +1,7 @@
 """The distributed stack of the fleet tests: zmon hosts on their own loopback addresses, a
 Prometheus HA pair, an Alertmanager cluster running the shipped configuration, one NUT server
-and a webhook receiver that logs every notification; ``FleetStack`` starts, drives and stops
-them, the building blocks below it are its parts.
+and a webhook receiver that logs every notification: the parts, then ``FleetStack``, which
+starts, drives and stops them for a test module.
 
 Each process runs in its own session and logs to a file in the test's temporary directory
 (``Process`` of tests/rules/stack.py), and is stopped with whatever it started; nothing
@@ -10,6 +10,7 @@ listens beyond 127.0.0.0/8.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -17,7 +18,7 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -537,6 +538,15 @@ class FleetStack:
         _at_once(stop, [(p,) for p in self.started])
         self.webhook.stop()
         assert not failures, "\n".join(failures)
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[FleetStack]:
+        """The stack started, for the length of the ``with``; stopped however it ends."""
+        try:
+            self.start()
+            yield self
+        finally:
+            self.stop()
 
     # -- what the tests do
 

@@ -148,13 +148,9 @@ class Fleet(FleetStack):
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    tmp = tmp_path_factory.mktemp("fleet")
-    fleet = Fleet(tmp)
-    try:
-        fleet.start()
+    fleet = Fleet(tmp_path_factory.mktemp("fleet"))
+    with fleet.running():
         yield fleet
-    finally:
-        fleet.stop()
 
 
 Key = frozenset[tuple[str, str]]

@@ -96,25 +96,23 @@ class IncidentFleet(FleetStack):
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IncidentFleet]:
-    tmp = tmp_path_factory.mktemp("incidents")
-    fleet = IncidentFleet(tmp)
+    fleet = IncidentFleet(tmp_path_factory.mktemp("incidents"))
     try:
-        fleet.start()
-        fleet.settle()
-        fleet.note("settled: the fleet is healthy")
-        # Every incident at once: each on its own hosts, each asserted by its own test.
-        fleet.step("cable", "scrub", "offline")  # cable fault; scrub running; mirror side off
-        fleet.kill_host("down")
-        fleet.power(on_battery=True)
-        fleet.settle()
-        fleet.step("scrub")  # the scrub has repaired the checksum errors
-        fleet.settle()
-        fleet.settled_log = fleet.webhook.received()
-        fleet.note("every incident notified")
-        yield fleet
+        with fleet.running():
+            fleet.settle()
+            fleet.note("settled: the fleet is healthy")
+            # Every incident at once: each on its own hosts, each asserted by its own test.
+            fleet.step("cable", "scrub", "offline")  # cable fault; scrub running; mirror side off
+            fleet.kill_host("down")
+            fleet.power(on_battery=True)
+            fleet.settle()
+            fleet.step("scrub")  # the scrub has repaired the checksum errors
+            fleet.settle()
+            fleet.settled_log = fleet.webhook.received()
+            fleet.note("every incident notified")
+            yield fleet
     finally:
         print(fleet.report())
-        fleet.stop()
 
 
 def _describe(notes: Sequence[Notification]) -> list[tuple[str, str, list[str]]]:
