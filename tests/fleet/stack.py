@@ -1,28 +1,38 @@
-"""The distributed stack of the fleet test: zmon hosts on their own loopback addresses, a
+"""The distributed stack of the fleet tests: zmon hosts on their own loopback addresses, a
 Prometheus HA pair, an Alertmanager cluster running the shipped configuration, one NUT server
-and a webhook receiver that logs every notification.
+and a webhook receiver that logs every notification: the parts, then ``FleetStack``, which
+starts, drives and stops them for a test module.
 
 Each process runs in its own session and logs to a file in the test's temporary directory
-(``Process`` of tests/rules/stack.py); nothing listens beyond 127.0.0.0/8.
+(``Process`` of tests/rules/stack.py), and is stopped with whatever it started; nothing
+listens beyond 127.0.0.0/8.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
+import shutil
 import signal
+import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from alert_rules.thresholds import Duration
+from alert_rules import generate
+from alert_rules.thresholds import DEFAULTS, Duration
+from tests.collectors.ups.nutlab import NutLab
+from tests.helpers import require_tool
 from tests.rules import stack
 from tests.rules.stack import REPO, Process, Prometheus, SteppedDemo, _unix, free_port, http_get
+from zmon.demo.upsd import base_variables
 
 SHIPPED_CONFIG = REPO / "packaging" / "alertmanager" / "zmon.yml"
 TIMING_KEYS = ("group_wait", "group_interval", "repeat_interval")
@@ -435,3 +445,265 @@ def announcements(notes: Sequence[Notification]) -> list[Notification]:
             out.append(n)
         before[key] = firing
     return out
+
+
+# ---- the stack
+
+SCALE = 1 / 30  # the rules' durations: `for: 1m` -> 2s
+HostTable = Mapping[str, tuple[str, str, bool]]  # name -> (loopback address, story, reads NUT)
+
+
+class FleetStack:
+    """One fleet test module's stack and what its tests do with it: step the hosts' stories,
+    switch the UPSes, kill parts, wait until the alerts have settled, report.
+
+    What differs between the modules is given: ``hosts``, one zmon host each (name ->
+    loopback address, story, whether it reads the NUT server); ``upses``, the UPSes the NUT
+    server serves; ``timings``, the Alertmanager route timings, and ``repeat_scale``, when
+    given, what each route's shipped repeat interval is scaled by (``cluster_config``);
+    ``max_for``, the longest scaled ``for`` whose alerts ``settle`` waits to reach their
+    verdict. The rules are the shipped ones, durations scaled by ``SCALE``."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        hosts: HostTable,
+        upses: Sequence[str],
+        timings: Mapping[str, str],
+        max_for: float,
+        repeat_scale: float | None = None,
+    ) -> None:
+        self.tmp = tmp
+        self.host_table = dict(hosts)
+        self.timings = dict(timings)
+        self.max_for = max_for
+        self.repeat_scale = repeat_scale
+        self.t0 = time.time()
+        self.webhook = Webhook()
+        self.started: list[Any] = []  # every part, in the order started: stop() stops them
+        self.hosts: dict[str, Host] = {}
+        self.dead: set[str] = set()  # hosts whose zmon was killed
+        self.replicas: list[Replica] = []
+        self.managers: list[AlertmanagerNode] = []
+        self.events: list[tuple[float, str]] = []  # what the test did, when
+        self.ups_vars = {name: {**base_variables(), "ups.status": "OL"} for name in upses}
+        self.nut = NutLab(tmp / "nut", self.ups_vars)
+
+    # -- setup and teardown
+
+    def start(self) -> None:
+        """NUT, the Alertmanager cluster, every host (at once), then the Prometheus pair."""
+        prometheus = require_tool("prometheus", "Debian package prometheus")
+        alertmanager = shutil.which("prometheus-alertmanager") or require_tool(
+            "alertmanager", "Debian package prometheus-alertmanager"
+        )
+        self.nut.start()
+        self.started.append(self.nut)
+        config = cluster_config(self.webhook.url, self.timings, repeat_scale=self.repeat_scale)
+        assert config_changes(config) == [], "only URLs and timings may differ from the shipped"
+        self.managers = start_cluster(alertmanager, self.tmp, config)
+        self.started.extend(self.managers)
+        started: dict[str, Host] = {}
+
+        def start(name: str, address: str, story: str, ups: bool) -> None:
+            args = ["--ups.nut", self.nut.address] if ups else []
+            started[name] = Host(self.tmp, name, address, story, args)
+
+        try:
+            _at_once(start, [(n, *h) for n, h in self.host_table.items()])
+        finally:
+            self.started.extend(started.values())
+        self.hosts = {name: started[name] for name in self.host_table}
+        rules = self.tmp / "zmon.fast.rules.yml"
+        rules.write_text(generate.render(DEFAULTS, scale=SCALE))
+        targets = [h.address for h in self.hosts.values()]
+        managers = [m.address for m in self.managers]
+        for name in "ab":
+            replica = Replica(prometheus, self.tmp, name, targets, [rules], managers)
+            self.replicas.append(replica)
+            self.started.append(replica)
+        self.note("stack up")
+
+    def stop(self) -> None:
+        """Stop every part at once (each waits for its own processes and whatever they
+        started, killed hosts included); fails if a part could not be stopped."""
+        failures: list[str] = []
+
+        def stop(part: Any) -> None:
+            try:
+                part.close() if isinstance(part, NutLab) else part.stop()
+            except Exception as exc:  # noqa: BLE001 - stop the rest regardless
+                failures.append(f"stopping {part}: {exc}")
+
+        _at_once(stop, [(p,) for p in self.started])
+        self.webhook.stop()
+        assert not failures, "\n".join(failures)
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[FleetStack]:
+        """The stack started, for the length of the ``with``; stopped however it ends."""
+        try:
+            self.start()
+            yield self
+        finally:
+            self.stop()
+
+    # -- what the tests do
+
+    def note(self, what: str) -> None:
+        self.events.append((time.time(), what))
+
+    def live_hosts(self) -> list[Host]:
+        return [h for n, h in self.hosts.items() if n not in self.dead]
+
+    def live_replicas(self) -> list[Replica]:
+        return [r for r in self.replicas if r.alive]
+
+    def live_managers(self) -> list[AlertmanagerNode]:
+        return [m for m in self.managers if m.alive]
+
+    def step(self, *names: str) -> None:
+        """Move these hosts' stories on, at once."""
+        self._on_hosts(names, "step")
+        self.note("step " + ", ".join(f"{n} -> {self.hosts[n].phases[-1]}" for n in names))
+
+    def kill_host(self, name: str) -> None:
+        """SIGKILL the host's zmon: the host is down."""
+        self.dead.add(name)
+        kill(self.hosts[name].proc)
+        self.note(f"killed zmon on {name}")
+
+    def power(self, on_battery: bool) -> None:
+        """Every UPS on battery (or back on mains); the live hosts that read them have read
+        it."""
+        status = "OB DISCHRG" if on_battery else "OL"
+        voltage = "0.0" if on_battery else "232.0"
+        for name, variables in self.ups_vars.items():
+            variables.update({"ups.status": status, "input.voltage": voltage})
+            self.nut.write_dev(name, variables)
+        readers = [n for n, (_, _, ups) in self.host_table.items() if ups and n not in self.dead]
+        probe = self.hosts[readers[0]]
+        wanted = len(self.ups_vars) if on_battery else 0
+
+        def served() -> str:  # dummy-ups reads its state file about once a second
+            probe.control.request("collect ups")
+            on = [
+                line
+                for line in probe.metrics().splitlines()
+                if line.startswith("zmon_ups_status{")
+                and 'flag="OB"' in line
+                and float(line.rsplit(" ", 1)[1]) == 1
+            ]
+            return "" if len(on) == wanted else f"on battery: {on}"
+
+        wait_until(served, "dummy-ups picked up its state files")
+        self._on_hosts(readers, "collect ups")
+        self.note(f"UPS {', '.join(self.ups_vars)} {status}")
+
+    def _on_hosts(self, names: Sequence[str], request: str) -> None:
+        _at_once(lambda name: self.hosts[name].request(request), [(n,) for n in names])
+
+    # -- conditions
+
+    def settle(self) -> None:
+        """Every live replica has scraped every live host's current phase (3 scrapes), its
+        rules have reached their verdict since, and whatever fires has been notified or
+        inhibited."""
+        for replica in self.live_replicas():
+            seen: dict[str, set[float]] = {}
+            check = partial(replica.scraped, self.live_hosts(), seen, 3)
+            wait_until(check, f"replica {replica.name} scraped")
+        after = time.time()
+        wait_until(lambda: self._unsettled(after), "alerts settled")
+
+    def firing_now(self) -> list[dict[str, str]]:
+        """The label sets of the alerts firing in any live replica now."""
+        return [f for replica in self.live_replicas() for f in replica.verdict(0.0, 0.0)[1]]
+
+    def suppressed(self) -> set[frozenset[tuple[str, str]]]:
+        """The alerts Alertmanager mutes (inhibited or silenced) now."""
+        alerts = self.live_managers()[0].api("alerts")
+        return {
+            frozenset(a["labels"].items()) for a in alerts if a["status"]["state"] == "suppressed"
+        }
+
+    def _unsettled(self, after: float) -> str:
+        why, firing = [], []
+        for replica in self.live_replicas():
+            w, f = replica.verdict(after, self.max_for)
+            if w:
+                why.append(w)
+            firing += f
+        if why:
+            return "; ".join(why)
+        notified = {frozenset(a.items()) for n in self.webhook.received() for a in n.firing()}
+        muted = self.suppressed()
+        missing = sorted(
+            {
+                f"{f['alertname']}@{self.name_of(f.get('instance', ''))}"
+                for f in firing
+                if frozenset(f.items()) not in notified | muted
+            }
+        )
+        return f"not notified: {missing}" if missing else ""
+
+    def quiet(self) -> str:
+        """Why Alertmanager may still notify something ("" when nothing is due): whatever
+        fires is notified or inhibited, and whatever stopped firing has been resolved."""
+        return self._unsettled(0.0) or self.outstanding()
+
+    def outstanding(self) -> str:
+        """Why Alertmanager may still notify something ("" when nothing is due): an alert
+        notified firing that no longer fires in Prometheus, and whose resolution has not been
+        notified, unless Alertmanager mutes it."""
+        firing_now = {frozenset(f.items()) for f in self.firing_now()}
+        last: dict[frozenset[tuple[str, str]], str] = {}
+        for n in self.webhook.received():
+            for a in n.alerts:
+                last[frozenset(a["labels"].items())] = a["status"]
+        muted = self.suppressed()
+        due = sorted(
+            f"{dict(k)['alertname']}@{self.name_of(dict(k).get('instance', ''))}"
+            for k, status in last.items()
+            if status == "firing" and k not in firing_now and k not in muted
+        )
+        return f"resolution not notified: {due}" if due else ""
+
+    # -- reporting
+
+    def names(self) -> dict[str, str]:
+        out = {h.address: n for n, h in self.hosts.items()}
+        out.update({m.url: f"am-{m.name}" for m in self.managers})
+        out[self.nut.address] = "nut"
+        return out
+
+    def name_of(self, instance: str) -> str:
+        return self.names().get(instance, instance or "-")
+
+    def report(self) -> str:
+        """The timeline and the notification table, also written to notifications.txt."""
+        timeline = "\n".join(f"{at - self.t0:7.1f}  {what}" for at, what in self.events)
+        log = table(self.webhook.received(), self.t0, self.names())
+        text = f"Timeline:\n{timeline}\n\nNotifications:\n{log}\n"
+        (self.tmp / "notifications.txt").write_text(text)
+        return text
+
+
+def _at_once(work: Callable[..., object], calls: Sequence[tuple[Any, ...]]) -> None:
+    """``work(*args)`` for every ``args`` of ``calls``, each in a thread of its own; returns
+    once all have ended, re-raising the first error."""
+    errors: list[BaseException] = []
+
+    def one(*args: Any) -> None:
+        try:
+            work(*args)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=args) for args in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]

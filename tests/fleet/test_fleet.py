@@ -12,8 +12,8 @@ Six zmon hosts, each a stepped demo on its own loopback address, replay one inci
   (``upsd`` + ``dummy-ups``), whose state file the test switches to on-battery and back.
 
 Two Prometheus replicas (``replica: a`` / ``b``) scrape every host each second and evaluate
-the rules rendered with every duration scaled by 1/30 (``for: 1m`` -> 2s), like the stepped
-pipeline test of tests/rules; both drop ``replica`` from the alerts they send
+the rules rendered with every duration scaled by 1/30 (``for: 1m`` -> 2s, ``stack.SCALE``),
+like the stepped pipeline test of tests/rules; both drop ``replica`` from the alerts they send
 (alert_relabel_configs) to both Alertmanagers. The two Alertmanagers gossip on loopback and
 run packaging/alertmanager/zmon.yml with only the receivers' URLs (a webhook that logs every
 notification) and the route timings rewritten.
@@ -70,39 +70,23 @@ written to ``notifications.txt`` in the test's temporary directory.
 from __future__ import annotations
 
 import collections
-import shutil
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from alert_rules import generate
-from alert_rules.thresholds import DEFAULTS
-from tests.collectors.ups.nutlab import NutLab
 from tests.fleet.stack import (
     AlertmanagerNode,
-    Host,
+    FleetStack,
     Notification,
-    Replica,
-    Webhook,
-    cluster_config,
-    config_changes,
     position_zero,
-    start_cluster,
-    table,
     wait_until,
 )
-from tests.helpers import require_tool
-from zmon.demo.upsd import base_variables
 from zmon.status import policy
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
-SCALE = 1 / 30
 # Alerts whose `for` is at most this long (scaled) must reach their verdict before the story
 # moves on; longer ones (ZfsResilverSlow, ZmonCollectorFailing ...) need longer incidents.
 MAX_FOR = 8.0
@@ -123,207 +107,29 @@ UPS = "rack1"
 TIME_ARTEFACTS = {"ZfsResilverStalled", "ZfsResilverSlow", "DiskLinkSpeedDegraded"}  # docstring
 
 
-class Fleet:
+class Fleet(FleetStack):
+    """The stack with one host per incident of the timeline; each step and power switch
+    settles before it returns."""
+
     def __init__(self, tmp: Path) -> None:
-        self.tmp = tmp
-        self.t0 = time.time()
-        self.webhook = Webhook()
-        self.started: list[Any] = []
-        self.hosts: dict[str, Host] = {}
-        self.replicas: list[Replica] = []
-        self.managers: list[AlertmanagerNode] = []
-        self.events: list[tuple[float, str]] = []  # what the test did, when
+        super().__init__(tmp, HOSTS, [UPS], TIMINGS, MAX_FOR)
         self.firing_at_replacement: list[dict[str, str]] = []
         self.replaced_at = 0.0
         self.gossip_note = ""
-        self.ups_vars = {**base_variables(), "ups.status": "OL"}
-        self.nut = NutLab(tmp / "nut", {UPS: self.ups_vars})
-
-    # -- setup
-
-    def start(self) -> None:
-        prometheus = require_tool("prometheus", "Debian package prometheus")
-        alertmanager = shutil.which("prometheus-alertmanager") or require_tool(
-            "alertmanager", "Debian package prometheus-alertmanager"
-        )
-        self.nut.start()
-        self.started.append(self.nut)
-        config = cluster_config(self.webhook.url, TIMINGS)
-        assert config_changes(config) == [], "only URLs and timings may differ from the shipped"
-        self.managers = start_cluster(alertmanager, self.tmp, config)
-        self.started.extend(self.managers)
-        started: dict[str, Host] = {}
-        errors: list[BaseException] = []
-
-        def start(name: str, address: str, story: str, ups: bool) -> None:
-            args = ["--ups.nut", self.nut.address] if ups else []
-            try:
-                started[name] = Host(self.tmp, name, address, story, args)
-            except BaseException as exc:  # noqa: BLE001 - re-raised below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=start, args=(n, *h)) for n, h in HOSTS.items()]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        self.started.extend(started.values())
-        if errors:
-            raise errors[0]
-        self.hosts = {name: started[name] for name in HOSTS}
-        rules = self.tmp / "zmon.fast.rules.yml"
-        rules.write_text(generate.render(DEFAULTS, scale=SCALE))
-        targets = [h.address for h in self.hosts.values()]
-        managers = [m.address for m in self.managers]
-        for name in "ab":
-            replica = Replica(prometheus, self.tmp, name, targets, [rules], managers)
-            self.replicas.append(replica)
-            self.started.append(replica)
-        self.note("stack up")
-
-    def stop(self) -> None:
-        """Stop every part at once (each waits for its own processes)."""
-
-        def stop(part: Any) -> None:
-            try:
-                part.close() if isinstance(part, NutLab) else part.stop()
-            except Exception as exc:  # noqa: BLE001 - stop the rest regardless
-                print(f"stopping {part}: {exc}")
-
-        threads = [threading.Thread(target=stop, args=(p,)) for p in self.started]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        self.webhook.stop()
-
-    # -- what the test does
-
-    def note(self, what: str) -> None:
-        self.events.append((time.time(), what))
 
     def when(self, prefix: str) -> float:
         """When the test first did what begins with ``prefix``."""
         return next(t for t, what in self.events if what.startswith(prefix))
 
-    def live_replicas(self) -> list[Replica]:
-        return [r for r in self.replicas if r.alive]
-
-    def live_managers(self) -> list[AlertmanagerNode]:
-        return [m for m in self.managers if m.alive]
-
     def step(self, *names: str) -> None:
         """Move these hosts' stories on (at once), then settle."""
-        self._on_hosts(names, "step")
-        self.note("step " + ", ".join(f"{n} -> {self.hosts[n].phases[-1]}" for n in names))
+        super().step(*names)
         self.settle()
 
     def power(self, on_battery: bool) -> None:
         """Switch the shared UPS, have both hosts read it, then settle."""
-        status = "OB DISCHRG" if on_battery else "OL"
-        self.ups_vars["ups.status"] = status
-        self.ups_vars["input.voltage"] = "0.0" if on_battery else "232.0"
-        self.nut.write_dev(UPS, self.ups_vars)
-        readers = [n for n, (_, _, ups) in HOSTS.items() if ups]
-        probe = self.hosts[readers[0]]
-
-        def served() -> str:  # dummy-ups reads its state file about once a second
-            probe.control.request("collect ups")
-            on = any(
-                line.startswith("zmon_ups_status{")
-                and 'flag="OB"' in line
-                and float(line.rsplit(" ", 1)[1]) == 1
-                for line in probe.metrics().splitlines()
-            )
-            return "" if on == on_battery else f"upsd does not report {status} yet"
-
-        wait_until(served, "dummy-ups picked up its state file")
-        self._on_hosts(readers, "collect ups")
-        self.note(f"UPS {UPS} {status}")
+        super().power(on_battery)
         self.settle()
-
-    def _on_hosts(self, names: Sequence[str], request: str) -> None:
-        errors: list[BaseException] = []
-
-        def one(name: str) -> None:
-            try:
-                self.hosts[name].request(request)
-            except BaseException as exc:  # noqa: BLE001 - re-raised below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=one, args=(n,)) for n in names]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            raise errors[0]
-
-    # -- conditions
-
-    def settle(self) -> None:
-        """Every live replica has scraped every host's current phase (3 scrapes), its rules
-        have reached their verdict since, and whatever fires has been notified or inhibited."""
-        hosts = list(self.hosts.values())
-        for replica in self.live_replicas():
-            seen: dict[str, set[float]] = {}
-            wait_until(partial(replica.scraped, hosts, seen, 3), f"replica {replica.name} scraped")
-        after = time.time()
-        wait_until(lambda: self._unsettled(after), "alerts settled")
-
-    def firing_now(self) -> list[dict[str, str]]:
-        """The label sets of the alerts firing in any live replica now."""
-        return [f for replica in self.live_replicas() for f in replica.verdict(0.0, 0.0)[1]]
-
-    def manager_states(self) -> dict[frozenset[tuple[str, str]], str]:
-        manager = self.live_managers()[0]
-        states = {
-            frozenset(a["labels"].items()): a["status"]["state"] for a in manager.api("alerts")
-        }
-        return states
-
-    def _unsettled(self, after: float) -> str:
-        why, firing = [], []
-        for replica in self.live_replicas():
-            w, f = replica.verdict(after, MAX_FOR)
-            if w:
-                why.append(w)
-            firing += f
-        if why:
-            return "; ".join(why)
-        notified = {frozenset(a.items()) for n in self.webhook.received() for a in n.firing()}
-        states = self.manager_states()
-        missing = sorted(
-            {
-                f"{f['alertname']}@{self.name_of(f.get('instance', ''))}"
-                for f in firing
-                if frozenset(f.items()) not in notified
-                and states.get(frozenset(f.items())) != "suppressed"
-            }
-        )
-        return f"not notified: {missing}" if missing else ""
-
-    def quiet(self) -> str:
-        """Why Alertmanager may still notify something ("" when nothing is due): whatever
-        fires is notified or inhibited, and whatever stopped firing has been resolved."""
-        return self._unsettled(0.0) or self.outstanding()
-
-    def outstanding(self) -> str:
-        """Why Alertmanager may still notify something ("" when nothing is due): an alert
-        notified firing that no longer fires in Prometheus, and whose resolution has not been
-        notified, unless Alertmanager mutes it."""
-        firing_now = {frozenset(f.items()) for f in self.firing_now()}
-        last: dict[frozenset[tuple[str, str]], str] = {}
-        for n in self.webhook.received():
-            for a in n.alerts:
-                last[frozenset(a["labels"].items())] = a["status"]
-        states = self.manager_states()
-        due = sorted(
-            f"{dict(k)['alertname']}@{self.name_of(dict(k).get('instance', ''))}"
-            for k, status in last.items()
-            if status == "firing" and k not in firing_now and states.get(k) != "suppressed"
-        )
-        return f"resolution not notified: {due}" if due else ""
 
     def gossiped(self, peer: AlertmanagerNode) -> Callable[[], str]:
         """A check that ``peer`` holds the whole notification log of the others, as it is now:
@@ -339,34 +145,12 @@ class Fleet:
 
         return check
 
-    # -- reporting
-
-    def names(self) -> dict[str, str]:
-        out = {h.address: n for n, h in self.hosts.items()}
-        out.update({m.url: f"am-{m.name}" for m in self.managers})
-        out[self.nut.address] = "nut"
-        return out
-
-    def name_of(self, instance: str) -> str:
-        return self.names().get(instance, instance or "-")
-
-    def report(self) -> str:
-        timeline = "\n".join(f"{at - self.t0:7.1f}  {what}" for at, what in self.events)
-        log = table(self.webhook.received(), self.t0, self.names())
-        text = f"Timeline:\n{timeline}\n\nNotifications:\n{log}\n"
-        (self.tmp / "notifications.txt").write_text(text)
-        return text
-
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    tmp = tmp_path_factory.mktemp("fleet")
-    fleet = Fleet(tmp)
-    try:
-        fleet.start()
+    fleet = Fleet(tmp_path_factory.mktemp("fleet"))
+    with fleet.running():
         yield fleet
-    finally:
-        fleet.stop()
 
 
 Key = frozenset[tuple[str, str]]

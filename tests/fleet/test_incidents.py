@@ -30,7 +30,7 @@ An incident's notifications are those that announce an alert firing (``announcem
 a group's later notification that only resolves an alert whose window ended is the same
 ticket or page closing, not a new one.
 
-Time. The rules' durations are scaled by 1/30 (``for: 1m`` -> 2s), like test_fleet.py; the
+Time. The rules' durations are scaled by 1/30 (``for: 1m`` -> 2s, ``stack.SCALE``); the
 demo replays the lab's scrubs, pools and snapshots as old as they were when it recorded them
 (``never-scrubbed`` makes its pools 60 days older). The Alertmanager
 route waits for a group's first alerts 8.5s and re-examines it every 10s (see test_fleet.py
@@ -47,39 +47,16 @@ notification log is printed at the end (``pytest -s``) and on failure, and writt
 
 from __future__ import annotations
 
-import shutil
-import threading
 import time
 from collections.abc import Iterator, Sequence
-from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from alert_rules import generate
-from alert_rules.thresholds import DEFAULTS
-from tests.collectors.ups.nutlab import NutLab
-from tests.fleet.stack import (
-    AlertmanagerNode,
-    Host,
-    Notification,
-    Replica,
-    Webhook,
-    announcements,
-    cluster_config,
-    config_changes,
-    kill,
-    start_cluster,
-    table,
-    wait_until,
-)
-from tests.helpers import require_tool
-from zmon.demo.upsd import base_variables
+from tests.fleet.stack import FleetStack, Notification, announcements, wait_until
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
-SCALE = 1 / 30  # the rules' durations
 MAX_FOR = 12.0  # scaled `for` a phase waits out before the next step (ZmonTargetDown: 10s)
 GROUP_INTERVAL = 10.0
 TIMINGS = {"group_wait": "8s500ms", "group_interval": f"{GROUP_INTERVAL:g}s"}
@@ -97,202 +74,12 @@ HOSTS = {
 NEVER_SCRUBBED = ("rz", "single", "tank")  # the lab's pools before its first scrub
 
 
-def rules_file(tmp: Path) -> Path:
-    """The shipped rules, durations scaled (module docstring)."""
-    path = tmp / "zmon.fast.rules.yml"
-    path.write_text(generate.render(DEFAULTS, scale=SCALE))
-    return path
+class IncidentFleet(FleetStack):
+    """The stack with one host per incident, and the notifications of each."""
 
-
-class IncidentFleet:
     def __init__(self, tmp: Path) -> None:
-        self.tmp = tmp
-        self.t0 = time.time()
-        self.webhook = Webhook()
-        self.started: list[Any] = []
-        self.hosts: dict[str, Host] = {}
-        self.dead: set[str] = set()
-        self.replicas: list[Replica] = []
-        self.managers: list[AlertmanagerNode] = []
-        self.events: list[tuple[float, str]] = []
+        super().__init__(tmp, HOSTS, UPSES, TIMINGS, MAX_FOR, repeat_scale=HOUR / 3600)
         self.settled_log: list[Notification] = []  # the log once every incident settled (docstring)
-        self.ups_vars = {name: {**base_variables(), "ups.status": "OL"} for name in UPSES}
-        self.nut = NutLab(tmp / "nut", self.ups_vars)
-
-    # -- setup
-
-    def start(self) -> None:
-        prometheus = require_tool("prometheus", "Debian package prometheus")
-        alertmanager = shutil.which("prometheus-alertmanager") or require_tool(
-            "alertmanager", "Debian package prometheus-alertmanager"
-        )
-        self.nut.start()
-        self.started.append(self.nut)
-        config = cluster_config(self.webhook.url, TIMINGS, repeat_scale=HOUR / 3600)
-        assert config_changes(config) == [], "only URLs and timings may differ from the shipped"
-        self.managers = start_cluster(alertmanager, self.tmp, config)
-        self.started.extend(self.managers)
-        started: dict[str, Host] = {}
-        errors: list[BaseException] = []
-
-        def start(name: str, address: str, story: str, ups: bool) -> None:
-            args = ["--ups.nut", self.nut.address] if ups else []
-            try:
-                started[name] = Host(self.tmp, name, address, story, args)
-            except BaseException as exc:  # noqa: BLE001 - re-raised below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=start, args=(n, *h)) for n, h in HOSTS.items()]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        self.started.extend(started.values())
-        if errors:
-            raise errors[0]
-        self.hosts = {name: started[name] for name in HOSTS}
-        rules = rules_file(self.tmp)
-        targets = [h.address for h in self.hosts.values()]
-        managers = [m.address for m in self.managers]
-        for name in "ab":
-            replica = Replica(prometheus, self.tmp, name, targets, [rules], managers)
-            self.replicas.append(replica)
-            self.started.append(replica)
-        self.note("stack up")
-
-    def stop(self) -> None:
-        def stop(part: Any) -> None:
-            try:
-                part.close() if isinstance(part, NutLab) else part.stop()
-            except Exception as exc:  # noqa: BLE001 - stop the rest regardless
-                print(f"stopping {part}: {exc}")
-
-        threads = [threading.Thread(target=stop, args=(p,)) for p in self.started]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        self.webhook.stop()
-
-    # -- what the test does
-
-    def note(self, what: str) -> None:
-        self.events.append((time.time(), what))
-
-    def live_hosts(self) -> list[Host]:
-        return [h for n, h in self.hosts.items() if n not in self.dead]
-
-    def step(self, *names: str) -> None:
-        """Move these hosts' stories on, at once."""
-        self._on_hosts(names, "step")
-        self.note("step " + ", ".join(f"{n} -> {self.hosts[n].phases[-1]}" for n in names))
-
-    def kill_host(self, name: str) -> None:
-        """SIGKILL the host's zmon: the host is down."""
-        self.dead.add(name)
-        kill(self.hosts[name].proc)
-        self.note(f"killed zmon on {name}")
-
-    def power_cut(self) -> None:
-        """Every UPS on battery; the hosts that read them have read it."""
-        for name, variables in self.ups_vars.items():
-            variables.update({"ups.status": "OB DISCHRG", "input.voltage": "0.0"})
-            self.nut.write_dev(name, variables)
-        readers = [n for n, (_, _, ups) in HOSTS.items() if ups and n not in self.dead]
-        probe = self.hosts[readers[0]]
-
-        def served() -> str:  # dummy-ups reads its state file about once a second
-            probe.control.request("collect ups")
-            on_battery = [
-                line
-                for line in probe.metrics().splitlines()
-                if line.startswith("zmon_ups_status{")
-                and 'flag="OB"' in line
-                and float(line.rsplit(" ", 1)[1]) == 1
-            ]
-            return "" if len(on_battery) == len(UPSES) else f"on battery: {on_battery}"
-
-        wait_until(served, "dummy-ups picked up its state files")
-        self._on_hosts(readers, "collect ups")
-        self.note(f"power cut: {', '.join(UPSES)} on battery")
-
-    def _on_hosts(self, names: Sequence[str], request: str) -> None:
-        errors: list[BaseException] = []
-
-        def one(name: str) -> None:
-            try:
-                self.hosts[name].request(request)
-            except BaseException as exc:  # noqa: BLE001 - re-raised below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=one, args=(n,)) for n in names]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            raise errors[0]
-
-    # -- conditions
-
-    def settle(self) -> None:
-        """Both replicas have scraped every live host's current phase (3 scrapes), their rules
-        have reached their verdict since, and whatever fires has been notified or inhibited."""
-        for replica in self.replicas:
-            seen: dict[str, set[float]] = {}
-            check = partial(replica.scraped, self.live_hosts(), seen, 3)
-            wait_until(check, f"replica {replica.name} scraped")
-        after = time.time()
-        wait_until(lambda: self._unsettled(after), "alerts settled")
-
-    def firing_now(self) -> list[dict[str, str]]:
-        return [f for replica in self.replicas for f in replica.verdict(0.0, 0.0)[1]]
-
-    def suppressed(self) -> set[frozenset[tuple[str, str]]]:
-        alerts = self.managers[0].api("alerts")
-        return {
-            frozenset(a["labels"].items()) for a in alerts if a["status"]["state"] == "suppressed"
-        }
-
-    def _unsettled(self, after: float) -> str:
-        why, firing = [], []
-        for replica in self.replicas:
-            w, f = replica.verdict(after, MAX_FOR)
-            if w:
-                why.append(w)
-            firing += f
-        if why:
-            return "; ".join(why)
-        notified = {frozenset(a.items()) for n in self.webhook.received() for a in n.firing()}
-        muted = self.suppressed()
-        missing = sorted(
-            {
-                f"{f['alertname']}@{self.name_of(f.get('instance', ''))}"
-                for f in firing
-                if frozenset(f.items()) not in notified | muted
-            }
-        )
-        return f"not notified: {missing}" if missing else ""
-
-    def quiet(self) -> str:
-        """Why Alertmanager may still notify something ("" when nothing is due)."""
-        unsettled = self._unsettled(0.0)
-        if unsettled:
-            return unsettled
-        firing_now = {frozenset(f.items()) for f in self.firing_now()}
-        last: dict[frozenset[tuple[str, str]], str] = {}
-        for n in self.webhook.received():
-            for a in n.alerts:
-                last[frozenset(a["labels"].items())] = a["status"]
-        muted = self.suppressed()
-        due = sorted(
-            f"{dict(k)['alertname']}@{self.name_of(dict(k).get('instance', ''))}"
-            for k, status in last.items()
-            if status == "firing" and k not in firing_now and k not in muted
-        )
-        return f"resolution not notified: {due}" if due else ""
-
-    # -- what the webhook received
 
     def incident(
         self, host: str, pool: str | None = None, log: Sequence[Notification] | None = None
@@ -306,44 +93,26 @@ class IncidentFleet:
             if n.group.get("instance") == address and (pool is None or n.group.get("pool") == pool)
         ]
 
-    def names(self) -> dict[str, str]:
-        out = {h.address: n for n, h in self.hosts.items()}
-        out.update({m.url: f"am-{m.name}" for m in self.managers})
-        out[self.nut.address] = "nut"
-        return out
-
-    def name_of(self, instance: str) -> str:
-        return self.names().get(instance, instance or "-")
-
-    def report(self) -> str:
-        timeline = "\n".join(f"{at - self.t0:7.1f}  {what}" for at, what in self.events)
-        log = table(self.webhook.received(), self.t0, self.names())
-        text = f"Timeline:\n{timeline}\n\nNotifications:\n{log}\n"
-        (self.tmp / "notifications.txt").write_text(text)
-        return text
-
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IncidentFleet]:
-    tmp = tmp_path_factory.mktemp("incidents")
-    fleet = IncidentFleet(tmp)
+    fleet = IncidentFleet(tmp_path_factory.mktemp("incidents"))
     try:
-        fleet.start()
-        fleet.settle()
-        fleet.note("settled: the fleet is healthy")
-        # Every incident at once: each on its own hosts, each asserted by its own test.
-        fleet.step("cable", "scrub", "offline")  # cable fault; scrub running; mirror side off
-        fleet.kill_host("down")
-        fleet.power_cut()
-        fleet.settle()
-        fleet.step("scrub")  # the scrub has repaired the checksum errors
-        fleet.settle()
-        fleet.settled_log = fleet.webhook.received()
-        fleet.note("every incident notified")
-        yield fleet
+        with fleet.running():
+            fleet.settle()
+            fleet.note("settled: the fleet is healthy")
+            # Every incident at once: each on its own hosts, each asserted by its own test.
+            fleet.step("cable", "scrub", "offline")  # cable fault; scrub running; mirror side off
+            fleet.kill_host("down")
+            fleet.power(on_battery=True)
+            fleet.settle()
+            fleet.step("scrub")  # the scrub has repaired the checksum errors
+            fleet.settle()
+            fleet.settled_log = fleet.webhook.received()
+            fleet.note("every incident notified")
+            yield fleet
     finally:
         print(fleet.report())
-        fleet.stop()
 
 
 def _describe(notes: Sequence[Notification]) -> list[tuple[str, str, list[str]]]:

@@ -1,7 +1,8 @@
 """Real components on loopback for the rule tests: zmon's demo host, Prometheus, Alertmanager.
 
 Each process runs in its own session, logs to a file in the test's temporary directory and is
-stopped (SIGTERM, then SIGKILL) by ``stop()``. Nothing listens beyond 127.0.0.1.
+stopped (SIGTERM, then SIGKILL) by ``stop()``, with every process it started, wherever they
+went (tests/support/process_marks.py). Nothing listens beyond 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from tests.helpers import stop_process_group
 from tests.support.ports import free_port
+from tests.support.process_marks import end_marked, marked_env, new_mark
 from zmon.demo.control import DemoControlClient
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,14 +35,21 @@ def http_get(url: str, timeout: float = 10) -> bytes:
 
 
 class Process:
-    """A child process in its own session, logging to ``log``."""
+    """A child process in its own session, logging to ``log``; what it starts carries its
+    mark (``mark``), so that ``stop()`` ends that too."""
 
     def __init__(self, argv: Sequence[str], log: Path, cwd: Path | None = None) -> None:
         self.argv = list(argv)
         self.log = log
+        self.mark = new_mark()
         self._out = log.open("wb")
         self.proc = subprocess.Popen(
-            self.argv, stdout=self._out, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True
+            self.argv,
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=marked_env(self.mark),
+            start_new_session=True,
         )
 
     def wait_http(self, url: str, timeout: float = 120) -> None:
@@ -60,8 +69,13 @@ class Process:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
     def stop(self) -> None:
-        stop_process_group(self.proc)
-        self._out.close()
+        """Stop the process and its session, then whatever it started that is left: a child
+        in a session of its own, or one orphaned when the process was SIGKILLed."""
+        try:
+            stop_process_group(self.proc)
+            end_marked(self.mark)
+        finally:
+            self._out.close()
 
 
 class SteppedDemo:
