@@ -102,33 +102,32 @@ def shift_status_text_times(data: bytes, delta: float) -> bytes:
     )
 
 
+def _shift_column(data: bytes, delta: float, column: int, prop: bytes | None = None) -> bytes:
+    """Move the Unix times in tab-separated ``column`` by ``delta``; with ``prop``, only on
+    rows whose second column names that property. Other rows stay as they are."""
+    step = int(delta)
+    out = []
+    for line in data.split(b"\n"):
+        parts = line.split(b"\t")
+        if len(parts) > column and parts[column].isdigit() and prop in (None, parts[1]):
+            parts[column] = str(int(parts[column]) + step).encode()
+        out.append(b"\t".join(parts))
+    return b"\n".join(out)
+
+
 def shift_snapshot_times(data: bytes, delta: float) -> bytes:
     """Move each snapshot's creation time (``name<TAB>seconds`` lines) by ``delta``.
 
     The snapshots are replayed as if the listing were recorded just now: each is as old as
     it was on the lab host, not as old as the recording.
     """
-    step = int(delta)
-    out = []
-    for line in data.split(b"\n"):
-        name, tab, value = line.rpartition(b"\t")
-        out.append(
-            name + tab + str(int(value) + step).encode() if tab and value.isdigit() else line
-        )
-    return b"\n".join(out)
+    return _shift_column(data, delta, 1)
 
 
 def shift_creation_times(data: bytes, delta: float) -> bytes:
     """Move the ``creation`` rows of a ``zfs get -Hp`` recording (name, property, value,
     source) by ``delta``: pools and datasets are as old as they were on the lab host."""
-    step = int(delta)
-    out = []
-    for line in data.split(b"\n"):
-        parts = line.split(b"\t")
-        if len(parts) >= 3 and parts[1] == b"creation" and parts[2].isdigit():
-            parts[2] = str(int(parts[2]) + step).encode()
-        out.append(b"\t".join(parts))
-    return b"\n".join(out)
+    return _shift_column(data, delta, 2, prop=b"creation")
 
 
 def shift_times(file: str, data: bytes, delta: float, pool_age: float = 0.0) -> bytes:
