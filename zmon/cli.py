@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
+from typing import Any, BinaryIO
 
 from zmon import __version__, logs
 from zmon.config import (
@@ -19,6 +21,7 @@ from zmon.config import (
     load_all,
 )
 from zmon.errors import ParseError
+from zmon.parsers.paste import unwrap_paste
 from zmon.registry import collectors, parse_kinds, parse_streams
 
 
@@ -111,22 +114,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parse(kind: str, file: str) -> int:
+    """``zmon parse``: one output, pasted or not, through the parser of ``kind``."""
     func, _ = parse_kinds()[kind]
     stream = parse_streams().get(kind)
     try:
-        if stream is not None:  # read as it goes, in bounded memory
-            fh = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
-        else:
-            data = sys.stdin.buffer.read() if file == "-" else open(file, "rb").read()  # noqa: SIM115
+        fh = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
     except OSError as exc:
         print(f"zmon parse {kind}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        if stream is not None:
-            with fh:
-                metrics = stream(fh)
-        else:
-            metrics = func(data)
+        try:
+            head = fh.read(PASTE_LIMIT + 1)
+            if stream is not None and len(head) > PASTE_LIMIT:  # no paste: read as it goes
+                metrics = stream(io.BufferedReader(_Rest(head, fh)))
+            else:
+                unwrapped = unwrap_paste(head if stream is not None else head + fh.read())
+                if unwrapped.skipped:
+                    print(f"zmon parse {kind}: {file}: {unwrapped.note()}", file=sys.stderr)
+                if stream is not None:
+                    metrics = stream(io.BytesIO(unwrapped.data))
+                else:
+                    metrics = func(unwrapped.data)
+        finally:
+            if fh is not sys.stdin.buffer:
+                fh.close()
     except OSError as exc:
         print(f"zmon parse {kind}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -137,6 +148,31 @@ def _parse(kind: str, file: str) -> int:
 
     sys.stdout.buffer.write(render(metrics.families()))
     return 0
+
+
+# A paste is smaller than this; a stream kind reads a larger input as it is, in bounded memory.
+PASTE_LIMIT = 16 << 20
+
+
+class _Rest(io.RawIOBase):
+    """The first bytes of a stream, already read, then the rest of it."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = memoryview(head)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def _check_config(file: str) -> int:
