@@ -524,6 +524,10 @@ class _TextParser:
         self._promote_fragment_root(pool)
         if not pool.name and (pool.root is not None or pool.classes):
             pool.name = UNNAMED_POOL
+        if pool.state is None and pool.root is not None and pool.root.state:
+            # a pasted table without the header: the pool's own row carries its health
+            pool.state = pool.root.state
+            pool.incomplete.append("no state: line (the state is the pool row's)")
         for vdev in pool.vdevs():
             if not vdev.is_leaf:
                 vdev.slow_ios = None  # only leaves count slow I/Os; -p prints 0 for the others

@@ -128,6 +128,16 @@ class Vdev:
             yield from child.walk()
 
 
+# libzfs reports these only for a pool whose I/O is suspended: ZPOOL_STATUS_IO_FAILURE_WAIT
+# (failmode=wait), _CONTINUE (failmode=continue) and _MMP (multihost writes failed).
+SUSPENDED_MSG_IDS = frozenset({"ZFS-8000-HC", "ZFS-8000-JQ", "ZFS-8000-MM"})
+# zpool status prints for them: "One or more devices are faulted in response to IO failures."
+# (wait and continue), "The pool is suspended because multihost writes failed or were delayed"
+_SUSPENDED_STATUS = re.compile(
+    r"faulted in response to IO failures|pool is suspended", re.IGNORECASE
+)
+
+
 @dataclass
 class Pool:
     """One pool from ``zpool status``.
@@ -180,9 +190,13 @@ class Pool:
 
     @property
     def io_suspended(self) -> bool:
-        """The pool's I/O is suspended (state SUSPENDED or the error list says so)."""
-        return (self.state or "").upper() == "SUSPENDED" or (
-            "suspended" in self.errors_unavailable_reason.lower()
+        """The pool's I/O is suspended: state SUSPENDED, the error list says so, or the status
+        is one libzfs gives only a suspended pool (ZFS-8000-HC, -JQ, -MM)."""
+        return (
+            (self.state or "").upper() == "SUSPENDED"
+            or "suspended" in self.errors_unavailable_reason.lower()
+            or self.msg_id in SUSPENDED_MSG_IDS
+            or bool(_SUSPENDED_STATUS.search(" ".join(self.status.split())))
         )
 
     def top_levels(self) -> Iterator[Vdev]:

@@ -99,7 +99,7 @@ CASES: dict[str, Case] = {
               R("ata-TOSHIBA_DT01ACA200_74FWR4VKS-part3", "ONLINE", depth=2)],
     ),
     "zpool_status_08_spare_inuse_special_logs_cache_PARTIAL.txt": Case(
-        "testspare", None, complete=False, data_errors=None, present=None,
+        "testspare", "ONLINE", complete=False, data_errors=None, present=None,
         rows=[R("testspare", "ONLINE", depth=0), R("mirror-0", "ONLINE", depth=1),
               R("spare-0", "ONLINE", depth=2),
               R("9d92cdac-f627-446c-8ace-169b6dec27a0", "ONLINE", depth=3),
@@ -192,7 +192,7 @@ CASES: dict[str, Case] = {
               *_mirror_rows(["ada0p3", "ada1p3"])],
     ),
     "zpool_status_28_freebsd_nas4free_guid_unavail_was_dev_ada6_config_only_PARTIAL.txt": Case(
-        "tank", None, complete=False, data_errors=None, present=None,
+        "tank", "DEGRADED", complete=False, data_errors=None, present=None,
         rows=[R("tank", "DEGRADED", depth=0), R("raidz2-0", "DEGRADED", depth=1),
               *_mirror_rows(["ada0", "ada1", "ada2", "ada3", "ada5"]),
               R("9875896178717210589", "UNAVAIL", note="was /dev/ada6", depth=2)],
@@ -215,7 +215,7 @@ CASES: dict[str, Case] = {
         data_errors=5, present=True, unavailable=True,
     ),
     "zpool_status_34_draid_nested_spare_replacing_spare_13.2K_config_only_2.2.4_PARTIAL.txt": Case(
-        "tank20", None, complete=False, data_errors=None, present=None,
+        "tank20", "DEGRADED", complete=False, data_errors=None, present=None,
         rows=[R("tank20", "DEGRADED", depth=0), R("draid2:8d:90c:2s-0", "DEGRADED", depth=1),
               *_mirror_rows([f"L{i}" for i in range(6)]),
               R("spare-6", "DEGRADED", (0, 0, 13517), depth=2),
@@ -225,7 +225,7 @@ CASES: dict[str, Case] = {
               R("draid2-0-0", "ONLINE", depth=3), R("L7", "ONLINE", depth=2)],
     ),
     "zpool_status_36_mirror_spare_N_faulted_spares_inuse_config_only_0.7dev_PARTIAL.txt": Case(
-        "mypool", None, complete=False, data_errors=None, present=None,
+        "mypool", "DEGRADED", complete=False, data_errors=None, present=None,
         rows=[R("mypool", "DEGRADED", depth=0), R("mirror-0", "DEGRADED", depth=1),
               R("spare-0", "DEGRADED", depth=2),
               R("B0", "FAULTED", (0, 294, 0), note="too many errors", depth=3),
@@ -267,7 +267,7 @@ CASES: dict[str, Case] = {
         rows=[R("7319fb47-d7d0-5642-b575-e9e8e5351adb", "OFFLINE", (0, 0, 2), depth=1)],
     ),
     "zpool_status_46_config_only_guid_faulted_was_dev_sdd1_cksum6_0.7.5_PARTIAL.txt": Case(
-        "zfs-san", None, complete=False, data_errors=None, present=None,
+        "zfs-san", "DEGRADED", complete=False, data_errors=None, present=None,
         rows=[R("zfs-san", "DEGRADED", depth=0), R("raidz2-0", "DEGRADED", depth=1),
               *_mirror_rows(["wwn-0x5000c5004d038886", "wwn-0x5000c500408ac603"]),
               R("649844116982152511", "FAULTED", note="was /dev/sdd1", depth=2),
@@ -346,7 +346,7 @@ CASES: dict[str, Case] = {
                   "3bda212a", "54e4e2fb", "54dfd8b8", "54e1e184")])],
     ),
     "zpool_status_60_config_only_raidz1_cksum_49_12_18_PARTIAL.txt": Case(
-        "dmirror1", None, complete=False, data_errors=None, present=None,
+        "dmirror1", "ONLINE", complete=False, data_errors=None, present=None,
         rows=[R("dmirror1", "ONLINE", (0, 0, 49), depth=0),
               R("raidz1-0", "ONLINE", (0, 0, 12), depth=1),
               *_mirror_rows([f"wwn-0x5000cca23bd{s}" for s in (
@@ -371,7 +371,7 @@ CASES: dict[str, Case] = {
                 depth=2)],
     ),
     "zpool_status_64_header_root_raidz2_wide_name_column_2.4.1_PARTIAL.txt": Case(
-        "scratch", None, complete=False, data_errors=None, present=None,
+        "scratch", "ONLINE", complete=False, data_errors=None, present=None,
         rows=[R("scratch", "ONLINE", depth=0), R("raidz2-0", "ONLINE", depth=1),
               *_mirror_rows([f"wwn-0x5000cca2{s}" for s in (
                   "bb0e4ee0", "ab4c0224", "ab4adc68", "bb0ec380", "b6673968", "b6696458")])],
@@ -826,3 +826,76 @@ def test_c_script_columns_follow_the_notes() -> None:
     assert note_kinds(leaf.note) == ["too_many_errors", "resilvering"]
     assert vdev_named(pool, "scsi-35000c50094ba731b").printed["defect"] == "250"
     assert any("elided" in r for r in pool.incomplete)  # <skipping unrelated vdevs here>
+
+
+def _values(ms: Any, name: str) -> list[float]:
+    return [s.value for fam in ms.families() for s in fam.samples if s.name == name]
+
+
+IO_FAILURE_TEXTS = {
+    # libzfs ZPOOL_STATUS_IO_FAILURE_WAIT and _CONTINUE: the pool is suspended (failmode
+    # wait or continue); zpool_main.c prints the same status text for both
+    "ZFS-8000-HC": "One or more devices are faulted in response to IO failures.",
+    "ZFS-8000-JQ": "One or more devices are faulted in response to IO failures.",
+    # ZPOOL_STATUS_IO_FAILURE_MMP: suspended by multihost
+    "ZFS-8000-MM": "The pool is suspended because multihost writes failed or were delayed;\n"
+    "\tanother system could import the pool undetected.",
+}
+
+
+@pytest.mark.parametrize("msgid", sorted(IO_FAILURE_TEXTS))
+@pytest.mark.parametrize("keep", ["status", "see", "both"])
+def test_io_failure_status_means_io_suspended(msgid: str, keep: str) -> None:
+    """libzfs reports these only for a suspended pool, whatever the state: line and even
+    without the 'pool I/O is currently suspended' error list (zpool status without -v)."""
+    status = f"status: {IO_FAILURE_TEXTS[msgid]}\n" if keep in ("status", "both") else ""
+    see = (
+        f"   see: https://openzfs.github.io/openzfs-docs/msg/{msgid}\n" if keep != "status" else ""
+    )
+    text = (
+        "  pool: dozer\n state: UNAVAIL\n" + status
+        + "action: Make sure the affected devices are connected, then run 'zpool clear'.\n"
+        + see + "config:\n\n"
+        "\tNAME        STATE     READ WRITE CKSUM\n"
+        "\tdozer       UNAVAIL      0     0     0  insufficient replicas\n"
+        "\t  sdc       ONLINE       0     0     0\n"
+        "\t  sdd       FAULTED      6     0     0  too many errors\n\n"
+        "errors: 5 data errors, use '-v' for a list\n"
+    )  # fmt: skip
+    ms = parse_kind(text.encode())
+    assert ms.sample_value("zmon_pool_io_suspended", {"pool": "dozer"}) == 1.0
+    assert ms.sample_value("zmon_pool_state", {"pool": "dozer", "state": "unavail"}) == 1.0
+
+
+def test_other_status_texts_are_not_io_suspended() -> None:
+    name = "zpool_status_20_faulted_rw_cksum_pool_online_2.2.7.txt"
+    ms = parse_kind((CORPUS / name).read_bytes())
+    assert set(_values(ms, "zmon_pool_io_suspended")) == {0.0}
+
+
+@pytest.mark.parametrize(
+    ("name", "pool", "state"),
+    [
+        ("zpool_status_28_freebsd_nas4free_guid_unavail_was_dev_ada6_config_only_PARTIAL.txt",
+         "tank", "degraded"),
+        ("zpool_status_34_draid_nested_spare_replacing_spare_13.2K_config_only_2.2.4_PARTIAL.txt",
+         "tank20", "degraded"),
+        ("zpool_status_60_config_only_raidz1_cksum_49_12_18_PARTIAL.txt", "dmirror1", "online"),
+        ("zpool_status_64_header_root_raidz2_wide_name_column_2.4.1_PARTIAL.txt",
+         "scratch", "online"),
+    ],
+)  # fmt: skip
+def test_a_pool_without_state_line_takes_its_own_rows_state(
+    name: str, pool: str, state: str
+) -> None:
+    status = parse_file(CORPUS / name)
+    assert not status.pools[0].complete
+    ms = parse_kind((CORPUS / name).read_bytes())
+    assert ms.sample_value("zmon_pool_state", {"pool": pool, "state": state}) == 1.0
+    assert sum(_values(ms, "zmon_pool_state")) == 1.0
+
+
+def test_a_fragment_without_the_pool_row_keeps_the_state_unknown() -> None:
+    name = "zpool_status_42_fragment_rows_only_no_header_2.4.1_PARTIAL.txt"
+    ms = parse_kind((CORPUS / name).read_bytes())
+    assert set(_values(ms, "zmon_pool_state")) == {0.0}

@@ -29,7 +29,8 @@ _P, _V = ("pool",), ("pool", "vdev", "class")
 _S = "the scan in zmon_pool_scan_info (zpool status)"
 CATALOGUE: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     ("zmon_pool_state", "gauge", (*_P, "state"),
-     "Pool health from the state: line, one series per state; all 0 when unknown (zpool status)"),
+     "Pool health from the state: line (a paste without one: the pool's own row), one series "
+     "per state; all 0 when unknown (zpool status)"),
     ("zmon_pool_status_info", "gauge", (*_P, "state", "status", "status_id", "guid"),
      "Raw state: word, a short name for the status: text, its ZFS-8000 message id and the "
      "pool GUID (zpool status)"),
@@ -41,8 +42,8 @@ CATALOGUE: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     ("zmon_pool_errors_unavailable", "gauge", _P,
      "1 when zpool could not list the pool's errors, e.g. I/O suspended (zpool status -v)"),
     ("zmon_pool_io_suspended", "gauge", _P,
-     "1 when the pool's I/O is suspended: state SUSPENDED or the error list says so "
-     "(zpool status)"),
+     "1 when the pool's I/O is suspended: state SUSPENDED, or the error list or the status "
+     "(ZFS-8000-HC, -JQ, -MM) says so (zpool status)"),
     ("zmon_pool_upgrade_available", "gauge", _P,
      "1 when the status: text says features can be enabled or the on-disk format is older "
      "(zpool status)"),
