@@ -82,6 +82,15 @@ def replacing_text(old_state: str = "online") -> str:
 SDB = pool_text()
 
 
+def nvme_errlog(entries: int, media: int = 0) -> str:
+    """An NVMe drive as the smart collector serves it: error-log entries and media errors."""
+    return (
+        'zmon_disk_smart_passed{device="nvme0n1"} 1\n'
+        f'zmon_disk_nvme_media_errors_total{{device="nvme0n1"}} {media}\n'
+        f'zmon_disk_nvme_error_log_entries_total{{device="nvme0n1"}} {entries}\n'
+    )
+
+
 CASES: dict[str, Case] = {
     "pool_unavailable": Case(pool_text(state="suspended")
                              + 'zmon_pool_io_suspended{pool="tank"} 1\n', "pool tank",
@@ -174,6 +183,11 @@ CASES: dict[str, Case] = {
                           "ARC", "ghost hits are 18 % of hits since boot"),
     "fragmentation": Case(SDB + 'zmon_pool_fragmentation_ratio{pool="tank"} 0.81\n',
                           "pool tank", "free space 81 % fragmented"),
+    "nvme_error_log_rising": Case(
+        nvme_errlog(499), "nvme0n1",
+        "12 new NVMe error-log entries in the last 50 min (499 logged in its life)",
+        history=((3000, nvme_errlog(487)), (1200, nvme_errlog(490)),
+                 (0, nvme_errlog(499)))),
 }  # fmt: skip
 
 
@@ -307,4 +321,28 @@ def test_new_link_errors_never_exceed_the_totals_they_belong_to() -> None:
     # 91 is the larger total; 57 of it is new (34 -> 91: SMART's 34 was the floor 5 min ago)
     assert f.evidence == (
         "91 CRC errors (57 in the last 5 min) and 3 link resets (3 in the last 5 min), media clean"
+    )
+
+
+def _errlog_history(*counts: int, media: int = 0) -> History:
+    h = History(step=1.0)
+    for before, n in zip((3000, 1200, 0), counts, strict=True):
+        h.observe(NOW - before, read_model(families(nvme_errlog(n, media))))
+    return h
+
+
+def test_an_unchanged_nvme_error_log_says_nothing() -> None:
+    """499 entries logged over the drive's life are history, not news (no rise, no finding)."""
+    text = nvme_errlog(499)
+    assert [f for f in findings(text, _errlog_history(499, 499, 499)) if "nvme" in f.rule] == []
+    assert [f for f in findings(text) if f.rule == "nvme_error_log_rising"] == []
+
+
+def test_a_rising_nvme_error_log_joins_the_media_evidence() -> None:
+    """With media errors the failing-media finding tells the rise; no second finding."""
+    text = nvme_errlog(499, media=3)
+    got = findings(text, _errlog_history(487, 490, 499, media=3))
+    assert [f.rule for f in got] == ["media_failing"]
+    assert got[0].evidence == (
+        "3 NVMe media errors and 12 new NVMe error-log entries in the last 50 min"
     )

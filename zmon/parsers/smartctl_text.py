@@ -46,6 +46,8 @@ _ATA_TEST_ROW = re.compile(
     r"^#\s*(?P<num>\d+)\s+(?P<kind>\S.*?)\s{2,}(?P<status>\S.*?)\s+(?P<rem>\d+)%\s+"
     r"(?P<hours>\d+)\s+\S+"
 )
+# Seagate/Hitachi SAS factory log page (the only power-on time some drives report)
+_FACTORY_HOURS = re.compile(r"^number of hours powered up = (\d{1,12}(?:\.\d{1,2})?)$")
 _NVME_TEST_HEADER = re.compile(r"^Num\s+Test_Description\s+Status\s+Power_on_Hours")
 _NVME_TEST_ROW = re.compile(
     r"^\s*(?P<num>\d+)\s+(?P<kind>Short|Extended|Vendor specific|Unknown \(0x[0-9a-fA-F]+\))\s+"
@@ -93,6 +95,7 @@ class _TextParser:
         self.product: str | None = None
         self.protocol_hint: str | None = None
         self.long_attrs = True
+        self.factory_minutes: int | None = None  # SAS vendor factory page, if no exact time
 
     def feed(self, line: str) -> None:
         s = line.strip()
@@ -266,6 +269,11 @@ class _TextParser:
             r.power_on_seconds = int(m.group(1)) * 3600.0 + int(m.group(2)) * 60
             self.protocol_hint = "SCSI"
             return True
+        m = _FACTORY_HOURS.match(s)
+        if m:  # minutes / 60 printed with two decimals: the whole minutes come back
+            self.factory_minutes = round(float(m.group(1)) * 60)
+            self.protocol_hint = "SCSI"
+            return True
         if s.startswith("Error counter log:"):
             self.scsi_health()
             return True
@@ -312,6 +320,8 @@ class _TextParser:
                 if a is not None and a.raw is not None:
                     r.temperature_celsius = a.raw
                     break
+        if r.power_on_seconds is None and self.factory_minutes is not None:
+            r.power_on_seconds = self.factory_minutes * 60.0
         a9 = r.attribute(9)
         if r.power_on_seconds is None and a9 is not None:
             r.power_on_seconds = power_on_seconds_from_attribute(a9.name, a9.raw_string)

@@ -811,7 +811,9 @@ def find_smart_failed(ev: Evidence) -> Iterable[Hit]:
         if disk.smart_passed is not None and disk.smart_passed == 0 and disk.device not in needed:
             yield _disk_hit(
                 disk,
-                "SMART overall health self-assessment FAILED",
+                w.join(
+                    ["SMART overall health self-assessment FAILED", _nvme_error_log_rise(ev, disk)]
+                ),
                 _replacement_advice(ev, disk),
             )
 
@@ -821,7 +823,28 @@ def find_media_failing(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
         if disk.smart_passed == 0 or disk.media_defects <= 0 or disk.device in needed:
             continue
-        yield _disk_hit(disk, w.join(_media_words(disk)), _replacement_advice(ev, disk))
+        seen = [*_media_words(disk), _nvme_error_log_rise(ev, disk)]
+        yield _disk_hit(disk, w.join(seen), _replacement_advice(ev, disk))
+
+
+def _nvme_error_log_rise(ev: Evidence, disk: Disk) -> str:
+    """'12 new NVMe error-log entries in the last 50 min' ("" when the log did not grow)."""
+    change = ev.history.change(f"disk_nvme_errlog:{disk.device}")
+    if not change or change[0] <= 0:
+        return ""
+    entries = w.count(change[0], "new NVMe error-log entry", "new NVMe error-log entries")
+    return f"{entries} in the last {w.duration(change[1])}"
+
+
+def find_nvme_error_log_rising(ev: Evidence) -> Iterable[Hit]:
+    """The drive's error log grows and nothing else is wrong with it (a failing-media or
+    failed-SMART finding tells the rise itself)."""
+    for disk in ev.model.disks.values():
+        rise = _nvme_error_log_rise(ev, disk)
+        if not rise or disk.smart_passed == 0 or disk.media_defects > 0:
+            continue
+        total = int(disk.nvme_error_log or 0)
+        yield _disk_hit(disk, f"{rise} ({total} logged in its life)", locate=False)
 
 
 def _media_words(disk: Disk) -> list[str]:
@@ -1052,6 +1075,12 @@ RULES: tuple[Rule, ...] = (
     Rule("fragmentation", "ZfsPoolFragmentationHigh",
          "writes slow down as free space fragments",
          "free space or add a vdev", find_fragmentation),
+    Rule("nvme_error_log_rising", None,
+         "the drive's controller logs new errors: failed reads or writes when the disk is "
+         "failing, or commands it refused (some drives log a monitoring tool's queries)",
+         "read the entries with smartctl -l error /dev/{device}; replace the disk if they "
+         "show failed reads or writes, or if media errors follow",
+         find_nvme_error_log_rising, unpaged="info"),
 )  # fmt: skip
 
 RULES_BY_ID = {r.id: r for r in RULES}

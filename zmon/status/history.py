@@ -61,6 +61,8 @@ def series_of(model: HostModel) -> dict[str, float]:
         # the same numbers the cable diagnosis prints as totals, so "N new" never exceeds them
         out[f"disk_crc:{name}"] = disk.crc_total
         out[f"disk_link:{name}"] = disk.link_events
+        if disk.nvme_error_log is not None:
+            out[f"disk_nvme_errlog:{name}"] = disk.nvme_error_log
     return out
 
 

@@ -192,6 +192,7 @@ class Disk:
     nvme_media_errors: float = 0.0
     nvme_critical_warning: float = 0.0
     nvme_used: float | None = None
+    nvme_error_log: float | None = None  # error-log entries over the drive's life
     speed: float | None = None  # bytes per second
     max_speed: float | None = None
     kernel: dict[str, float] = field(default_factory=dict)  # pattern -> events
@@ -501,6 +502,7 @@ def _disks(s: Samples, pools: list[Pool]) -> dict[str, Disk]:
         "zmon_disk_nvme_media_errors_total": "nvme_media_errors",
         "zmon_disk_nvme_critical_warning": "nvme_critical_warning",
         "zmon_disk_nvme_percentage_used_ratio": "nvme_used",
+        "zmon_disk_nvme_error_log_entries_total": "nvme_error_log",
         "zmon_disk_interface_speed_bytes": "speed",
         "zmon_disk_interface_max_speed_bytes": "max_speed",
     }

@@ -235,6 +235,27 @@ def test_synthetic_json_and_text_agree(base):
         assert (j.scsi.grown_defects, t.scsi.non_medium_errors) == (12, 17)
 
 
+def test_sas_factory_page_hours_give_way_to_the_accumulated_time() -> None:
+    """The factory page prints minutes / 60 with two decimals (whole minutes come back); the
+    background-scan page's hours:minutes is exact and wins whichever comes first."""
+    factory = "Vendor (Seagate/Hitachi) factory information\n  number of hours powered up = 20.57\n"
+    accumulated = "Accumulated power on time, hours:minutes 20:35\n"
+    head = "=== START OF READ SMART DATA SECTION ===\nCurrent Drive Temperature:     34 C\n"
+    assert parse_smartctl((head + factory).encode()).power_on_seconds == 1234 * 60
+    for text in (factory + accumulated, accumulated + factory):
+        assert parse_smartctl((head + text).encode()).power_on_seconds == 1235 * 60
+
+
+def test_sas_factory_page_hours_in_json() -> None:
+    """smartctl --json puts the factory page's minutes in power_on_time (hours, minutes)."""
+    doc = {
+        "smartctl": {"version": [7, 3], "exit_status": 0},
+        "device": {"name": "/dev/sda", "type": "scsi", "protocol": "SCSI"},
+        "power_on_time": {"hours": 20, "minutes": 34},
+    }
+    assert parse_smartctl(json.dumps(doc).encode()).power_on_seconds == 1234 * 60
+
+
 def test_sas_details():
     r = load("synthetic", "sas_seagate_grown12_selftest_failed_7.3.json")
     assert (r.protocol, r.model, r.firmware) == ("SCSI", "SEAGATE ST4000NM0023", "0004")
@@ -501,7 +522,8 @@ SAS_FACTS = {
         temperature_celsius=34,
         grown_defects=0,
         trip_temperature=60,
-        power_on_seconds=None,
+        # the Seagate/Hitachi factory page: "number of hours powered up = 1668.58"
+        power_on_seconds=100115 * 60,
     ),
 }
 
