@@ -29,6 +29,27 @@ log = get("scheduler")
 RunHook = Callable[[CollectorState], None]
 
 
+def without_traceback(exc: BaseException) -> BaseException:
+    """``exc`` and the exceptions it chains, their tracebacks dropped.
+
+    A traceback holds the run's frames, and with them what the run read (up to the output
+    cap). Kept, it closes reference cycles (the closure's error list, an ``except ... as``
+    name in a frame that raised anew) that only a rare cyclic collection would free; the
+    type and message are all a failed run reports."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        e.__traceback__ = None
+        todo += [e.__cause__, e.__context__]
+        if isinstance(e, BaseExceptionGroup):
+            todo += e.exceptions
+    return exc
+
+
 class CollectorWorker:
     """Runs one collector on its interval in a background thread."""
 
@@ -113,7 +134,7 @@ class CollectorWorker:
             try:
                 results.append(self.collector.collect())
             except BaseException as exc:  # noqa: BLE001 - reported, never propagated
-                errors.append(exc)
+                errors.append(without_traceback(exc))
 
         wall_start = time.time()
         mono_start = time.monotonic()

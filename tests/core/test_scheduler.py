@@ -6,10 +6,13 @@ should be, a run count reached), so a loaded machine only makes them slower.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
 import threading
 import time
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
 
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, NoDataError, Paths
@@ -200,3 +203,65 @@ def test_a_slow_render_never_holds_collectors_up(monkeypatch) -> None:  # type: 
     finally:
         release.set()
         s.stop()
+
+
+class Output:
+    """Stands for what a run read (a command's output buffer, up to 64 MiB)."""
+
+
+class FailsHoldingOutput(Collector):
+    """Reads its output, then fails the way parsers do: one error raised while handling
+    another, whose frame keeps the first (an inner reference cycle of its own)."""
+
+    name = "leaky"
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.outputs: list[weakref.ref[Output]] = []
+        self.release = threading.Event()
+
+    def collect(self) -> MetricSet:
+        output = Output()
+        self.outputs.append(weakref.ref(output))
+        self.release.wait(30)
+        try:
+            raise OSError(5, "read failed")
+        except OSError as err:
+            raise RuntimeError(f"cannot read the output: {err}") from err
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def test_a_failed_runs_output_is_freed_right_after_the_run() -> None:
+    """Reference counting alone frees it: nothing waits for a rare cyclic collection."""
+    c = FailsHoldingOutput(_ctx())
+    c.release.set()
+    s = Scheduler()
+    s.add(c, interval=60, timeout=30)
+    with _no_cyclic_gc():
+        s.workers["leaky"].run_once()
+        assert b'result="failure"} 1.0' in s.snapshot.exposition.text
+        assert c.outputs[0]() is None, "the failed run's output is still referenced"
+
+
+def test_a_timed_out_runs_output_is_freed_when_it_ends() -> None:
+    c = FailsHoldingOutput(_ctx())
+    s = Scheduler()
+    s.add(c, interval=60, timeout=0.2)
+    worker = s.workers["leaky"]
+    with _no_cyclic_gc():
+        worker.run_once()
+        assert b'result="timeout"} 1.0' in s.snapshot.exposition.text
+        run = worker._current
+        assert run is not None
+        c.release.set()
+        run.join(60)
+        assert c.outputs[0]() is None, "the late failure keeps the run's output"
