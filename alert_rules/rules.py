@@ -33,6 +33,7 @@ from alert_rules.building import (
 )
 from alert_rules.datasets import dataset_alerts
 from alert_rules.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
+from alert_rules.zmon_state import zmon_state_alerts
 
 
 def recording_rules(t: Thresholds) -> Group:
@@ -863,6 +864,7 @@ def groups(t: Thresholds) -> list[Group]:
         disk_alerts(t),
         ups_alerts(t),
         zmon_alerts(t),
+        zmon_state_alerts(t),
     ]
 
 

@@ -14,8 +14,11 @@ import json
 import math
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import Any
+
+from zmon import children
 
 # State files are a few hundred bytes; counters kept with a position (about 60 bytes per
 # disk, pattern or class counted) stay far below this. Anything bigger was not written by zmon.
@@ -47,11 +50,53 @@ class FileOps:
 SYSTEM = FileOps()
 
 
-def write_atomic(path: Path | str, data: bytes, ops: FileOps = SYSTEM) -> None:
-    """Replace ``path`` with ``data`` durably: write, fsync, rename, fsync the directory.
+def write_atomic(
+    path: Path | str, data: bytes, ops: FileOps = SYSTEM, owner: str | None = None
+) -> None:
+    """Replace ``path`` with ``data`` durably: write, fsync, rename, fsync the directory,
+    creating the directory if it is missing.
 
-    Raises OSError when it cannot (the old content is then left as it was).
+    Raises OSError when it cannot (the old content is then left as it was). Either way the
+    outcome is counted for ``owner`` (default: the collector running in this thread).
     """
+    try:
+        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+        _write_atomic(path, data, ops)
+    except OSError:
+        record_write(False, owner)
+        raise
+    record_write(True, owner)
+
+
+# State writes, by collector: failures since start, and whether the last one worked.
+_lock = threading.Lock()
+_failures: dict[str, int] = {}
+_writable: dict[str, bool] = {}
+
+
+def record_write(ok: bool, owner: str | None = None) -> None:
+    """Count one attempt to write a state file (or to open the state directory)."""
+    owner = owner or children.current_collector.get()
+    with _lock:
+        _writable[owner] = ok
+        _failures[owner] = _failures.get(owner, 0) + (0 if ok else 1)
+
+
+def write_outcome(owner: str) -> tuple[int, bool | None]:
+    """(failed state writes since start, whether the last worked: None before any)."""
+    with _lock:
+        return _failures.get(owner, 0), _writable.get(owner)
+
+
+def carry_failures(counts: dict[str, int]) -> None:
+    """Count on from ``counts`` (a collection worker that replaces one that ended)."""
+    with _lock:
+        for owner, count in counts.items():
+            if count:
+                _failures[owner] = max(_failures.get(owner, 0), count)
+
+
+def _write_atomic(path: Path | str, data: bytes, ops: FileOps) -> None:
     target = os.fspath(path)
     directory = os.path.dirname(target) or "."
     tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.getpid()}.tmp")
@@ -85,9 +130,12 @@ def fsync_directory(directory: str, ops: FileOps = SYSTEM) -> None:
         ops.close(dfd)
 
 
-def write_json(path: Path | str, value: Any, ops: FileOps = SYSTEM) -> None:
+def write_json(
+    path: Path | str, value: Any, ops: FileOps = SYSTEM, owner: str | None = None
+) -> None:
     """``write_atomic`` of a JSON document (sorted keys, one trailing newline)."""
-    write_atomic(path, (json.dumps(value, sort_keys=True) + "\n").encode("utf-8"), ops)
+    data = (json.dumps(value, sort_keys=True) + "\n").encode("utf-8")
+    write_atomic(path, data, ops, owner)
 
 
 class UnusableState(Exception):

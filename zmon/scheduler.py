@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from zmon import children, failures
+from zmon import children, durable, failures
 from zmon.logs import StateChangeLog, get
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, NoDataError
@@ -189,6 +189,9 @@ class CollectorWorker:
             self.state.runs["success"] += 1
             self._changes.report(self.state.name, "collector ok", "info", collector=self.state.name)
         self.state.leaked_children = children.leaked(self.state.name)
+        self.state.state_write_failures, self.state.state_writable = durable.write_outcome(
+            self.state.name
+        )
         self.first_run_done.set()
         self._on_update(self.state)
 
@@ -269,6 +272,8 @@ class Scheduler:
             state.last_error_reason = previous.last_error_reason
             state.fd_exhausted = previous.fd_exhausted
             state.leaked_children = previous.leaked_children
+            state.state_write_failures = previous.state_write_failures
+            state.state_writable = previous.state_writable
         self.snapshot.add(state)
         self.workers[collector.name] = CollectorWorker(
             collector, state, self._updated, jitter, on_start=self._on_start

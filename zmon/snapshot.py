@@ -86,6 +86,8 @@ class CollectorState:
     last_error_reason: str = ""  # one of zmon.failures.REASONS while the last run failed
     fd_exhausted: int = 0  # failed runs that ran out of file descriptors
     leaked_children: int = 0  # processes its runs left behind, killed (zmon.children.sweep)
+    state_write_failures: int = 0  # state files it could not write (zmon.durable)
+    state_writable: bool | None = None  # whether its last state write worked (None: none yet)
     # False while no collection process runs the collector (the worker is being restarted):
     # its last good data is still served, marked stale
     collecting: bool = True
@@ -370,6 +372,20 @@ def self_metrics(
             s.leaked_children,
             lab,
         )
+        if s.state_writable is not None:  # only collectors that keep state files
+            m.gauge(
+                "zmon_collector_state_writable",
+                "1 if the collector's last write of its state files (in --path.state-dir) "
+                "worked, 0 while the directory is full, read-only or not writable.",
+                1.0 if s.state_writable else 0.0,
+                lab,
+            )
+            m.counter(
+                "zmon_collector_state_write_failures_total",
+                "State-file writes (or state directory opens) of the collector that failed.",
+                s.state_write_failures,
+                lab,
+            )
     m.info("zmon_build_info", "zmon's version; always 1.", {"version": __version__})
     m.gauge("zmon_start_time_seconds", "Unix time zmon started.", start_time)
     if worker_restarts is not None:

@@ -25,7 +25,7 @@ import sys
 import threading
 from typing import Any
 
-from zmon import children, logs, memory
+from zmon import children, durable, logs, memory
 from zmon.channel import Channel, Closed, state_fields, summary_rows
 from zmon.chores import Chores
 from zmon.config import Config
@@ -105,6 +105,7 @@ class CollectionWorker:
             os.nice(NICENESS)  # (its commands inherit it)
         memory.tune_malloc()  # before any collector thread starts (zmon/memory.py)
         children.carry_leaked({s.name: s.leaked_children for s in seeds})
+        durable.carry_failures({s.name: s.state_write_failures for s in seeds})
         for seed in seeds:
             self.snapshot.add(seed)
             self._sent[seed.name] = {(name, digest) for name, digest, _ in seed.rendered}

@@ -13,7 +13,9 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
+from zmon import durable
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, NoDataError, Paths
 from zmon.replay import StaticRunner
@@ -265,3 +267,44 @@ def test_a_timed_out_runs_output_is_freed_when_it_ends() -> None:
         c.release.set()
         run.join(60)
         assert c.outputs[0]() is None, "the late failure keeps the run's output"
+
+
+class KeepsState(Collector):
+    """Writes a state file at each run, where the test points it."""
+
+    name = "stateful"
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.path: Path | None = None
+
+    def collect(self) -> MetricSet:
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                durable.write_json(self.path, {"seen": 1})
+        return MetricSet()
+
+
+def test_state_writes_are_served_per_collector_that_keeps_state(tmp_path: Path) -> None:
+    c = KeepsState(_ctx())
+    s = Scheduler()
+    s.add(c, interval=60, timeout=5)
+    worker = s.workers["stateful"]
+    worker.run_once()  # no state kept: nothing to say
+    assert b"zmon_collector_state_" not in s.snapshot.exposition.text
+    c.path = tmp_path / "state" / "stateful.json"
+    worker.run_once()
+    text = s.snapshot.exposition.text
+    assert b'zmon_collector_state_writable{collector="stateful"} 1.0' in text
+    assert b'zmon_collector_state_write_failures_total{collector="stateful"} 0.0' in text
+    blocker = tmp_path / "full"
+    blocker.write_text("")
+    c.path = blocker / "state" / "stateful.json"  # its directory cannot be made
+    worker.run_once()
+    worker.run_once()
+    text = s.snapshot.exposition.text
+    assert b'zmon_collector_state_writable{collector="stateful"} 0.0' in text
+    assert b'zmon_collector_state_write_failures_total{collector="stateful"} 2.0' in text
+    c.path = tmp_path / "state" / "stateful.json"
+    worker.run_once()
+    assert b'zmon_collector_state_writable{collector="stateful"} 1.0' in s.snapshot.exposition.text

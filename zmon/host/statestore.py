@@ -33,18 +33,21 @@ class PositionStore(Protocol):
 class StateStore:
     """Key -> JSON object, one file per key under ``directory``."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, owner: str | None = None) -> None:
         self.directory = Path(directory)
+        self.owner = owner  # whose state writes these are (zmon.durable counts them)
         self._lock_fd: int | None = None
 
     @classmethod
-    def open_locked(cls, directory: Path) -> StateStore | None:
-        """A store that this process owns, or None (unwritable, or another process owns it)."""
-        store = cls(directory)
+    def open_locked(cls, directory: Path, owner: str | None = None) -> StateStore | None:
+        """A store that this process owns, or None (unwritable, or another process owns it).
+        An unwritable directory counts as a failed state write of ``owner``."""
+        store = cls(directory, owner)
         try:
             store.directory.mkdir(parents=True, exist_ok=True)
             fd = os.open(store.directory / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:
+            durable.record_write(False, owner)
             return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -77,7 +80,7 @@ class StateStore:
 
     def save(self, key: str, value: dict[str, Any]) -> None:
         """Write durably (temporary file, fsync, rename, fsync the directory)."""
-        durable.write_json(self.path(key), value)
+        durable.write_json(self.path(key), value, owner=self.owner)
 
 
 CHECKPOINT_VERSION = 1

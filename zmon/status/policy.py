@@ -152,6 +152,14 @@ POLICY: tuple[Policy, ...] = (
        blind, the others still watch."""),
     _p("ZmonCollectorDataStale", "warning", """One collector's data is old: the alerts on its
        metrics are blind, the others still watch."""),
+    *(  # ---- zmon's own state: what it cannot see or keep (alert_rules/zmon_state.py)
+        _p("ZmonKernelLogNotFollowed", "warning", """zmon cannot follow a kernel log source
+           (a configured file missing or unreadable): faults logged there go uncounted,
+           nothing has failed yet."""),
+        _p("ZmonStateNotWritable", "warning", """zmon cannot write its state files (the
+           directory is full or read-only): it still watches, but forgets log positions,
+           counts and scrub history at the next restart."""),
+    ),
 )  # fmt: skip
 
 POLICY_BY_ALERT = {p.alert: p for p in POLICY}

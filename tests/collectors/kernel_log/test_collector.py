@@ -237,3 +237,62 @@ def test_zero_series_keeps_every_other_count() -> None:
         if f.name not in ("events", "pool_events"):
             assert getattr(zeroed, f.name) == getattr(snap, f.name), f.name
     assert zeroed.events == {("crc_error", "sda"): 0}
+
+
+def test_configured_missing_file_is_warned_of_once_and_served_as_not_followed(
+    tmp_path: Path, collector_factory, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """A typo in kernel_log.files must not look like a quiet log: a warning, and the
+    configured path served with zmon_kernel_log_following 0 (the alert reads it)."""
+    c = collector_factory(source="file", files=["/var/log/kern.lgo"])
+    c.start()
+    follower = c._sources[0].follower
+    wait_for(lambda: follower._missing)  # type: ignore[union-attr]
+    ms = c.collect()
+    assert ms.sample_value("zmon_kernel_log_following", {"source": "/var/log/kern.lgo"}) == 0
+    wait_for(lambda: c._sources[0].told_closed)
+    c._step()  # more polls: still one warning
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert text.count("kernel log file cannot be followed") == 1
+    assert "does not exist" in text and "kern.lgo" in text
+    path = tmp_path / "root" / "var" / "log" / "kern.lgo"
+    path.parent.mkdir(parents=True)
+    path.write_text("")
+    wait_for(lambda: not c._sources[0].told_closed)
+    out = capsys.readouterr()
+    assert "kernel log file followed again" in out.out + out.err
+
+
+def test_an_unwritable_state_dir_is_served_per_collector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its checkpoint cannot be kept: zmon_collector_state_writable 0 and a failure counted,
+    through the scheduler as zmon serves them."""
+    from zmon import durable
+    from zmon.scheduler import Scheduler
+
+    monkeypatch.setattr(durable, "_failures", {})  # this process's other tests count apart
+    monkeypatch.setattr(durable, "_writable", {})
+
+    log = tmp_path / "root" / "var" / "log" / "kern.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    ctx = make_ctx(tmp_path, source="file", poll_interval=3600.0)
+    ctx = Context(
+        Paths(rootfs=ctx.paths.rootfs, procfs=ctx.paths.procfs, sysfs=ctx.paths.sysfs,
+              state_dir=blocker / "state"),
+        ctx.runner, ctx.options, ctx.platform,
+    )  # fmt: skip
+    c = KernelLogCollector(ctx)
+    s = Scheduler()
+    s.add(c, interval=60, timeout=10)
+    try:
+        s.workers["kernel_log"].run_once()
+        text = s.snapshot.exposition.text.decode()
+    finally:
+        c.close()
+    assert 'zmon_collector_state_writable{collector="kernel_log"} 0.0' in text
+    assert 'zmon_collector_state_write_failures_total{collector="kernel_log"} 1.0' in text

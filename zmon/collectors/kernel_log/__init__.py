@@ -95,6 +95,7 @@ class _Source:
     errors_seen: int = 0
     lost_seen: int = 0
     last_data: float = field(default_factory=time.monotonic)
+    told_closed: bool = False  # a warning said it cannot be followed (said once)
 
 
 def load_rules(options: dict[str, Any]) -> list[Rule]:
@@ -206,7 +207,9 @@ class KernelLogCollector(Collector):
             if kind == "none":
                 return
             if not self.ctx.one_shot:  # a one-shot run must not move the daemon's positions
-                self._store = StateStore.open_locked(self.ctx.paths.state_dir / "kernel_log")
+                self._store = StateStore.open_locked(
+                    self.ctx.paths.state_dir / "kernel_log", owner=self.name
+                )
             if self._store is None and not self.ctx.one_shot:
                 log.warning(
                     "kernel_log positions will not be saved (state dir not writable "
@@ -431,7 +434,25 @@ class KernelLogCollector(Collector):
                 self.tally.add_lost(src.label, lost - src.lost_seen)
                 src.lost_seen = lost
             self.tally.set_following(src.label, follower.is_open)
+            self._tell_following(src, follower)
         return self._commit()
+
+    def _tell_following(self, src: _Source, follower: _Follower) -> None:
+        """A log file that cannot be followed (missing, unreadable) is warned of once, and
+        its coming back told; ``zmon_kernel_log_following`` shows it meanwhile."""
+        if not isinstance(follower, FileFollower):
+            return
+        if not follower.is_open and not src.told_closed:
+            src.told_closed = True
+            why = "does not exist" if not follower.path.exists() else follower.last_error
+            log.warning(
+                "kernel log file cannot be followed: no kernel events are counted from it",
+                path=str(follower.path),
+                error=why or "not readable",
+            )
+        elif follower.is_open and src.told_closed:
+            src.told_closed = False
+            log.info("kernel log file followed again", path=str(follower.path))
 
     def _loop_error(self, exc: Exception) -> None:
         log.error("kernel log follower step failed", error=repr(exc))

@@ -102,7 +102,6 @@ class ScrubHistory:
             items = sorted(self._records.items(), key=lambda kv: -float(kv[1]["end_time"]))
             doc = {"version": _VERSION, "pools": dict(items[:_MAX_POOLS])}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             durable.write_json(self.path, doc)
         except OSError as exc:
             self._warn("cannot write the scrub state file", exc)

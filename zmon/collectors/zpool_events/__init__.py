@@ -297,7 +297,6 @@ class CursorStore:
                 "dropped": saved.dropped,
             }
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
                 durable.write_json(self.path, doc)
             except OSError as exc:
                 if not self._warned:
