@@ -57,7 +57,8 @@ def _families(area: str) -> dict[str, tuple[str, str, set[str]]]:
                 labels[fam.name].update(k for k in s.labels if k != "le")
             out.setdefault(fam.name, (fam.type, fam.documentation, labels[fam.name]))
     if area == "e2e":  # the golden masks zmon's own volatile samples: take their labels from code
-        state = CollectorState("x", 1.0, 1.0, success=True)
+        # a collector that keeps state files, whose last write worked
+        state = CollectorState("x", 1.0, 1.0, success=True, state_writable=True)
         # a failing collector's own series (no golden shows one)
         failing = CollectorState("y", 1.0, 1.0, success=False, last_error_reason="timeout")
         for fam in self_metrics([state, failing], 0.0, 0.0):
