@@ -16,8 +16,6 @@ NOT_IN_DEMO_YET: dict[str, str] = {
     # zmon serves no series for "none" (0); a lab scenario that sets quotas would add them
     "zmon_dataset_quota_bytes": "the lab pools the demo replays have no quota set",
     "zmon_dataset_refquota_bytes": "the lab pools the demo replays have no refquota set",
-    "zmon_kernel_log_following": "the demo host follows no kernel log source of its own",
-    "zmon_collector_state_writable": "the demo's collectors keep no state files in a state dir",
 }
 
 ABSENT_BY_DESIGN: dict[str, str] = {
