@@ -185,7 +185,11 @@ WRAPPINGS: dict[str, Callable[[bytes, str, st.DataObject], bytes]] = {
 
 @pytest.mark.slow
 @settings(
-    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 @given(st.data())
 def test_any_mix_of_wrappings_reads_as_the_clean_output(data: st.DataObject) -> None:
@@ -264,6 +268,22 @@ def test_nested_quoting_with_blank_lines_prompt_tags_and_entities() -> None:
         " the command line 'root@host:~# zpool status -t', CRLF line ends,"
         " trailing blanks on 2 lines"
     )
+
+
+def test_the_newline_around_a_pre_tag_on_its_own_line_is_markup() -> None:
+    """As HTML reads ``<pre>``: the line break after the opening tag and before a closing tag
+    on its own line belong to the tags, so the output's lines are counted as printed."""
+    log = b"ata1: hard resetting link\nata1: SATA link down\n"
+    for paste in (b"<pre>\n" + log + b"\n</pre>\n", b"<pre>" + log + b"</pre>\n"):
+        assert unwrap_paste(paste).data == log
+    assert pasted("kernel-log", b"<pre>\n" + log + b"\n</pre>\n") == read("kernel-log", log)
+
+
+def test_quoting_is_stripped_before_a_command_line_is_looked_for() -> None:
+    """A quoted smartctl command above JSON: the quote is no prompt, the JSON names its device."""
+    rel = "disks/corpus/smartctl_json_02_nvme_sabrent_rocket_7.4.json"
+    data = quoted(after_prompt((FIXTURES / rel).read_bytes(), "smartctl", ""), b"> > ")
+    assert pasted("smartctl", data) == clean(rel, "smartctl")
 
 
 def test_a_trailing_prompt_is_skipped() -> None:

@@ -48,7 +48,7 @@ _OPEN_TAGS = re.compile(r"^\s*(?:(?:<(?:pre|code)(?:\s[^<>]*)?>)|\[code\])+", re
 _CLOSE_TAGS = re.compile(r"(?:(?:</(?:pre|code)\s*>)|\[/code\])+\s*$", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+.-]*\s*$")
 _QUOTE = re.compile(r"^[ \t]*>")
-_MAX_ROUNDS = 8  # wrappings inside wrappings: quoted <pre>, fenced quote ...
+_MAX_ROUNDS = 16  # wrappings inside wrappings: quoted <pre>, fenced quote ...
 _SHOWN = 80  # characters of a skipped command line shown in the note
 
 
@@ -75,13 +75,13 @@ def unwrap_paste(data: bytes) -> Unwrapped:
         state.crlf = True
     text = text.removesuffix("\r") if state.crlf else text
     lines = text.split("\n")
-    for _ in range(_MAX_ROUNDS):
+    for _ in range(_MAX_ROUNDS):  # the outermost wrapping first, then look again
         before = len(state.changes)
-        lines = _unquote(lines, state)
-        lines = _unfence(lines, state)
-        lines = _untag(lines, state)
-        lines = _drop_command_line(lines, state)
-        if len(state.changes) == before:
+        for step in (_unquote, _unfence, _untag, _drop_command_line):
+            lines = step(lines, state)
+            if len(state.changes) != before:
+                break
+        else:
             break
     padded = all(line[-1] in " \t" for line in lines if line.strip())  # a terminal's copy
     if not state.found() and not padded:
@@ -191,6 +191,8 @@ def _untag(lines: list[str], state: _State) -> list[str]:
     body[0] = body[0][opened.end() :]
     body[last] = _CLOSE_TAGS.sub("", body[last])
     alone = {i for i in {0, last} if not body[i].strip()}  # a tag on a line of its own
+    if last in alone and last > 1 and not body[last - 1].strip():
+        alone.add(last - 1)  # "...\n\n</pre>": the output's own last newline, then the tag's
     body = [line for i, line in enumerate(body) if i not in alone]
     unescaped = [html.unescape(line) for line in body]
     state.entities = state.entities or unescaped != body
