@@ -32,6 +32,14 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+def _is_device(device: Any) -> bool:
+    """smartctl's ``device`` object (name, type, protocol): what a document trimmed to its
+    data, as pasted or kept by other tools, still has after its ``smartctl`` header is gone."""
+    return isinstance(device, dict) and all(
+        isinstance(device.get(k), str) for k in ("name", "type", "protocol")
+    )
+
+
 @refuses_hostile_input
 def load_json(text: str) -> dict[str, Any]:
     try:
@@ -40,7 +48,9 @@ def load_json(text: str) -> dict[str, Any]:
         lines = text.splitlines()
         line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
         raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, line) from None
-    if not isinstance(doc, dict) or not ("smartctl" in doc or "json_format_version" in doc):
+    if not isinstance(doc, dict) or not (
+        "smartctl" in doc or "json_format_version" in doc or _is_device(doc.get("device"))
+    ):
         raise ParseError("not smartctl JSON output (no 'smartctl' object)", 1, text[:80])
     return doc
 
