@@ -16,8 +16,8 @@ def load_expected(path: Path) -> dict[str, dict[str, str]]:
         if heading:
             facts = out.setdefault(heading.group(1), {})
             continue
-        bullet = re.match(r"^- ([a-z_0-9]+): (.*)$", line)
+        bullet = re.match(r"^- ([a-z_0-9]+):(?: (.*))?$", line)
         if bullet and facts is not None:
-            key, value = bullet.groups()
+            key, value = bullet.group(1), bullet.group(2) or ""
             facts[key] = f"{facts[key]}; {value}" if key in facts else value
     return out
