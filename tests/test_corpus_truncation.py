@@ -110,6 +110,10 @@ def _smartctl(data: bytes) -> Reading:
         facts.add(("self_test", t.number, t.kind, t.outcome, t.power_on_hours))
     if r.nvme is not None:
         facts.update(("nvme", k, v) for k, v in asdict(r.nvme).items() if v is not None)
+    for p in r.sas_phys:  # a head cut inside a PHY's lines has fewer of its fields, none wrong
+        facts.update(
+            ("sas_phy", p.port, p.phy, k, v) for k, v in asdict(p).items() if v is not None
+        )
     return frozenset(facts), False
 
 
@@ -199,6 +203,7 @@ def public_corpus() -> list[Path]:
     """Every public sample: the corpus folders, the kernel-log and the UPS samples."""
     files = [
         *fixture_path("zpool_status", "corpus").iterdir(),
+        *fixture_path("zpool_status", "wider").glob("zpool_status_*"),
         *fixture_path("disks", "corpus").iterdir(),
         *fixture_path("arc", "corpus").iterdir(),
         *fixture_path("pools", "corpus").iterdir(),
@@ -206,6 +211,7 @@ def public_corpus() -> list[Path]:
         *fixture_path("kernel_log").glob("log_*"),
         *fixture_path("ups").glob("upsc_*"),
         *fixture_path("ups").glob("apcaccess_*"),
+        *fixture_path("ups", "wider").glob("*.txt"),
     ]
     return sorted(p for p in files if p.is_file() and p.suffix in (".txt", ".json"))
 

@@ -25,7 +25,7 @@ AREAS = [
     ("Pools and vdevs (`zpool status`)", "zpool_status", r"^zmon_(pool|vdev|zpool)_"),
     ("Pool capacity, datasets, dedup, events, per-pool kstats", "pools", r"^zmon_"),
     ("I/O performance", "perf", r"^zmon_"),
-    ("Disks: SMART, device map, hotplug", "disks", r"^zmon_(disk|devices)"),
+    ("Disks: SMART, device map, hotplug, SAS links", "disks", r"^zmon_(disk|devices|sas_phy)"),
     ("Kernel log", "kernel_log", r"^zmon_kernel_log_"),
     ("UPS", "ups", r"^zmon_ups_"),
     ("ZFS module: version, tunables, pool upgrades", "zfs_module", r"^zmon_"),
@@ -34,6 +34,14 @@ AREAS = [
 CONTRACT_LABELS = ("pool", "vdev", "device", "ups", "collector")
 # A paragraph under an area's heading: what a table row cannot say (bounds, absent series).
 NOTES = {
+    "Disks: SMART, device map, hotplug, SAS links": (
+        "SAS link counters are bounded by the PHYs of the host: `zmon_disk_sas_phy_*` (labels "
+        "device, port, phy) has at most one series per PHY of a SAS disk's target ports, two "
+        "on a dual-port disk; `zmon_sas_phy_*` (labels phy, sas_address, device) one per "
+        "HBA or expander PHY in /sys/class/sas_phy (8 to 16 per HBA, 12 to 68 per expander), "
+        "at most the sas_phy collector's `max_phys` (default 4,096), the rest counted in "
+        "`zmon_sas_phys_dropped`. `device` is empty on a PHY whose link reaches no disk."
+    ),
     "Pool capacity, datasets, dedup, events, per-pool kstats": (
         "Datasets (`zmon_dataset_*`, labels pool, dataset, type) are bounded: the datasets "
         "collector exports whole datasets, shallowest first, until the next would pass its "

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tests.helpers import fixture_path
+from zmon.collectors.smart import reads_sas_phys
 from zmon.registry import Context, Paths
 from zmon.replay import Response, StaticRunner
 from zmon.runner import CommandResult
@@ -32,7 +33,8 @@ def result(argv: tuple[str, ...], stdout: bytes, code: int = 0) -> CommandResult
 def smart_argv(dtype: str, dev: str, json: bool = True) -> tuple[str, ...]:
     """The argv the collector must use for one disk."""
     head = ("smartctl", "--json=c") if json else ("smartctl",)
-    return (*head, "--nocheck=standby", "--all", "-d", dtype, dev)
+    sasphy = ("-l", "sasphy") if reads_sas_phys(dtype) else ()
+    return (*head, "--nocheck=standby", "--all", *sasphy, "-d", dtype, dev)
 
 
 def make_ctx(

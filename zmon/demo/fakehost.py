@@ -114,6 +114,38 @@ def disk_link(dev_dir: Path, kind: str, name: str, kernel_name: str) -> None:
     link(dev_dir / "disk" / kind / name, dev_dir / kernel_name)
 
 
+def sas_phy(
+    sys_dir: Path,
+    parent: Path,
+    name: str,
+    *,
+    sas_address: str,
+    linkrate: str = "12.0 Gbit",
+    counters: Mapping[str, int] | None = None,
+) -> Path:
+    """PHY ``name`` of the HBA or expander at ``parent`` (a ``sys/devices/...`` directory) as
+    the SAS transport class shows it: ``parent/<name>/sas_phy/<name>/`` with its attributes and
+    a ``device`` link back, and ``sys/class/sas_phy/<name>``. Returns the attribute directory."""
+    phy_dir = parent / name
+    attrs = phy_dir / "sas_phy" / name
+    number = name.rsplit(":", 1)[-1]
+    values = {
+        "sas_address": sas_address,
+        "phy_identifier": number,
+        "negotiated_linkrate": linkrate,
+        "invalid_dword_count": 0,
+        "running_disparity_error_count": 0,
+        "loss_of_dword_sync_count": 0,
+        "phy_reset_problem_count": 0,
+        **(counters or {}),
+    }
+    for key, value in values.items():
+        write(attrs / key, f"{value}\n")
+    link(attrs / "device", phy_dir)
+    link(sys_dir / "class" / "sas_phy" / name, attrs)
+    return attrs
+
+
 def programs() -> list[str]:
     """The programs zmon's collectors run (zpool, zfs, smartctl ...)."""
     return declared_binaries(registered_collectors())

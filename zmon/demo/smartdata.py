@@ -63,7 +63,8 @@ RELEASE_DATES = {"7.3": "2022-02-28"}
 
 def device_argv(path: str, dtype: str) -> str:
     """The command the smart collector runs for one device (JSON, never waking it)."""
-    return f"smartctl --json=c --nocheck=standby --all -d {dtype} {path}"
+    sasphy = " -l sasphy" if dtype == "scsi" else ""  # as the collector asks SAS disks
+    return f"smartctl --json=c --nocheck=standby --all{sasphy} -d {dtype} {path}"
 
 
 def _compact(doc: dict[str, Any]) -> str:

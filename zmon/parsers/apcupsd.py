@@ -80,8 +80,12 @@ def parse_apcaccess(text: str) -> dict[str, str]:
 
 
 def status_flags(status: str | None, statflag: int | None) -> frozenset[str] | None:
-    """NUT flags from the STATUS words and STATFLAG bits (their union); None when both absent."""
+    """NUT flags from the STATUS words and STATFLAG bits (their union); None when both absent,
+    or when STATUS is blank: apcupsd has not read the UPS yet (just started), so its STATFLAG
+    holds no status bits either, and the status is unknown rather than "none of the flags"."""
     if status is None and statflag is None:
+        return None
+    if status is not None and not status.strip():
         return None
     flags: set[str] = set()
     text = " ".join((status or "").upper().split())

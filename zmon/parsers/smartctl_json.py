@@ -10,11 +10,13 @@ from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
     NvmeHealth,
+    SasPhy,
     ScsiErrorCounter,
     ScsiHealth,
     SelfTest,
     SmartReport,
     leading_number,
+    sas_link_rate_bits,
     test_outcome_ata,
     wwn_from_naa,
 )
@@ -30,6 +32,14 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+def _is_device(device: Any) -> bool:
+    """smartctl's ``device`` object (name, type, protocol): what a document trimmed to its
+    data, as pasted or kept by other tools, still has after its ``smartctl`` header is gone."""
+    return isinstance(device, dict) and all(
+        isinstance(device.get(k), str) for k in ("name", "type", "protocol")
+    )
+
+
 @refuses_hostile_input
 def load_json(text: str) -> dict[str, Any]:
     try:
@@ -38,7 +48,9 @@ def load_json(text: str) -> dict[str, Any]:
         lines = text.splitlines()
         line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
         raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, line) from None
-    if not isinstance(doc, dict) or not ("smartctl" in doc or "json_format_version" in doc):
+    if not isinstance(doc, dict) or not (
+        "smartctl" in doc or "json_format_version" in doc or _is_device(doc.get("device"))
+    ):
         raise ParseError("not smartctl JSON output (no 'smartctl' object)", 1, text[:80])
     return doc
 
@@ -121,6 +133,7 @@ def parse_smartctl_json(text: str) -> SmartReport:
     _ata(doc, r)
     _nvme(doc, r)
     _scsi(doc, r)
+    _sas_phys(doc, r)
     return r
 
 
@@ -328,3 +341,39 @@ def _scsi(doc: dict[str, Any], r: SmartReport) -> None:
                 power_on_hours=_int(_get(row, "power_on_time", "hours")),
             )
         )
+
+
+# A SAS disk has one or two target ports of one PHY each; wide ports have up to 8 PHYs. Keys
+# past these bounds are damaged or hostile output, not a disk.
+MAX_SAS_PORTS = 16
+MAX_SAS_PHYS = 16
+
+
+def _sas_phys(doc: dict[str, Any], r: SmartReport) -> None:
+    """``scsi_sas_port_N`` / ``phy_K`` objects of the SAS Protocol Specific port log page."""
+    for n in range(MAX_SAS_PORTS):
+        port = doc.get(f"scsi_sas_port_{n}")
+        if not isinstance(port, dict):
+            continue
+        port_id = _int(port.get("relative_target_port_id"))
+        for k in range(MAX_SAS_PHYS):
+            row = port.get(f"phy_{k}")
+            if not isinstance(row, dict):
+                continue
+            ident = _int(row.get("identifier"))
+            rate = row.get("negotiated_logical_link_rate")
+            r.add_sas_phy(
+                SasPhy(
+                    port=port_id if port_id is not None else n + 1,
+                    phy=ident if ident is not None else k,
+                    sas_address=opt_str(row.get("sas_address")),
+                    attached_sas_address=opt_str(row.get("attached_sas_address")),
+                    attached_phy=_int(row.get("attached_phy_identifier")),
+                    attached_device_type=opt_str(row.get("attached_device_type")),
+                    link_rate_bits=sas_link_rate_bits(rate) if isinstance(rate, str) else None,
+                    invalid_dwords=_int(row.get("invalid_dword_count")),
+                    running_disparity_errors=_int(row.get("running_disparity_error_count")),
+                    loss_of_dword_sync=_int(row.get("loss_of_dword_synchronization_count")),
+                    phy_reset_problems=_int(row.get("phy_reset_problem_count")),
+                )
+            )

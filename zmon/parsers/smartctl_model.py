@@ -91,6 +91,33 @@ class ScsiHealth:
 
 
 @dataclass
+class SasPhy:
+    """One PHY of a SAS disk's target ports (SCSI Protocol Specific port log page 0x18).
+
+    Counters are the disk's own view of its link: they rise on a bad cable, backplane slot or
+    expander port, not on a bad medium.
+    """
+
+    port: int  # relative target port id (1 and 2 on a dual-port disk)
+    phy: int  # phy identifier
+    sas_address: str | None = None
+    attached_sas_address: str | None = None
+    attached_phy: int | None = None
+    attached_device_type: str | None = None  # "expander device", "SAS or SATA device" ...
+    link_rate_bits: float | None = None  # negotiated logical link rate; None if not enabled
+    invalid_dwords: int | None = None
+    running_disparity_errors: int | None = None
+    loss_of_dword_sync: int | None = None
+    phy_reset_problems: int | None = None
+
+
+def sas_link_rate_bits(text: str) -> float | None:
+    """``phy enabled; 12 Gbps`` -> 12e9; ``phy enabled; 1.5 Gbps`` -> 1.5e9; disabled -> None."""
+    m = re.search(r"(\d+(?:\.\d+)?)\s*Gbps", text)
+    return float(m.group(1)) * 1e9 if m else None
+
+
+@dataclass
 class SmartReport:
     """Everything zmon takes from one smartctl run on one device."""
 
@@ -124,6 +151,12 @@ class SmartReport:
     self_tests: list[SelfTest] = field(default_factory=list)
     nvme: NvmeHealth | None = None
     scsi: ScsiHealth | None = None
+    sas_phys: list[SasPhy] = field(default_factory=list)
+
+    def add_sas_phy(self, phy: SasPhy) -> None:
+        """Keep the first entry for each (port, phy): a pasted page twice gives one series."""
+        if not any((p.port, p.phy) == (phy.port, phy.phy) for p in self.sas_phys):
+            self.sas_phys.append(phy)
 
     @property
     def standby(self) -> bool:

@@ -13,18 +13,32 @@ from zmon.parsers.smartctl_model import (
     POWER_MODE_SKIP,
     AtaAttribute,
     NvmeHealth,
+    SasPhy,
     ScsiErrorCounter,
     ScsiHealth,
     SelfTest,
     SmartReport,
     leading_number,
     power_on_seconds_from_attribute,
+    sas_link_rate_bits,
     test_outcome_from_text,
 )
 from zmon.parsers.smartctl_text_fields import KEYS, count
 
 _BANNER = re.compile(r"^smartctl (?:version )?(\d+\.\d+)\b")
-_PROMPT = re.compile(r"^(?:\S*[$#]\s*)?(?:sudo\s+)?smartctl\s.*?(/dev/\S+)")
+_PROMPT = re.compile(r"^(?:\S*[$#]\s*)?(?:sudo\s+)?smartctl(?:\.exe)?\s.*?(/dev/\S+)")
+# The SAS Protocol Specific port log page (-l sasphy, -x). smartctl 7.3 added "count" to the
+# last two counter names ("Loss of DWORD synchronization count", "Phy reset problem count").
+_SAS_PORT = re.compile(r"^relative target port id = (\d+)$")
+_SAS_PHY_ID = re.compile(r"^phy identifier = (\d+)$")
+# A number may be followed by what the poster wrote after it ("= 24194   <=== (?)").
+_SAS_PHY_FIELDS = (
+    (re.compile(r"^Invalid DWORD count = (\d+)\b"), "invalid_dwords"),
+    (re.compile(r"^Running disparity error count = (\d+)\b"), "running_disparity_errors"),
+    (re.compile(r"^Loss of DWORD synchronization(?: count)? = (\d+)\b"), "loss_of_dword_sync"),
+    (re.compile(r"^Phy reset problem(?: count)? = (\d+)\b"), "phy_reset_problems"),
+    (re.compile(r"^attached phy identifier = (\d+)\b"), "attached_phy"),
+)
 _ATTR_HEADER = re.compile(r"^ID#\s+ATTRIBUTE_NAME\s+FLAGS?\s+VALUE")
 _ATTR_ROW = re.compile(
     r"^\s*(?P<id>\d+)\s+(?P<name>\S+)\s+(?P<flag>0x[0-9a-fA-F]+|[-A-Za-z+]{6,})\s+"
@@ -96,6 +110,8 @@ class _TextParser:
         self.protocol_hint: str | None = None
         self.long_attrs = True
         self.factory_minutes: int | None = None  # SAS vendor factory page, if no exact time
+        self.sas_port: int | None = None
+        self.sas_phy: SasPhy | None = None
 
     def feed(self, line: str) -> None:
         s = line.strip()
@@ -106,7 +122,7 @@ class _TextParser:
         if self._tables(s, line):
             self.recognized += 1
             return
-        if self._events(s):
+        if self._events(s) or self._sas_phy_line(s):
             self.recognized += 1
             return
         if ":" in s and self._key_value(s):
@@ -278,6 +294,48 @@ class _TextParser:
             self.scsi_health()
             return True
         return False
+
+    def _sas_phy_line(self, s: str) -> bool:
+        """One line of the SAS Protocol Specific port log page; False for any other line."""
+        if s.startswith("Protocol Specific port log page for SAS"):
+            self.sas_port, self.sas_phy = None, None
+            self.protocol_hint = "SCSI"
+            return True
+        m = _SAS_PORT.match(s)
+        if m:
+            self.sas_port, self.sas_phy = int(m.group(1)), None
+            self.protocol_hint = "SCSI"
+            return True
+        if self.sas_port is None:
+            return False
+        m = _SAS_PHY_ID.match(s)
+        if m:
+            self.sas_phy = SasPhy(port=self.sas_port, phy=int(m.group(1)))
+            self.r.add_sas_phy(self.sas_phy)
+            return True
+        phy = self.sas_phy
+        if phy is None:
+            return s.startswith(("generation code = ", "number of phys = "))
+        for pattern, attr in _SAS_PHY_FIELDS:
+            m = pattern.match(s)
+            if m:
+                setattr(phy, attr, int(m.group(1)))
+                return True
+        key, sep, value = s.partition(" = " if " = " in s else ": ")
+        if not sep:
+            return False
+        if key == "SAS address":
+            phy.sas_address = value
+        elif key == "attached SAS address":
+            phy.attached_sas_address = value
+        elif key == "attached device type":
+            phy.attached_device_type = value
+        elif key == "negotiated logical link rate":
+            phy.link_rate_bits = sas_link_rate_bits(value)
+        else:
+            return key in ("attached reason", "reason", "attached initiator port",
+                           "attached target port")  # fmt: skip
+        return True
 
     def _key_value(self, s: str) -> bool:
         key, _, value = s.partition(":")

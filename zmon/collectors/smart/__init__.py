@@ -62,7 +62,16 @@ TRANSPORT_TYPES = {
 }
 # A disk on one of these transports is checked even when --scan-open could not open it.
 RESCUED_TRANSPORTS = ("sata", "sas", "scsi", "nvme")
+# -d types of SCSI disks that can be SAS: -l sasphy reads their Protocol Specific port log page
+# (PHY error counters). smartctl reads it after CHECK POWER MODE like every other page, so a
+# sleeping disk is still not woken; ATA and NVMe types would ignore it.
+SAS_TYPES = re.compile(r"^(?:scsi|megaraid,\d+|aacraid,[\d,]+|cciss,\d+)$")
 CACHED = " (smartctl; refreshed every collector interval, kept while the disk sleeps)"
+
+
+def reads_sas_phys(dtype: str) -> bool:
+    """True when a disk of smartctl type ``dtype`` may be SAS and gets ``-l sasphy``."""
+    return bool(SAS_TYPES.match(dtype))
 
 
 @dataclass(frozen=True)
@@ -247,6 +256,8 @@ class SmartCollector(Collector):
         if use_json:
             argv.append("--json=c")
         argv += ["--nocheck=standby", "--xall" if self.option("detail") == "xall" else "--all"]
+        if self.option("detail") != "xall" and reads_sas_phys(target.type):
+            argv += ["-l", "sasphy"]  # --xall reads it already; --all does not
         if target.type and target.type != "auto":
             argv += ["-d", target.type]
         return argv + [target.path]

@@ -96,6 +96,7 @@ def report_metrics(ms: MetricSet, device: str, r: SmartReport, src: str = SRC) -
     _ata_metrics(ms, device, r, src)
     _nvme_metrics(ms, device, r, src)
     _scsi_metrics(ms, device, r, src)
+    sas_phy_metrics(ms, device, r, src)
     _self_test_metrics(ms, device, r, src)
 
 
@@ -318,6 +319,44 @@ def _scsi_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
             row.processed_bytes,
             olab,
         )
+
+
+# (metric, SasPhy field, HELP): the SAS PHY error counters, the disk's own view of its link.
+SAS_PHY_COUNTERS = (
+    ("zmon_disk_sas_phy_invalid_dwords_total", "invalid_dwords",
+     "Invalid DWORDs received on a PHY of the SAS disk"),
+    ("zmon_disk_sas_phy_running_disparity_errors_total", "running_disparity_errors",
+     "Running disparity errors on a PHY of the SAS disk"),
+    ("zmon_disk_sas_phy_loss_of_dword_sync_total", "loss_of_dword_sync",
+     "Losses of DWORD synchronization on a PHY of the SAS disk"),
+    ("zmon_disk_sas_phy_reset_problems_total", "phy_reset_problems",
+     "PHY reset problems on a PHY of the SAS disk"),
+)  # fmt: skip
+SAS_PHY_NOTE = " (Protocol Specific port log page; a bad cable, slot or expander port, not media)"
+
+
+def sas_phy_metrics(ms: MetricSet, device: str, r: SmartReport, src: str = SRC) -> None:
+    """Per-PHY series of a SAS disk's target ports: at most 2 ports of 1 PHY each per disk."""
+    for p in r.sas_phys:
+        lab = {"device": device, "port": str(p.port), "phy": str(p.phy)}
+        ms.info(
+            "zmon_disk_sas_phy_info",
+            "A SAS disk PHY and what it is linked to; always 1" + src,
+            {
+                **lab,
+                "sas_address": p.sas_address or "",
+                "attached_sas_address": p.attached_sas_address or "",
+                "attached_device_type": p.attached_device_type or "",
+            },
+        )
+        ms.gauge(
+            "zmon_disk_sas_phy_link_rate_bytes",
+            "Negotiated logical link rate of a SAS disk PHY in bytes per second (rate / 8)" + src,
+            None if p.link_rate_bits is None else p.link_rate_bits / 8,
+            lab,
+        )
+        for name, attr, help_text in SAS_PHY_COUNTERS:
+            ms.counter(name, help_text + SAS_PHY_NOTE + src, getattr(p, attr), lab)
 
 
 def _self_test_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
