@@ -3,12 +3,14 @@ with the web config's basic auth and headers.
 
 No client can hold up a scrape from here: bcrypt checks that miss the cache run on their own
 small pool with a queue limit and a per-client limit (past either, 429 at once), and the
-status page renders on its own thread, once per snapshot however many clients ask.
+status page renders on its own thread, at most once per snapshot however many clients ask,
+and at most a tenth of a core.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -30,6 +32,10 @@ AUTH_WORKERS = 1
 AUTH_MAX_PENDING = 16
 AUTH_PER_CLIENT = 2
 REFUSAL_REASONS = ("connection_limit", "auth_busy", "headers_too_large")
+# The status page may take a tenth of a core (its rendering competes with scrapes for the
+# interpreter); a page is never held back longer than MAX_PAGE_GAP seconds.
+PAGE_CPU_SHARE = 0.1
+MAX_PAGE_GAP = 300.0
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -112,38 +118,65 @@ class CredentialGate:
 
 
 class PageCache:
-    """The status page, rendered on its own thread at most once per snapshot generation:
-    requests while it renders wait for that rendering, later ones copy it."""
+    """The status page (HTML, or its JSON), rendered on a thread of its own, at most once per
+    snapshot generation and at most ``share`` of a core.
 
-    def __init__(self, snapshot: Snapshot, render: Callable[[bool], tuple[bytes, str]]) -> None:
+    Requests while a rendering runs share it. After a rendering that took C seconds of CPU,
+    the next one waits C / ``share`` seconds (a millisecond-page renders with every snapshot,
+    a 50,000-vdev host's 5-second page every 50 s); meanwhile, and while a newer one renders,
+    the last page is served at once.
+    """
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        render: Callable[[bool], tuple[bytes, str]],
+        share: float = PAGE_CPU_SHARE,
+        clock: Callable[[], float] = time.monotonic,
+        cpu: Callable[[], float] = time.thread_time,
+    ) -> None:
         self._snapshot = snapshot
         self._render = render
-        self._pages: dict[tuple[int, bool], tuple[bytes, str]] = {}
-        self._jobs: dict[tuple[int, bool], asyncio.Future[tuple[bytes, str]]] = {}
+        self._share, self._clock, self._cpu = share, clock, cpu
+        self._last: dict[bool, tuple[int, tuple[bytes, str]]] = {}  # generation, page
+        self._jobs: dict[bool, asyncio.Future[tuple[int, tuple[bytes, str]]]] = {}
+        self._next_at: dict[bool, float] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.renders = 0
 
     async def get(self, as_json: bool) -> tuple[bytes, str]:
-        key = (self._snapshot.generation, as_json)
-        if key in self._pages:
-            return self._pages[key]
-        job = self._jobs.get(key)
+        generation = self._snapshot.generation
+        last = self._last.get(as_json)
+        if last is not None and (
+            last[0] == generation
+            or as_json in self._jobs
+            or self._clock() < self._next_at.get(as_json, 0.0)
+        ):
+            return last[1]
+        job = self._jobs.get(as_json)
         if job is None:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="zmon-page")
             self.renders += 1
-            job = asyncio.get_running_loop().run_in_executor(self._pool, self._render, as_json)
-            self._jobs[key] = job
-            job.add_done_callback(lambda done: self._finished(key, done))
-        return await asyncio.shield(job)
+            job = asyncio.get_running_loop().run_in_executor(
+                self._pool, self._timed, as_json, generation
+            )
+            self._jobs[as_json] = job
+            job.add_done_callback(lambda done: self._finished(as_json, done))
+        return (await asyncio.shield(job))[1]
 
-    def _finished(self, key: tuple[int, bool], job: asyncio.Future[tuple[bytes, str]]) -> None:
-        self._jobs.pop(key, None)
-        if job.cancelled() or job.exception() is not None:
-            return
-        for old in [k for k in self._pages if k[0] < key[0]]:
-            del self._pages[old]
-        self._pages[key] = job.result()
+    def _timed(self, as_json: bool, generation: int) -> tuple[int, tuple[bytes, str]]:
+        started = self._cpu()
+        try:
+            return generation, self._render(as_json)
+        finally:
+            spent = self._cpu() - started
+            self._next_at[as_json] = self._clock() + min(spent / self._share, MAX_PAGE_GAP)
+
+    def _finished(self, as_json: bool, job: asyncio.Future[tuple[int, tuple[bytes, str]]]) -> None:
+        self._jobs.pop(as_json, None)
+        if not job.cancelled() and job.exception() is None:
+            self._last[as_json] = job.result()
 
     def close(self) -> None:
         if self._pool is not None:

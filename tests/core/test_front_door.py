@@ -26,7 +26,14 @@ from zmon.scheduler import Scheduler
 from zmon.server import HTTPFrontend
 from zmon.snapshot import Snapshot
 from zmon.uvicorn_glue import MAX_HEADER_BYTES, MAX_HEADER_LINE, MAX_HEADERS
-from zmon.webapp import App, CredentialGate, DoorCounters, accepts_gzip, make_app
+from zmon.webapp import (
+    App,
+    CredentialGate,
+    DoorCounters,
+    PageCache,
+    accepts_gzip,
+    make_app,
+)
 from zmon.webconfig import BasicAuth, WebConfig, hash_cost
 
 
@@ -326,7 +333,13 @@ def test_the_status_page_renders_off_the_event_loop_once_per_snapshot(
 ) -> None:
     snapshot = _snapshot()
     render = Blocking(result="<html>page</html>")
-    f = frontend(lambda w: make_app(snapshot, lambda: True, web=w, page=render))  # type: ignore[arg-type]
+
+    def app_for(w: WebConfig) -> App:
+        app = make_app(snapshot, lambda: True, web=w, page=render)  # type: ignore[arg-type]
+        app.pages = PageCache(snapshot, app._render_page, cpu=lambda: 0.0)  # no CPU budget
+        return app
+
+    f = frontend(app_for)
     pages: list[int] = []
     readers = [threading.Thread(target=lambda: pages.append(_get(f.port, "/").status))
                for _ in range(5)]  # fmt: skip
@@ -345,6 +358,44 @@ def test_the_status_page_renders_off_the_event_loop_once_per_snapshot(
     assert _get(f.port, "/").status == 200 and render.calls == 1  # the same snapshot: copied
     snapshot.rerender()
     assert _get(f.port, "/").status == 200 and render.calls == 2  # a new snapshot: rendered
+
+
+def test_the_status_page_takes_at_most_its_share_of_a_core() -> None:
+    """After a rendering that took 1 s of CPU, at a share of 0.1, a new snapshot's page waits
+    10 s; meanwhile, and while the next one renders, the last page is served at once."""
+    snapshot = _snapshot()
+    now, cpu = [100.0], [0.0]
+    gate = threading.Event()
+    gate.set()
+    rendered: list[int] = []
+
+    def render(as_json: bool) -> tuple[bytes, str]:
+        assert gate.wait(60)
+        rendered.append(snapshot.generation)
+        cpu[0] += 1.0
+        return b"page %d" % snapshot.generation, "text/html"
+
+    pages = PageCache(snapshot, render, share=0.1, clock=lambda: now[0], cpu=lambda: cpu[0])
+
+    async def scenario() -> None:
+        first = snapshot.generation
+        assert await pages.get(False) == (b"page %d" % first, "text/html")
+        snapshot.rerender()
+        now[0] += 9.9
+        assert await pages.get(False) == (b"page %d" % first, "text/html")  # held back
+        assert rendered == [first]
+        now[0] += 0.1
+        gate.clear()  # the next rendering blocks
+        waiting = asyncio.ensure_future(pages.get(False))
+        await asyncio.sleep(0)
+        assert await pages.get(False) == (b"page %d" % first, "text/html")  # the last, at once
+        gate.set()
+        assert await waiting == (b"page %d" % (first + 1), "text/html")
+        assert await pages.get(False) == (b"page %d" % (first + 1), "text/html")
+        assert rendered == [first, first + 1]
+
+    asyncio.run(scenario())
+    pages.close()
 
 
 def test_reloads_leave_the_number_of_render_listeners_unchanged(
