@@ -59,6 +59,8 @@ class _Generation:
             log_config=None,
             access_log=False,
             server_header=False,
+            # the client address is the peer's (per-client limits), never a header's
+            proxy_headers=False,
             backlog=BACKLOG,
             interface="asgi3",
             # uvicorn counts the connection asking, so N+1 lets N connections in

@@ -183,6 +183,26 @@ def test_one_client_gets_only_its_share_of_password_checks() -> None:
     assert check.most == 2 and gate.pending == 0
 
 
+def test_a_forwarded_for_header_does_not_make_another_client(
+    frontend: Callable[..., HTTPFrontend],
+) -> None:
+    snapshot = _snapshot()
+    check = Blocking()
+    gate = CredentialGate(check, workers=1, max_pending=10, per_client=1)
+    web = WebConfig(users={"u": bcrypt.hashpw(b"p", bcrypt.gensalt(4))})
+    f = frontend(lambda w: App(snapshot, lambda: True, web=w, gate=gate), web)
+    wrong = {"Authorization": _basic("u", "wrong")}
+    first = threading.Thread(target=_get, args=(f.port, "/metrics", wrong))
+    try:
+        first.start()
+        assert check.entered.acquire(timeout=30)  # this client's one check runs
+        spoofed = {**wrong, "X-Forwarded-For": "192.0.2.7", "X-Real-IP": "192.0.2.7"}
+        assert _get(f.port, headers=spoofed).status == 429
+    finally:
+        check.release.set()
+        first.join(60)
+
+
 def test_the_dummy_hash_for_unknown_users_costs_what_the_users_hashes_cost() -> None:
     for cost in (4, 5):
         auth = BasicAuth({"u": bcrypt.hashpw(b"p", bcrypt.gensalt(cost))})
