@@ -75,6 +75,19 @@ class DoorCounters:
 DOOR = DoorCounters()  # one front door per process; its counters survive reloads
 
 
+_auth: list[BasicAuth] = []  # the last one made: a reload with the same users keeps it
+
+
+def basic_auth(users: dict[str, bytes]) -> BasicAuth:
+    """The checker for ``users``: the running one when a reload keeps the same users, so
+    that the credentials it verified (Prometheus') stay verified and need no bcrypt check
+    while password checks may be busy with a flood."""
+    if _auth and _auth[0].users == users:
+        return _auth[0]
+    _auth[:] = [BasicAuth(users)]
+    return _auth[0]
+
+
 class CredentialGate:
     """bcrypt checks on their own bounded pool: ``check`` answers True or False, or None at
     once when ``max_pending`` checks (or ``per_client`` from this client) are already waiting
@@ -205,7 +218,7 @@ class App:
         self.title = title
         self.counters = counters
         self._custom_page = page
-        self.auth = BasicAuth(web.users) if web.users else None
+        self.auth = basic_auth(web.users) if web.users else None
         self.gate = gate or (CredentialGate(self.auth.check) if self.auth else None)
         self.status_page = StatusPage(snapshot, title)
         self.pages = PageCache(snapshot, self._render_page)

@@ -203,6 +203,22 @@ def test_a_forwarded_for_header_does_not_make_another_client(
         first.join(60)
 
 
+def test_a_reload_with_the_same_users_keeps_the_verified_credentials() -> None:
+    """A reload (a daily certificate renewal) must not send Prometheus back to a password
+    check that a flood may keep busy."""
+    users = {"prometheus": bcrypt.hashpw(b"secret", bcrypt.gensalt(4))}
+    good = _basic("prometheus", "secret")
+    snapshot = _snapshot()
+    before = App(snapshot, lambda: True, web=WebConfig(users=dict(users)))
+    assert before.auth is not None and before.auth.check(good)
+    after = App(snapshot, lambda: True, web=WebConfig(users=dict(users)))
+    assert after.auth is not None and after.auth.cached(good) is True
+    other = App(snapshot, lambda: True, web=WebConfig(users={"x": users["prometheus"]}))
+    assert other.auth is not None and other.auth.cached(good) is None
+    for app in (before, after, other):
+        app.close()
+
+
 def test_the_dummy_hash_for_unknown_users_costs_what_the_users_hashes_cost() -> None:
     for cost in (4, 5):
         auth = BasicAuth({"u": bcrypt.hashpw(b"p", bcrypt.gensalt(cost))})
