@@ -18,7 +18,11 @@ On the synthetic host of ``benchmarks/bighost.py`` it measures, and prints side 
 6. the scrape tail side by side: ``zmon serve`` (and, with ``--baseline DIR``, another
    checkout's, serving at the same time and scraped in turns) against node_exporter reading
    the same procfs and sysfs, p99 at 1, 10, 50 and 200 clients (gzip, as Prometheus asks),
-   with the serving process's RSS, and the ratios.
+   with the serving process's RSS, and the ratios;
+7. an authorised Prometheus-like scrape while clients abuse the front door (300 connections
+   sending wrong passwords, 2,000 idle keep-alive connections, 10 clients reloading the
+   status page of a 50,000-vdev host): its p50/p99, and what the abusers got
+   (``benchmarks/abuse.py``).
 
 The peers' and zmon's figures come from the same run on the same files. Run with
 ``--quick`` for a shorter pass while developing (smaller log, one-minute daemon).
@@ -46,6 +50,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from benchmarks import abuse
 from benchmarks.bighost import BigHost, build_host, write_kernel_log
 from benchmarks.kernel_log_bench import FAULTS, mtail_program
 from benchmarks.loadgen import wrk
@@ -913,7 +918,11 @@ def main(argv: list[str] | None = None) -> int:
         default=64 << 20,
         help="mtail and zmon side by side on this first part of the log",
     )
-    ap.add_argument("--sections", default="1,2,4,6", help="of 1 (with 5), 2 (with 3), 4 and 6")
+    ap.add_argument("--sections", default="1,2,4,6,7", help="of 1 (with 5), 2 (with 3), 4, 6 and 7")
+    ap.add_argument(
+        "--abuse-seconds", type=float, default=20.0, help="section 7: each load's window"
+    )
+    ap.add_argument("--abuse-vdevs", type=int, default=50_000, help="section 7: the host's size")
     ap.add_argument(
         "--baseline",
         type=Path,
@@ -1012,6 +1021,10 @@ def main(argv: list[str] | None = None) -> int:
             )
             say(json.dumps({n: {**v, "runs": list(v["runs"].items())} for n, v in tail.items()}))
             print_tail(tail, args.tail_seconds)
+        if "7" in sections:
+            say("section 7: the front door under abuse")
+            rows = abuse.measure(args.abuse_seconds, args.abuse_vdevs)
+            abuse.print_rows(rows, args.abuse_vdevs, args.abuse_seconds)
     print(
         f"\n(benchmark took {time.perf_counter() - start:.0f} s; load average at the end "
         f"{os.getloadavg()[0]:.1f})"

@@ -29,10 +29,22 @@ class ConfigError(ValueError):
     """A config value that cannot be used; ``key`` is the dotted config key."""
 
     def __init__(self, key: str, reason: str, source: str | None = None) -> None:
-        self.key = key
-        self.reason = reason
+        self.key = key = _clip(key, MAX_KEY_SHOWN)
+        self.reason = reason = _clip(reason, MAX_REASON_SHOWN)
         where = f"{source}: " if source else ""
         super().__init__(f"{where}{key}: {reason}")
+
+
+# A value in an error message is the user's own, and may be a 10 MB line: what is shown of
+# a key and a reason (with the value in it) is cut to this many characters.
+MAX_KEY_SHOWN = 200
+MAX_REASON_SHOWN = 500
+
+
+def _clip(text: str, most: int) -> str:
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text) - most:,} more characters)"
 
 
 class ConfigErrors(ConfigError):

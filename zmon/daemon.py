@@ -19,6 +19,9 @@ from zmon.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
 from zmon.webconfig import WebConfig, load_web_config
 
 log = logs.get("daemon")
+# /healthz fails once the worker, which reports every 5 s (zmon.worker.HEARTBEAT_SECONDS),
+# has missed three reports; it is replaced only after zmon.supervisor.WEDGED_AFTER
+SILENT_DEADLINE = 15.0
 
 
 class Daemon:
@@ -69,7 +72,7 @@ class Daemon:
         )
 
     def scheduler_healthy(self) -> bool:
-        return self.worker.healthy()
+        return worker_answering(self.worker)
 
     def collectors(self) -> dict[str, RemoteCollector]:
         """The collectors running now (in the worker), by name."""
@@ -137,6 +140,12 @@ class Daemon:
             children.sweep("zmon")
             children.set_subreaper(False)
             self._subreaper = False
+
+
+def worker_answering(worker: WorkerSupervisor, deadline: float = SILENT_DEADLINE) -> bool:
+    """Whether a worker runs with every collector loop alive and was heard from within
+    ``deadline`` seconds (on the supervisor's clock)."""
+    return worker.healthy() and worker._clock() - worker._heard <= deadline
 
 
 def web_config(cfg: Config) -> WebConfig:

@@ -4,7 +4,8 @@ The transport is uvicorn with its httptools parser: one event loop serves every 
 so idle and half-open connections cost a file descriptor, not a thread; HTTP/1.1 keep-alive;
 TLS handshakes do not block other clients; past ``web.max_connections`` it answers 503 at
 once instead of queueing. zmon adds what uvicorn lacks (zmon/uvicorn_glue.py): a deadline
-for a request's headers (``web.read_timeout``, from the first byte, or from connecting), the
+for a request's headers (``web.read_timeout``, from the first byte, or from connecting) and
+limits on their size, idle connections closed first when connections run short, the
 listen backlog, and bind-first reloads (each reload starts a new generation on the new
 sockets before the old one stops). The application is zmon/webapp.py.
 """
@@ -23,7 +24,7 @@ import uvicorn
 
 from zmon.listen import BACKLOG, Listeners
 from zmon.uvicorn_glue import DeadlineProtocol, QuietServer
-from zmon.webapp import ASGIApp, landing_page, make_app
+from zmon.webapp import DOOR, ASGIApp, DoorCounters, landing_page, make_app
 from zmon.webconfig import WebConfig
 
 __all__ = ["HTTPFrontend", "landing_page", "make_app"]
@@ -39,9 +40,16 @@ class _Generation:
         sockets: list[Any],
         web: WebConfig,
         limits: dict[str, float],
+        counters: DoorCounters,
     ) -> None:
         protocol = type(
-            "ZmonHTTPProtocol", (DeadlineProtocol,), {"read_timeout": limits["read_timeout"]}
+            "ZmonHTTPProtocol",
+            (DeadlineProtocol,),
+            {
+                "read_timeout": limits["read_timeout"],
+                "max_connections": int(limits["max_connections"]),
+                "counters": counters,
+            },
         )
         config = uvicorn.Config(
             app,
@@ -51,6 +59,8 @@ class _Generation:
             log_config=None,
             access_log=False,
             server_header=False,
+            # the client address is the peer's (per-client limits), never a header's
+            proxy_headers=False,
             backlog=BACKLOG,
             interface="asgi3",
             # uvicorn counts the connection asking, so N+1 lets N connections in
@@ -64,6 +74,7 @@ class _Generation:
             ctx.set_alpn_protocols(["http/1.1"])
         config.ssl = ctx
         self.server = QuietServer(config)
+        self.app = app
         # Each generation serves duplicates of the listening sockets and closes them when it
         # stops; the originals stay open for the next generation.
         self._sockets = [s.dup() for s in sockets]
@@ -92,6 +103,14 @@ class _Generation:
                 self.server.force_exit = True
         for s in self._sockets:
             s.close()
+        _close(self.app)
+
+
+def _close(app: ASGIApp) -> None:
+    """Close what an app added to its snapshot, and its threads (zmon.webapp.App.close)."""
+    close = getattr(app, "close", None)
+    if close is not None:
+        close()
 
 
 class HTTPFrontend:
@@ -109,8 +128,10 @@ class HTTPFrontend:
         max_connections: int = 1024,
         read_timeout: float = 10.0,
         idle_timeout: float = 120.0,
+        counters: DoorCounters = DOOR,
     ) -> None:
         self._app_for = app_for
+        self.counters = counters
         self._limits = {
             "max_connections": max_connections,
             "read_timeout": read_timeout,
@@ -134,14 +155,18 @@ class HTTPFrontend:
                 self._thread.start()
             sockets = self._listeners.prepare(addresses)  # ListenError: nothing changed
             gen: _Generation | None = None
+            app: ASGIApp | None = None
             try:
+                app = self._app_for(web)
                 gen = _Generation(
-                    self._loop, self._app_for(web), list(sockets.values()), web, self._limits
+                    self._loop, app, list(sockets.values()), web, self._limits, self.counters
                 )
                 gen.start()
             except BaseException:
                 if gen is not None:
-                    gen.stop()
+                    gen.stop()  # (closes the app too)
+                elif app is not None:
+                    _close(app)
                 self._listeners.discard(sockets)
                 raise
             old, self._current = self._current, gen

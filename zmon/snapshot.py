@@ -187,6 +187,10 @@ class Snapshot:
         self.start_time = time.time()
         # called after each rerender (the status page samples its history there)
         self.on_render: list[Callable[[], None]] = []
+        # more of zmon's own families, rendered with the collectors' states (the front door's)
+        self.own_metrics: list[Callable[[], list[Metric]]] = []
+        # renderings so far: 0 until the first one (nothing collected yet)
+        self.generation = 0
         # replacements of the collection worker (zmon/supervisor.py); None: collection runs
         # in this process (``zmon collect``)
         self.worker_restarts: int | None = None
@@ -242,7 +246,8 @@ class Snapshot:
                 for name, _, packed in s.rendered:
                     sources.setdefault(name, []).append(packed)
         own: list[Metric] = []  # zmon's own families that no collector's share a name with
-        for fam in self_metrics(states, now, self.start_time, self.worker_restarts):
+        mine = self_metrics(states, now, self.start_time, self.worker_restarts)
+        for fam in mine + [f for source in list(self.own_metrics) for f in source()]:
             if fam.name in sources:
                 sources[fam.name].append(render([fam]))
             else:
@@ -271,6 +276,7 @@ class Snapshot:
                 listener()
             except Exception:  # noqa: BLE001 - a view must never stop the exposition
                 log.exception("render listener failed")
+        self.generation += 1
 
     def staleness_changed(self) -> bool:
         now = time.time()

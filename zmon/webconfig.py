@@ -278,7 +278,8 @@ class BasicAuth:
     bcrypt is slow on purpose (tens of milliseconds per check), and Prometheus sends the same
     credentials on every scrape, so a verified (user, password) pair is remembered by a keyed
     digest - never the password itself - as exporter-toolkit does. Unknown users are checked
-    against a dummy hash, so a wrong user name costs as much time as a wrong password.
+    against a dummy hash of the configured hashes' cost (the highest, if they differ), so a
+    wrong user name costs as much time as a wrong password.
     """
 
     _CACHE_SIZE = 256
@@ -289,7 +290,8 @@ class BasicAuth:
         self.users = dict(users)
         self._checkpw = bcrypt.checkpw
         self._salt = bcrypt.gensalt(4)  # random per process: a key for the cache digests
-        self._dummy = bcrypt.hashpw(b"unknown user", bcrypt.gensalt(10))
+        cost = max((hash_cost(h) for h in self.users.values()), default=10)
+        self._dummy = bcrypt.hashpw(b"unknown user", bcrypt.gensalt(cost))
         self._cache: OrderedDict[bytes, bool] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -327,6 +329,11 @@ class BasicAuth:
 
     def _digest(self, header: str) -> bytes:
         return hmac.new(self._salt, header.encode(), hashlib.sha256).digest()
+
+
+def hash_cost(hashed: bytes) -> int:
+    """The cost (log2 rounds) of a bcrypt hash: ``$2b$12$...`` is 12."""
+    return int(hashed.split(b"$")[2])
 
 
 def _decode_basic(header: str | None) -> tuple[str, bytes] | None:

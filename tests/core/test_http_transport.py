@@ -1,5 +1,6 @@
-"""The HTTP transport: keep-alive, backlog, slow and idle clients, the connection limit, and
-reloads that bind first (a busy port leaves the running server as it was)."""
+"""The HTTP transport: keep-alive, backlog, slow and idle clients, and reloads that bind first
+(a busy port leaves the running server as it was). The connection limit, idle connections
+closed first and the header limits: tests/core/test_front_door.py."""
 
 from __future__ import annotations
 
@@ -117,20 +118,6 @@ def test_a_client_that_never_finishes_its_headers_is_disconnected() -> None:
         conn.sock.sendall(b"GET /metrics HTTP/1.1\r\n")
         assert _closed_by_server(conn.sock)
     finally:
-        f.stop()
-
-
-def test_past_max_connections_a_request_gets_503_at_once() -> None:
-    f = _frontend(max_connections=4)
-    f.serve(["127.0.0.1:0"])
-    conns = [http.client.HTTPConnection("127.0.0.1", f.port, timeout=5) for _ in range(5)]
-    try:
-        for c in conns[:4]:
-            assert _get(c).status == 200  # four open keep-alive connections are served
-        assert _get(conns[4]).status == 503  # the fifth is turned away, not queued
-    finally:
-        for c in conns:
-            c.close()
         f.stop()
 
 

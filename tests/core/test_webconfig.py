@@ -203,3 +203,30 @@ def test_a_daemon_without_a_web_config_loads_neither_yaml_nor_bcrypt() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_error_shows_a_huge_value_cut_short(tmp_path: Path) -> None:
+    """A huge value is not echoed whole into the log or the terminal."""
+    huge = "A" * 1_000_000  # (10 MB as reported: the same, ten times slower to parse)
+    path = _write(tmp_path, f"tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
+                            f"  client_auth_type: {huge}\n")  # fmt: skip
+    with pytest.raises(ConfigError) as err:
+        load_web_config(path)
+    assert err.value.key == "web.config.file: tls_server_config.client_auth_type"
+    assert len(str(err.value)) < 1000
+    assert "more characters)" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        load_web_config(_write(tmp_path, f"basic_auth_users:\n  {huge}: x\n"))
+    assert len(str(err.value)) < 1000
+
+
+def test_a_zmon_config_error_shows_a_huge_value_cut_short(tmp_path: Path) -> None:
+    from zmon.config import load
+    from zmon.registry import collectors
+
+    path = tmp_path / "zmon.toml"
+    path.write_text(f'[web]\nread_timeout = "{"9" * 1_000_000}"\n')
+    with pytest.raises(ConfigError) as err:
+        load(collectors(), str(path), None)
+    assert "web.read_timeout" in str(err.value)
+    assert len(str(err.value)) < 1000

@@ -20,7 +20,7 @@ GOLDEN = ROOT / "tests" / "golden"
 REFERENCE = ROOT / "docs" / "metrics.md"
 
 AREAS = [
-    ("zmon itself", "e2e", r"^zmon_(collector|build|start|child_processes)_"),
+    ("zmon itself", "e2e", r"^zmon_(collector|build|start|child_processes|http)_"),
     ("ARC", "arc", r"^zmon_arc_"),
     ("Pools and vdevs (`zpool status`)", "zpool_status", r"^zmon_(pool|vdev|zpool)_"),
     ("Pool capacity, datasets, dedup, events, per-pool kstats", "pools", r"^zmon_"),
