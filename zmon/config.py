@@ -559,6 +559,59 @@ def build_config(
     )
 
 
+def config_values(cfg: Config) -> dict[str, Any]:
+    """The flat settings (dotted key -> plain value) ``build_config`` makes ``cfg`` from: what
+    travels to the collection worker (zmon/channel.py), which checks them again."""
+    out: dict[str, Any] = {
+        "web.listen_address": list(cfg.listen_addresses),
+        "web.config_file": cfg.web_config_file,
+        "web.max_connections": cfg.max_connections,
+        "web.read_timeout": cfg.read_timeout,
+        "web.idle_timeout": cfg.idle_timeout,
+        "paths.procfs": str(cfg.paths.procfs),
+        "paths.sysfs": str(cfg.paths.sysfs),
+        "paths.rootfs": str(cfg.paths.rootfs),
+        "paths.state_dir": str(cfg.paths.state_dir),
+        "commands.timeout": cfg.command_timeout,
+        "log.level": cfg.log_level,
+        "log.format": cfg.log_format,
+        "host.platform": cfg.platform,
+        "demo.phase_seconds": cfg.demo_phase_seconds,
+        "demo.story": cfg.demo_story,
+    }
+    out.update({f"binaries.{name}": path for name, path in cfg.binaries.items()})
+    for name, settings in cfg.collectors.items():
+        pre = f"collectors.{name}."
+        out[pre + "enabled"] = settings.enabled
+        out[pre + "interval"] = settings.interval
+        out[pre + "timeout"] = settings.timeout
+        out.update({pre + option: value for option, value in settings.options.items()})
+    return out
+
+
+def from_values(
+    registry: Mapping[str, type[Collector]],
+    values: Mapping[str, Any],
+    source: str | None = None,
+) -> Config:
+    """The Config of ``config_values``' output, each value checked as a config file's is
+    (ConfigError for an unknown key or a bad value)."""
+    settings = all_settings(registry)
+    checked: dict[str, Any] = {}
+    errors = _Collect()
+    for key, value in values.items():
+        setting = settings.get(key)
+        if setting is None:
+            errors.add(ConfigError(str(key)[:200], "unknown setting", source))
+            continue
+        try:
+            checked[key] = coerce(setting, value, source)
+        except ConfigError as exc:
+            errors.add(exc)
+    errors.raise_any()
+    return build_config(registry, checked, {}, source)
+
+
 def load(
     registry: Mapping[str, type[Collector]],
     path: str | None,

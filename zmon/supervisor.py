@@ -8,6 +8,11 @@ last data with ``zmon_collector_stale`` at 1; a run the worker was in when it en
 as a failed run. A replacement starts from the mirrors (run counts go on, data is kept) and
 runs every collector at once: at once after the first exit, then after 1, 2, 4 ... 60 s
 while replacements keep ending within a minute, so a worker that cannot start does not spin.
+
+What the worker sends is checked on arrival (zmon/channel.py): a frame that is too long, not
+a message, or one the server does not take, or data that does not fit the mirrors, is the
+worker's fault. The worker is killed and replaced like one that crashed (logged, counted in
+``zmon_worker_restarts_total``); nothing it sends can end supervision.
 """
 
 from __future__ import annotations
@@ -21,10 +26,26 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from zmon import children, failures, logs
-from zmon.channel import Channel, Closed, FixedRows, seed_of
+from zmon.channel import (
+    FROM_WORKER,
+    Beat,
+    Channel,
+    Closed,
+    FixedRows,
+    Message,
+    ProtocolError,
+    Reload,
+    Reloaded,
+    Running,
+    Start,
+    Started,
+    Stop,
+    Trigger,
+    Update,
+    seed_of,
+)
 from zmon.config import Config
 from zmon.snapshot import CollectorState, Snapshot
 
@@ -68,7 +89,7 @@ def spawn_worker(program: Sequence[str] = WORKER) -> tuple[subprocess.Popen[byte
         raise
     finally:
         theirs.close()
-    return proc, Channel(ours)
+    return proc, Channel(ours, FROM_WORKER)
 
 
 class Backoff:
@@ -126,7 +147,8 @@ class WorkerSupervisor:
         self._healthy = False
         self._stopping = threading.Event()
         self._dirty = threading.Event()
-        self._replies: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        # the worker's answers to start and reload; None when it ended
+        self._replies: queue.Queue[Message | None] = queue.Queue()
         self.restarts = 0
         self.last_restart_delay: float | None = None
         self.snapshot.worker_restarts = 0
@@ -144,10 +166,10 @@ class WorkerSupervisor:
         try:
             reply = self._replies.get(timeout=timeout)
         except queue.Empty:
-            reply = ("started", f"the collection worker did not start within {timeout:g}s")
-        kind, error = reply[0], reply[1] if len(reply) > 1 else None
-        if kind != "started" or error is not None:
+            reply = Started(f"the collection worker did not start within {timeout:g}s", False)
+        if type(reply) is not Started or reply.error is not None:
             self.stop()
+            error = reply.error if isinstance(reply, Started) else None
             raise WorkerError(f"collectors cannot start: {error or 'the worker ended'}")
 
     def reload(self, cfg: Config, timeout: float = RELOAD_TIMEOUT) -> None:
@@ -160,13 +182,14 @@ class WorkerSupervisor:
                 self.cfg = cfg
                 return
             self._drain_replies()
+            reply: Message | None
             try:
-                channel.send(("reload", cfg))
+                channel.send(Reload(cfg))
                 reply = self._replies.get(timeout=timeout)
             except (Closed, queue.Empty):
-                reply = ("ended",)
-            if reply[0] == "reloaded" and reply[1] is not None:
-                raise WorkerError(f"collectors cannot start: {reply[1]}")
+                reply = None  # (the next worker starts with cfg)
+            if isinstance(reply, Reloaded) and reply.error is not None:
+                raise WorkerError(f"collectors cannot start: {reply.error}")
             self.cfg = cfg
 
     def trigger(self, names: list[str] | None = None) -> None:
@@ -174,7 +197,7 @@ class WorkerSupervisor:
         channel = self._channel
         if channel is not None:
             with contextlib.suppress(Closed):
-                channel.send(("trigger", names or []))
+                channel.send(Trigger(names or []))
 
     def collectors(self) -> dict[str, RemoteCollector]:
         with self._lock:
@@ -203,7 +226,7 @@ class WorkerSupervisor:
             proc, channel = self._proc, self._channel
         if channel is not None:
             with contextlib.suppress(Closed):
-                channel.send(("stop",))
+                channel.send(Stop())
         if proc is not None:
             _end(proc, STOP_TIMEOUT)
         for t in self._threads:
@@ -236,19 +259,28 @@ class WorkerSupervisor:
         try:
             proc, channel = self._spawn()
         except OSError as exc:
-            self._replies.put(("started", f"cannot start the collection worker: {exc}", False))
+            self._replies.put(Started(f"cannot start the collection worker: {exc}", False))
             return f"cannot start: {exc}"
         with self._lock:
             seeds = [seed_of(st) for st in self._mirrors.values()]
             self._proc, self._heard = proc, self._clock()
+        fault = None
         try:
-            channel.send(("start", self.cfg, seeds))
+            channel.send(Start(self.cfg, seeds))
             with self._lock:
                 self._channel = channel
             while True:
                 self._take(channel.recv())
         except Closed:
             pass
+        except ProtocolError as exc:
+            fault = f"sent an invalid message ({exc})"
+        except Exception as exc:  # noqa: BLE001 - whatever a message did, the worker goes
+            fault = f"sent a message that could not be applied ({exc!r:.300})"
+        if fault is not None:
+            log.error("collection worker faulted; replacing it", fault=fault, pid=proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
         with self._lock:
             self._channel = None
             self._healthy = False
@@ -256,29 +288,36 @@ class WorkerSupervisor:
         _end(proc, STOP_TIMEOUT)
         children.forget(proc)
         children.sweep("zmon")  # its commands, orphaned to us
-        self._replies.put(("ended",))
-        reason = _exit_reason(proc.returncode)
+        self._replies.put(None)
+        reason = fault or _exit_reason(proc.returncode)
         if not self._stopping.is_set():
             self._orphan_mirrors(reason)
         return reason
 
-    def _take(self, message: tuple[Any, ...]) -> None:
+    def _take(self, message: Message) -> None:
         self._heard = self._clock()
-        kind = message[0]
-        if kind == "update":
-            self._apply(message[1], message[2])
-        elif kind in ("started", "reloaded"):
-            self._healthy = bool(message[2])
+        if isinstance(message, Update):
+            self._apply(message)
+        elif isinstance(message, Started):  # (and Reloaded)
+            self._healthy = message.healthy
             self._replies.put(message)
-        elif kind == "running":  # shown at the next rendering, as a run's end brings one
+        elif isinstance(message, Running):  # shown at the next rendering, as a run's end brings one
             with self._lock:
-                st = self._mirrors.get(message[1])
+                st = self._mirrors.get(message.name)
                 if st is not None:
-                    st.running_since = message[2]
-        elif kind == "beat":
-            self._healthy = bool(message[1])
+                    st.running_since = message.since
+        elif isinstance(message, Beat):
+            self._healthy = message.healthy
+        else:
+            raise ProtocolError(f"unexpected message {type(message).__name__}")
 
-    def _apply(self, fields: dict[str, dict[str, Any]], data: dict[str, Any]) -> None:
+    def _apply(self, update: Update) -> None:
+        fields, data = update.fields, update.data
+        for name, ran in data.items():  # pieces it leaves out must be those we hold
+            have = self._held(name)
+            missing = [n for n, d, p in ran.pieces if p is None and (n, d) not in have]
+            if missing:
+                raise ProtocolError(f"{name} left out pieces the server lacks: {missing[:3]!r}")
         with self._lock:
             for name in [n for n in self._mirrors if n not in fields]:  # reloaded away
                 del self._mirrors[name]
@@ -293,14 +332,21 @@ class WorkerSupervisor:
                 for key, value in values.items():
                     setattr(st, key, value)
                 st.collecting = True
-                if name in data:
-                    pieces, kept, rows = data[name]
+                run = data.get(name)
+                if run is not None:
                     held = {(n, d): p for n, d, p in st.rendered}
-                    st.rendered = [(n, d, p if p is not None else held[n, d]) for n, d, p in pieces]
-                    if kept is not None:  # (None: the families the views read are unchanged)
-                        st.kept = kept
-                    st.summary = FixedRows(rows) if rows is not None else None
+                    st.rendered = [
+                        (n, d, p if p is not None else held[n, d]) for n, d, p in run.pieces
+                    ]
+                    if run.kept is not None:  # (None: the families the views read are unchanged)
+                        st.kept = run.kept
+                    st.summary = FixedRows(run.rows) if run.rows is not None else None
         self._dirty.set()
+
+    def _held(self, name: str) -> set[tuple[str, bytes]]:
+        with self._lock:
+            st = self._mirrors.get(name)
+            return {(n, d) for n, d, _ in st.rendered} if st is not None else set()
 
     def _orphan_mirrors(self, reason: str) -> None:
         """No worker: the data stays, marked stale; a run it was in counts as failed."""

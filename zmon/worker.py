@@ -8,11 +8,8 @@ use this process's interpreter and memory, so a scrape never waits for them, and
 that crashes, leaks or wedges is replaced without the server noticing more than staleness
 (zmon/supervisor.py).
 
-Messages from the server: ``start`` (config, states to continue from), ``reload``
-(config), ``trigger`` (collector names), ``stop``. To it: ``started`` and ``reloaded``
-(an error or None, and whether every collector loop runs), ``update`` (every collector's
-fields, and the data of those whose run just ended), ``running`` (a run started), and
-``beat`` (alive, and healthy).
+The messages are those of zmon/channel.py, checked on arrival: a message from the server
+that is not a valid one of ``TO_WORKER`` ends the worker (status 3), as a lost server does.
 """
 
 from __future__ import annotations
@@ -23,10 +20,27 @@ import signal
 import socket
 import sys
 import threading
-from typing import Any
 
 from zmon import children, durable, logs, memory
-from zmon.channel import Channel, Closed, state_fields, summary_rows
+from zmon.channel import (
+    TO_WORKER,
+    Beat,
+    Channel,
+    Closed,
+    Message,
+    ProtocolError,
+    Reload,
+    Reloaded,
+    RunData,
+    Running,
+    Start,
+    Started,
+    Stop,
+    Trigger,
+    Update,
+    state_fields,
+    summary_rows,
+)
 from zmon.chores import Chores
 from zmon.config import Config
 from zmon.host.devices import DeviceMapCache
@@ -36,6 +50,7 @@ from zmon.scheduler import RunHook, Scheduler
 from zmon.snapshot import CollectorState, Snapshot
 
 log = logs.get("worker")
+BAD_MESSAGE = 3  # the exit status after a message from the server that is not a valid one
 HEARTBEAT_SECONDS = 5.0  # the server restarts a worker it has not heard from in a while
 # Collection can wait: where both processes want the CPU, scrapes go first. Ten steps of
 # niceness give the server about ten times the worker's share of a contended core.
@@ -89,17 +104,23 @@ class CollectionWorker:
         self._sent: dict[str, set[tuple[str, bytes]]] = {}
         # and of the families the views read, those the server holds (by their texts)
         self._views_sent: dict[str, frozenset[tuple[str, bytes]]] = {}
+        self._status = 0  # the exit status
 
     def run(self) -> int:
         signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when we stop
         signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the server reloads us
         try:
-            kind, cfg, seeds = self.channel.recv()
+            start = self.channel.recv()
         except Closed:
             return 0
-        if kind != "start":
-            raise SystemExit(f"zmon worker: expected start, got {kind!r}")
+        except ProtocolError as exc:
+            log.error("invalid message from the server", error=str(exc))
+            return BAD_MESSAGE
+        if not isinstance(start, Start):
+            log.error("expected start from the server", got=type(start).__name__)
+            return BAD_MESSAGE
+        cfg, seeds = start.config, start.seeds
         logs.setup(cfg.log_level, cfg.log_format)
         with contextlib.suppress(OSError):
             os.nice(NICENESS)  # (its commands inherit it)
@@ -113,19 +134,19 @@ class CollectionWorker:
         try:
             self._start(cfg)
         except Exception as exc:  # noqa: BLE001 - told to the server, which reports it
-            self._send(("started", repr(exc), False))
+            self._send(Started(repr(exc), False))
             return 1
         memory.settle_gc()
         self._report(None)  # the server knows the collectors before it hears they started
-        self._send(("started", None, self._healthy()))
+        self._send(Started(None, self._healthy()))
         threading.Thread(target=self._commands, name="zmon-worker-commands", daemon=True).start()
         chores = Chores()
         while not self._stop.wait(HEARTBEAT_SECONDS):
             with contextlib.suppress(Closed):
-                self._send(("beat", self._healthy()))
+                self._send(Beat(self._healthy()))
             chores.run_due()
         self._shutdown()
-        return 0
+        return self._status
 
     def _start(self, cfg: Config) -> None:
         scheduler = build_scheduler(
@@ -142,7 +163,7 @@ class CollectionWorker:
     def _healthy(self) -> bool:
         return self.scheduler is not None and self.scheduler.healthy()
 
-    def _send(self, message: tuple[Any, ...]) -> None:
+    def _send(self, message: Message) -> None:
         try:
             self.channel.send(message)
         except Closed:
@@ -152,20 +173,32 @@ class CollectionWorker:
     def _commands(self) -> None:
         while not self._stop.is_set():
             try:
-                kind, *args = self.channel.recv()
+                message = self.channel.recv()
             except Closed:
                 self._stop.set()
                 return
-            if kind == "stop":
+            except ProtocolError as exc:
+                log.error("invalid message from the server; stopping", error=str(exc))
+                self._status = BAD_MESSAGE
+                self._stop.set()
+                return
+            if isinstance(message, Stop):
                 self._stop.set()
                 return
             with contextlib.suppress(Closed):
-                if kind == "trigger":
-                    self._trigger(args[0])
-                elif kind == "reload":
-                    error = self._reload(args[0])
+                if isinstance(message, Trigger):
+                    self._trigger(message.names)
+                elif isinstance(message, Reload):
+                    error = self._reload(message.config)
                     self._report(None)
-                    self._send(("reloaded", error, self._healthy()))
+                    self._send(Reloaded(error, self._healthy()))
+                else:
+                    log.error(
+                        "unexpected message from the server; stopping", got=type(message).__name__
+                    )
+                    self._status = BAD_MESSAGE
+                    self._stop.set()
+                    return
 
     def _trigger(self, names: list[str]) -> None:
         scheduler = self.scheduler
@@ -211,7 +244,7 @@ class CollectionWorker:
         """A run started: the server shows it as running from its next rendering on (the
         server renders after runs end, not when they start)."""
         with contextlib.suppress(Closed):
-            self._send(("running", state.name, state.running_since))
+            self._send(Running(state.name, state.running_since))
 
     def _report(self, ran: CollectorState | None) -> None:
         """Tell the server every collector's fields, and the data of ``ran`` if it has new."""
@@ -224,9 +257,9 @@ class CollectionWorker:
                 if s.running_since is None
             }
             with contextlib.suppress(Closed):
-                self._send(("update", fields, data))
+                self._send(Update(fields, data))
 
-    def _data_of(self, state: CollectorState) -> tuple[Any, ...]:
+    def _data_of(self, state: CollectorState) -> RunData:
         """A collector's rendered pieces (those the server does not hold yet, by digest), the
         families the views read (None when their texts are those the server holds) and its
         landing-page rows."""
@@ -240,7 +273,7 @@ class CollectionWorker:
         views = frozenset((n, d) for n, d, _ in state.rendered if n in viewed)
         same = len(views) == len(state.kept) and self._views_sent.get(state.name) == views
         self._views_sent[state.name] = views
-        return pieces, None if same else state.kept, summary_rows(state)
+        return RunData(pieces, None if same else state.kept, summary_rows(state))
 
     def _shutdown(self) -> None:
         if self.scheduler is not None:
@@ -253,7 +286,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or not argv[0].isdigit():
         print("usage: python -m zmon.worker FD (started by zmon serve)", file=sys.stderr)
         return 2
-    channel = Channel(socket.socket(fileno=int(argv[0])))
+    channel = Channel(socket.socket(fileno=int(argv[0])), TO_WORKER)
     return CollectionWorker(channel).run()
 
 

@@ -1,13 +1,20 @@
-"""The supervisor replaces a collection worker that stops answering, and backs off from one
-that keeps ending; on an injected clock, waiting for events, never for time."""
+"""The supervisor replaces a collection worker that stops answering or sends what is not a
+valid message, and backs off from one that keeps ending; on an injected clock, waiting for
+events, never for time."""
 
 from __future__ import annotations
 
+import struct
 import sys
 import threading
+from collections.abc import Sequence
 from functools import partial
 
+import pytest
+from structlog.testing import capture_logs
+
 from tests.support.waiting import poll as _poll
+from zmon import channel as wire
 from zmon.config import Config
 from zmon.snapshot import Snapshot
 from zmon.supervisor import WEDGED_AFTER, Backoff, WorkerSupervisor, spawn_worker
@@ -21,12 +28,66 @@ SILENT_WORKER = (
     sys.executable,
     "-c",
     "import socket, sys, time\n"
-    "from zmon.channel import Channel\n"
-    "channel = Channel(socket.socket(fileno=int(sys.argv[1])))\n"
+    "from zmon.channel import TO_WORKER, Channel, Started\n"
+    "channel = Channel(socket.socket(fileno=int(sys.argv[1])), TO_WORKER)\n"
     "channel.recv()\n"
-    "channel.send(('started', None, True))\n"
+    "channel.send(Started(None, True))\n"
     "time.sleep(3600)\n",
 )
+
+
+def _faulty_worker(frame: bytes) -> tuple[str, ...]:
+    """A worker that starts, then sends the raw bytes ``frame`` and waits to be killed."""
+    return (
+        sys.executable,
+        "-c",
+        "import socket, sys, time\n"
+        "from zmon.channel import TO_WORKER, Channel, Started\n"
+        "channel = Channel(socket.socket(fileno=int(sys.argv[1])), TO_WORKER)\n"
+        "channel.recv()\n"
+        "channel.send(Started(None, True))\n"
+        f"channel.sock.sendall({frame!r})\n"
+        "time.sleep(3600)\n",
+    )
+
+
+def _frame(payload: bytes) -> bytes:
+    return struct.pack("!Q", len(payload)) + payload
+
+
+def _message(kind: str, body: object, blobs: Sequence[bytes] = ()) -> bytes:
+    header = wire.json.dumps([kind, body, [len(b) for b in blobs]]).encode()
+    return _frame(struct.pack("!I", len(header)) + header + b"".join(blobs))
+
+
+# the fields of a collector as the worker reports them
+ARC_FIELDS = {
+    "interval": 1.0, "timeout": 1.0, "success": True, "has_data": True,
+    "last_duration": 0.1, "last_success": 1.0, "last_error": "", "running_since": None,
+    "summary_title": "", "runs": {"success": 1, "failure": 0, "timeout": 0, "nodata": 0},
+    "last_error_reason": "", "fd_exhausted": 0, "leaked_children": 0,
+}  # fmt: skip
+
+BAD_FRAMES = {
+    # what pickle.dumps(("beat", True)) sends: the server no longer unpickles anything
+    "a pickle": _frame(
+        b"\x80\x05\x95\x0c\x00\x00\x00\x00\x00\x00\x00\x8c\x04beat\x94\x88\x86\x94."
+    ),
+    "a length prefix of 2**60": struct.pack("!Q", 2**60),
+    "a header that is not JSON": _message("beat", True)[:-4] + b"{{{{",
+    "a message the server does not take": _message("stop", None),
+    "an unknown message": _message("exec", ["rm -rf /"]),
+    "a field of the wrong type": _message("beat", "yes"),
+    "a blob that is not there": _message(
+        "update", [{"arc": ARC_FIELDS}, {"arc": [[["arc_size", "00" * 20, [3, 0, 0]]], None, None]}]
+    ),
+    "a piece the server does not hold": _message(
+        "update", [{"arc": ARC_FIELDS}, {"arc": [[["arc_size", "00" * 20, None]], None, None]}]
+    ),
+    "nesting deeper than a decoder goes": _message("beat", True).replace(
+        b"true", b"[" * 5000 + b"]" * 5000
+    ),
+}  # fmt: skip
 
 
 def test_a_worker_that_stops_answering_is_killed_and_replaced() -> None:
@@ -54,6 +115,40 @@ def test_a_worker_that_stops_answering_is_killed_and_replaced() -> None:
         assert sup.last_restart_delay == 0.0  # the first replacement starts at once
     finally:
         sup.stop()
+    assert all(p.poll() is not None for p in procs)
+
+
+# each kind of bad frame is refused by the channel (tests/core/test_channel.py); these show
+# what the supervisor does with one: a frame it cannot read, one it cannot allocate, and a
+# valid message that does not fit what the server holds
+@pytest.mark.parametrize(
+    "what", ["a pickle", "a length prefix of 2**60", "a piece the server does not hold"]
+)
+def test_a_worker_that_sends_a_bad_frame_is_replaced_and_counted(what: str) -> None:
+    procs = []
+    lock = threading.Lock()
+
+    def spawn():  # type: ignore[no-untyped-def]
+        with lock:
+            program = _faulty_worker(BAD_FRAMES[what]) if not procs else SILENT_WORKER
+            proc, channel = spawn_worker(program)
+            procs.append(proc)
+        return proc, channel
+
+    snapshot = Snapshot()
+    sup = WorkerSupervisor(snapshot, Config(), spawn=spawn)
+    with capture_logs() as logged:
+        sup.start()
+        try:
+            assert poll(lambda: sup.restarts == 1), f"a worker that sent {what} was not replaced"
+            assert procs[0].wait(60) == -9  # killed, not asked
+            assert poll(lambda: len(procs) == 2 and sup.healthy())
+            assert snapshot.worker_restarts == 1  # zmon_worker_restarts_total
+            assert sup._threads[0].is_alive()  # supervision goes on
+        finally:
+            sup.stop()
+    faults = [e for e in logged if e["event"] == "collection worker faulted; replacing it"]
+    assert len(faults) == 1 and faults[0]["pid"] == procs[0].pid, logged
     assert all(p.poll() is not None for p in procs)
 
 
