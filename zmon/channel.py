@@ -153,6 +153,8 @@ FIELD_CHECKS: dict[str, Callable[[object], Any]] = {
     "last_error_reason": _reason,
     "fd_exhausted": _int,
     "leaked_children": _int,
+    "state_write_failures": _int,
+    "state_writable": _optional(_bool),
 }
 MIRRORED = tuple(FIELD_CHECKS)
 # the parts of a CollectorState that are not mirrored fields
