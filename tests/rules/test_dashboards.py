@@ -194,3 +194,45 @@ def test_sdk_zero_values_do_not_hide_anything(uid: str) -> None:
         if panel["type"] == "heatmap":
             color = panel["options"]["color"]
             assert color["steps"] >= 2 and color["exponent"] > 0, panel["title"]
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_every_legend_names_the_instance(uid: str) -> None:
+    """The Host variable is multi-valued (All by default): two hosts' ``tank`` or ``sda`` must
+    not look the same. A target with a legend names the instance; one without shows every
+    label, the instance among them."""
+    for panel in _panels(BOARDS[uid]):
+        for target in panel["targets"]:
+            legend = target.get("legendFormat", "")
+            assert not legend or "{{instance}}" in legend, (
+                f"{panel['title']}: legend {legend!r} does not name the instance"
+            )
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_alerts_panels_follow_the_host_and_job_selectors(uid: str) -> None:
+    for title, expr in _exprs(BOARDS[uid]):
+        for m in re.finditer(r"\bALERTS(\{[^}]*\})?", expr):
+            matchers = m.group(1) or ""
+            assert 'instance=~"$instance"' in matchers and 'job=~"$job"' in matchers, (
+                f"{title}: {m.group(0)} ignores the Host or Job selector"
+            )
+
+
+ARC_COUNTER = re.compile(r"zmon_arc_\w+_total")
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_arc_ratios_come_from_their_recording_rules(uid: str) -> None:
+    """Each ARC ratio is defined once (zmon/status/ratios.py, recorded as
+    zmon:<name>:ratio_rate5m): no panel divides ARC counters itself."""
+    for title, expr in _exprs(BOARDS[uid]):
+        counters = ARC_COUNTER.findall(expr)
+        assert not (counters and "/" in expr), f"{title}: computes an ARC ratio itself: {expr}"
+
+
+def test_the_ghost_hit_ratio_on_the_arc_board_is_per_access() -> None:
+    board = BOARDS["zmon-arc"]
+    assert _titles_with(board, r"zmon:arc_ghost_hits_per_access:ratio_rate5m\{")
+    for title, expr in _exprs(board):
+        assert "ghost" not in expr or "per_hit" not in expr, title
