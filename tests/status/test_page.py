@@ -97,11 +97,11 @@ def test_charts_show_scan_progress_arc_ratios_and_error_counters() -> None:
     assert set(titles) == {
         "scan of tank",
         "ARC hit ratio",
-        "ARC ghost hits per hit",
+        "ARC ghost hits per access",
         "CRC errors of sdb",
     }
     assert titles["ARC hit ratio"]["latest"] == "91 %"
-    assert titles["ARC ghost hits per hit"]["latest"] == "5.0 %"
+    assert titles["ARC ghost hits per access"]["latest"] == "4.5 %"  # 50 of 1100
     assert titles["scan of tank"]["latest"] == "60 %"
 
 
@@ -162,7 +162,6 @@ def test_each_rendering_of_the_snapshot_feeds_the_history() -> None:
     assert "pool_errors:tank" in page.history.view().points[-1][1]
 
 
-
 def _arc_history(steps: list[tuple[int, int, int]], step: float = 10.0) -> tuple[History, str]:
     """A history of ARC counters, (hits, misses, ghost hits) added per ``step`` seconds and
     ending at NOW, and the metrics text of its newest sample."""
@@ -182,14 +181,14 @@ def _arc_history(steps: list[tuple[int, int, int]], step: float = 10.0) -> tuple
 def test_ghost_hits_are_per_access_in_the_sparkline_and_the_arc_line_alike() -> None:
     """One figure, one definition: the sparkline's latest ghost-hit ratio is the ARC line's,
     ghost hits per access (hits + misses) over the recording rule's 5 minutes. The last 5
-    minutes saw 4000 hits, 1000 misses and 500 ghost hits: 10 % of accesses (12.5 % of hits,
-    50 % of misses); the hour before them was quiet."""
+    minutes saw 40,000 hits, 10,000 misses and 5,000 ghost hits: 10 % of accesses (12.5 % of
+    hits, 50 % of misses); the hour before them was quiet."""
     quiet = [(10_000, 100, 10)] * 330
-    busy = [(134, 33, 17)] * 29 + [(114, 43, 7)]  # 30 steps of 10 s: 4000, 1000, 500
+    busy = [(1334, 333, 167)] * 29 + [(1314, 343, 157)]  # 30 steps of 10 s
     h, text = _arc_history([(0, 0, 0), *quiet, *busy])
     view = h.view()
     titles = {c["title"]: c for c in charts(view)}
     assert titles["ARC ghost hits per access"]["latest"] == "10 %"
     arc = build_report(families(text), NOW, history=view)["arc"]
     assert arc["ghost_ratio"] == pytest.approx(0.10)
-    assert "ghost hits 10 % of accesses in the last 5m" in arc["text"], arc["text"]
+    assert arc["text"] == "hit ratio 80 %, ghost hits 10 % of accesses in the last 5 min"
