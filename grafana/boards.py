@@ -299,7 +299,7 @@ def why_slow() -> list[Panel | Row]:
                    "minutes (queue plus disk), against its usual: the median of those 5-minute "
                    "p99s over the last day. Nothing is drawn below 10 I/Os per second.")
         for op in ("read", "write")
-    ]
+    ]  # fmt: skip
     ghost_share = ratios.ARC_GHOST_HITS_PER_ACCESS.record
     return [
         Row("Why is it slow?"),

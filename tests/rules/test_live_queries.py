@@ -40,6 +40,7 @@ from zmon.demo.timeline import PHASES
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
+
 class Window(NamedTuple):
     """Prometheus, the time it watched the whole loop, and when it held each phase."""
 
@@ -149,9 +150,7 @@ def test_dashboard_variable_query_returns_values(demo: Window, expr: Expr) -> No
 
 
 def test_rules_evaluate_without_errors(demo: Window) -> None:
-    broken = {
-        r["name"]: r.get("lastError") for r in demo.prom.rule_health() if r["health"] != "ok"
-    }
+    broken = {r["name"]: r.get("lastError") for r in demo.prom.rule_health() if r["health"] != "ok"}
     assert not broken, f"rules failing in Prometheus: {broken}"
 
 

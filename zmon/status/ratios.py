@@ -12,15 +12,24 @@ what the misses were: ghost hits (memory) or cold reads (workload).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the history keeps its series under history_key()
-    from zmon.status.history import Window
+from typing import Any, Protocol
 
 RATE_WINDOW = "5m"  # the recording rules' rate window ...
 RATE_SECONDS = 300.0  # ... and the same in seconds, for the status history
+
+
+class Window(Protocol):
+    """The status history's view (zmon/status/history.py), which keeps its series under
+    history_key()."""
+
+    @property
+    def points(self) -> Sequence[tuple[float, Any]]: ...
+
+    def change(
+        self, key: str, since: float | None = None, until: float | None = None
+    ) -> tuple[float, float] | None: ...
 
 
 def counter_metric(field: str) -> str:
