@@ -127,7 +127,8 @@ def test_dashboard_panel_shows_data_in_the_demo(demo: Window, panel: str) -> Non
     empty_in = [
         phase
         for phase, (start, end) in demo.phases.items()
-        if not any(demo.prom.query_range(e.promql, start, end, step=1) for e in targets)
+        # a phase lasts a few scrapes: a step finer than the scrape interval sees them all
+        if not any(demo.prom.query_range(e.promql, start, end, step=0.25) for e in targets)
     ]
     if empty_in:
         phases = ", ".join(empty_in)
