@@ -32,8 +32,10 @@ from alert_rules.building import (
     x,
 )
 from alert_rules.datasets import dataset_alerts
+from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
 from alert_rules.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
 from alert_rules.zmon_state import zmon_state_alerts
+from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
 
 
 def recording_rules(t: Thresholds) -> Group:
@@ -79,17 +81,6 @@ ERROR_RECORDS = [
 CAPACITY_RECORDS = [
     Record("zmon:pool_capacity:ratio", "zmon_pool_allocated_bytes / (zmon_pool_size_bytes > 0)"),
 ]
-
-ARC_RECORDS = [
-    Record("zmon:arc_accesses:rate5m",
-           "rate(zmon_arc_hits_total[5m]) + rate(zmon_arc_misses_total[5m])"),
-    Record("zmon:arc_hit:ratio_rate5m",
-           "rate(zmon_arc_hits_total[5m]) / (zmon:arc_accesses:rate5m > 0)"),
-    Record("zmon:arc_ghost_hits:ratio_rate5m", x("""
-        (rate(zmon_arc_mru_ghost_hits_total[5m]) + rate(zmon_arc_mfu_ghost_hits_total[5m]))
-        / (rate(zmon_arc_hits_total[5m]) > 0)
-    """)),
-]  # fmt: skip
 
 
 def scan_records(t: Thresholds) -> list[Record]:
@@ -585,7 +576,7 @@ def memory_alerts(t: Thresholds) -> Group:
     return Group(
         "zmon-memory",
         [
-            *ARC_RECORDS,
+            *arc_records(),
             Alert(
                 "ZfsDedupTableTooLarge",
                 x(f"""
@@ -601,13 +592,13 @@ def memory_alerts(t: Thresholds) -> Group:
             Alert(
                 "ZfsArcGhostHitsHigh",
                 x(f"""
-            zmon:arc_ghost_hits:ratio_rate5m > {t.arc_ghost_hit_ratio_max}
-            and on(instance, job) zmon:arc_accesses:rate5m > {t.arc_min_ops}
+            {ARC_GHOST_HITS_PER_ACCESS.record} > {t.arc_ghost_hit_ratio_max}
+            and on(instance, job) {ARC_ACCESSES} > {t.arc_min_ops}
         """),
                 "ZFS ARC ghost hits are high: the ARC looks too small.",
                 "On {{ $labels.instance }}, ghost hits are {{ $value | humanizePercentage }} "
-                "of ARC hits: recently evicted blocks are read again. A larger ARC (zfs_arc_max) "
-                "or an L2ARC would serve them.",
+                "of ARC accesses: recently evicted blocks are read again. A larger ARC "
+                "(zfs_arc_max) or an L2ARC would serve them.",
                 str(t.arc_for),
             ),
             Alert(
@@ -861,6 +852,7 @@ def groups(t: Thresholds) -> list[Group]:
         capacity_alerts(t),
         dataset_alerts(t),
         memory_alerts(t),
+        slowdown_group(t),
         disk_alerts(t),
         ups_alerts(t),
         zmon_alerts(t),

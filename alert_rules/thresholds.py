@@ -113,9 +113,12 @@ class Thresholds:
     snapshot_datasets: str = ".+"
     # --- memory
     ddt_arc_share_max: float = 0.25  # DDT in core vs. ARC maximum (c_max)
-    arc_ghost_hit_ratio_max: float = 0.10  # (MRU+MFU ghost hits) / hits
+    arc_ghost_hit_ratio_max: float = 0.10  # (MRU+MFU ghost hits) / (hits + misses)
     arc_min_ops: float = 50.0  # ARC accesses per second below which hit ratios are noise
     arc_for: Duration = D("30m")
+    # --- slowdowns: a pool's latency p99 against its own usual (alert_rules/slowdown.py)
+    slowdown_min_ops: float = 10.0  # I/Os per second of an op below which latency is not judged
+    latency_baseline: Duration = D("1d")  # the usual: median of the 5-minute p99 over this
     # --- disks
     disk_pool_memory: Duration = D("1h")  # a disk keeps its pool label this long after leaving
     cable_window: Duration = D("1h")  # CRC errors, link resets, timeouts, hotplug flaps

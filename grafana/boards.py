@@ -14,8 +14,8 @@ from grafana_foundation_sdk.builders.common import (
     ScaleDistributionConfig,
 )
 from grafana_foundation_sdk.models.common import GraphThresholdsStyleMode, ScaleDistribution
-from grafana_foundation_sdk.models.dashboard import DynamicConfigValue
 
+from alert_rules import slowdown
 from grafana.builder import (
     I,
     Panel,
@@ -34,11 +34,16 @@ from grafana.builder import (
     unit,
     value_map,
 )
+from zmon.status import ratios
 
 H = 'job=~"$job", instance=~"$instance"'  # host selector
 P = H + ', pool=~"$pool"'  # pool selector
 D = H + ', device=~"$device"'  # disk selector
 U = H + ', ups=~"$ups"'  # UPS selector
+# Legends: every one names the instance, so two hosts' tank or sda never look the same
+PL, DL, UL = "{{instance}} {{pool}}", "{{instance}} {{device}}", "{{instance}} {{ups}}"
+# Alerts of the selected hosts, and those about the whole job (ZmonTargetMissing has no instance)
+HA = 'job=~"$job", instance=~"$instance|"'
 RI = "$__rate_interval"
 ALERT_NAMES = 'alertname=~"(Zfs|Disk|Ups|Zmon).+"'
 OK_BAD: list[tuple[float | None, str]] = [(None, "green"), (1, "red")]
@@ -70,10 +75,11 @@ def fleet() -> dict[str, Any]:
              thresholds=OK_BAD, description="Pools in any state but ONLINE."),
         stat("Vdevs with errors", [T(f"count(zmon:vdev_errors:sum{{{H}}} > 0) or vector(0)")],
              thresholds=OK_BAD, description="Vdevs whose read/write/checksum counters are not 0."),
-        stat("Firing alerts", [T(f'count(ALERTS{{alertstate="firing", {ALERT_NAMES}}}) '
+        stat("Firing alerts", [T(f'count(ALERTS{{alertstate="firing", {ALERT_NAMES}, {HA}}}) '
                                  "or vector(0)")],
-             thresholds=OK_BAD, description="zmon alerts firing now (all hosts)."),
-        table("Open problems", [I(f'ALERTS{{alertstate="firing", {ALERT_NAMES}}}')],
+             thresholds=OK_BAD, description="zmon alerts firing now on the selected hosts "
+                                            "(and those about the whole job, which name none)."),
+        table("Open problems", [I(f'ALERTS{{alertstate="firing", {ALERT_NAMES}, {HA}}}')],
               hide=("Time", "Value", "__name__", "alertstate"), height=7,
               description="Firing zmon alerts; see alert_rules/RUNBOOK.md."),
         table("Pools", [
@@ -90,7 +96,7 @@ def fleet() -> dict[str, Any]:
         .override_by_name("Fragmentation", [unit("percentunit")])
         .override_by_name("Since last scrub", [unit("s")]),
         state_timeline("Pool health", [T(f'max by (instance, pool) (zmon_pool_state{{{H}, '
-                                         f'state="online"}})', "{{instance}} {{pool}}")],
+                                         f'state="online"}})', PL)],
                        mappings=value_map(("1", "ONLINE", "green"), ("0", "NOT ONLINE", "red")),
                        width=24, height=7),
         timeseries("Failing zmon collectors",
@@ -128,34 +134,34 @@ def pool() -> dict[str, Any]:
         Row("Scan"),
         timeseries("Scan progress", [T(f"zmon_pool_scan_progress_ratio{{{P}}} and on(instance, "
                                        f"job, pool) (max by (instance, job, pool) "
-                                       f"(zmon_pool_scan_in_progress{{{P}}}) == 1)", "{{pool}}")],
+                                       f"(zmon_pool_scan_in_progress{{{P}}}) == 1)", PL)],
                    unit="percentunit", min=0, max=1, width=8),
-        timeseries("Scan ETA", [T(f"zmon:pool_scan_eta:seconds{{{P}}}", "{{pool}} (rate)"),
+        timeseries("Scan ETA", [T(f"zmon:pool_scan_eta:seconds{{{P}}}", f"{PL} (rate)"),
                                 T(f"zmon_pool_scan_remaining_seconds{{{P}}}",
-                                  "{{pool}} (zpool estimate)")],
+                                  f"{PL} (zpool estimate)")],
                    unit="s", min=0, width=8,
                    description="Time left at the issue rate of the last 30m, and as zpool "
                                "estimates it."),
-        timeseries("Scan issue rate", [T(f"zmon:pool_scan_issued_bytes:rate{{{P}}}", "{{pool}}")],
+        timeseries("Scan issue rate", [T(f"zmon:pool_scan_issued_bytes:rate{{{P}}}", PL)],
                    unit="Bps", min=0, width=8),
         stat("Since last scrub", [T(f"time() - zmon_pool_last_scrub_end_time_seconds{{{P}}}",
-                                    "{{pool}}")],
+                                    PL)],
              unit="s", thresholds=[(None, "green"), (30 * 86400, "orange"), (35 * 86400, "red")]),
-        stat("Last scrub errors", [T(f"zmon_pool_last_scrub_errors{{{P}}}", "{{pool}}")],
+        stat("Last scrub errors", [T(f"zmon_pool_last_scrub_errors{{{P}}}", PL)],
              thresholds=OK_BAD),
-        stat("Data errors", [T(f"zmon_pool_data_errors{{{P}}}", "{{pool}}")], thresholds=OK_BAD),
+        stat("Data errors", [T(f"zmon_pool_data_errors{{{P}}}", PL)], thresholds=OK_BAD),
         stat("Scan running", [T(f"zmon_pool_scan_in_progress{{{P}}} == 1",
-                                "{{pool}} {{function}}")],
+                                "{{instance}} {{pool}} {{function}}")],
              description="Empty when no scan runs."),
         Row("Capacity"),
-        timeseries("Capacity", [T(f"zmon:pool_capacity:ratio{{{P}}}", "{{pool}}")],
+        timeseries("Capacity", [T(f"zmon:pool_capacity:ratio{{{P}}}", PL)],
                    unit="percentunit", min=0, max=1, width=8,
                    thresholds=[(None, "green"), (0.8, "orange"), (0.9, "red")])
         .thresholds_style(_threshold_lines()),
-        timeseries("Fragmentation", [T(f"zmon_pool_fragmentation_ratio{{{P}}}", "{{pool}}")],
+        timeseries("Fragmentation", [T(f"zmon_pool_fragmentation_ratio{{{P}}}", PL)],
                    unit="percentunit", min=0, max=1, width=8),
-        timeseries("Space", [T(f"zmon_pool_allocated_bytes{{{P}}}", "{{pool}} allocated"),
-                             T(f"zmon_pool_free_bytes{{{P}}}", "{{pool}} free")],
+        timeseries("Space", [T(f"zmon_pool_allocated_bytes{{{P}}}", f"{PL} allocated"),
+                             T(f"zmon_pool_free_bytes{{{P}}}", f"{PL} free")],
                    unit="bytes", min=0, width=8),
         Row("Datasets"),
         timeseries("Quota use (highest 20)", [
@@ -194,12 +200,13 @@ def pool() -> dict[str, Any]:
                           "the age where the dataset has no snapshot."),
         Row("Latency"),
         *latency_panels(),
-        heatmap("Read latency heatmap",
+        heatmap("Read latency on $instance",
                 f"sum by (instance, le) (increase(zmon_pool_io_latency_seconds_bucket{{{P}, "
                 f'op="read"}}[{RI}]))',
                 repeat="instance", width=24,
                 description="Read I/Os per latency bucket over time (zpool iostat -w, total "
-                            "wait), one heatmap per host."),
+                            "wait), one heatmap per host: the legend is the bucket bound, "
+                            "which the heatmap reads its rows from."),
         Row("Errors and events"),
         bars("New vdev errors", [
             T(f"sum by (instance, pool, vdev) (increase(zmon_vdev_checksum_errors_total{{{P}}}"
@@ -246,7 +253,7 @@ def latency_panels() -> list[Panel]:
                     "zmon_pool_io_latency_seconds_bucket",
                     "instance, pool",
                     op,
-                    "{{instance}} {{pool}}",
+                    PL,
                 ),
                 unit="s",
                 min=0,
@@ -275,80 +282,146 @@ def latency_panels() -> list[Panel]:
     return panels
 
 
+def _record(name: str, selector: str = H) -> str:
+    return f"{name}{{{selector}}}"
+
+
+def why_slow() -> list[Panel | Row]:
+    """The "Why is it slow?" row: a pool's latency against its own usual, and beside it what
+    could explain it: the ARC (misses, and whether they were ghost hits), the write throttle,
+    a scan competing, one vdev or disk slower than its siblings (grafana/README.md)."""
+    per_op = [
+        timeseries(f"{op.capitalize()} latency p99 against the usual", [
+            T(_record(slowdown.POOL_P99, f'{H}, op="{op}"'), f"{PL} now"),
+            T(_record(slowdown.POOL_USUAL, f'{H}, op="{op}"'), f"{PL} usual"),
+        ], unit="s", min=0, width=12,
+                   description=f"{op.capitalize()} latency p99 of each pool over the last 5 "
+                   "minutes (queue plus disk), against its usual: the median of those 5-minute "
+                   "p99s over the last day. Nothing is drawn below 10 I/Os per second.")
+        for op in ("read", "write")
+    ]  # fmt: skip
+    ghost_share = ratios.ARC_GHOST_HITS_PER_ACCESS.record
+    return [
+        Row("Why is it slow?"),
+        *per_op,
+        timeseries("Latency against the usual", [
+            T(_record(slowdown.POOL_VS_USUAL), "{{instance}} {{pool}} {{op}}"),
+        ], unit="suffix:×", min=0, width=8,
+                   thresholds=[(None, "green"), (2, "orange"), (5, "red")],
+                   description="p99 now divided by the usual p99: 6× means six times slower "
+                               "than this pool usually is.")
+        .thresholds_style(_threshold_lines()),
+        timeseries("ARC hits, and what the misses were", [
+            T(_record(ratios.ARC_HIT.record), "{{instance}} hit ratio"),
+            T(_record(ghost_share), "{{instance}} ghost hits per access"),
+            T(_record(ratios.ARC_GHOST_HITS_PER_MISS.record), "{{instance}} misses that were "
+              "ghost hits"),
+        ], unit="percentunit", min=0, max=1, width=8,
+                   description="All on one axis, over 5 minutes. Ghost hits are reads of blocks "
+                               "the ARC had just evicted: when most misses are ghost hits, the "
+                               "slowdown is memory (a larger ARC would serve them); when few are, "
+                               "the misses are cold reads (the workload)."),
+        table("What a larger ARC would buy", [
+            I(f"max by (instance) ({_record(ghost_share)})"),
+            I(f"max by (instance) ({_record(slowdown.ARC_GHOST_SIZE)})"),
+            I(f"max by (instance) ({_record('zmon_arc_max_size_bytes')})"),
+        ], rename={"Value #A": "Up to this many more reads would hit",
+                   "Value #B": "with up to this much more ARC", "Value #C": "ARC max now"},
+              width=8, height=8,
+              description="Of all reads in the last 5 minutes, the share that were ghost hits: "
+                          "with an ARC larger by the ghost lists' size they would have hit. An "
+                          "upper bound (grafana/README.md, \"What a larger ARC would buy\").")
+        .override_by_name("Up to this many more reads would hit", [unit("percentunit")])
+        .override_by_name("with up to this much more ARC", [unit("bytes")])
+        .override_by_name("ARC max now", [unit("bytes")]),
+        timeseries("Demand and prefetch hit ratios", [
+            T(_record(ratios.ARC_DEMAND_HIT.record), "{{instance}} demand"),
+            T(_record(ratios.ARC_PREFETCH_HIT.record), "{{instance}} prefetch"),
+        ], unit="percentunit", min=0, max=1, width=8,
+                   description="Demand reads are what applications wait for; prefetch misses "
+                               "cost bandwidth, not latency."),
+        timeseries("ARC reads per second", [
+            T(f"rate(zmon_arc_hits_total{{{H}}}[{RI}])", "{{instance}} hits"),
+            T(f"rate(zmon_arc_misses_total{{{H}}}[{RI}])", "{{instance}} misses"),
+            T(f"rate(zmon_arc_mru_ghost_hits_total{{{H}}}[{RI}])", "{{instance}} MRU ghost hits"),
+            T(f"rate(zmon_arc_mfu_ghost_hits_total{{{H}}}[{RI}])", "{{instance}} MFU ghost hits"),
+        ], unit="ops", min=0, width=8,
+                   description="The counters behind the ratios, on a log scale.")
+        .scale_distribution(ScaleDistributionConfig().type(ScaleDistribution.LOG).log(10)),
+        timeseries("Ghost list sizes", [
+            T(f'zmon_arc_state_size_bytes{{{H}, state=~"mru_ghost|mfu_ghost"}}',
+              "{{instance}} {{state}}"),
+            T(f"zmon_arc_size_bytes{{{H}}}", "{{instance}} ARC size"),
+        ], unit="bytes", min=0, width=8,
+                   description="The data the ghost lists would hold: how much larger the ARC "
+                               "would have to be to serve their hits."),
+        timeseries("txg sync and write throttle (p99)", [
+            T(f"histogram_quantile(0.99, sum by (instance, pool, le) "
+              f"(rate(zmon_pool_txg_sync_duration_seconds_bucket{{{H}}}[{RI}])))",
+              f"{PL} txg sync"),
+            T(f"histogram_quantile(0.99, sum by (instance, pool, le) "
+              f"(rate(zmon_pool_dmu_tx_assign_seconds_bucket{{{H}}}[{RI}])))",
+              f"{PL} throttled writes waited"),
+        ], unit="s", min=0, width=8,
+                   description="Long txg syncs and writes waiting in dmu_tx_wait (dirty data "
+                               "at its limit): a write slowdown that no ARC would fix."),
+        timeseries("Scan activity", [
+            T(_record("zmon:pool_scan_issued_bytes:rate"), f"{PL} scan"),
+        ], unit="Bps", min=0, width=8,
+                   description="A scrub or resilver issuing I/O competes with reads and writes; "
+                               "empty when no scan runs."),
+        timeseries("Top-level vdevs against their siblings", [
+            T(_record(slowdown.VDEV_VS_SIBLINGS), "{{instance}} {{pool}} {{vdev}} {{op}}"),
+        ], unit="suffix:×", min=0, width=8,
+                   thresholds=[(None, "green"), (2, "orange"), (5, "red")],
+                   description="Each top-level vdev's p99 divided by the median of its pool's "
+                               "top-level vdevs (pools with two or more): one slow mirror or "
+                               "raidz stands out.")
+        .thresholds_style(_threshold_lines()),
+        bars("Slow I/Os per disk", [
+            T(f"sum by (instance, pool, vdev) (increase(zmon_vdev_slow_ios_total{{{H}}}[{RI}]))",
+              "{{instance}} {{pool}} {{vdev}}"),
+        ], unit="suffix: slow I/Os", min=0, width=8,
+                   description="I/Os ZFS counted as slow (over zio_slow_io_ms, 30 s by default) "
+                               "per leaf: the disk behind a slow vdev."),
+        timeseries("Pool throughput", [
+            T(f"sum by (instance, pool) (rate(zmon_pool_txg_read_bytes_total{{{H}}}[{RI}]))",
+              f"{PL} read"),
+            T(f"sum by (instance, pool) (rate(zmon_pool_txg_written_bytes_total{{{H}}}[{RI}]))",
+              f"{PL} written"),
+        ], unit="Bps", min=0, width=8),
+    ]  # fmt: skip
+
+
 def arc() -> dict[str, Any]:
-    hits = f"rate(zmon_arc_hits_total{{{H}}}[{RI}])"
-    misses = f"rate(zmon_arc_misses_total{{{H}}}[{RI}])"
-    ghosts = (
-        f"(rate(zmon_arc_mru_ghost_hits_total{{{H}}}[{RI}]) + "
-        f"rate(zmon_arc_mfu_ghost_hits_total{{{H}}}[{RI}]))"
-    )
     items: list[Panel | Row] = [
-        timeseries("ARC hit ratio", [T(f"{hits} / ({hits} + {misses})", "{{instance}}")],
-                   unit="percentunit", min=0, max=1, width=8),
+        Row("ARC"),
+        timeseries("ARC hit ratio", [T(_record(ratios.ARC_HIT.record), "{{instance}}")],
+                   unit="percentunit", min=0, max=1, width=8,
+                   description="Hits per access (hits + misses) over 5 minutes."),
         timeseries("ARC size", [T(f"zmon_arc_size_bytes{{{H}}}", "{{instance}} size"),
                                 T(f"zmon_arc_target_size_bytes{{{H}}}", "{{instance}} target"),
                                 T(f"zmon_arc_max_size_bytes{{{H}}}", "{{instance}} max")],
                    unit="bytes", min=0, width=8),
-        timeseries("Ghost hits against hits", [
-            T(hits, "{{instance}} hits/s"),
-            T(f"rate(zmon_arc_mru_ghost_hits_total{{{H}}}[{RI}])", "{{instance}} MRU ghost/s"),
-            T(f"rate(zmon_arc_mfu_ghost_hits_total{{{H}}}[{RI}])", "{{instance}} MFU ghost/s"),
-        ], unit="ops", min=0, width=8,
-                   description="Ghost hits are reads of blocks the ARC just evicted: many of "
-                               "them against hits mean the ARC is too small.")
-        .scale_distribution(ScaleDistributionConfig().type(ScaleDistribution.LOG).log(10)),
-        timeseries("ARC hit ratio and ghost hits", [
-            T(f"{hits} / ({hits} + {misses})", "{{instance}} hit ratio"),
-            T(f"{ghosts} / ({hits} + {misses})", "{{instance}} ghost hits per access"),
-        ], unit="percentunit", min=0, width=12,
-                   description="Both as a share of ARC accesses, on one axis: ghost hits "
-                               "rising as the hit ratio falls mean the ARC is too small."),
-        timeseries("Read latency (p99)", [
-            T(f"histogram_quantile(0.99, sum by (instance, pool, le) "
-              f"(rate(zmon_pool_io_latency_seconds_bucket{{{H}, op=\"read\"}}[{RI}])))",
-              "{{instance}} {{pool}}"),
-        ], unit="s", min=0, width=12,
-                   description="Read latency per pool, on the same time axis as the ARC: "
-                               "misses that go to disk show here."),
-        timeseries("Slowdowns and ghost hits", [
-            T(f"{ghosts} / {hits}", "{{instance}} ghost/hit ratio"),
-            T(f"sum by (instance) (rate(zmon_pool_txg_sync_duration_seconds_sum{{{H}}}[{RI}])) "
-              f"/ sum by (instance) (rate(zmon_pool_txg_sync_duration_seconds_count{{{H}}}[{RI}]))",
-              "{{instance}} mean txg sync (s)"),
-            T(f"sum by (instance) (rate(zmon_vdev_slow_ios_total{{{H}}}[{RI}]))",
-              "{{instance}} slow I/Os/s"),
-        ], width=24, min=0,
-                   description="Ghost-hit ratio, txg sync time and slow I/Os on one time axis: "
-                               "a too-small ARC shows as ghost hits rising with sync time.")
-        .override_by_regexp(".*ghost/hit ratio", [
-            unit("percentunit"), DynamicConfigValue(id_val="custom.axisPlacement", value="right")]),
-        timeseries("L2ARC hit ratio", [
-            T(f"rate(zmon_arc_l2_hits_total{{{H}}}[{RI}]) / (rate(zmon_arc_l2_hits_total{{{H}}}"
-              f"[{RI}]) + rate(zmon_arc_l2_misses_total{{{H}}}[{RI}]))", "{{instance}}"),
-        ], unit="percentunit", min=0, max=1, width=8),
+        timeseries("L2ARC hit ratio", [T(_record(ratios.ARC_L2_HIT.record), "{{instance}}")],
+                   unit="percentunit", min=0, max=1, width=8,
+                   description="L2ARC hits per L2ARC access over 5 minutes; empty without an "
+                               "L2ARC."),
+        *why_slow(),
+        Row("L2ARC"),
         timeseries("L2ARC size", [T(f"zmon_arc_l2_size_bytes{{{H}}}", "{{instance}}")],
-                   unit="bytes", min=0, width=8),
+                   unit="bytes", min=0, width=12),
         bars("L2ARC errors", [
             T(f"increase(zmon_arc_l2_io_errors_total{{{H}}}[{RI}])", "{{instance}} I/O"),
             T(f"increase(zmon_arc_l2_checksum_errors_total{{{H}}}[{RI}])", "{{instance}} checksum"),
-        ], min=0, width=8),
-        timeseries("Pool throughput", [
-            T(f"sum by (instance, pool) (rate(zmon_pool_txg_read_bytes_total{{{H}}}[{RI}]))",
-              "{{instance}} {{pool}} read"),
-            T(f"sum by (instance, pool) (rate(zmon_pool_txg_written_bytes_total{{{H}}}[{RI}]))",
-              "{{instance}} {{pool}} written"),
-        ], unit="Bps", min=0),
-        timeseries("txg sync time (p99)", [
-            T(f"histogram_quantile(0.99, sum by (instance, pool, le) "
-              f"(rate(zmon_pool_txg_sync_duration_seconds_bucket{{{H}}}[{RI}])))",
-              "{{instance}} {{pool}}"),
-        ], unit="s", min=0),
+        ], unit="suffix: errors", min=0, width=12),
     ]  # fmt: skip
     return dashboard(
         "zmon-arc",
         "zmon / ARC and performance",
-        "ARC hit ratio from rate(), ghost hits against hits, L2ARC, pool I/O and "
-        "slowdowns on one time axis.",
+        "Why is it slow? Each pool's latency against its usual, beside the ARC (hit ratio, "
+        "ghost hits per access and per miss, what a larger ARC would buy), the write throttle, "
+        "scans and slow vdevs and disks; L2ARC.",
         [_job(), _instance()],
         items,
     )
@@ -370,17 +443,17 @@ def disks() -> dict[str, Any]:
                    "Value #F": "Pending", "Value #G": "CRC errors", "Value #H": "Asleep"},
               hide=("Time", "Value #A", "Value #B"), height=10,
               description="One row per disk, with the pool and vdev it serves."),
-        timeseries("Temperature", [T(f"zmon_disk_temperature_celsius{{{D}}}", "{{device}}")],
+        timeseries("Temperature", [T(f"zmon_disk_temperature_celsius{{{D}}}", DL)],
                    unit="celsius",
                    thresholds=[(None, "green"), (50, "orange"), (60, "red")])
         .thresholds_style(_threshold_lines()),
         timeseries("Reallocated and pending sectors", [
-            T(f"zmon_disk_reallocated_sectors{{{D}}}", "{{device}} reallocated"),
-            T(f"zmon_disk_pending_sectors{{{D}}}", "{{device}} pending"),
-            T(f"zmon_disk_offline_uncorrectable_sectors{{{D}}}", "{{device}} uncorrectable"),
+            T(f"zmon_disk_reallocated_sectors{{{D}}}", f"{DL} reallocated"),
+            T(f"zmon_disk_pending_sectors{{{D}}}", f"{DL} pending"),
+            T(f"zmon_disk_offline_uncorrectable_sectors{{{D}}}", f"{DL} uncorrectable"),
         ], min=0),
         bars("CRC errors and link events", [
-            T(f"increase(zmon_disk_crc_errors_total{{{D}}}[{RI}])", "{{instance}} {{device}} CRC"),
+            T(f"increase(zmon_disk_crc_errors_total{{{D}}}[{RI}])", f"{DL} CRC"),
             T(f"sum by (instance, device, pattern) (increase("
               f"zmon_kernel_log_events_total{{{D}}}[{RI}]))",
               "{{instance}} {{device}} {{pattern}}"),
@@ -390,10 +463,10 @@ def disks() -> dict[str, Any]:
         ], min=0, width=24,
              description="Per-device link trouble: UDMA CRC errors, kernel-log events by "
                          "pattern (link resets, timeouts, medium errors) and hotplug events."),
-        timeseries("NVMe wear", [T(f"zmon_disk_nvme_percentage_used_ratio{{{D}}}", "{{device}}")],
+        timeseries("NVMe wear", [T(f"zmon_disk_nvme_percentage_used_ratio{{{D}}}", DL)],
                    unit="percentunit", min=0, max=1),
         bars("NVMe media errors", [T(f"increase(zmon_disk_nvme_media_errors_total{{{D}}}[{RI}])",
-                                    "{{device}}")], min=0),
+                                    DL)], min=0),
     ]  # fmt: skip
     return dashboard(
         "zmon-disks",
@@ -407,21 +480,21 @@ def disks() -> dict[str, Any]:
 def ups() -> dict[str, Any]:
     ups_var = query_variable("ups", "UPS", f"label_values(zmon_ups_up{{{H}}}, ups)")
     items: list[Panel | Row] = [
-        stat("UPS answering", [T(f"zmon_ups_up{{{U}}}", "{{ups}}")],
+        stat("UPS answering", [T(f"zmon_ups_up{{{U}}}", UL)],
              mappings=value_map(("1", "UP", "green"), ("0", "NO ANSWER", "red"))),
-        stat("On battery", [T(f'zmon_ups_status{{{U}, flag="OB"}}', "{{ups}}")],
+        stat("On battery", [T(f'zmon_ups_status{{{U}, flag="OB"}}', UL)],
              mappings=value_map(("0", "MAINS", "green"), ("1", "ON BATTERY", "red"))),
-        stat("Battery charge", [T(f"zmon_ups_battery_charge_ratio{{{U}}}", "{{ups}}")],
+        stat("Battery charge", [T(f"zmon_ups_battery_charge_ratio{{{U}}}", UL)],
              unit="percentunit", thresholds=[(None, "red"), (0.5, "orange"), (0.8, "green")]),
-        stat("Runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", "{{ups}}")], unit="s",
+        stat("Runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", UL)], unit="s",
              thresholds=[(None, "red"), (600, "orange"), (1200, "green")]),
-        state_timeline("Status flags", [T(f"zmon_ups_status{{{U}}} == 1", "{{ups}} {{flag}}")],
+        state_timeline("Status flags", [T(f"zmon_ups_status{{{U}}} == 1", UL + " {{flag}}")],
                        width=24, height=6),
-        timeseries("Load", [T(f"zmon_ups_load_ratio{{{U}}}", "{{ups}}")],
+        timeseries("Load", [T(f"zmon_ups_load_ratio{{{U}}}", UL)],
                    unit="percentunit", min=0, width=8),
-        timeseries("Input voltage", [T(f"zmon_ups_input_voltage_volts{{{U}}}", "{{ups}}")],
+        timeseries("Input voltage", [T(f"zmon_ups_input_voltage_volts{{{U}}}", UL)],
                    unit="volt", width=8),
-        timeseries("Battery runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", "{{ups}}")],
+        timeseries("Battery runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", UL)],
                    unit="s", min=0, width=8),
     ]  # fmt: skip
     return dashboard(

@@ -95,6 +95,14 @@ def panel_exprs() -> list[Expr]:
     return out
 
 
+def panels() -> dict[str, list[Expr]]:
+    """Each dashboard panel ("uid/title") and the queries of its targets."""
+    out: dict[str, list[Expr]] = {}
+    for expr in panel_exprs():
+        out.setdefault(expr.name.rsplit("/", 1)[0], []).append(expr)
+    return out
+
+
 def variable_exprs() -> list[Expr]:
     """Dashboard variable queries as PromQL: label_values(sel, l) -> count by (l) (sel)."""
     out = []

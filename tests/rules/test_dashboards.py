@@ -146,16 +146,65 @@ def test_arc_hit_ratio_and_ghost_hits_share_one_axis_next_to_read_latency() -> N
     both = [
         p
         for p in _panels(board)
-        if any("zmon_arc_hits_total" in t["expr"] and "misses" in t["expr"] for t in p["targets"])
-        and any("ghost_hits" in t["expr"] for t in p["targets"])
+        if any("zmon:arc_hit:ratio_rate5m" in t["expr"] for t in p["targets"])
+        and any("zmon:arc_ghost_hits_per_access:" in t["expr"] for t in p["targets"])
     ]
     assert both, "no panel with ARC hit ratio and ghost hits together"
     panel = both[0]
     assert panel["fieldConfig"]["defaults"]["unit"] == "percentunit"
     assert not panel["fieldConfig"]["overrides"], "one axis: no per-series axis override"
-    assert _titles_with(board, r"histogram_quantile\(0\.99, .*zmon_pool_io_latency_seconds"), (
+    assert _titles_with(board, r"zmon:pool_io_latency_seconds:p99_rate5m\{"), (
         "read latency on the ARC dashboard's time axis"
     )
+
+
+def _row(board: dict[str, Any], title: str) -> list[dict[str, Any]]:
+    """The panels under the row ``title``, up to the next row."""
+    out: list[dict[str, Any]] = []
+    inside = False
+    for p in board["panels"]:
+        if p["type"] == "row":
+            inside = p["title"] == title
+        elif inside:
+            out.append(p)
+    return out
+
+
+def test_the_arc_board_answers_why_is_it_slow() -> None:
+    """Issue: latency against the host's usual, hit ratio, ghost hits per access and per miss,
+    what a larger ARC would buy, demand vs prefetch, ghost list sizes, txg sync and throttle,
+    scans, vdev and disk outliers: each from its recording rule or served metric."""
+    panels = _row(BOARDS["zmon-arc"], "Why is it slow?")
+    exprs = " ".join(t["expr"] for p in panels for t in p["targets"])
+    for needed in (
+        r'zmon:pool_io_latency_seconds:p99_rate5m\{[^}]*op="read"',
+        r'zmon:pool_io_latency_seconds:p99_rate5m_median\{[^}]*op="read"',
+        r'zmon:pool_io_latency_seconds:p99_rate5m\{[^}]*op="write"',
+        r"zmon:pool_io_latency_p99_vs_usual:ratio\{",
+        r"zmon:arc_hit:ratio_rate5m\{",
+        r"zmon:arc_ghost_hits_per_access:ratio_rate5m\{",
+        r"zmon:arc_ghost_hits_per_miss:ratio_rate5m\{",
+        r"zmon:arc_ghost_size:bytes\{",
+        r"zmon:arc_demand_hit:ratio_rate5m\{",
+        r"zmon:arc_prefetch_hit:ratio_rate5m\{",
+        r'zmon_arc_state_size_bytes\{[^}]*state=~"mru_ghost\|mfu_ghost"',
+        r"zmon_pool_txg_sync_duration_seconds_bucket",
+        r"zmon_pool_dmu_tx_assign_seconds_bucket",
+        r"zmon:pool_scan_issued_bytes:rate\{",
+        r"zmon:vdev_io_latency_p99_vs_siblings:ratio\{",
+        r"zmon_vdev_slow_ios_total",
+    ):
+        assert re.search(needed, exprs), f"the row reads nothing like {needed}"
+
+
+@pytest.mark.parametrize("uid", ["zmon-arc"])
+def test_every_panel_has_a_unit(uid: str) -> None:
+    for panel in _panels(BOARDS[uid]):
+        config = panel["fieldConfig"]
+        units = [config["defaults"].get("unit")] + [
+            p["value"] for o in config["overrides"] for p in o["properties"] if p["id"] == "unit"
+        ]
+        assert any(units), f"{panel['title']}: no unit"
 
 
 def _load_panel(**kw: Any) -> Any:
@@ -194,3 +243,48 @@ def test_sdk_zero_values_do_not_hide_anything(uid: str) -> None:
         if panel["type"] == "heatmap":
             color = panel["options"]["color"]
             assert color["steps"] >= 2 and color["exponent"] > 0, panel["title"]
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_every_legend_names_the_instance(uid: str) -> None:
+    """The Host variable is multi-valued (All by default): two hosts' ``tank`` or ``sda`` must
+    not look the same. A target with a legend names the instance; one without shows every
+    label, the instance among them. A panel repeated per host shows one host, named in its
+    title (the heatmap, whose legend must be the bucket bound)."""
+    for panel in _panels(BOARDS[uid]):
+        if panel.get("repeat") == "instance" and "$instance" in panel["title"]:
+            continue
+        for target in panel["targets"]:
+            legend = target.get("legendFormat", "")
+            assert not legend or "{{instance}}" in legend, (
+                f"{panel['title']}: legend {legend!r} does not name the instance"
+            )
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_alerts_panels_follow_the_host_and_job_selectors(uid: str) -> None:
+    for title, expr in _exprs(BOARDS[uid]):
+        for m in re.finditer(r"\bALERTS(\{[^}]*\})?", expr):
+            matchers = m.group(1) or ""
+            assert 'instance=~"$instance' in matchers and 'job=~"$job"' in matchers, (
+                f"{title}: {m.group(0)} ignores the Host or Job selector"
+            )
+
+
+ARC_COUNTER = re.compile(r"zmon_arc_\w+_total")
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_arc_ratios_come_from_their_recording_rules(uid: str) -> None:
+    """Each ARC ratio is defined once (zmon/status/ratios.py, recorded as
+    zmon:<name>:ratio_rate5m): no panel divides ARC counters itself."""
+    for title, expr in _exprs(BOARDS[uid]):
+        counters = ARC_COUNTER.findall(expr)
+        assert not (counters and "/" in expr), f"{title}: computes an ARC ratio itself: {expr}"
+
+
+def test_the_ghost_hit_ratio_on_the_arc_board_is_per_access() -> None:
+    board = BOARDS["zmon-arc"]
+    assert _titles_with(board, r"zmon:arc_ghost_hits_per_access:ratio_rate5m\{")
+    for title, expr in _exprs(board):
+        assert "ghost" not in expr or "per_hit" not in expr, title

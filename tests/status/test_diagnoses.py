@@ -180,7 +180,7 @@ CASES: dict[str, Case] = {
     "arc_too_small": Case(ARC_BASE + "zmon_arc_hits_total 100000\n"
                           "zmon_arc_mru_ghost_hits_total 12000\n"
                           "zmon_arc_mfu_ghost_hits_total 6000\n",
-                          "ARC", "ghost hits are 18 % of hits since boot"),
+                          "ARC", "ghost hits are 16 % of ARC accesses since boot"),
     "fragmentation": Case(SDB + 'zmon_pool_fragmentation_ratio{pool="tank"} 0.81\n',
                           "pool tank", "free space 81 % fragmented"),
     "nvme_error_log_rising": Case(
@@ -264,9 +264,9 @@ def test_a_paused_resilver_is_not_stalled() -> None:
     assert "resilver_stalled" not in {f.rule for f in findings(paused, h)}
 
 
-def test_arc_ratio_uses_the_last_hour_when_there_is_one() -> None:
+def test_arc_ratio_uses_the_recording_rules_5_minutes_when_there_are_some() -> None:
     h = History(step=1.0)
-    for before, hits, ghost in ((3000, 100_000, 36_000), (0, 200_000, 37_000)):
+    for before, hits, ghost in ((300, 100_000, 36_000), (0, 200_000, 37_000)):
         h.observe(
             NOW - before,
             read_model(
@@ -277,7 +277,7 @@ def test_arc_ratio_uses_the_last_hour_when_there_is_one() -> None:
             ),
         )
     text = ARC_BASE + "zmon_arc_hits_total 200000\nzmon_arc_mru_ghost_hits_total 37000\n"
-    # 18.5 % since boot, but 1 % in the last 50 minutes: the recent window decides
+    # 17 % of accesses since boot, but 0.9 % in the last 5 minutes: the recent window decides
     assert [f.rule for f in findings(text) if f.rule == "arc_too_small"] == ["arc_too_small"]
     assert [f for f in findings(text, h) if f.rule == "arc_too_small"] == []
 

@@ -6,6 +6,8 @@ import json
 import re
 import urllib.request
 
+import pytest
+
 from tests.status.helpers import NOW, families, pool_text
 from zmon.metrics import MetricSet
 from zmon.registry import Collector, Context, Paths
@@ -95,11 +97,11 @@ def test_charts_show_scan_progress_arc_ratios_and_error_counters() -> None:
     assert set(titles) == {
         "scan of tank",
         "ARC hit ratio",
-        "ARC ghost hits per hit",
+        "ARC ghost hits per access",
         "CRC errors of sdb",
     }
     assert titles["ARC hit ratio"]["latest"] == "91 %"
-    assert titles["ARC ghost hits per hit"]["latest"] == "5.0 %"
+    assert titles["ARC ghost hits per access"]["latest"] == "4.5 %"  # 50 of 1100
     assert titles["scan of tank"]["latest"] == "60 %"
 
 
@@ -158,3 +160,35 @@ def test_each_rendering_of_the_snapshot_feeds_the_history() -> None:
         s.snapshot.rerender()
     assert len(page.history) >= 3
     assert "pool_errors:tank" in page.history.view().points[-1][1]
+
+
+def _arc_history(steps: list[tuple[int, int, int]], step: float = 10.0) -> tuple[History, str]:
+    """A history of ARC counters, (hits, misses, ghost hits) added per ``step`` seconds and
+    ending at NOW, and the metrics text of its newest sample."""
+    h = History(step=step)
+    hits = misses = ghosts = 0
+    text = ""
+    for i, (dh, dm, dg) in enumerate(steps):
+        hits, misses, ghosts = hits + dh, misses + dm, ghosts + dg
+        text = (
+            pool_text() + f"zmon_arc_hits_total {hits}\nzmon_arc_misses_total {misses}\n"
+            f"zmon_arc_mru_ghost_hits_total {ghosts}\nzmon_arc_mfu_ghost_hits_total 0\n"
+        )
+        h.observe(NOW - step * (len(steps) - 1 - i), read_model(families(text)))
+    return h, text
+
+
+def test_ghost_hits_are_per_access_in_the_sparkline_and_the_arc_line_alike() -> None:
+    """One figure, one definition: the sparkline's latest ghost-hit ratio is the ARC line's,
+    ghost hits per access (hits + misses) over the recording rule's 5 minutes. The last 5
+    minutes saw 40,000 hits, 10,000 misses and 5,000 ghost hits: 10 % of accesses (12.5 % of
+    hits, 50 % of misses); the hour before them was quiet."""
+    quiet = [(10_000, 100, 10)] * 330
+    busy = [(1334, 333, 167)] * 29 + [(1314, 343, 157)]  # 30 steps of 10 s
+    h, text = _arc_history([(0, 0, 0), *quiet, *busy])
+    view = h.view()
+    titles = {c["title"]: c for c in charts(view)}
+    assert titles["ARC ghost hits per access"]["latest"] == "10 %"
+    arc = build_report(families(text), NOW, history=view)["arc"]
+    assert arc["ghost_ratio"] == pytest.approx(0.10)
+    assert arc["text"] == "hit ratio 80 %, ghost hits 10 % of accesses in the last 5 min"

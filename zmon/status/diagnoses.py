@@ -32,6 +32,7 @@ from zmon.status.model import (
     Ups,
     Vdev,
 )
+from zmon.status.ratios import ACCESSES, ARC_GHOST_HITS_PER_ACCESS, STATUS_FIELDS
 
 # Where the runbook is published: a finding links to RUNBOOK_URL#<alert name in lower case>.
 # The same address as alert_rules/thresholds.py RUNBOOK_URL (a test keeps them equal).
@@ -690,16 +691,18 @@ def find_dedup_table_too_large(ev: Evidence) -> Iterable[Hit]:
 
 
 def arc_ghost_ratio(ev: Evidence) -> tuple[float, str] | None:
-    """Ghost hits per hit over the history window, or since boot; None when too few."""
-    hits = ev.history.change("arc_hits")
-    ghost = ev.history.change("arc_ghost_hits")
-    misses = ev.history.change("arc_misses")
-    if hits and ghost and misses and hits[0] + misses[0] >= ev.limits.arc_min_accesses:
-        return (ghost[0] / hits[0] if hits[0] else 0.0), f"in the last {w.duration(hits[1])}"
+    """Ghost hits per access (zmon:arc_ghost_hits_per_access:ratio_rate5m) over the last
+    5 minutes of the history, or since boot; None when too few accesses."""
+    found = ARC_GHOST_HITS_PER_ACCESS.increases(ev.history)
+    if found is not None and sum(found[0][f] for f in ACCESSES) >= ev.limits.arc_min_accesses:
+        ratio = ARC_GHOST_HITS_PER_ACCESS.of(found[0])
+        if ratio is not None:
+            return ratio, f"in the last {w.duration(found[1])}"
     arc = ev.model.arc
-    if arc is None or arc.hits + arc.misses < ev.limits.arc_min_accesses or not arc.hits:
+    if arc is None or arc.hits + arc.misses < ev.limits.arc_min_accesses:
         return None
-    return arc.ghost_hits / arc.hits, "since boot"
+    since_boot = ARC_GHOST_HITS_PER_ACCESS.of({f: getattr(arc, f) for f in STATUS_FIELDS})
+    return None if since_boot is None else (since_boot, "since boot")
 
 
 def find_arc_too_small(ev: Evidence) -> Iterable[Hit]:
@@ -707,7 +710,7 @@ def find_arc_too_small(ev: Evidence) -> Iterable[Hit]:
     if found is None or found[0] <= ev.limits.arc_ghost_hit_ratio_max:
         return
     ratio, when = found
-    yield Hit("ARC", f"ghost hits are {w.percent(ratio)} of hits {when}")
+    yield Hit("ARC", f"ghost hits are {w.percent(ratio)} of ARC accesses {when}")
 
 
 # ---- disks

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from zmon.status.model import HostModel
+from zmon.status.ratios import STATUS_FIELDS, history_key
 
 Point = tuple[float, Mapping[str, float]]
 
@@ -54,9 +55,8 @@ def series_of(model: HostModel) -> dict[str, float]:
                 out[f"scan_progress:{pool.name}"] = pool.scan.progress
         out[f"pool_errors:{pool.name}"] = sum(v.errors for v in pool.vdevs())
     if model.arc is not None:
-        out["arc_hits"] = model.arc.hits
-        out["arc_misses"] = model.arc.misses
-        out["arc_ghost_hits"] = model.arc.ghost_hits
+        for field in STATUS_FIELDS:  # the counters of the ratios status shows
+            out[history_key(field)] = getattr(model.arc, field)
     for name, disk in model.disks.items():
         # the same numbers the cable diagnosis prints as totals, so "N new" never exceeds them
         out[f"disk_crc:{name}"] = disk.crc_total
@@ -79,11 +79,17 @@ class Window:
     def series(self, key: str) -> list[tuple[float, float]]:
         return [(t, values[key]) for t, values in self.points if key in values]
 
-    def change(self, key: str, since: float | None = None) -> tuple[float, float] | None:
+    def change(
+        self, key: str, since: float | None = None, until: float | None = None
+    ) -> tuple[float, float] | None:
         """(increase, seconds covered) of a counter-like series, from ``since`` (or the
-        oldest point) to the newest; None with fewer than two points. A drop (restart) counts
-        from the value after it."""
-        pts = [(t, v) for t, v in self.series(key) if since is None or t >= since]
+        oldest point) to ``until`` (or the newest); None with fewer than two points. A drop
+        (restart) counts from the value after it."""
+        pts = [
+            (t, v)
+            for t, v in self.series(key)
+            if (since is None or t >= since) and (until is None or t <= until)
+        ]
         if len(pts) < 2:
             return None
         total = 0.0

@@ -18,6 +18,7 @@ from zmon import __version__
 from zmon.status import words as w
 from zmon.status.history import History, Window
 from zmon.status.model import read_model
+from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
 from zmon.status.report import report_of
 
 REFRESH_SECONDS = 15
@@ -79,18 +80,6 @@ def sparkline(
     )
 
 
-def ratio_series(window: Window, part: str, whole: str) -> list[tuple[float, float]]:
-    """Per-interval ratio of two counters' increases (e.g. hits per access)."""
-    a, b = dict(window.series(part)), dict(window.series(whole))
-    times = [t for t in sorted(a) if t in b]
-    out = []
-    for t0, t1 in zip(times, times[1:], strict=False):
-        da, db = a[t1] - a[t0], b[t1] - b[t0]
-        if db > 0 and da >= 0:
-            out.append((t1, da / db))
-    return out
-
-
 def charts(window: Window) -> list[dict[str, Any]]:
     """The page's charts: (title, SVG, latest value in words)."""
     out: list[dict[str, Any]] = []
@@ -107,38 +96,15 @@ def charts(window: Window) -> list[dict[str, Any]]:
                     "latest": w.percent(pts[-1][1]),
                 }
             )
-    hits_plus_misses = [
-        (t, v.get("arc_hits", 0.0) + v.get("arc_misses", 0.0))
-        for t, v in window.points
-        if "arc_hits" in v
-    ]
-    if hits_plus_misses:
-        merged = Window(
-            tuple(
-                (t, {**v, "arc_accesses": v.get("arc_hits", 0.0) + v.get("arc_misses", 0.0)})
-                for t, v in window.points
-            )
-        )
-        hit = ratio_series(merged, "arc_hits", "arc_accesses")
-        ghost = ratio_series(merged, "arc_ghost_hits", "arc_hits")
-        out.append(
-            {
-                "title": "ARC hit ratio",
-                "points": hit,
-                "low": 0.0,
-                "high": 1.0,
-                "latest": w.percent(hit[-1][1]) if hit else "?",
-            }
-        )
-        out.append(
-            {
-                "title": "ARC ghost hits per hit",
-                "points": ghost,
-                "low": 0.0,
-                "high": None,
-                "latest": w.percent(ghost[-1][1]) if ghost else "?",
-            }
-        )
+    # the recording rules' ratios, over the same 5 minutes at each point
+    for ratio, title, high in (
+        (ARC_HIT, "ARC hit ratio", 1.0),
+        (ARC_GHOST_HITS_PER_ACCESS, "ARC ghost hits per access", None),
+    ):
+        pts = ratio.series(window)
+        if pts:
+            latest = w.percent(pts[-1][1])
+            out.append({"title": title, "points": pts, "low": 0.0, "high": high, "latest": latest})
     for key in keys:
         kind, _, subject = key.partition(":")
         if kind not in ("pool_errors", "disk_crc", "disk_link"):

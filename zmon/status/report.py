@@ -20,6 +20,7 @@ from zmon.status.diagnoses import (
 )
 from zmon.status.history import Window
 from zmon.status.model import Disk, HostModel, Pool, Scan, Vdev, read_model
+from zmon.status.ratios import ARC_HIT
 
 EXIT_CODES = {"ok": 0, "warning": 1, "critical": 2, "unknown": 3}
 SCHEMA = 1
@@ -195,13 +196,8 @@ def _arc(model: HostModel, ev: Evidence) -> dict[str, Any] | None:
         return None
     accesses = arc.hits + arc.misses
     ghost = arc_ghost_ratio(ev)
-    hit_change = ev.history.change("arc_hits")
-    miss_change = ev.history.change("arc_misses")
-    hit_ratio: float | None
-    if hit_change and miss_change and hit_change[0] + miss_change[0] > 0:
-        hit_ratio = hit_change[0] / (hit_change[0] + miss_change[0])
-    else:
-        hit_ratio = arc.hits / accesses if accesses else None
+    recent_hit = ARC_HIT.over(ev.history)
+    hit_ratio = recent_hit[0] if recent_hit else (arc.hits / accesses if accesses else None)
     ddt = [
         {
             "pool": p.name,
@@ -217,7 +213,7 @@ def _arc(model: HostModel, ev: Evidence) -> dict[str, Any] | None:
     if hit_ratio is not None:
         parts.append(f"hit ratio {w.percent(hit_ratio)}")
     if ghost is not None:
-        parts.append(f"ghost hits {w.percent(ghost[0])} of hits {ghost[1]}")
+        parts.append(f"ghost hits {w.percent(ghost[0])} of accesses {ghost[1]}")
     return {
         "size": arc.size,
         "max_size": arc.max_size,

@@ -1,0 +1,86 @@
+"""Each ARC ratio is defined once (zmon/status/ratios.py): the recording rule Prometheus
+evaluates and the figure `zmon status` computes are the same division of the same counters."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from alert_rules.generate import RULES_FILE
+from tests.helpers import require_tool
+from tests.rules.exprs import recording_rules
+from zmon.status.ratios import (
+    ARC_GHOST_HITS_PER_ACCESS,
+    RATE_SECONDS,
+    RATIOS,
+    CounterRatio,
+    counter_metric,
+)
+
+RECORDS = {r.record: r.expr for r in recording_rules()}
+
+
+def test_the_ghost_hit_ratio_is_per_access() -> None:
+    assert ARC_GHOST_HITS_PER_ACCESS.whole == ("hits", "misses")
+    assert ARC_GHOST_HITS_PER_ACCESS.record == "zmon:arc_ghost_hits_per_access:ratio_rate5m"
+    assert ARC_GHOST_HITS_PER_ACCESS.of(
+        {"hits": 4000, "misses": 1000, "mru_ghost_hits": 300, "mfu_ghost_hits": 200}
+    ) == pytest.approx(0.10)
+
+
+@pytest.mark.parametrize("ratio", RATIOS, ids=lambda r: r.name)
+def test_every_ratio_is_recorded_from_its_one_definition(ratio: CounterRatio) -> None:
+    assert RECORDS.get(ratio.record) == ratio.expr()
+
+
+def test_no_other_rule_records_an_arc_ratio() -> None:
+    ours = {r.record for r in RATIOS}
+    others = [n for n in RECORDS if n.startswith("zmon:arc_") and "ratio" in n and n not in ours]
+    assert not others, f"ARC ratios recorded outside zmon/status/ratios.py: {others}"
+
+
+def _series(ratio: CounterRatio) -> tuple[list[dict[str, str]], dict[str, float]]:
+    """Input series for promtool (each counter rising at its own rate for 10 minutes) and the
+    increases over the last 5 minutes the status history would see."""
+    per_minute = {f: 60.0 * (i + 1) * (7 if f == "hits" else 1) for i, f in enumerate(ratio.fields)}
+    inputs = [
+        {"series": f'{counter_metric(f)}{{instance="h:9", job="zmon"}}', "values": f"0+{v}x10"}
+        for f, v in per_minute.items()
+    ]
+    return inputs, {f: v * RATE_SECONDS / 60 for f, v in per_minute.items()}
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("ratio", RATIOS, ids=lambda r: r.name)
+def test_prometheus_and_status_compute_the_same_ratio(ratio: CounterRatio, tmp_path: Path) -> None:
+    """promtool evaluates the shipped rule file on steadily rising counters; the recorded
+    value equals what the Python definition gives for the same increases."""
+    promtool = require_tool("promtool", "Debian package prometheus")
+    inputs, increases = _series(ratio)
+    expected = ratio.of(increases)
+    assert expected is not None
+    test = {
+        "rule_files": [str(RULES_FILE)],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": inputs,
+                "promql_expr_test": [
+                    {
+                        # equal but for float rounding: 1 when within 1e-9
+                        "expr": f"abs({ratio.record} - {expected!r}) < bool 1e-9",
+                        "eval_time": "10m",
+                        "exp_samples": [{"labels": '{instance="h:9", job="zmon"}', "value": 1}],
+                    }
+                ],
+            }
+        ],
+    }  # fmt: skip
+    path = tmp_path / "ratio.test.json"  # JSON is YAML
+    path.write_text(json.dumps(test))
+    run = subprocess.run([promtool, "test", "rules", str(path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -1,0 +1,128 @@
+"""zmon's ratios of ARC counters, each defined once.
+
+A ratio names the arcstats counters above and below its line. From that one definition come
+the Prometheus recording rule (``zmon:<name>:ratio_rate5m``, rendered by alert_rules/ and read
+by the dashboards) and what `zmon status` and the status page compute from their own recent
+history: the increase of the same counters over the same window, divided the same way.
+
+The ghost-hit ratio is per access (hits + misses) everywhere: "of all reads, this share missed
+but would have hit in an ARC larger by the ghost lists' size". As a share of misses it says
+what the misses were: ghost hits (memory) or cold reads (workload).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+RATE_WINDOW = "5m"  # the recording rules' rate window ...
+RATE_SECONDS = 300.0  # ... and the same in seconds, for the status history
+
+
+class Window(Protocol):
+    """The status history's view (zmon/status/history.py), which keeps its series under
+    history_key()."""
+
+    @property
+    def points(self) -> Sequence[tuple[float, Any]]: ...
+
+    def change(
+        self, key: str, since: float | None = None, until: float | None = None
+    ) -> tuple[float, float] | None: ...
+
+
+def counter_metric(field: str) -> str:
+    """The zmon counter of an arcstats field (zmon/parsers/arcstats_table.py)."""
+    return f"zmon_arc_{field}_total"
+
+
+def history_key(field: str) -> str:
+    """The status history's series key of an arcstats counter."""
+    return f"arc_{field}"
+
+
+@dataclass(frozen=True)
+class CounterRatio:
+    """sum(part) / sum(whole) of the increases of arcstats counters over one window."""
+
+    name: str  # the recording rule is zmon:<name>:ratio_rate5m
+    part: tuple[str, ...]  # arcstats counter fields summed above the line
+    whole: tuple[str, ...]  # ... and below it
+
+    @property
+    def record(self) -> str:
+        return f"zmon:{self.name}:ratio_rate{RATE_WINDOW}"
+
+    def expr(self) -> str:
+        """The recording rule's PromQL: no value where the window saw no access."""
+
+        def total(fields: tuple[str, ...]) -> str:
+            rates = [f"rate({counter_metric(f)}[{RATE_WINDOW}])" for f in fields]
+            return rates[0] if len(rates) == 1 else "(" + " + ".join(rates) + ")"
+
+        return f"{total(self.part)}\n/ ({total(self.whole)} > 0)"
+
+    def of(self, increases: Mapping[str, float]) -> float | None:
+        """The ratio of counter increases by arcstats field; None when the whole is 0."""
+        whole = sum(increases[f] for f in self.whole)
+        return sum(increases[f] for f in self.part) / whole if whole > 0 else None
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.part, *self.whole)))
+
+    def increases(
+        self, window: Window, end: float | None = None
+    ) -> tuple[dict[str, float], float] | None:
+        """The counters' increases over the rate window ending at ``end`` (the newest point
+        by default), with the seconds covered; None with fewer than two points."""
+        if not window.points:
+            return None
+        end = window.points[-1][0] if end is None else end
+        out: dict[str, float] = {}
+        covered = 0.0
+        for field in self.fields:
+            change = window.change(history_key(field), since=end - RATE_SECONDS, until=end)
+            if change is None:
+                return None
+            out[field], covered = change
+        return out, covered
+
+    def over(self, window: Window, end: float | None = None) -> tuple[float, float] | None:
+        """(ratio, seconds covered) over the rate window ending at ``end``, from the status
+        history, as the recording rule computes it; None without data or accesses."""
+        found = self.increases(window, end)
+        if found is None:
+            return None
+        ratio = self.of(found[0])
+        return None if ratio is None else (ratio, found[1])
+
+    def series(self, window: Window) -> list[tuple[float, float]]:
+        """The ratio at each point of the history, over the rate window ending there."""
+        out = []
+        for t, _ in window.points[1:]:
+            found = self.over(window, t)
+            if found is not None:
+                out.append((t, found[0]))
+        return out
+
+
+ACCESSES = ("hits", "misses")
+GHOST_HITS = ("mru_ghost_hits", "mfu_ghost_hits")
+DEMAND_HITS = ("demand_data_hits", "demand_metadata_hits")
+DEMAND_MISSES = ("demand_data_misses", "demand_metadata_misses")
+PREFETCH_HITS = ("prefetch_data_hits", "prefetch_metadata_hits")
+PREFETCH_MISSES = ("prefetch_data_misses", "prefetch_metadata_misses")
+
+ARC_HIT = CounterRatio("arc_hit", ("hits",), ACCESSES)
+ARC_GHOST_HITS_PER_ACCESS = CounterRatio("arc_ghost_hits_per_access", GHOST_HITS, ACCESSES)
+ARC_GHOST_HITS_PER_MISS = CounterRatio("arc_ghost_hits_per_miss", GHOST_HITS, ("misses",))
+ARC_DEMAND_HIT = CounterRatio("arc_demand_hit", DEMAND_HITS, DEMAND_HITS + DEMAND_MISSES)
+ARC_PREFETCH_HIT = CounterRatio("arc_prefetch_hit", PREFETCH_HITS, PREFETCH_HITS + PREFETCH_MISSES)
+ARC_L2_HIT = CounterRatio("arc_l2_hit", ("l2_hits",), ("l2_hits", "l2_misses"))
+
+RATIOS = (ARC_HIT, ARC_GHOST_HITS_PER_ACCESS, ARC_GHOST_HITS_PER_MISS, ARC_DEMAND_HIT,
+          ARC_PREFETCH_HIT, ARC_L2_HIT)  # fmt: skip
+# The counters the status history keeps for the ratios status shows (zmon/status/model.py Arc).
+STATUS_FIELDS = ("hits", "misses", "mru_ghost_hits", "mfu_ghost_hits")
