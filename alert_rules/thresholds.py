@@ -108,9 +108,8 @@ class Thresholds:
     dataset_quota_for: Duration = D("15m")
     snapshot_max_age: Duration = D("26h")  # newest snapshot older than this: snapshots stopped
     snapshot_overdue_for: Duration = D("15m")
-    # datasets (a Prometheus regex on the dataset label) whose newest snapshot must stay
-    # younger than snapshot_max_age; narrow it to the datasets a snapshot schedule covers
-    snapshot_datasets: str = ".+"
+    # (which datasets should be snapshotted is zmon's setting: the datasets collector's
+    # snapshot_property, snapshot_expected and snapshot_not_expected options)
     # --- memory
     ddt_arc_share_max: float = 0.25  # DDT in core vs. ARC maximum (c_max)
     arc_ghost_hit_ratio_max: float = 0.10  # (MRU+MFU ghost hits) / hits

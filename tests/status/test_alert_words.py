@@ -41,6 +41,8 @@ def test_limits_equal_the_alert_thresholds() -> None:
     assert lim.disk_temperature_max == DEFAULTS.disk_temperature_max
     assert lim.nvme_used_max == DEFAULTS.nvme_used_max
     assert lim.ups_runtime_min == DEFAULTS.ups_runtime_min.seconds
+    assert lim.dataset_quota_full == DEFAULTS.dataset_quota_full
+    assert lim.snapshot_max_age == DEFAULTS.snapshot_max_age.seconds
 
 
 def test_link_patterns_equal_the_cable_alert_patterns() -> None:

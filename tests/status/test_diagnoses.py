@@ -172,6 +172,21 @@ CASES: dict[str, Case] = {
                           "zmon_arc_mru_ghost_hits_total 12000\n"
                           "zmon_arc_mfu_ghost_hits_total 6000\n",
                           "ARC", "ghost hits are 18 % of hits since boot"),
+    "quota_nearly_full": Case(
+        SDB + 'zmon_dataset_used_bytes{dataset="tank/a",pool="tank",type="filesystem"} 9.5e9\n'
+        'zmon_dataset_quota_bytes{dataset="tank/a",pool="tank",type="filesystem"} 1e10\n',
+        "dataset tank/a", "uses 95 % of its quota of 9.3 GiB (8.8 GiB used)"),
+    "refquota_nearly_full": Case(
+        SDB + 'zmon_dataset_referenced_bytes{dataset="tank/a",pool="tank",type="filesystem"} '
+        '9.5e9\nzmon_dataset_refquota_bytes{dataset="tank/a",pool="tank",type="filesystem"} '
+        '1e10\n', "dataset tank/a", "references 95 % of its refquota of 9.3 GiB (8.8 GiB)"),
+    "snapshot_overdue": Case(
+        SDB + 'zmon_dataset_snapshots{dataset="tank/a",pool="tank",type="filesystem"} 3\n'
+        'zmon_dataset_newest_snapshot_timestamp_seconds{dataset="tank/a",pool="tank",'
+        f'type="filesystem"}} {NOW - 3 * DAY}\n'
+        'zmon_dataset_snapshots_expected_since_timestamp_seconds{dataset="tank/a",pool="tank",'
+        f'type="filesystem"}} {NOW - 90 * DAY}\n',
+        "dataset tank/a", "newest snapshot taken 3 days ago (limit 26 h)"),
     "fragmentation": Case(SDB + 'zmon_pool_fragmentation_ratio{pool="tank"} 0.81\n',
                           "pool tank", "free space 81 % fragmented"),
 }  # fmt: skip

@@ -23,6 +23,7 @@ from zmon.status import policy
 from zmon.status import words as w
 from zmon.status.history import Window
 from zmon.status.model import (
+    Dataset,
     FAILED_IO_PATTERNS,
     LINK_PATTERNS,
     MEDIA_PATTERNS,
@@ -55,6 +56,8 @@ class Limits:
     disk_temperature_max: float = 60.0
     nvme_used_max: float = 0.90
     ups_runtime_min: float = 600.0
+    dataset_quota_full: float = 0.90  # used/quota or referenced/refquota above this
+    snapshot_max_age: float = 26 * 3600  # no snapshot this long, where one is expected
 
 
 @dataclass(frozen=True)
@@ -671,6 +674,62 @@ def find_fragmentation(ev: Evidence) -> Iterable[Hit]:
             )
 
 
+# ---- datasets
+
+
+def _dataset_labels(ds: Dataset) -> dict[str, str]:
+    return {"pool": ds.pool, "dataset": ds.name}
+
+
+def find_quota_nearly_full(ev: Evidence) -> Iterable[Hit]:
+    for ds in ev.model.datasets:
+        if ds.quota and ds.used is not None and ds.used / ds.quota > ev.limits.dataset_quota_full:
+            yield Hit(
+                f"dataset {ds.name}",
+                f"uses {w.percent(ds.used / ds.quota)} of its quota of {w.size(ds.quota)} "
+                f"({w.size(ds.used)} used)",
+                _dataset_labels(ds),
+            )
+
+
+def find_refquota_nearly_full(ev: Evidence) -> Iterable[Hit]:
+    for ds in ev.model.datasets:
+        ref, limit = ds.referenced, ds.refquota
+        if limit and ref is not None and ref / limit > ev.limits.dataset_quota_full:
+            yield Hit(
+                f"dataset {ds.name}",
+                f"references {w.percent(ref / limit)} of its refquota of {w.size(limit)} "
+                f"({w.size(ref)})",
+                _dataset_labels(ds),
+            )
+
+
+def find_snapshot_overdue(ev: Evidence) -> Iterable[Hit]:
+    """Only datasets the snapshot policy selects (the datasets collector's
+    ``snapshot_expected`` options): since their newest snapshot, or since their creation
+    when they have none."""
+    limit = w.duration(ev.limits.snapshot_max_age)
+    for ds in ev.model.datasets:
+        if ds.snapshots_expected_since is None:
+            continue
+        if ds.newest_snapshot is not None:
+            if ev.now - ds.newest_snapshot > ev.limits.snapshot_max_age:
+                yield Hit(
+                    f"dataset {ds.name}",
+                    f"newest snapshot taken {w.ago(ds.newest_snapshot, ev.now)} (limit {limit})",
+                    _dataset_labels(ds),
+                )
+        elif ds.snapshots is not None and (
+            ev.now - ds.snapshots_expected_since > ev.limits.snapshot_max_age
+        ):
+            yield Hit(
+                f"dataset {ds.name}",
+                f"no snapshot since it was created {w.ago(ds.snapshots_expected_since, ev.now)}"
+                f" (limit {limit})",
+                _dataset_labels(ds),
+            )
+
+
 # ---- memory
 
 
@@ -1023,6 +1082,20 @@ RULES: tuple[Rule, ...] = (
          "the scrub read data that was bad",
          "read zpool status -v {pool}; clear with zpool clear {pool} once fixed",
          find_scrub_found_errors),
+    Rule("quota_nearly_full", "ZfsDatasetQuotaNearlyFull",
+         "at the quota, writes to it and below it fail (EDQUOT)",
+         "raise the quota (zfs set quota=<size> {dataset}) or free space in it and its "
+         "children (old snapshots count too: zfs list -t snapshot -r {dataset})",
+         find_quota_nearly_full),
+    Rule("refquota_nearly_full", "ZfsDatasetRefquotaNearlyFull",
+         "at the refquota, writes to it fail (EDQUOT)",
+         "raise the refquota (zfs set refquota=<size> {dataset}) or delete data in it",
+         find_refquota_nearly_full),
+    Rule("snapshot_overdue", "ZfsDatasetSnapshotOverdue",
+         "its snapshot schedule (sanoid, zfs-auto-snapshot, a cron job) or the replication "
+         "that feeds it has stopped",
+         "check the snapshot job's log and timer; zfs list -t snapshot -r {dataset}",
+         find_snapshot_overdue),
     Rule("dedup_table_too_large", "ZfsDedupTableTooLarge",
          "the dedup table crowds data out of the ARC",
          "add RAM, or stop dedup on new writes (zfs set dedup=off)",
@@ -1055,10 +1128,12 @@ RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 RULES_BY_ID = {r.id: r for r in RULES}
+# the labels a cause or action may name as {label}
+LABEL_KEYS = ("pool", "vdev", "device", "ups", "collector", "dataset")
 
 
 def _fill(text: str, labels: dict[str, str]) -> str:
-    for key in ("pool", "vdev", "device", "ups", "collector"):
+    for key in LABEL_KEYS:
         text = text.replace("{" + key + "}", labels.get(key) or key.upper())
     return text
 
@@ -1102,7 +1177,7 @@ def alert_words() -> dict[str, tuple[str, str]]:
 
 
 def _template(text: str) -> str:
-    for key in ("pool", "vdev", "device", "ups", "collector"):
+    for key in LABEL_KEYS:
         text = text.replace("{" + key + "}", "{{ $labels." + key + " }}")
     return text
 

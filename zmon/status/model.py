@@ -279,6 +279,23 @@ class Event:
 
 
 @dataclass
+class Dataset:
+    """A filesystem or volume: what the dataset alerts read of it (absent values are None)."""
+
+    name: str
+    pool: str
+    used: float | None = None
+    referenced: float | None = None
+    quota: float | None = None  # set quotas only: zmon never serves 0 for "none"
+    refquota: float | None = None
+    snapshots: float | None = None  # None when snapshots were not listed
+    newest_snapshot: float | None = None  # Unix time; None without a snapshot
+    # Unix time since when the dataset should have snapshots (its creation); None when the
+    # snapshot policy does not select it, and then its snapshots' age is never judged
+    snapshots_expected_since: float | None = None
+
+
+@dataclass
 class HostModel:
     pools: list[Pool] = field(default_factory=list)
     disks: dict[str, Disk] = field(default_factory=dict)
@@ -288,6 +305,8 @@ class HostModel:
     events: list[Event] = field(default_factory=list)
     event_last: dict[str, float] = field(default_factory=dict)  # class -> unix time
     kernel_pool_events: dict[tuple[str, str], float] = field(default_factory=dict)
+    datasets: list[Dataset] = field(default_factory=list)
+    start_time: float | None = None  # when the zmon that serves these families started
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -302,6 +321,8 @@ def read_model(families: Iterable[Any]) -> HostModel:
     model.arc = _arc(s)
     model.ups = _ups(s)
     model.collectors = _collectors(s)
+    model.datasets = _datasets(s)
+    model.start_time = s.value("zmon_start_time_seconds") or None
     model.events = [
         Event(lb.get("class", ""), lb.get("pool", ""), lb.get("vdev", ""), v)
         for lb, v in s.all("zmon_zfs_events_total")
@@ -570,3 +591,25 @@ def _collectors(s: Samples) -> list[CollectorHealth]:
         )
         for name in sorted(success)
     ]
+
+
+_DATASET_FIELDS = {
+    "zmon_dataset_used_bytes": "used",
+    "zmon_dataset_referenced_bytes": "referenced",
+    "zmon_dataset_quota_bytes": "quota",
+    "zmon_dataset_refquota_bytes": "refquota",
+    "zmon_dataset_snapshots": "snapshots",
+    "zmon_dataset_newest_snapshot_timestamp_seconds": "newest_snapshot",
+    "zmon_dataset_snapshots_expected_since_timestamp_seconds": "snapshots_expected_since",
+}
+
+
+def _datasets(s: Samples) -> list[Dataset]:
+    out: dict[str, Dataset] = {}
+    for metric, attr in _DATASET_FIELDS.items():
+        for labels, value in s.all(metric):
+            name = labels.get("dataset", "")
+            if name:
+                ds = out.setdefault(name, Dataset(name, labels.get("pool", "")))
+                setattr(ds, attr, value)
+    return [out[k] for k in sorted(out)]
