@@ -830,6 +830,27 @@ def zmon_alerts(t: Thresholds) -> Group:
                 "succeeded {{ $value | humanizeDuration }} ago; alerts on its metrics are blind.",
             ),
             Alert(
+                "ZmonCollectorNoData",
+                # the uptime of zmon for each of its collectors that has never had a good run
+                # (a last-success time of 0: one that hangs from the start, which
+                # ZmonCollectorDataStale cannot see), past as many intervals as a stale one
+                x(f"""
+            zmon_collector_interval_seconds * 0
+            + on(instance, job) group_left() (time() - zmon_start_time_seconds)
+            > clamp_min(
+                {t.collector_stale_intervals} * zmon_collector_interval_seconds,
+                {t.collector_stale_min.seconds}
+              )
+            and on(instance, job, collector)
+            zmon_collector_last_success_timestamp_seconds == 0
+        """),
+                "A zmon collector has had no good run since zmon started.",
+                "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} has not "
+                "finished one good run since zmon started {{ $value | humanizeDuration }} ago "
+                "(a command that hangs, such as zpool on a stuck pool); alerts on its metrics "
+                "have seen nothing.",
+            ),
+            Alert(
                 "ZmonTargetDown",
                 f"up{{{JOB_SELECTOR}}} == 0",
                 "Prometheus cannot scrape zmon.",

@@ -58,6 +58,7 @@ class Limits:
     ups_runtime_min: float = 600.0
     dataset_quota_full: float = 0.90  # used/quota or referenced/refquota above this
     snapshot_max_age: float = 26 * 3600  # no snapshot this long, where one is expected
+    stuck_timeouts: int = 2  # zpool timeouts that, with a kstat sign, make a pool stuck
 
 
 @dataclass(frozen=True)
@@ -998,8 +999,69 @@ def find_ups_unreachable(ev: Evidence) -> Iterable[Hit]:
 # ---- zmon itself
 
 
+POOL_COLLECTOR = "zpool"  # the collector the pools' state comes from
+
+
+def pools_unknown(ev: Evidence) -> Hit | None:
+    """What is unknown while ``zpool status`` does not answer (it hangs, fails, or its first
+    run has not ended), since when, and the pools' last known state; None while it answers.
+
+    Its alert follows the paging policy: ZfsPoolStuck when zpool timed out repeatedly and the
+    pool's kstat (read without zpool) shows the pool is not online; otherwise the collector
+    alerts, tickets."""
+    c = ev.model.collector(POOL_COLLECTOR)
+    if c is None or (c.ran and c.success and not c.stale):
+        return None
+    now = ev.now
+    if c.last_success:
+        since = f"has not answered for {w.duration(now - c.last_success)}"
+    elif ev.model.start_time:
+        since = f"has not answered since zmon started {w.ago(ev.model.start_time, now)}"
+    else:
+        since = "has not answered yet"
+    if c.timeouts:
+        since += f" ({w.count(c.timeouts, 'timeout')}"
+        since += " since zmon started)" if c.last_success else ")"
+    if ev.model.pools:
+        states = ", ".join(f"{p.name} {p.state.upper()}" for p in ev.model.pools)
+        known = f"last known state: {states}" + (
+            f", {w.ago(c.last_success, now)}" if c.last_success else ""
+        )
+    elif ev.model.last_pools is not None and ev.model.last_pools.states:
+        last = ev.model.last_pools
+        states = ", ".join(f"{name} {state.upper()}" for name, state in last.states.items())
+        known = f"last known state: {states}, {w.ago(last.time, now)}"
+    else:
+        known = "no earlier state known"
+    stuck = {
+        pool: state
+        for pool, state in ev.model.pool_kstat_states.items()
+        if state not in ("online", "unknown")
+    }
+    if c.error_reason == "timeout" and c.timeouts >= ev.limits.stuck_timeouts and stuck:
+        alert = "ZfsPoolStuck"
+        known += "; " + ", ".join(f"kstat state {st.upper()} for {p}" for p, st in stuck.items())
+    elif not c.last_success:
+        alert = "ZmonCollectorNoData"
+    elif not c.success:
+        alert = "ZmonCollectorFailing"
+    else:
+        alert = "ZmonCollectorDataStale"
+    return Hit("zpool", f"{since}; {known}", {"collector": c.name}, alert=alert)
+
+
+def find_pools_unknown(ev: Evidence) -> Iterable[Hit]:
+    hit = pools_unknown(ev)
+    if hit is not None:
+        yield hit
+
+
 def find_collector_failing(ev: Evidence) -> Iterable[Hit]:
     for c in ev.model.collectors:
+        if c.name == POOL_COLLECTOR and pools_unknown(ev) is not None:
+            continue  # said as the pools' unknown state (find_pools_unknown)
+        if not c.ran:
+            continue  # its first run has not ended: nothing failed yet
         if not c.success:
             last = (
                 f"last good data {w.ago(c.last_success, ev.now)}"
@@ -1016,6 +1078,12 @@ def find_collector_failing(ev: Evidence) -> Iterable[Hit]:
 
 
 RULES: tuple[Rule, ...] = (
+    Rule("pools_unknown", "ZmonCollectorNoData",
+         "the pools' state is unknown: zpool hangs or fails (a stuck pool or a hung disk can "
+         "block it)",
+         "read zmon's log for the zpool collector's error; if zpool status hangs in a shell "
+         "too, look for a hung disk or a suspended pool in the kernel log and in "
+         "/proc/spl/kstat/zfs/*/state", find_pools_unknown),
     Rule("pool_unavailable", "ZfsPoolFaulted",
          "its data cannot be read or written",
          "run zpool status -v {pool}; restore power or cabling to its disks, then zpool clear "

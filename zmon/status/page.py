@@ -244,10 +244,16 @@ this page reloads every {REFRESH_SECONDS} s</p>
 
 
 def _pools(report: dict[str, Any]) -> str:
+    unknown = report.get("pools_unknown")
+    said = (
+        f"<p class='state-warning' id='pools-unknown'>Unknown: zpool {_E(unknown)}</p>"
+        if unknown
+        else ""
+    )
     if not report["pools"]:
-        return "<h2>Pools</h2><p>No ZFS pool found.</p>"
+        return f"<h2>Pools</h2>{said or '<p>No ZFS pool found.</p>'}"
     parts = [
-        "<h2>Pools</h2><table id='pools'><tr><th>pool</th><th>state</th><th>used</th>"
+        f"<h2>Pools</h2>{said}<table id='pools'><tr><th>pool</th><th>state</th><th>used</th>"
         "<th>scan</th></tr>"
     ]
     for p in report["pools"]:
@@ -259,7 +265,8 @@ def _pools(report: dict[str, Any]) -> str:
         scan = p["scan"]["text"] if p["scan"] and p["scan"]["running"] else p["last_scrub"]
         parts.append(
             f"<tr class='state-{p['level']}'><td>{_E(p['name'])}</td>"
-            f"<td>{_E(p['state'].upper())}</td><td>{_E(used)}</td>"
+            f"<td>{_E(p['state'].upper())}{' (last known)' if p.get('last_known') else ''}"
+            f"</td><td>{_E(used)}</td>"
             f"<td>{_E(scan)}</td></tr>"
         )
     parts.append("</table>")
