@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
 from typing import Any
 
 from zmon.budget import within_budget
@@ -27,14 +28,16 @@ def make_app(
     title: str = "zmon",
     web: WebConfig | None = None,
     page: PageRenderer | None = None,
+    state_dir: Path | None = None,
 ) -> ASGIApp:
     """The ASGI application serving one snapshot, with the web config's auth and headers.
-    ``page`` renders ``/`` (default: the status page, zmon/status/page.py)."""
+    ``page`` renders ``/`` (default: the status page, zmon/status/page.py); ``state_dir``
+    holds the pools' last known states it shows while zpool does not answer."""
     from zmon.status.page import StatusPage
 
     web = web or WebConfig()
     auth = BasicAuth(web.users) if web.users else None
-    status_page = StatusPage(snapshot, title)
+    status_page = StatusPage(snapshot, title, state_dir=state_dir)
     if page is None:  # the status page keeps its history from renders
         # on the page's clock, which the history's points are stamped with
         snapshot.on_render.append(within_budget(status_page.observe, clock=status_page.clock))

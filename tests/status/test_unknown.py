@@ -30,9 +30,7 @@ def _zpool(success: float | None, last_success: float, timeouts: int, started: f
 def test_zpool_hung_since_start_says_unknown_with_the_last_known_state_on_disk() -> None:
     """zmon restarted while zpool hangs: no pool data at all, the state file remembers."""
     last = LastPools(NOW - 600, {"tank": "DEGRADED"})
-    report = build_report(
-        families(_zpool(0, 0, 3, NOW - 240)), NOW, last_pools=last
-    )
+    report = build_report(families(_zpool(0, 0, 3, NOW - 240)), NOW, last_pools=last)
     assert report["headline"] == (
         "WARNING - zpool has not answered since zmon started 4 min ago (3 timeouts); "
         "last known state: tank DEGRADED, 10 min ago"
@@ -84,9 +82,7 @@ def test_a_hung_zpool_with_a_stuck_pool_kstat_pages_as_the_policy_says() -> None
     assert "kstat state SUSPENDED" in finding["evidence"]
     # one timeout is not enough (as in the rule: 2 in its window)
     once = build_report(families(text + _zpool(0, NOW - 240, 1, NOW - 7200)), NOW)
-    assert [f["severity"] for f in once["findings"] if f["rule"] == "pools_unknown"] == [
-        "warning"
-    ]
+    assert [f["severity"] for f in once["findings"] if f["rule"] == "pools_unknown"] == ["warning"]
 
 
 def test_the_policy_says_when_a_hung_zpool_pages() -> None:
@@ -122,3 +118,20 @@ def test_the_last_pool_states_survive_a_restart(tmp_path: Path) -> None:
     assert load_last_pools(tmp_path / "missing") is None
     (tmp_path / "zpool-last-states.json").write_text("{not json")
     assert load_last_pools(tmp_path) is None
+
+
+def test_the_status_page_of_a_restarted_zmon_says_the_last_known_state(tmp_path: Path) -> None:
+    """The daemon's page: zpool hangs since zmon started, the state directory remembers."""
+    from zmon.snapshot import CollectorState, Snapshot
+    from zmon.status.page import StatusPage
+
+    PoolStateRecorder(tmp_path).observe(NOW - 3600, {"tank": "DEGRADED"})
+    snapshot = Snapshot()
+    state = CollectorState("zpool", 30.0, 10.0, success=False, last_error_reason="timeout")
+    state.runs["timeout"] = 4
+    snapshot.add(state)
+    page = StatusPage(snapshot, clock=lambda: NOW, host="h1", state_dir=tmp_path)
+    body = page.respond()[0].decode()
+    assert "No ZFS pool found" not in body
+    assert "zpool has not answered since zmon started" in body
+    assert "last known state: tank DEGRADED, 60 min ago" in body

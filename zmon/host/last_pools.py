@@ -39,8 +39,10 @@ def load_last_pools(state_dir: Path) -> LastPools | None:
     if data is None:
         return None
     when, states = data.get("time"), data.get("states")
-    if not isinstance(when, (int, float)) or not math.isfinite(when) or not isinstance(
-        states, dict
+    if (
+        not isinstance(when, (int, float))
+        or not math.isfinite(when)
+        or not isinstance(states, dict)
     ):
         return None
     if len(states) > MAX_POOLS or not all(
@@ -63,6 +65,7 @@ class PoolStateRecorder:
         if last is not None and last.states == current and now - last.time < REFRESH:
             return
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             durable.write_json(self.path, {"time": now, "states": current})
         except OSError as exc:  # a read-only state directory, a user without rights
             _log.debug("cannot record the pools' states", path=str(self.path), error=str(exc))

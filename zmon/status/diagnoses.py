@@ -23,10 +23,10 @@ from zmon.status import policy
 from zmon.status import words as w
 from zmon.status.history import Window
 from zmon.status.model import (
-    Dataset,
     FAILED_IO_PATTERNS,
     LINK_PATTERNS,
     MEDIA_PATTERNS,
+    Dataset,
     Disk,
     HostModel,
     Pool,

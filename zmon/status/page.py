@@ -12,9 +12,11 @@ import json
 import socket
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from zmon import __version__
+from zmon.host.last_pools import load_last_pools
 from zmon.status import words as w
 from zmon.status.history import History, Window
 from zmon.status.model import read_model
@@ -352,8 +354,10 @@ class StatusPage:
         history: History | None = None,
         clock: Callable[[], float] | None = None,
         host: str | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         self.snapshot = snapshot
+        self.state_dir = state_dir
         self.title = title
         self.host = socket.gethostname() if host is None else host
         self.history = history or History()
@@ -375,6 +379,8 @@ class StatusPage:
     def report(self) -> dict[str, Any]:
         now = self.clock()
         model = read_model(self.families(now))
+        if self.state_dir is not None and not model.pools:  # zpool gave nothing (yet)
+            model.last_pools = load_last_pools(self.state_dir)
         return report_of(model, now, host=self.host, history=self.history.view())
 
     def respond(self, query: str = "") -> tuple[bytes, str]:

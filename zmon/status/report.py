@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from zmon.host.last_pools import LastPools
 from zmon.status import words as w
 from zmon.status.diagnoses import (
     SEVERITIES,
@@ -19,7 +20,6 @@ from zmon.status.diagnoses import (
     diagnose,
     pools_unknown,
 )
-from zmon.host.last_pools import LastPools
 from zmon.status.history import Window
 from zmon.status.model import Disk, HostModel, Pool, Scan, Vdev, read_model
 

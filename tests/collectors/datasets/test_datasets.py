@@ -541,7 +541,9 @@ def test_by_default_only_datasets_marked_for_auto_snapshot_are_judged(tmp_path) 
     ms = DatasetsCollector(context(runner_for(H232), tmp_path)).collect()
     assert _expected(ms) == {}  # nothing marked on the lab host: no dataset ever alerts
     policy = SnapshotPolicy(expected=("tank/*",))
-    line = "tank/a\tfilesystem\t1\t1\t1\t1.00x\t1.00x\t0\t0\t0\t0\t1\t1\t1\t1\t1\t0\t0\t-\t-\t{}\t{}"
+    line = (
+        "tank/a\tfilesystem\t1\t1\t1\t1.00x\t1.00x\t0\t0\t0\t0\t1\t1\t1\t1\t1\t0\t0\t-\t-\t{}\t{}"
+    )
     marked = parse_zfs_list(line.format(1700000000, "true"), COLUMNS)[0]
     opted_out = parse_zfs_list(line.format(1700000000, "false"), COLUMNS)[0]
     unset = parse_zfs_list(line.format(1700000000, "-"), COLUMNS)[0]
