@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from textwrap import dedent, indent
 
-from alert_rules.thresholds import GRAFANA_URL, RUNBOOK_URL
 from zmon.status import policy
+from zmon.status.links import SiteLinks
 
 VDEV_INFO = "zmon:vdev_device:info"
 DISK_POOL = "zmon:disk_pool:info"  # each disk's pools over the last disk_pool_memory
@@ -34,18 +34,19 @@ class Alert:
         """From the paging policy (zmon/status/policy.py), the one place severities are set."""
         return policy.severity(self.alert)
 
-    @property
-    def runbook_url(self) -> str:
-        return f"{RUNBOOK_URL}#{self.alert.lower()}"
+    def runbook_url(self, site: SiteLinks) -> str | None:
+        """Its section of the site's runbook (None without one)."""
+        return site.runbook(self.alert)
 
-    @property
-    def dashboard_url(self) -> str:
+    def dashboard_url(self, site: SiteLinks) -> str | None:
+        """The dashboard of what it names, its labels as the variables (None without a
+        Grafana address)."""
         kind = self.dashboard or next(
             (k for prefix, k in DASHBOARD_BY_PREFIX if self.alert.startswith(prefix)), "pool"
         )
         uid, variables = DASHBOARDS[kind]
         query = "&".join(f"var-{v}={{{{ $labels.{v} | urlquery }}}}" for v in variables)
-        return f"{GRAFANA_URL}/d/{uid}/{uid}?{query}"
+        return site.dashboard(uid, query)
 
 
 # Dashboard (grafana/) per alert kind: uid, and the alert labels passed as its variables.

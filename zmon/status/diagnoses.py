@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from zmon.status import policy
 from zmon.status import words as w
 from zmon.status.history import Window
+from zmon.status.links import DEFAULT_LINKS
 from zmon.status.model import (
     FAILED_IO_PATTERNS,
     LINK_PATTERNS,
@@ -33,10 +34,6 @@ from zmon.status.model import (
     Ups,
     Vdev,
 )
-
-# Where the runbook is published: a finding links to RUNBOOK_URL#<alert name in lower case>.
-# The same address as alert_rules/thresholds.py RUNBOOK_URL (a test keeps them equal).
-RUNBOOK_URL = "https://github.com/zmon/zmon/blob/main/alert_rules/RUNBOOK.md"
 
 SEVERITIES = policy.SEVERITIES
 
@@ -121,7 +118,7 @@ class Finding:
 
     @property
     def runbook(self) -> str | None:
-        return f"{RUNBOOK_URL}#{self.alert.lower()}" if self.alert else None
+        return DEFAULT_LINKS.runbook(self.alert) if self.alert else None
 
     def line(self, arrow: str = "→") -> str:
         return f"{self.subject}: {self.evidence} {arrow} {self.cause}; {self.action}"
