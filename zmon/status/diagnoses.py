@@ -1075,12 +1075,13 @@ def find_collector_failing(ev: Evidence) -> Iterable[Hit]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("pools_unknown", "ZmonCollectorNoData",
+    # each hit names its alert (ZfsPoolStuck or a collector alert): no alert of its own
+    Rule("pools_unknown", None,
          "the pools' state is unknown: zpool hangs or fails (a stuck pool or a hung disk can "
          "block it)",
          "read zmon's log for the zpool collector's error; if zpool status hangs in a shell "
          "too, look for a hung disk or a suspended pool in the kernel log and in "
-         "/proc/spl/kstat/zfs/*/state", find_pools_unknown),
+         "/proc/spl/kstat/zfs/*/state", find_pools_unknown, unpaged="warning"),
     Rule("pool_unavailable", "ZfsPoolFaulted",
          "its data cannot be read or written",
          "run zpool status -v {pool}; restore power or cabling to its disks, then zpool clear "
