@@ -159,11 +159,17 @@ CASES: dict[str, Case] = {
         "(15 % done, no estimate yet, started 60 min ago)"),
     "ups_unreachable": Case('zmon_ups_up{server="nas:3493",ups="u"} 0\n', "UPS u",
                             "no answer from nas:3493"),
-    "collector_failing": Case('zmon_collector_success{collector="zpool"} 0\n'
-                              'zmon_collector_stale{collector="zpool"} 1\n'
-                              f'zmon_collector_last_success_timestamp_seconds{{collector="zpool"}}'
+    "collector_failing": Case('zmon_collector_success{collector="smart"} 0\n'
+                              'zmon_collector_stale{collector="smart"} 1\n'
+                              f'zmon_collector_last_success_timestamp_seconds{{collector="smart"}}'
                               f' {NOW - 600}\n',
-                              "collector zpool", "last run failed, last good data 10 min ago"),
+                              "collector smart", "last run failed, last good data 10 min ago"),
+    "pools_unknown": Case(pool_text() + 'zmon_collector_success{collector="zpool"} 0\n'
+                          'zmon_collector_stale{collector="zpool"} 1\n'
+                          f'zmon_collector_last_success_timestamp_seconds{{collector="zpool"}}'
+                          f' {NOW - 600}\n',
+                          "zpool", "has not answered for 10 min; last known state: tank ONLINE, "
+                          "10 min ago"),
     "resilver_running": Case(pool_text() + RESILVER + ISSUED.format(5e6) +
                              'zmon_pool_scan_remaining_seconds{pool="tank"} 720\n',
                              "resilver of tank", "15 % done, about 12 min to go, started 60 min "
