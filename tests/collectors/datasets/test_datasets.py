@@ -111,7 +111,9 @@ def test_max_series_drops_whole_datasets_and_says_so() -> None:
 @pytest.mark.parametrize("scenario", [H232, H2111])
 def test_collector_golden(scenario: str, tmp_path, golden) -> None:
     procfs = build_procfs(LAB / scenario, tmp_path / "proc")
-    ms = DatasetsCollector(context(runner_for(scenario), tmp_path, procfs=procfs)).collect()
+    # the snapshot policy selects tank's children (tank itself is not snapshotted)
+    opts = {"snapshot_expected": ["tank/*"]}
+    ms = DatasetsCollector(context(runner_for(scenario), tmp_path, opts, procfs=procfs)).collect()
     labels = {"pool": "tank", "dataset": "tank/big", "type": "filesystem"}
     assert ms.sample_value("zmon_dataset_written_bytes_total", labels) == 134217728
     assert ms.sample_value("zmon_dataset_snapshots", labels) == 1
