@@ -221,3 +221,34 @@ def disk_location(device: str) -> str:
 # /dev/disk/by-id/scsi-SSEAGATE_ST8000NM0075_ZA1ABC02, WWN 0x5000c500a1b2c302, enclosure
 # 0:0:12:0 slot Slot01; find it with ledctl locate=/dev/sdb)."
 DISK_LOCATION = disk_location("$labels.device")
+
+
+def counted_since(
+    selector: str, window: object, by: str, one: str, many: str, none: str = ""
+) -> str:
+    """How many the counters ``selector`` rose by in the last ``window``, exactly (their
+    difference between now and ``window`` ago, summed over the series), looked up when the
+    alert fires: "1 new checksum error", "12 new checksum errors", never increase()'s
+    extrapolated fraction. Where a counter was reset meanwhile (zpool clear) or is younger
+    than the window, it is how far the counter rose above its lowest value in the window:
+    "at least 3 new checksum errors"; where even that is 0, ``none`` (default "new checksum
+    errors", for a counter the alert's condition says rose).
+    ``by`` is the label matchers of the alert's identity as a printf format, a ``|``, and its
+    arguments (``instance=%q,pool=%q|$labels.instance $labels.pool``); ``one`` and ``many``
+    are the noun."""
+    matchers, args = by.split("|")
+    inner = selector[:-1] + "," if selector.endswith("}") else selector + "{"
+    series = f"{inner}{matchers}}}".replace('"', '\\"')
+    query = f"sum({series} - {series} offset {window}) >= 0"
+    # a counter younger than the window, or reset in it: how far it rose above its lowest
+    # value in the window, a lower bound ("at least 3 new checksum errors")
+    bound = f"sum({series} - min_over_time({series}[{window}])) > 0"
+
+    def number(q: str, prefix: str, otherwise: str) -> str:
+        return (
+            f'{{{{ with printf "{q}" {args} {args} | query }}}}{{{{ with . | first | value }}}}'
+            f'{prefix}{{{{ printf "%.0f" . }}}} new {{{{ if eq . 1.0 }}}}{one}{{{{ else }}}}'
+            f"{many}{{{{ end }}}}{{{{ end }}}}{{{{ else }}}}{otherwise}{{{{ end }}}}"
+        )
+
+    return number(query, "", number(bound, "at least ", none or f"new {many}"))

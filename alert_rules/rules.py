@@ -21,6 +21,7 @@ from alert_rules.building import (
     Alert,
     Group,
     Record,
+    counted_since,
     events_per_vdev,
     fill_alert,
     hysteresis,
@@ -256,6 +257,15 @@ def stuck_alerts(t: Thresholds) -> Group:
     )
 
 
+# the identity of a vdev alert, for the exact counts its description looks up
+BY_VDEV = "instance=%q,pool=%q,vdev=%q|$labels.instance $labels.pool $labels.vdev"
+ERROR_EVENTS = 'zmon_zfs_events_total{class=~"checksum|io|data"}'
+CHECKSUM, READS, WRITES = (f"zmon_vdev_{k}_errors_total" for k in ("checksum", "read", "write"))
+CHECKSUM_ERRORS = ("checksum error", "checksum errors")
+ERROR_EVENT_WORDS = ("error event", "error events")
+READ_ERRORS, WRITE_ERRORS = ("read error", "read errors"), ("write error", "write errors")
+
+
 def integrity_alerts(t: Thresholds) -> Group:
     w = t.error_window
     return Group(
@@ -266,7 +276,8 @@ def integrity_alerts(t: Thresholds) -> Group:
                 "ZfsVdevChecksumErrors",
                 per_vdev(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"),
                 "A ZFS vdev returned data that failed its checksum (silent corruption).",
-                f"ZFS {VDEV} had {{{{ $value | humanize }}}} new checksum errors in the last {w}. "
+                f"ZFS {VDEV} had {counted_since(CHECKSUM, w, BY_VDEV, *CHECKSUM_ERRORS)} in the "
+                f"last {w}. "
                 "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
                 "memory) before the next disk fails.",
             ),
@@ -281,7 +292,9 @@ def integrity_alerts(t: Thresholds) -> Group:
               """)
                 ),
                 "A ZFS vdev had new read or write errors.",
-                f"ZFS {VDEV} had {{{{ $value | humanize }}}} new read/write errors "
+                f"ZFS {VDEV} had "
+                f"{counted_since(READS, w, BY_VDEV, *READ_ERRORS, 'no new read errors')} and "
+                f"{counted_since(WRITES, w, BY_VDEV, *WRITE_ERRORS, 'no new write errors')} "
                 f"in the last {w}.",
             ),
             failing_path_alert(t),
@@ -310,10 +323,11 @@ def integrity_alerts(t: Thresholds) -> Group:
             ),
             Alert(
                 "ZfsErrorEvents",
-                events_per_vdev('zmon_zfs_events_total{class=~"checksum|io|data"}', w),
+                events_per_vdev(ERROR_EVENTS, w),
                 "ZFS posted checksum, I/O or data error events.",
-                f"{{{{ $value | humanize }}}} ZFS checksum, I/O or data error events in the last "
-                f"{w} for pool {{{{ $labels.pool }}}}{{{{ with $labels.vdev }}}} vdev {{{{ . }}}}"
+                f"ZFS posted {counted_since(ERROR_EVENTS, w, BY_VDEV, *ERROR_EVENT_WORDS)} "
+                f"(checksum, I/O or data) in the last {w} for pool {{{{ $labels.pool }}}}"
+                "{{ with $labels.vdev }} vdev {{ . }}"
                 f"{{{{ end }}}}{VDEV_DISK} on {{{{ $labels.instance }}}}. See zpool events -v.",
             ),
             Alert(

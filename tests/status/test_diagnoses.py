@@ -329,3 +329,22 @@ def test_new_link_errors_never_exceed_the_totals_they_belong_to() -> None:
     assert f.evidence == (
         "91 CRC errors (57 in the last 5 min) and 3 link resets (3 in the last 5 min), media clean"
     )
+
+
+def test_checksum_advice_follows_the_scrub_state() -> None:
+    """No "run zpool scrub" right after a scrub finished, nor while one runs."""
+    errors = SDB + 'zmon_vdev_checksum_errors_total{class="normal",pool="tank",vdev="sda"} 12\n'
+    finished = (
+        'zmon_pool_scan_info{function="scrub",pool="tank",state="finished"} 1\n'
+        f'zmon_pool_scan_end_time_seconds{{pool="tank"}} {NOW - 29}\n'
+        f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} {NOW - 29}\n'
+    )
+    (just_after,) = [f for f in findings(errors + finished) if f.rule == "checksum_errors"]
+    assert "run zpool scrub" not in just_after.action
+    assert just_after.action.startswith("the scrub that finished 29 s ago read every block")
+    assert "zpool clear tank" in just_after.action
+    (during,) = [f for f in findings(errors + SCRUB) if f.rule == "checksum_errors"]
+    assert "run zpool scrub" not in during.action and "let the scrub finish" in during.action
+    old = f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} {NOW - 20 * DAY}\n'
+    (later,) = [f for f in findings(errors + old) if f.rule == "checksum_errors"]
+    assert later.action.startswith("run zpool scrub tank")

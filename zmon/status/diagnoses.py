@@ -504,11 +504,40 @@ def _link_suspect(ev: Evidence, device: str) -> bool:
     return disk is not None and _cable_evidence(disk) is not None
 
 
+RECENT_SCRUB = 86400.0  # a scrub that finished this recently needs no repeating
+
+
+def _checksum_advice(ev: Evidence, p: Pool) -> str | None:
+    """Advice that follows the pool's scrub: none to run while one runs or right after one
+    finished (None: the rule's own, "run zpool scrub")."""
+    if p.scan is not None and p.scan.running and p.scan.function == "scrub":
+        return (
+            f"let the scrub finish (it reads every block and repairs what it can), then find "
+            f"the cause and zpool clear {p.name}"
+        )
+    end = p.last_scrub_end
+    if p.scan is not None and p.scan.function == "scrub" and p.scan.end:
+        end = max(end or 0.0, p.scan.end)
+    if end is not None and 0 <= ev.now - end < RECENT_SCRUB:
+        return (
+            f"the scrub that finished {w.ago(end, ev.now)} read every block and repaired what "
+            f"it could: find the cause (SMART, cabling, controller, RAM), then zpool clear "
+            f"{p.name}"
+        )
+    return None
+
+
 def find_checksum_errors(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         for v in p.vdevs():
             if v.is_leaf and v.checksum_errors > 0 and not _link_suspect(ev, v.device):
-                yield _vdev_hit(ev, p, v, w.count(v.checksum_errors, "checksum error"))
+                yield _vdev_hit(
+                    ev,
+                    p,
+                    v,
+                    w.count(v.checksum_errors, "checksum error"),
+                    action=_checksum_advice(ev, p),
+                )
 
 
 def find_io_errors(ev: Evidence) -> Iterable[Hit]:
