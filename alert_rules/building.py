@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from textwrap import dedent, indent
 
-from alert_rules.thresholds import GRAFANA_URL, RUNBOOK_URL
 from zmon.status import policy
+from zmon.status.links import SiteLinks
 
 VDEV_INFO = "zmon:vdev_device:info"
 DISK_POOL = "zmon:disk_pool:info"  # each disk's pools over the last disk_pool_memory
@@ -34,18 +34,19 @@ class Alert:
         """From the paging policy (zmon/status/policy.py), the one place severities are set."""
         return policy.severity(self.alert)
 
-    @property
-    def runbook_url(self) -> str:
-        return f"{RUNBOOK_URL}#{self.alert.lower()}"
+    def runbook_url(self, site: SiteLinks) -> str | None:
+        """Its section of the site's runbook (None without one)."""
+        return site.runbook(self.alert)
 
-    @property
-    def dashboard_url(self) -> str:
+    def dashboard_url(self, site: SiteLinks) -> str | None:
+        """The dashboard of what it names, its labels as the variables (None without a
+        Grafana address)."""
         kind = self.dashboard or next(
             (k for prefix, k in DASHBOARD_BY_PREFIX if self.alert.startswith(prefix)), "pool"
         )
         uid, variables = DASHBOARDS[kind]
         query = "&".join(f"var-{v}={{{{ $labels.{v} | urlquery }}}}" for v in variables)
-        return f"{GRAFANA_URL}/d/{uid}/{uid}?{query}"
+        return site.dashboard(uid, query)
 
 
 # Dashboard (grafana/) per alert kind: uid, and the alert labels passed as its variables.
@@ -220,3 +221,34 @@ def disk_location(device: str) -> str:
 # /dev/disk/by-id/scsi-SSEAGATE_ST8000NM0075_ZA1ABC02, WWN 0x5000c500a1b2c302, enclosure
 # 0:0:12:0 slot Slot01; find it with ledctl locate=/dev/sdb)."
 DISK_LOCATION = disk_location("$labels.device")
+
+
+def counted_since(
+    selector: str, window: object, by: str, one: str, many: str, none: str = ""
+) -> str:
+    """How many the counters ``selector`` rose by in the last ``window``, exactly (their
+    difference between now and ``window`` ago, summed over the series), looked up when the
+    alert fires: "1 new checksum error", "12 new checksum errors", never increase()'s
+    extrapolated fraction. Where a counter was reset meanwhile (zpool clear) or is younger
+    than the window, it is how far the counter rose above its lowest value in the window:
+    "at least 3 new checksum errors"; where even that is 0, ``none`` (default "new checksum
+    errors", for a counter the alert's condition says rose).
+    ``by`` is the label matchers of the alert's identity as a printf format, a ``|``, and its
+    arguments (``instance=%q,pool=%q|$labels.instance $labels.pool``); ``one`` and ``many``
+    are the noun."""
+    matchers, args = by.split("|")
+    inner = selector[:-1] + "," if selector.endswith("}") else selector + "{"
+    series = f"{inner}{matchers}}}".replace('"', '\\"')
+    query = f"sum({series} - {series} offset {window}) >= 0"
+    # a counter younger than the window, or reset in it: how far it rose above its lowest
+    # value in the window, a lower bound ("at least 3 new checksum errors")
+    bound = f"sum({series} - min_over_time({series}[{window}])) > 0"
+
+    def number(q: str, prefix: str, otherwise: str) -> str:
+        return (
+            f'{{{{ with printf "{q}" {args} {args} | query }}}}{{{{ with . | first | value }}}}'
+            f'{prefix}{{{{ printf "%.0f" . }}}} new {{{{ if eq . 1.0 }}}}{one}{{{{ else }}}}'
+            f"{many}{{{{ end }}}}{{{{ end }}}}{{{{ else }}}}{otherwise}{{{{ end }}}}"
+        )
+
+    return number(query, "", number(bound, "at least ", none or f"new {many}"))

@@ -2,8 +2,12 @@
 
 Their severities are in the paging policy (zmon/status/policy.py): tickets, since a full
 quota stops writes to one dataset, not the pool, and a missing snapshot loses no data yet.
-zmon serves a quota only where one is set and a newest snapshot time only where the dataset
-has a snapshot, so datasets without either never fire.
+zmon serves a quota only where one is set, so datasets without one never fire. Snapshot age
+is judged only for the datasets the snapshot policy selects (the datasets collector's
+``snapshot_property``, ``snapshot_expected`` and ``snapshot_not_expected`` options): zmon serves
+them ``zmon_dataset_snapshots_expected_since_timestamp_seconds`` (their creation), and their age
+is counted from their newest snapshot, or from their creation when they have none. A dataset
+outside the selection never fires, whatever its snapshots.
 """
 
 from __future__ import annotations
@@ -14,6 +18,14 @@ from alert_rules.thresholds import Thresholds
 DATASET = "dataset {{ $labels.dataset }} on {{ $labels.instance }}"
 # An alert is about one dataset: its ``type`` label (filesystem or volume) is left out.
 BY_DATASET = "max by (instance, job, pool, dataset)"
+NEWEST = "zmon_dataset_newest_snapshot_timestamp_seconds"
+EXPECTED = "zmon_dataset_snapshots_expected_since_timestamp_seconds"
+# "its newest snapshot was taken 2d ago" or, with none, "has had none since it was created 2d ago"
+_SNAPSHOT_AGE = (
+    f'{{{{ if printf "{NEWEST}{{instance=%q,dataset=%q}}" $labels.instance $labels.dataset '
+    "| query }}its newest snapshot was taken{{ else }}it has had no snapshot since it was "
+    "created{{ end }} {{ $value | humanizeDuration }} ago"
+)
 
 
 def _limit(metric: str) -> str:
@@ -72,14 +84,15 @@ def dataset_alerts(t: Thresholds) -> Group:
                 "ZfsDatasetSnapshotOverdue",
                 x(f"""
             time() - {BY_DATASET} (
-              zmon_dataset_newest_snapshot_timestamp_seconds{{dataset=~"{t.snapshot_datasets}"}}
+              {NEWEST} and on(instance, job, dataset) {EXPECTED}
+              or {EXPECTED} and on(instance, job, dataset) zmon_dataset_snapshots == 0
             ) > {t.snapshot_max_age.seconds}
         """),
-                "A ZFS dataset has had no new snapshot for too long.",
-                f"The newest snapshot of ZFS {DATASET} (pool {{{{ $labels.pool }}}}) was taken "
-                f"{{{{ $value | humanizeDuration }}}} ago (limit {t.snapshot_max_age}): its "
-                "snapshot schedule (sanoid, zfs-auto-snapshot, a cron job) or the replication "
-                "that feeds it has stopped.",
+                "A ZFS dataset that should be snapshotted has had no new snapshot for too long.",
+                f"ZFS {DATASET} (pool {{{{ $labels.pool }}}}) should be snapshotted and "
+                f"{_SNAPSHOT_AGE} (limit {t.snapshot_max_age}): its snapshot schedule "
+                "(sanoid, zfs-auto-snapshot, a cron job) or the replication that feeds it has "
+                "stopped.",
                 str(t.snapshot_overdue_for),
             ),
         ],

@@ -21,6 +21,7 @@ from alert_rules.building import (
     Alert,
     Group,
     Record,
+    counted_since,
     events_per_vdev,
     fill_alert,
     hysteresis,
@@ -248,6 +249,15 @@ def stuck_alerts(t: Thresholds) -> Group:
     )
 
 
+# the identity of a vdev alert, for the exact counts its description looks up
+BY_VDEV = "instance=%q,pool=%q,vdev=%q|$labels.instance $labels.pool $labels.vdev"
+ERROR_EVENTS = 'zmon_zfs_events_total{class=~"checksum|io|data"}'
+CHECKSUM, READS, WRITES = (f"zmon_vdev_{k}_errors_total" for k in ("checksum", "read", "write"))
+CHECKSUM_ERRORS = ("checksum error", "checksum errors")
+ERROR_EVENT_WORDS = ("error event", "error events")
+READ_ERRORS, WRITE_ERRORS = ("read error", "read errors"), ("write error", "write errors")
+
+
 def integrity_alerts(t: Thresholds) -> Group:
     w = t.error_window
     return Group(
@@ -258,7 +268,8 @@ def integrity_alerts(t: Thresholds) -> Group:
                 "ZfsVdevChecksumErrors",
                 per_vdev(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"),
                 "A ZFS vdev returned data that failed its checksum (silent corruption).",
-                f"ZFS {VDEV} had {{{{ $value | humanize }}}} new checksum errors in the last {w}. "
+                f"ZFS {VDEV} had {counted_since(CHECKSUM, w, BY_VDEV, *CHECKSUM_ERRORS)} in the "
+                f"last {w}. "
                 "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
                 "memory) before the next disk fails.",
             ),
@@ -273,7 +284,9 @@ def integrity_alerts(t: Thresholds) -> Group:
               """)
                 ),
                 "A ZFS vdev had new read or write errors.",
-                f"ZFS {VDEV} had {{{{ $value | humanize }}}} new read/write errors "
+                f"ZFS {VDEV} had "
+                f"{counted_since(READS, w, BY_VDEV, *READ_ERRORS, 'no new read errors')} and "
+                f"{counted_since(WRITES, w, BY_VDEV, *WRITE_ERRORS, 'no new write errors')} "
                 f"in the last {w}.",
             ),
             failing_path_alert(t),
@@ -302,10 +315,11 @@ def integrity_alerts(t: Thresholds) -> Group:
             ),
             Alert(
                 "ZfsErrorEvents",
-                events_per_vdev('zmon_zfs_events_total{class=~"checksum|io|data"}', w),
+                events_per_vdev(ERROR_EVENTS, w),
                 "ZFS posted checksum, I/O or data error events.",
-                f"{{{{ $value | humanize }}}} ZFS checksum, I/O or data error events in the last "
-                f"{w} for pool {{{{ $labels.pool }}}}{{{{ with $labels.vdev }}}} vdev {{{{ . }}}}"
+                f"ZFS posted {counted_since(ERROR_EVENTS, w, BY_VDEV, *ERROR_EVENT_WORDS)} "
+                f"(checksum, I/O or data) in the last {w} for pool {{{{ $labels.pool }}}}"
+                "{{ with $labels.vdev }} vdev {{ . }}"
                 f"{{{{ end }}}}{VDEV_DISK} on {{{{ $labels.instance }}}}. See zpool events -v.",
             ),
             Alert(
@@ -820,6 +834,27 @@ def zmon_alerts(t: Thresholds) -> Group:
                 "Data from a zmon collector is stale.",
                 "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} last "
                 "succeeded {{ $value | humanizeDuration }} ago; alerts on its metrics are blind.",
+            ),
+            Alert(
+                "ZmonCollectorNoData",
+                # the uptime of zmon for each of its collectors that has never had a good run
+                # (a last-success time of 0: one that hangs from the start, which
+                # ZmonCollectorDataStale cannot see), past as many intervals as a stale one
+                x(f"""
+            zmon_collector_interval_seconds * 0
+            + on(instance, job) group_left() (time() - zmon_start_time_seconds)
+            > clamp_min(
+                {t.collector_stale_intervals} * zmon_collector_interval_seconds,
+                {t.collector_stale_min.seconds}
+              )
+            and on(instance, job, collector)
+            zmon_collector_last_success_timestamp_seconds == 0
+        """),
+                "A zmon collector has had no good run since zmon started.",
+                "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} has not "
+                "finished one good run since zmon started {{ $value | humanizeDuration }} ago "
+                "(a command that hangs, such as zpool on a stuck pool); alerts on its metrics "
+                "have seen nothing.",
             ),
             Alert(
                 "ZmonTargetDown",

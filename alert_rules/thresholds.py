@@ -16,12 +16,8 @@ from dataclasses import dataclass, fields, replace
 # every other rule selects zmon_* metrics, whose names are already unique.
 JOB_SELECTOR = 'job="zmon"'
 
-# Where the runbook is published; each alert links to <RUNBOOK_URL>#<alert name in lower case>.
-RUNBOOK_URL = "https://github.com/zmon/zmon/blob/main/alert_rules/RUNBOOK.md"
-
-# Where Grafana serves the dashboards of grafana/; each alert's ``dashboard`` annotation links to
-# the dashboard of the pool (disk, UPS, host) it names, with the alert's labels as variables.
-GRAFANA_URL = "http://grafana.example.com"
+# Where the runbook and the dashboards are published is a site's setting, not a threshold:
+# zmon.status.links (python -m alert_rules.generate --runbook-url URL --grafana-url URL).
 
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
 _DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
@@ -108,9 +104,8 @@ class Thresholds:
     dataset_quota_for: Duration = D("15m")
     snapshot_max_age: Duration = D("26h")  # newest snapshot older than this: snapshots stopped
     snapshot_overdue_for: Duration = D("15m")
-    # datasets (a Prometheus regex on the dataset label) whose newest snapshot must stay
-    # younger than snapshot_max_age; narrow it to the datasets a snapshot schedule covers
-    snapshot_datasets: str = ".+"
+    # (which datasets should be snapshotted is zmon's setting: the datasets collector's
+    # snapshot_property, snapshot_expected and snapshot_not_expected options)
     # --- memory
     ddt_arc_share_max: float = 0.25  # DDT in core vs. ARC maximum (c_max)
     arc_ghost_hit_ratio_max: float = 0.10  # (MRU+MFU ghost hits) / (hits + misses)

@@ -1,4 +1,4 @@
-"""Command line: ``zmon serve|collect|status|parse|check-config``."""
+"""Command line: ``zmon serve|collect|status|parse|check-config|example-config|rules``."""
 
 from __future__ import annotations
 
@@ -84,6 +84,18 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("file", metavar="FILE")
 
     sub.add_parser("example-config", help="print a commented config with every key")
+
+    rules = sub.add_parser(
+        "rules",
+        help="print the Prometheus alerting rules, linking the site's runbook and dashboards",
+        description="The alerting and recording rules (as /usr/share/zmon/zmon.rules.yml), "
+        "rendered for a site: each alert links its section of the runbook at --runbook-url "
+        "and its Grafana dashboard at --grafana-url.",
+    )
+    from zmon.status.links import add_site_options
+
+    add_site_options(rules)
+    rules.add_argument("--output", metavar="FILE", help="write here instead of stdout")
     return p
 
 
@@ -96,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "example-config":
         sys.stdout.write(example_toml(collectors()))
         return 0
+    if args.command == "rules":
+        return _rules(args)
     try:
         cfg = load(collectors(), args.config, args)
     except ConfigError as exc:
@@ -111,6 +125,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         logs.setup("warning" if cfg.log_level == "info" else cfg.log_level, cfg.log_format)
         return run(args, cfg)
     return _serve(cfg, args)
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from alert_rules.generate import render  # in the package: pyproject.toml
+    from zmon.status.links import site_of
+
+    try:
+        text = render(site=site_of(args))
+    except ValueError as exc:
+        print(f"zmon rules: {exc}", file=sys.stderr)
+        return 2
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        print(f"zmon rules: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _parse(kind: str, file: str) -> int:

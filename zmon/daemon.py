@@ -44,7 +44,9 @@ class Daemon:
         (WorkerError if a collector cannot start)."""
         web = web_config(self.cfg)
         self.server = HTTPFrontend(
-            lambda w: make_app(self.snapshot, self.scheduler_healthy, web=w),
+            lambda w: make_app(
+                self.snapshot, self.scheduler_healthy, web=w, state_dir=self.cfg.paths.state_dir
+            ),
             max_connections=self.cfg.max_connections,
             read_timeout=self.cfg.read_timeout,
             idle_timeout=self.cfg.idle_timeout,

@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from prometheus_client.core import Metric
@@ -209,6 +210,7 @@ class App:
         page: PageRenderer | None = None,
         counters: DoorCounters = DOOR,
         gate: CredentialGate | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         from zmon.status.page import StatusPage
 
@@ -220,7 +222,7 @@ class App:
         self._custom_page = page
         self.auth = basic_auth(web.users) if web.users else None
         self.gate = gate or (CredentialGate(self.auth.check) if self.auth else None)
-        self.status_page = StatusPage(snapshot, title)
+        self.status_page = StatusPage(snapshot, title, state_dir=state_dir)
         self.pages = PageCache(snapshot, self._render_page)
         self._listener: Callable[[], None] | None = None
         if page is None:  # the status page keeps its history from renders
@@ -334,10 +336,12 @@ def make_app(
     title: str = "zmon",
     web: WebConfig | None = None,
     page: PageRenderer | None = None,
+    state_dir: Path | None = None,
 ) -> App:
     """The ASGI application serving one snapshot, with the web config's auth and headers.
-    ``page`` renders ``/`` (default: the status page, zmon/status/page.py)."""
-    return App(snapshot, healthy, title, web, page)
+    ``page`` renders ``/`` (default: the status page, zmon/status/page.py); ``state_dir``
+    holds the pools' last known states it shows while zpool does not answer."""
+    return App(snapshot, healthy, title, web, page, state_dir=state_dir)
 
 
 def accepts_gzip(header: bytes) -> bool:

@@ -45,11 +45,14 @@ NOTES = {
     "Pool capacity, datasets, dedup, events, per-pool kstats": (
         "Datasets (`zmon_dataset_*`, labels pool, dataset, type) are bounded: the datasets "
         "collector exports whole datasets, shallowest first, until the next would pass its "
-        "`max_series` (default 10,000 series, at most 26 per dataset), and counts the rest in "
+        "`max_series` (default 10,000 series, at most 27 per dataset), and counts the rest in "
         "`zmon_datasets_dropped`. Quota, refquota and reservation series exist only where one "
         "is set (none, 0, is no series); the newest snapshot's time only where the dataset "
         "has a snapshot. Its age is `time()` minus "
-        "`zmon_dataset_newest_snapshot_timestamp_seconds`."
+        "`zmon_dataset_newest_snapshot_timestamp_seconds`. "
+        "`zmon_dataset_snapshots_expected_since_timestamp_seconds` exists only for the "
+        "datasets the collector's snapshot policy selects (the `com.sun:auto-snapshot` "
+        "property, `snapshot_expected` globs): snapshot age is judged for those alone."
     ),
 }
 

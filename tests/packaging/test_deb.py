@@ -131,6 +131,10 @@ def test_deb_builds_installs_runs_and_purges_cleanly(tmp_path: Path) -> None:
         assert Path("/usr/share/zmon/alertmanager.yml").read_bytes() == shipped.read_bytes()
         docs = Path("/usr/share/doc/zmon")
         assert (docs / "POLICY.md").is_file() or (docs / "POLICY.md.gz").is_file()
+        # the unit's Documentation= and the shipped rules' runbook_url open these names
+        assert (docs / "README.md").is_file() and (docs / "RUNBOOK.md").is_file()
+        site = _run("zmon", "rules", "--grafana-url", "https://grafana.internal").stdout
+        assert 'dashboard: "https://grafana.internal/d/zmon-pool/' in site
         verify = _run("systemd-analyze", "verify", str(UNIT))
         assert "zmon.service" not in verify.stderr, verify.stderr
         if Path("/run/systemd/system").is_dir():  # systemd is PID 1 here

@@ -10,9 +10,10 @@ import pytest
 
 from alert_rules import generate, rules
 from alert_rules.building import Alert, with_pool
-from alert_rules.thresholds import DEFAULTS, RUNBOOK_URL, Duration, format_seconds
+from alert_rules.thresholds import DEFAULTS, Duration, format_seconds
 from tests.helpers import require_tool
 from tests.rules.exprs import alert_rules, family, metric_names, panel_exprs, rule_exprs
+from zmon.status.links import DEFAULT_LINKS, INSTALLED_RUNBOOK, SiteLinks
 from zmon.status.policy import SEVERITIES
 
 RULES_DIR = Path(generate.__file__).parent
@@ -105,7 +106,9 @@ def test_alert_follows_the_conventions(alert: Alert) -> None:
     assert "{{" not in alert.summary, "the summary is static"
     assert alert.summary.endswith(".") and alert.description.endswith(".")
     assert "{{" in alert.description, "the description is templated"
-    assert alert.runbook_url == f"{RUNBOOK_URL}#{alert.alert.lower()}"
+    site = SiteLinks("https://wiki.internal/zmon/RUNBOOK.md", "https://grafana.internal")
+    assert alert.runbook_url(site) == f"{site.runbook_url}#{alert.alert.lower()}"
+    assert alert.runbook_url(DEFAULT_LINKS) == f"{INSTALLED_RUNBOOK}#{alert.alert.lower()}"
 
 
 @pytest.mark.parametrize("alert", alert_rules(), ids=lambda a: a.alert)
@@ -190,9 +193,13 @@ def test_the_cable_fault_names_the_vdev_its_disk_serves_for_the_inhibition() -> 
     assert "group_right zmon:disk_vdev:info" in alert.expr
 
 
-def test_every_alert_links_its_dashboard() -> None:
+def test_every_alert_links_its_dashboard_where_the_site_has_a_grafana() -> None:
+    site = SiteLinks(grafana_url="https://grafana.internal")
     for alert in rules.alerts(DEFAULTS):
-        assert "/d/zmon-" in alert.dashboard_url and "var-instance=" in alert.dashboard_url
+        url = alert.dashboard_url(site)
+        assert url is not None and url.startswith("https://grafana.internal/d/zmon-")
+        assert "var-instance=" in url
+        assert alert.dashboard_url(DEFAULT_LINKS) is None  # no Grafana address: no link
 
 
 def test_durations_scale_for_the_compressed_timeline() -> None:

@@ -10,17 +10,19 @@ from pathlib import Path
 import pytest
 import yaml
 
-from alert_rules.thresholds import DEFAULTS, RUNBOOK_URL
+from alert_rules.thresholds import DEFAULTS
 from zmon.status.diagnoses import ALERT_WORDS, RULES, Limits
-from zmon.status.diagnoses import RUNBOOK_URL as STATUS_RUNBOOK_URL
+from zmon.status.links import DEFAULT_LINKS
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE_FILE = (ROOT / "alert_rules" / "zmon.rules.yml").read_text()
 RUNBOOK = (ROOT / "alert_rules" / "RUNBOOK.md").read_text()
 
 
-def test_runbook_address_is_the_alert_rules_one() -> None:
-    assert STATUS_RUNBOOK_URL == RUNBOOK_URL
+def test_findings_link_the_runbook_the_shipped_rules_link() -> None:
+    (rule,) = [r for r in RULES if r.alert == "ZfsPoolDegraded"]
+    expected = f"{DEFAULT_LINKS.runbook_url}#zfspooldegraded"
+    assert re.search(rf'runbook_url: "{re.escape(expected)}"', RULE_FILE)
 
 
 @pytest.mark.parametrize("alert", sorted({r.alert for r in RULES if r.alert}))
@@ -41,6 +43,8 @@ def test_limits_equal_the_alert_thresholds() -> None:
     assert lim.disk_temperature_max == DEFAULTS.disk_temperature_max
     assert lim.nvme_used_max == DEFAULTS.nvme_used_max
     assert lim.ups_runtime_min == DEFAULTS.ups_runtime_min.seconds
+    assert lim.dataset_quota_full == DEFAULTS.dataset_quota_full
+    assert lim.snapshot_max_age == DEFAULTS.snapshot_max_age.seconds
 
 
 def test_link_patterns_equal_the_cable_alert_patterns() -> None:

@@ -168,11 +168,17 @@ CASES: dict[str, Case] = {
         "(15 % done, no estimate yet, started 60 min ago)"),
     "ups_unreachable": Case('zmon_ups_up{server="nas:3493",ups="u"} 0\n', "UPS u",
                             "no answer from nas:3493"),
-    "collector_failing": Case('zmon_collector_success{collector="zpool"} 0\n'
-                              'zmon_collector_stale{collector="zpool"} 1\n'
-                              f'zmon_collector_last_success_timestamp_seconds{{collector="zpool"}}'
+    "collector_failing": Case('zmon_collector_success{collector="smart"} 0\n'
+                              'zmon_collector_stale{collector="smart"} 1\n'
+                              f'zmon_collector_last_success_timestamp_seconds{{collector="smart"}}'
                               f' {NOW - 600}\n',
-                              "collector zpool", "last run failed, last good data 10 min ago"),
+                              "collector smart", "last run failed, last good data 10 min ago"),
+    "pools_unknown": Case(pool_text() + 'zmon_collector_success{collector="zpool"} 0\n'
+                          'zmon_collector_stale{collector="zpool"} 1\n'
+                          f'zmon_collector_last_success_timestamp_seconds{{collector="zpool"}}'
+                          f' {NOW - 600}\n',
+                          "zpool", "has not answered for 10 min; last known state: tank ONLINE, "
+                          "10 min ago"),
     "resilver_running": Case(pool_text() + RESILVER + ISSUED.format(5e6) +
                              'zmon_pool_scan_remaining_seconds{pool="tank"} 720\n',
                              "resilver of tank", "15 % done, about 12 min to go, started 60 min "
@@ -181,6 +187,21 @@ CASES: dict[str, Case] = {
                           "zmon_arc_mru_ghost_hits_total 12000\n"
                           "zmon_arc_mfu_ghost_hits_total 6000\n",
                           "ARC", "ghost hits are 16 % of ARC accesses since boot"),
+    "quota_nearly_full": Case(
+        SDB + 'zmon_dataset_used_bytes{dataset="tank/a",pool="tank",type="filesystem"} 9.5e9\n'
+        'zmon_dataset_quota_bytes{dataset="tank/a",pool="tank",type="filesystem"} 1e10\n',
+        "dataset tank/a", "uses 95 % of its quota of 9.3 GiB (8.8 GiB used)"),
+    "refquota_nearly_full": Case(
+        SDB + 'zmon_dataset_referenced_bytes{dataset="tank/a",pool="tank",type="filesystem"} '
+        '9.5e9\nzmon_dataset_refquota_bytes{dataset="tank/a",pool="tank",type="filesystem"} '
+        '1e10\n', "dataset tank/a", "references 95 % of its refquota of 9.3 GiB (8.8 GiB)"),
+    "snapshot_overdue": Case(
+        SDB + 'zmon_dataset_snapshots{dataset="tank/a",pool="tank",type="filesystem"} 3\n'
+        'zmon_dataset_newest_snapshot_timestamp_seconds{dataset="tank/a",pool="tank",'
+        f'type="filesystem"}} {NOW - 3 * DAY}\n'
+        'zmon_dataset_snapshots_expected_since_timestamp_seconds{dataset="tank/a",pool="tank",'
+        f'type="filesystem"}} {NOW - 90 * DAY}\n',
+        "dataset tank/a", "newest snapshot taken 3 days ago (limit 26 h)"),
     "fragmentation": Case(SDB + 'zmon_pool_fragmentation_ratio{pool="tank"} 0.81\n',
                           "pool tank", "free space 81 % fragmented"),
     "nvme_error_log_rising": Case(
@@ -346,3 +367,22 @@ def test_a_rising_nvme_error_log_joins_the_media_evidence() -> None:
     assert got[0].evidence == (
         "3 NVMe media errors and 12 new NVMe error-log entries in the last 50 min"
     )
+
+
+def test_checksum_advice_follows_the_scrub_state() -> None:
+    """No "run zpool scrub" right after a scrub finished, nor while one runs."""
+    errors = SDB + 'zmon_vdev_checksum_errors_total{class="normal",pool="tank",vdev="sda"} 12\n'
+    finished = (
+        'zmon_pool_scan_info{function="scrub",pool="tank",state="finished"} 1\n'
+        f'zmon_pool_scan_end_time_seconds{{pool="tank"}} {NOW - 29}\n'
+        f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} {NOW - 29}\n'
+    )
+    (just_after,) = [f for f in findings(errors + finished) if f.rule == "checksum_errors"]
+    assert "run zpool scrub" not in just_after.action
+    assert just_after.action.startswith("the scrub that finished 29 s ago read every block")
+    assert "zpool clear tank" in just_after.action
+    (during,) = [f for f in findings(errors + SCRUB) if f.rule == "checksum_errors"]
+    assert "run zpool scrub" not in during.action and "let the scrub finish" in during.action
+    old = f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} {NOW - 20 * DAY}\n'
+    (later,) = [f for f in findings(errors + old) if f.rule == "checksum_errors"]
+    assert later.action.startswith("run zpool scrub tank")

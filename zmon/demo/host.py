@@ -112,6 +112,10 @@ class DemoHost:
             "smart": {"jitter": 0.0},
             "kernel_log": {"source": "file", "files": [KERN_LOG]},
         }
+        datasets = cfg.collectors.get("datasets")
+        if not datasets or not datasets.options.get("snapshot_expected"):
+            # the demo's scheduled snapshots: tank/data should be snapshotted
+            options["datasets"] = {"snapshot_expected": ["tank/data"]}
         ups = cfg.collectors.get("ups")
         if not ups or not ups.options.get("nut"):  # unless the config names a UPS server
             options["ups"] = {"nut": [self.upsd.address]}

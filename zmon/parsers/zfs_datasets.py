@@ -23,12 +23,16 @@ SIZE_PROPS = frozenset({
 RATIO_PROPS = frozenset({"compressratio", "refcompressratio"})
 COUNT_PROPS = frozenset({"snapshot_count", "filesystem_count"})
 UINT64_MAX = (1 << 64) - 1  # "not tracked" for snapshot_count/filesystem_count
-# The columns zmon asks ``zfs list -o`` for, in that order (older zfs may refuse some).
+# The user property that says a dataset should be snapshotted ("true"/"false", inherited by
+# its children), as zfs-auto-snapshot reads it; the datasets collector's default.
+AUTO_SNAPSHOT_PROPERTY = "com.sun:auto-snapshot"
+# The columns zmon asks ``zfs list -o`` for, in that order (older zfs may refuse some); the
+# last is the snapshot policy's user property, which the collector may name otherwise.
 COLUMNS = (
     "name", "type", "used", "available", "referenced", "compressratio", "refcompressratio",
     "quota", "refquota", "reservation", "refreservation", "logicalused", "logicalreferenced",
     "written", "usedbysnapshots", "usedbydataset", "usedbychildren", "usedbyrefreservation",
-    "volsize", "objsetid",
+    "volsize", "objsetid", "creation", AUTO_SNAPSHOT_PROPERTY,
 )  # fmt: skip
 
 
@@ -48,6 +52,12 @@ class Dataset:
     @property
     def depth(self) -> int:
         return self.name.count("/")
+
+    @property
+    def creation(self) -> float | None:
+        """Unix time the dataset was created (``creation`` with ``-p``); None if unread."""
+        text = self.text.get("creation", "")
+        return float(text) if text.isascii() and text.isdigit() else None
 
     @property
     def objsetid(self) -> int | None:

@@ -122,4 +122,7 @@ def local_report(cfg: Any, demo: bool) -> dict[str, Any]:
     finally:
         if host is not None:
             host.stop()
-    return build_report(families, now, host=socket.gethostname())
+    from zmon.host.last_pools import load_last_pools
+
+    last = load_last_pools(cfg.paths.state_dir)
+    return build_report(families, now, host=socket.gethostname(), last_pools=last)

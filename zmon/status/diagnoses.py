@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from zmon.status import policy
 from zmon.status import words as w
 from zmon.status.history import Window
+from zmon.status.links import DEFAULT_LINKS
 from zmon.status.model import (
     FAILED_IO_PATTERNS,
     LINK_PATTERNS,
     MEDIA_PATTERNS,
+    Dataset,
     Disk,
     HostModel,
     Pool,
@@ -33,10 +35,6 @@ from zmon.status.model import (
     Vdev,
 )
 from zmon.status.ratios import ACCESSES, ARC_GHOST_HITS_PER_ACCESS, STATUS_FIELDS
-
-# Where the runbook is published: a finding links to RUNBOOK_URL#<alert name in lower case>.
-# The same address as alert_rules/thresholds.py RUNBOOK_URL (a test keeps them equal).
-RUNBOOK_URL = "https://github.com/zmon/zmon/blob/main/alert_rules/RUNBOOK.md"
 
 SEVERITIES = policy.SEVERITIES
 
@@ -56,6 +54,9 @@ class Limits:
     disk_temperature_max: float = 60.0
     nvme_used_max: float = 0.90
     ups_runtime_min: float = 600.0
+    dataset_quota_full: float = 0.90  # used/quota or referenced/refquota above this
+    snapshot_max_age: float = 26 * 3600  # no snapshot this long, where one is expected
+    stuck_timeouts: int = 2  # zpool timeouts that, with a kstat sign, make a pool stuck
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ class Finding:
 
     @property
     def runbook(self) -> str | None:
-        return f"{RUNBOOK_URL}#{self.alert.lower()}" if self.alert else None
+        return DEFAULT_LINKS.runbook(self.alert) if self.alert else None
 
     def line(self, arrow: str = "→") -> str:
         return f"{self.subject}: {self.evidence} {arrow} {self.cause}; {self.action}"
@@ -504,11 +505,40 @@ def _link_suspect(ev: Evidence, device: str) -> bool:
     return disk is not None and _cable_evidence(disk) is not None
 
 
+RECENT_SCRUB = 86400.0  # a scrub that finished this recently needs no repeating
+
+
+def _checksum_advice(ev: Evidence, p: Pool) -> str | None:
+    """Advice that follows the pool's scrub: none to run while one runs or right after one
+    finished (None: the rule's own, "run zpool scrub")."""
+    if p.scan is not None and p.scan.running and p.scan.function == "scrub":
+        return (
+            f"let the scrub finish (it reads every block and repairs what it can), then find "
+            f"the cause and zpool clear {p.name}"
+        )
+    end = p.last_scrub_end
+    if p.scan is not None and p.scan.function == "scrub" and p.scan.end:
+        end = max(end or 0.0, p.scan.end)
+    if end is not None and 0 <= ev.now - end < RECENT_SCRUB:
+        return (
+            f"the scrub that finished {w.ago(end, ev.now)} read every block and repaired what "
+            f"it could: find the cause (SMART, cabling, controller, RAM), then zpool clear "
+            f"{p.name}"
+        )
+    return None
+
+
 def find_checksum_errors(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         for v in p.vdevs():
             if v.is_leaf and v.checksum_errors > 0 and not _link_suspect(ev, v.device):
-                yield _vdev_hit(ev, p, v, w.count(v.checksum_errors, "checksum error"))
+                yield _vdev_hit(
+                    ev,
+                    p,
+                    v,
+                    w.count(v.checksum_errors, "checksum error"),
+                    action=_checksum_advice(ev, p),
+                )
 
 
 def find_io_errors(ev: Evidence) -> Iterable[Hit]:
@@ -669,6 +699,62 @@ def find_fragmentation(ev: Evidence) -> Iterable[Hit]:
                 f"pool {p.name}",
                 f"free space {w.percent(p.fragmentation)} fragmented",
                 _pool_labels(p),
+            )
+
+
+# ---- datasets
+
+
+def _dataset_labels(ds: Dataset) -> dict[str, str]:
+    return {"pool": ds.pool, "dataset": ds.name}
+
+
+def find_quota_nearly_full(ev: Evidence) -> Iterable[Hit]:
+    for ds in ev.model.datasets:
+        if ds.quota and ds.used is not None and ds.used / ds.quota > ev.limits.dataset_quota_full:
+            yield Hit(
+                f"dataset {ds.name}",
+                f"uses {w.percent(ds.used / ds.quota)} of its quota of {w.size(ds.quota)} "
+                f"({w.size(ds.used)} used)",
+                _dataset_labels(ds),
+            )
+
+
+def find_refquota_nearly_full(ev: Evidence) -> Iterable[Hit]:
+    for ds in ev.model.datasets:
+        ref, limit = ds.referenced, ds.refquota
+        if limit and ref is not None and ref / limit > ev.limits.dataset_quota_full:
+            yield Hit(
+                f"dataset {ds.name}",
+                f"references {w.percent(ref / limit)} of its refquota of {w.size(limit)} "
+                f"({w.size(ref)})",
+                _dataset_labels(ds),
+            )
+
+
+def find_snapshot_overdue(ev: Evidence) -> Iterable[Hit]:
+    """Only datasets the snapshot policy selects (the datasets collector's
+    ``snapshot_expected`` options): since their newest snapshot, or since their creation
+    when they have none."""
+    limit = w.duration(ev.limits.snapshot_max_age)
+    for ds in ev.model.datasets:
+        if ds.snapshots_expected_since is None:
+            continue
+        if ds.newest_snapshot is not None:
+            if ev.now - ds.newest_snapshot > ev.limits.snapshot_max_age:
+                yield Hit(
+                    f"dataset {ds.name}",
+                    f"newest snapshot taken {w.ago(ds.newest_snapshot, ev.now)} (limit {limit})",
+                    _dataset_labels(ds),
+                )
+        elif ds.snapshots is not None and (
+            ev.now - ds.snapshots_expected_since > ev.limits.snapshot_max_age
+        ):
+            yield Hit(
+                f"dataset {ds.name}",
+                f"no snapshot since it was created {w.ago(ds.snapshots_expected_since, ev.now)}"
+                f" (limit {limit})",
+                _dataset_labels(ds),
             )
 
 
@@ -965,8 +1051,69 @@ def find_ups_unreachable(ev: Evidence) -> Iterable[Hit]:
 # ---- zmon itself
 
 
+POOL_COLLECTOR = "zpool"  # the collector the pools' state comes from
+
+
+def pools_unknown(ev: Evidence) -> Hit | None:
+    """What is unknown while ``zpool status`` does not answer (it hangs, fails, or its first
+    run has not ended), since when, and the pools' last known state; None while it answers.
+
+    Its alert follows the paging policy: ZfsPoolStuck when zpool timed out repeatedly and the
+    pool's kstat (read without zpool) shows the pool is not online; otherwise the collector
+    alerts, tickets."""
+    c = ev.model.collector(POOL_COLLECTOR)
+    if c is None or (c.ran and c.success and not c.stale):
+        return None
+    now = ev.now
+    if c.last_success:
+        since = f"has not answered for {w.duration(now - c.last_success)}"
+    elif ev.model.start_time:
+        since = f"has not answered since zmon started {w.ago(ev.model.start_time, now)}"
+    else:
+        since = "has not answered yet"
+    if c.timeouts:
+        since += f" ({w.count(c.timeouts, 'timeout')}"
+        since += " since zmon started)" if c.last_success else ")"
+    if ev.model.pools:
+        states = ", ".join(f"{p.name} {p.state.upper()}" for p in ev.model.pools)
+        known = f"last known state: {states}" + (
+            f", {w.ago(c.last_success, now)}" if c.last_success else ""
+        )
+    elif ev.model.last_pools is not None and ev.model.last_pools.states:
+        last = ev.model.last_pools
+        states = ", ".join(f"{name} {state.upper()}" for name, state in last.states.items())
+        known = f"last known state: {states}, {w.ago(last.time, now)}"
+    else:
+        known = "no earlier state known"
+    stuck = {
+        pool: state
+        for pool, state in ev.model.pool_kstat_states.items()
+        if state not in ("online", "unknown")
+    }
+    if c.error_reason == "timeout" and c.timeouts >= ev.limits.stuck_timeouts and stuck:
+        alert = "ZfsPoolStuck"
+        known += "; " + ", ".join(f"kstat state {st.upper()} for {p}" for p, st in stuck.items())
+    elif not c.last_success:
+        alert = "ZmonCollectorNoData"
+    elif not c.success:
+        alert = "ZmonCollectorFailing"
+    else:
+        alert = "ZmonCollectorDataStale"
+    return Hit("zpool", f"{since}; {known}", {"collector": c.name}, alert=alert)
+
+
+def find_pools_unknown(ev: Evidence) -> Iterable[Hit]:
+    hit = pools_unknown(ev)
+    if hit is not None:
+        yield hit
+
+
 def find_collector_failing(ev: Evidence) -> Iterable[Hit]:
     for c in ev.model.collectors:
+        if c.name == POOL_COLLECTOR and pools_unknown(ev) is not None:
+            continue  # said as the pools' unknown state (find_pools_unknown)
+        if not c.ran:
+            continue  # its first run has not ended: nothing failed yet
         if not c.success:
             last = (
                 f"last good data {w.ago(c.last_success, ev.now)}"
@@ -983,6 +1130,13 @@ def find_collector_failing(ev: Evidence) -> Iterable[Hit]:
 
 
 RULES: tuple[Rule, ...] = (
+    # each hit names its alert (ZfsPoolStuck or a collector alert): no alert of its own
+    Rule("pools_unknown", None,
+         "the pools' state is unknown: zpool hangs or fails (a stuck pool or a hung disk can "
+         "block it)",
+         "read zmon's log for the zpool collector's error; if zpool status hangs in a shell "
+         "too, look for a hung disk or a suspended pool in the kernel log and in "
+         "/proc/spl/kstat/zfs/*/state", find_pools_unknown, unpaged="warning"),
     Rule("pool_unavailable", "ZfsPoolFaulted",
          "its data cannot be read or written",
          "run zpool status -v {pool}; restore power or cabling to its disks, then zpool clear "
@@ -1049,6 +1203,20 @@ RULES: tuple[Rule, ...] = (
          "the scrub read data that was bad",
          "read zpool status -v {pool}; clear with zpool clear {pool} once fixed",
          find_scrub_found_errors),
+    Rule("quota_nearly_full", "ZfsDatasetQuotaNearlyFull",
+         "at the quota, writes to it and below it fail (EDQUOT)",
+         "raise the quota (zfs set quota=<size> {dataset}) or free space in it and its "
+         "children (old snapshots count too: zfs list -t snapshot -r {dataset})",
+         find_quota_nearly_full),
+    Rule("refquota_nearly_full", "ZfsDatasetRefquotaNearlyFull",
+         "at the refquota, writes to it fail (EDQUOT)",
+         "raise the refquota (zfs set refquota=<size> {dataset}) or delete data in it",
+         find_refquota_nearly_full),
+    Rule("snapshot_overdue", "ZfsDatasetSnapshotOverdue",
+         "its snapshot schedule (sanoid, zfs-auto-snapshot, a cron job) or the replication "
+         "that feeds it has stopped",
+         "check the snapshot job's log and timer; zfs list -t snapshot -r {dataset}",
+         find_snapshot_overdue),
     Rule("dedup_table_too_large", "ZfsDedupTableTooLarge",
          "the dedup table crowds data out of the ARC",
          "add RAM, or stop dedup on new writes (zfs set dedup=off)",
@@ -1087,10 +1255,12 @@ RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 RULES_BY_ID = {r.id: r for r in RULES}
+# the labels a cause or action may name as {label}
+LABEL_KEYS = ("pool", "vdev", "device", "ups", "collector", "dataset")
 
 
 def _fill(text: str, labels: dict[str, str]) -> str:
-    for key in ("pool", "vdev", "device", "ups", "collector"):
+    for key in LABEL_KEYS:
         text = text.replace("{" + key + "}", labels.get(key) or key.upper())
     return text
 
@@ -1134,7 +1304,7 @@ def alert_words() -> dict[str, tuple[str, str]]:
 
 
 def _template(text: str) -> str:
-    for key in ("pool", "vdev", "device", "ups", "collector"):
+    for key in LABEL_KEYS:
         text = text.replace("{" + key + "}", "{{ $labels." + key + " }}")
     return text
 

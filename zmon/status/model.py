@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from zmon.host.last_pools import LastPools
 from zmon.viewed import wanted
 
 Labels = dict[str, str]
@@ -267,6 +268,9 @@ class CollectorHealth:
     stale: bool
     has_data: bool
     last_success: float | None
+    ran: bool = True  # False while its first run has not ended
+    error_reason: str = ""  # why the last run failed (zmon_collector_last_error_info)
+    timeouts: float = 0.0  # runs that timed out since zmon started
 
 
 @dataclass
@@ -280,6 +284,23 @@ class Event:
 
 
 @dataclass
+class Dataset:
+    """A filesystem or volume: what the dataset alerts read of it (absent values are None)."""
+
+    name: str
+    pool: str
+    used: float | None = None
+    referenced: float | None = None
+    quota: float | None = None  # set quotas only: zmon never serves 0 for "none"
+    refquota: float | None = None
+    snapshots: float | None = None  # None when snapshots were not listed
+    newest_snapshot: float | None = None  # Unix time; None without a snapshot
+    # Unix time since when the dataset should have snapshots (its creation); None when the
+    # snapshot policy does not select it, and then its snapshots' age is never judged
+    snapshots_expected_since: float | None = None
+
+
+@dataclass
 class HostModel:
     pools: list[Pool] = field(default_factory=list)
     disks: dict[str, Disk] = field(default_factory=dict)
@@ -289,6 +310,15 @@ class HostModel:
     events: list[Event] = field(default_factory=list)
     event_last: dict[str, float] = field(default_factory=dict)  # class -> unix time
     kernel_pool_events: dict[tuple[str, str], float] = field(default_factory=dict)
+    datasets: list[Dataset] = field(default_factory=list)
+    start_time: float | None = None  # when the zmon that serves these families started
+    # pool -> the kernel's state for it (kstat), read without zpool: "online", "suspended"
+    pool_kstat_states: dict[str, str] = field(default_factory=dict)
+    # the pools' states zpool last gave, from the state directory (not from the families)
+    last_pools: LastPools | None = None
+
+    def collector(self, name: str) -> CollectorHealth | None:
+        return next((c for c in self.collectors if c.name == name), None)
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -303,6 +333,11 @@ def read_model(families: Iterable[Any]) -> HostModel:
     model.arc = _arc(s)
     model.ups = _ups(s)
     model.collectors = _collectors(s)
+    model.datasets = _datasets(s)
+    model.start_time = s.value("zmon_start_time_seconds") or None
+    model.pool_kstat_states = {
+        pool: state for (pool,), state in _states(s, "zmon_pool_kstat_state", "pool").items()
+    }
     model.events = [
         Event(lb.get("class", ""), lb.get("pool", ""), lb.get("vdev", ""), v)
         for lb, v in s.all("zmon_zfs_events_total")
@@ -558,17 +593,54 @@ def _ups(s: Samples) -> list[Ups]:
 
 
 def _collectors(s: Samples) -> list[CollectorHealth]:
+    """Every collector zmon reports on, including one whose first run has not ended (it has
+    a last-success time of 0 and no success value yet)."""
     success = s.by("zmon_collector_success", "collector")
     stale = s.by("zmon_collector_stale", "collector")
     has_data = s.by("zmon_collector_has_data", "collector")
     last = s.by("zmon_collector_last_success_timestamp_seconds", "collector")
+    reasons = {
+        labels.get("collector", ""): labels.get("reason", "")
+        for labels, value in s.all("zmon_collector_last_error_info")
+        if value
+    }
+    timeouts = {
+        labels.get("collector", ""): value
+        for labels, value in s.all("zmon_collector_runs_total")
+        if labels.get("result") == "timeout"
+    }
     return [
         CollectorHealth(
             name,
-            success[name] > 0,
+            success.get(name, 0.0) > 0,
             stale.get(name, 0.0) > 0,
             has_data.get(name, 1.0) > 0,
             last.get(name) or None,
+            ran=name in success,
+            error_reason=reasons.get(name, ""),
+            timeouts=timeouts.get(name, 0.0),
         )
-        for name in sorted(success)
+        for name in sorted(set(success) | set(last))
     ]
+
+
+_DATASET_FIELDS = {
+    "zmon_dataset_used_bytes": "used",
+    "zmon_dataset_referenced_bytes": "referenced",
+    "zmon_dataset_quota_bytes": "quota",
+    "zmon_dataset_refquota_bytes": "refquota",
+    "zmon_dataset_snapshots": "snapshots",
+    "zmon_dataset_newest_snapshot_timestamp_seconds": "newest_snapshot",
+    "zmon_dataset_snapshots_expected_since_timestamp_seconds": "snapshots_expected_since",
+}
+
+
+def _datasets(s: Samples) -> list[Dataset]:
+    out: dict[str, Dataset] = {}
+    for metric, attr in _DATASET_FIELDS.items():
+        for labels, value in s.all(metric):
+            name = labels.get("dataset", "")
+            if name:
+                ds = out.setdefault(name, Dataset(name, labels.get("pool", "")))
+                setattr(ds, attr, value)
+    return [out[k] for k in sorted(out)]

@@ -12,9 +12,11 @@ import json
 import socket
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from zmon import __version__
+from zmon.host.last_pools import load_last_pools
 from zmon.status import words as w
 from zmon.status.history import History, Window
 from zmon.status.model import read_model
@@ -210,10 +212,16 @@ this page reloads every {REFRESH_SECONDS} s</p>
 
 
 def _pools(report: dict[str, Any]) -> str:
+    unknown = report.get("pools_unknown")
+    said = (
+        f"<p class='state-warning' id='pools-unknown'>Unknown: zpool {_E(unknown)}</p>"
+        if unknown
+        else ""
+    )
     if not report["pools"]:
-        return "<h2>Pools</h2><p>No ZFS pool found.</p>"
+        return f"<h2>Pools</h2>{said or '<p>No ZFS pool found.</p>'}"
     parts = [
-        "<h2>Pools</h2><table id='pools'><tr><th>pool</th><th>state</th><th>used</th>"
+        f"<h2>Pools</h2>{said}<table id='pools'><tr><th>pool</th><th>state</th><th>used</th>"
         "<th>scan</th></tr>"
     ]
     for p in report["pools"]:
@@ -225,7 +233,8 @@ def _pools(report: dict[str, Any]) -> str:
         scan = p["scan"]["text"] if p["scan"] and p["scan"]["running"] else p["last_scrub"]
         parts.append(
             f"<tr class='state-{p['level']}'><td>{_E(p['name'])}</td>"
-            f"<td>{_E(p['state'].upper())}</td><td>{_E(used)}</td>"
+            f"<td>{_E(p['state'].upper())}{' (last known)' if p.get('last_known') else ''}"
+            f"</td><td>{_E(used)}</td>"
             f"<td>{_E(scan)}</td></tr>"
         )
     parts.append("</table>")
@@ -311,8 +320,10 @@ class StatusPage:
         history: History | None = None,
         clock: Callable[[], float] | None = None,
         host: str | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         self.snapshot = snapshot
+        self.state_dir = state_dir
         self.title = title
         self.host = socket.gethostname() if host is None else host
         self.history = history or History()
@@ -334,6 +345,8 @@ class StatusPage:
     def report(self) -> dict[str, Any]:
         now = self.clock()
         model = read_model(self.families(now))
+        if self.state_dir is not None and not model.pools:  # zpool gave nothing (yet)
+            model.last_pools = load_last_pools(self.state_dir)
         return report_of(model, now, host=self.host, history=self.history.view())
 
     def respond(self, query: str = "") -> tuple[bytes, str]:

@@ -54,7 +54,11 @@ POLICY: tuple[Policy, ...] = (
     _p("ZfsPoolFaulted", "critical", """The pool is unavailable or suspended: no redundancy
        serves its data, reads and writes fail or hang."""),
     _p("ZfsPoolStuck", "critical", """ZFS cannot commit writes to the pool: applications
-       hang on it, whatever redundancy is left."""),
+       hang on it, whatever redundancy is left. A hung zpool pages here, once it timed out
+       twice and a source that does not hang with it (the pool's kstat state, txg commits,
+       the kernel log) shows the pool stuck; a hung zpool alone is a ticket
+       (ZmonCollectorFailing, ZmonCollectorNoData), since a slow disk or a long import also
+       holds it."""),
     _p("ZfsPoolRedundancyLost", "critical", """A vdev of the pool has no redundancy left (a
        2-way mirror or raidz1 with one disk out, raidz2 with two): one more failure loses
        the pool."""),
@@ -152,6 +156,10 @@ POLICY: tuple[Policy, ...] = (
        blind, the others still watch."""),
     _p("ZmonCollectorDataStale", "warning", """One collector's data is old: the alerts on its
        metrics are blind, the others still watch."""),
+    _p("ZmonCollectorNoData", "warning", """A collector has not finished one good run since zmon
+       started (a zpool that hangs from the start): the alerts on its metrics have seen
+       nothing, the others still watch. A stuck pool behind a hung zpool pages as
+       ZfsPoolStuck."""),
     *(  # ---- zmon's own state: what it cannot see or keep (alert_rules/zmon_state.py)
         _p("ZmonKernelLogNotFollowed", "warning", """zmon cannot follow a kernel log source
            (a configured file missing or unreadable): faults logged there go uncounted,

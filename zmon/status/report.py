@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from zmon.host.last_pools import LastPools
 from zmon.status import words as w
 from zmon.status.diagnoses import (
     SEVERITIES,
@@ -17,6 +18,7 @@ from zmon.status.diagnoses import (
     Limits,
     arc_ghost_ratio,
     diagnose,
+    pools_unknown,
 )
 from zmon.status.history import Window
 from zmon.status.model import Disk, HostModel, Pool, Scan, Vdev, read_model
@@ -33,9 +35,12 @@ def build_report(
     host: str = "",
     history: Window | None = None,
     limits: Limits | None = None,
+    last_pools: LastPools | None = None,
 ) -> dict[str, Any]:
-    """The whole report for one snapshot's families at time ``now``."""
+    """The whole report for one snapshot's families at time ``now``; ``last_pools`` are the
+    pools' states zpool last gave (the state directory), said while zpool does not answer."""
     model = read_model(families)
+    model.last_pools = last_pools
     return report_of(model, now, host=host, history=history, limits=limits)
 
 
@@ -50,6 +55,7 @@ def report_of(
     ev = Evidence(model, now, history or Window(), limits or Limits())
     findings = diagnose(ev)
     state = overall_state(findings)
+    unknown = pools_unknown(ev)
     return {
         "schema": SCHEMA,
         "host": host,
@@ -58,7 +64,9 @@ def report_of(
         "exit_code": EXIT_CODES[state],
         "headline": headline(state, findings, model),
         "findings": [f.to_json() for f in findings],
-        "pools": [_pool(p, now) for p in model.pools],
+        # what is unknown while zpool does not answer; then the pools are its last known state
+        "pools_unknown": unknown.evidence if unknown is not None else None,
+        "pools": [_pool(p, now, last_known=unknown is not None) for p in model.pools],
         "arc": _arc(model, ev),
         "disks": _disks(model, findings),
         "ups": [_ups(u) for u in model.ups],
@@ -84,6 +92,8 @@ def headline(state: str, findings: list[Finding], model: HostModel) -> str:
         return f"OK - {w.count(len(model.pools), 'pool')} healthy ({names})"
     first = problems[0]
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    if first.rule == "pools_unknown":  # "zpool has not answered for 4 min; last known ..."
+        return f"{state.upper()} - {first.subject} {first.evidence}{more}"
     return f"{state.upper()} - {first.subject}: {first.cause}{more}"
 
 
@@ -160,7 +170,7 @@ def _tree(root: Vdev | None) -> list[dict[str, Any]]:
     return rows
 
 
-def _pool(p: Pool, now: float) -> dict[str, Any]:
+def _pool(p: Pool, now: float, last_known: bool = False) -> dict[str, Any]:
     level = "ok"
     if p.state in ("faulted", "unavail", "removed", "suspended") or p.io_suspended:
         level = "critical"
@@ -173,6 +183,7 @@ def _pool(p: Pool, now: float) -> dict[str, Any]:
     return {
         "name": p.name,
         "state": p.state,
+        "last_known": last_known,  # zpool does not answer: this is what it last said
         "level": level,
         "status": p.status,
         "status_id": p.status_id,

@@ -48,7 +48,10 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
             out.append(f"   → {pen(f['severity'], f['cause'])}; {f['action']}")
     out.append("")
     out.append(pen("bold", "Pools"))
-    if not report["pools"]:
+    unknown = report.get("pools_unknown")
+    if unknown:  # zpool does not answer: what is unknown, never "no pool"
+        out.append(f"  {pen('warning', 'unknown: zpool ' + unknown)}")
+    elif not report["pools"]:
         out.append("  no ZFS pool found")
     for p in report["pools"]:
         out.extend(_pool(p, pen))
@@ -96,6 +99,8 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
 def _pool(p: dict[str, Any], pen: _Pen) -> list[str]:
     lines = []
     head = f"  {pen('bold', p['name'])}  {pen(p['level'], p['state'].upper())}"
+    if p.get("last_known"):
+        head += f"  {pen('dim', '(last known)')}"
     if p["capacity"] is not None:
         head += f"  {w.percent(p['capacity'])} of {w.size(p['size'])} used"
     lines.append(head)

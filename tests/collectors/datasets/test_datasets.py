@@ -9,6 +9,7 @@ from zmon.collectors.datasets import (
     COLUMNS,
     DatasetsCollector,
     ObjsetReader,
+    SnapshotPolicy,
     dataset_metrics,
     select,
 )
@@ -17,6 +18,7 @@ from zmon.exposition import render
 from zmon.parsers.pool_kstats import parse_objset
 from zmon.parsers.zfs_datasets import parse_zfs_list
 from zmon.parsers.zfs_snapshots import parse_snapshot_times
+from zmon.registry import OptionError
 from zmon.replay import StaticRunner
 from zmon.runner import CommandResult
 
@@ -109,7 +111,9 @@ def test_max_series_drops_whole_datasets_and_says_so() -> None:
 @pytest.mark.parametrize("scenario", [H232, H2111])
 def test_collector_golden(scenario: str, tmp_path, golden) -> None:
     procfs = build_procfs(LAB / scenario, tmp_path / "proc")
-    ms = DatasetsCollector(context(runner_for(scenario), tmp_path, procfs=procfs)).collect()
+    # the snapshot policy selects tank's children (tank itself is not snapshotted)
+    opts = {"snapshot_expected": ["tank/*"]}
+    ms = DatasetsCollector(context(runner_for(scenario), tmp_path, opts, procfs=procfs)).collect()
     labels = {"pool": "tank", "dataset": "tank/big", "type": "filesystem"}
     assert ms.sample_value("zmon_dataset_written_bytes_total", labels) == 134217728
     assert ms.sample_value("zmon_dataset_snapshots", labels) == 1
@@ -188,7 +192,14 @@ def recorded_runner(folder) -> StaticRunner:
             err.read_bytes() if err.exists() else b"",
             0.1,
         )
+        if argv[:3] == ("zfs", "list", "-Hp") and b"invalid option 'p'" in table[argv].stderr:
+            # refused on -p before the columns are read: the same answer to today's columns
+            today = (*argv[:-1], ",".join(COLUMNS))
+            table[today] = CommandResult(today, *(getattr(table[argv], f) for f in _RESULT))
     return StaticRunner(table)
+
+
+_RESULT = ("returncode", "stdout", "stderr", "duration")
 
 
 def test_zfs_fuse_list_without_p_falls_back_to_zfs_get(tmp_path) -> None:
@@ -500,3 +511,56 @@ def test_snapshot_listing_too_large_for_the_runner_keeps_the_rest(tmp_path) -> N
     assert ms.sample_value("zmon_dataset_used_bytes", {"dataset": "tank"}) == 279662592
     assert ms.sample_value("zmon_datasets_snapshot_listing_success") == 0
     assert ms.sample_value(NEWEST) is None
+
+
+# ---- the snapshot policy: which datasets should be snapshotted
+
+EXPECTED = "zmon_dataset_snapshots_expected_since_timestamp_seconds"
+
+
+def _expected(ms) -> dict[str, float]:
+    return {
+        s.labels["dataset"]: s.value
+        for fam in ms.families()
+        for s in fam.samples
+        if s.name == EXPECTED
+    }
+
+
+def test_the_snapshot_policy_serves_the_selected_datasets_with_their_creation(tmp_path) -> None:
+    opts = {"snapshot_expected": ["rz*", "tank/*"], "snapshot_not_expected": ["tank/vol"]}
+    ms = DatasetsCollector(context(runner_for(H232), tmp_path, opts)).collect()
+    # creation times as zfs get -Hp creation printed them on the lab host
+    assert _expected(ms) == {
+        "rz": 1795997187.0,
+        "rz/data": 1795997188.0,
+        "tank/big": 1795997188.0,
+        "tank/data": 1795997188.0,
+    }
+
+
+def test_by_default_only_datasets_marked_for_auto_snapshot_are_judged(tmp_path) -> None:
+    ms = DatasetsCollector(context(runner_for(H232), tmp_path)).collect()
+    assert _expected(ms) == {}  # nothing marked on the lab host: no dataset ever alerts
+    policy = SnapshotPolicy(expected=("tank/*",))
+    line = (
+        "tank/a\tfilesystem\t1\t1\t1\t1.00x\t1.00x\t0\t0\t0\t0\t1\t1\t1\t1\t1\t0\t0\t-\t-\t{}\t{}"
+    )
+    marked = parse_zfs_list(line.format(1700000000, "true"), COLUMNS)[0]
+    opted_out = parse_zfs_list(line.format(1700000000, "false"), COLUMNS)[0]
+    unset = parse_zfs_list(line.format(1700000000, "-"), COLUMNS)[0]
+    assert SnapshotPolicy().selects(marked)  # inherited or local "true"
+    assert not SnapshotPolicy().selects(unset)
+    assert policy.selects(unset)  # by name
+    assert not policy.selects(opted_out)  # the property's "false" opts out
+    assert not SnapshotPolicy(expected=("tank/*",), not_expected=("tank/a",)).selects(marked)
+    assert marked.creation == 1700000000.0
+
+
+def test_check_config_refuses_a_snapshot_property_that_is_not_a_user_property() -> None:
+    with pytest.raises(OptionError, match="snapshot_property"):
+        DatasetsCollector.validate_options({"snapshot_property": "creation"})
+    with pytest.raises(OptionError, match="snapshot_expected"):
+        DatasetsCollector.validate_options({"snapshot_expected": [""]})
+    DatasetsCollector.validate_options({"snapshot_property": "org.example:backup"})
+    DatasetsCollector.validate_options({"snapshot_property": ""})

@@ -114,6 +114,19 @@ def test_zfs_fuse_rejects_p_and_j(tmp_path: Path) -> None:
     assert list(saved["pools"]) == ["guid:4951500193394806122"]
 
 
+def test_each_good_run_keeps_the_pools_states_for_when_zpool_hangs(tmp_path: Path) -> None:
+    from zmon.host.last_pools import load_last_pools
+
+    collector, _ = make(tmp_path, json_runner("13-resilver-in-progress"))
+    collector.collect()
+    last = load_last_pools(tmp_path / "state")
+    assert last is not None and dict(last.states) == {
+        "rz": "ONLINE",
+        "single": "ONLINE",
+        "tank": "ONLINE",
+    }
+
+
 def test_no_pools_available(tmp_path: Path) -> None:
     responses = {JSON: CommandResult(JSON, 0, b'{"output_version":{},"pools":{}}\n', b"", 0)}
     collector, _ = make(tmp_path, responses)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from zmon import logs
 from zmon.errors import ParseError
@@ -16,6 +17,7 @@ from zmon.host import zfs_commands as cmds
 from zmon.metrics import MetricSet
 from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
 from zmon.parsers.zfs_datasets import (
+    AUTO_SNAPSHOT_PROPERTY,
     COLUMNS,
     Dataset,
     parse_zfs_get,
@@ -23,7 +25,7 @@ from zmon.parsers.zfs_datasets import (
     zfs_list_rows,
 )
 from zmon.parsers.zfs_snapshots import DatasetSnapshots, parse_snapshot_times
-from zmon.registry import Collector, Context, Option, register
+from zmon.registry import Collector, Context, Option, OptionError, register
 from zmon.runner import CommandError
 
 _log = logs.get("datasets")
@@ -90,6 +92,12 @@ class Sample:
 
 
 SNAPSHOTS_HELP = "Snapshots of the dataset (zfs list -t snapshot, counted)."
+EXPECTED_SINCE_HELP = (
+    "Unix time since when the dataset should have snapshots (its creation); present only "
+    "for the datasets the snapshot policy selects (options snapshot_expected, "
+    "snapshot_not_expected, snapshot_property), whose snapshot age ZfsDatasetSnapshotOverdue "
+    "judges, with or without a snapshot."
+)
 NEWEST_SNAPSHOT_HELP = (
     "Unix time the dataset's newest snapshot was taken (zfs list -t snapshot creation); "
     "absent while it has none; its age is time() minus this. One per exported dataset "
@@ -98,12 +106,19 @@ NEWEST_SNAPSHOT_HELP = (
 
 
 def dataset_samples(
-    ds: Dataset, snapshots: DatasetSnapshots | None, objset: ObjsetStats | None, *, listed: bool
+    ds: Dataset,
+    snapshots: DatasetSnapshots | None,
+    objset: ObjsetStats | None,
+    *,
+    listed: bool,
+    expected: bool = False,
 ) -> list[Sample]:
     """Every sample one dataset contributes (counted against ``max_series``).
 
     ``listed`` says snapshots were listed this run: a dataset then has a snapshot count, 0
     when ``snapshots`` is None, and the newest snapshot's time only when it has one.
+    ``expected`` says the snapshot policy selects it: it then has its creation time as the
+    time since when snapshots are expected (when snapshots were listed).
     """
     labels = {"pool": ds.pool, "dataset": ds.name, "type": ds.type}
     out: list[Sample] = []
@@ -115,6 +130,16 @@ def dataset_samples(
     if listed:
         count = 0 if snapshots is None else snapshots.count
         out.append(Sample("gauge", "zmon_dataset_snapshots", SNAPSHOTS_HELP, count, labels))
+    if listed and expected and ds.creation is not None:
+        out.append(
+            Sample(
+                "gauge",
+                "zmon_dataset_snapshots_expected_since_timestamp_seconds",
+                EXPECTED_SINCE_HELP,
+                ds.creation,
+                labels,
+            )
+        )
     if listed and snapshots is not None:
         out.append(
             Sample(
@@ -146,12 +171,44 @@ def select(
     return sorted((d for d in datasets if keep(d.name)), key=lambda d: (d.depth, d.name))
 
 
+@dataclass(frozen=True)
+class SnapshotPolicy:
+    """Which datasets should be snapshotted: their snapshot age is judged, even with none.
+
+    A dataset is selected when its ``prop`` user property is ``true`` (inherited, as
+    zfs-auto-snapshot reads ``com.sun:auto-snapshot``) or its name matches an ``expected``
+    glob; ``prop`` set to ``false`` opts it out, and a ``not_expected`` glob always does.
+    The default selects nothing but the datasets marked with the property."""
+
+    expected: Sequence[str] = ()
+    not_expected: Sequence[str] = ()
+    prop: str = AUTO_SNAPSHOT_PROPERTY
+
+    def selects(self, ds: Dataset) -> bool:
+        if any(fnmatch.fnmatchcase(ds.name, p) for p in self.not_expected):
+            return False
+        marked = ds.text.get(self.prop, "").strip().lower() if self.prop else ""
+        if marked == "false":
+            return False
+        return marked == "true" or any(fnmatch.fnmatchcase(ds.name, p) for p in self.expected)
+
+
+_USER_PROPERTY = re.compile(r"[a-z0-9_.:-]*:[a-z0-9_.:-]*")
+
+
+def columns_for(prop: str) -> list[str]:
+    """The ``zfs list -o`` columns with ``prop`` as the snapshot policy's property (none if
+    empty)."""
+    return [c for c in COLUMNS if c != AUTO_SNAPSHOT_PROPERTY] + ([prop] if prop else [])
+
+
 def dataset_metrics(
     datasets: Iterable[Dataset],
     snapshots: Mapping[str, DatasetSnapshots] | None = None,
     objsets: ObjsetReader | None = None,
     max_series: int = 0,
     total: int | None = None,
+    policy: SnapshotPolicy | None = None,
 ) -> MetricSet:
     """Metrics for already-selected datasets, dropping whole datasets past ``max_series``.
 
@@ -173,6 +230,7 @@ def dataset_metrics(
             None if snapshots is None else snapshots.get(ds.name),
             None if objsets is None else objsets.stats(ds),
             listed=snapshots is not None,
+            expected=policy is not None and policy.selects(ds),
         )
         if max_series and used + len(samples) > max_series:
             dropped += 1
@@ -322,11 +380,34 @@ class DatasetsCollector(Collector):
         Option("snapshot_timeout", float, 20.0, "Seconds the snapshot listing may take; past "
                "it the listing is killed and only the snapshot series are left out."),
         Option("io_kstats", bool, True, "Read per-dataset I/O from objset kstats (Linux)."),
+        Option("snapshot_property", str, AUTO_SNAPSHOT_PROPERTY, "User property that selects "
+               "a dataset for the snapshot policy when true (inherited) and opts it out when "
+               "false; '' reads none."),
+        Option("snapshot_expected", list, [], "Glob patterns of datasets that should be "
+               "snapshotted, besides those the property marks: ZfsDatasetSnapshotOverdue judges "
+               "their newest snapshot's age, or their age when they have none."),
+        Option("snapshot_not_expected", list, [], "Glob patterns of datasets never judged "
+               "for snapshot age; wins over the property and snapshot_expected."),
     )  # fmt: skip
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        prop = options.get("snapshot_property") or ""
+        if prop and not _USER_PROPERTY.fullmatch(prop):
+            raise OptionError(
+                "snapshot_property",
+                f"{prop!r} is not a ZFS user property (lower case, with a colon: "
+                "com.sun:auto-snapshot)",
+            )
+        for key in ("snapshot_expected", "snapshot_not_expected"):
+            bad = [p for p in options.get(key) or [] if not isinstance(p, str) or not p]
+            if bad:
+                raise OptionError(key, f"patterns must be non-empty strings, not {bad[0]!r}")
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
-        self._columns = list(COLUMNS)
+        self._prop = str(self.option("snapshot_property") or "")
+        self._columns = columns_for(self._prop)
         self._via_get = False  # zfs list has no -p (zfs-fuse 0.7): read zfs get -Hp instead
         self._objsets = ObjsetReader()
 
@@ -363,8 +444,9 @@ class DatasetsCollector(Collector):
                 "name,property,value",
                 ",".join(p for p in c if p != "name"),
             ],
-            # no objset ids: a zfs whose list lacks -p (zfs-fuse) has no objset kstats
-            [c for c in self._columns if c != "objsetid"],
+            # no objset ids: a zfs whose list lacks -p (zfs-fuse) has no objset kstats; and
+            # no snapshot policy columns (zfs-fuse is not known to answer them here)
+            [c for c in self._columns if c not in ("objsetid", "creation", self._prop)],
             required=("name", "type"),
         )
         self._columns = cols
@@ -385,10 +467,15 @@ class DatasetsCollector(Collector):
             self._objsets.begin(self.ctx.paths.proc("spl", "kstat", "zfs"))
             objsets = self._objsets
         cap = int(self.option("max_series"))
+        policy = SnapshotPolicy(
+            self.option("snapshot_expected"), self.option("snapshot_not_expected"), self._prop
+        )
         if listed is None:
-            ms = dataset_metrics(chosen, snaps, objsets, cap)
+            ms = dataset_metrics(chosen, snaps, objsets, cap, policy=policy)
         else:
-            ms = dataset_metrics(_parsed(rows, listed[1]), snaps, objsets, cap, len(rows))
+            ms = dataset_metrics(
+                _parsed(rows, listed[1]), snaps, objsets, cap, len(rows), policy=policy
+            )
         if self.option("count_snapshots"):
             ms.gauge(
                 "zmon_datasets_snapshot_listing_success",

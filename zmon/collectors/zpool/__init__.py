@@ -26,6 +26,7 @@ from zmon.collectors.zpool.metrics import status_metrics
 from zmon.collectors.zpool.scrub_history import ScrubHistory
 from zmon.host import zfs_commands as zcmd
 from zmon.host.devnames import looks_like_kernel_disk, resolve_device, whole_disk_name
+from zmon.host.last_pools import PoolStateRecorder
 from zmon.logs import StateChangeLog
 from zmon.metrics import MetricSet
 from zmon.parsers.zpool_status import parse_zpool_status
@@ -152,6 +153,8 @@ class ZpoolCollector(Collector):
         self._tz_cached: tuple[str, tzinfo | None] | None = None
         self._states = StateChangeLog(log)
         self.last_command: tuple[str, ...] = ()
+        # the pools' states of the last good run, for the status views while zpool hangs
+        self._last_states = PoolStateRecorder(ctx.paths.state_dir)
 
     # ---- options ----
 
@@ -206,6 +209,9 @@ class ZpoolCollector(Collector):
         self.ctx.publish(
             VDEV_NAMES,
             {pool.name: frozenset(v.name for v in pool.vdevs()) for pool in status.pools},
+        )
+        self._last_states.observe(
+            time.time(), {pool.name: pool.state or "unknown" for pool in status.pools}
         )
         ms = status_metrics(status, self._history_store().observe(status))
         ms.info(
