@@ -626,6 +626,11 @@ def memory_alerts(t: Thresholds) -> Group:
 DISK_REDUNDANCY = "zmon:disk_vdev_redundancy:min"
 
 
+def deep(expr: str, spaces: int) -> str:
+    """``expr`` for a place ``spaces`` deep in an indented block: its later lines indented."""
+    return expr.replace("\n", "\n" + " " * spaces)
+
+
 def link_errors(t: Thresholds, window: object, offset: object = None) -> str:
     """The disks with new CRC errors or kernel-log link events (resets, link down, timeouts)
     in ``window`` (ending ``offset`` ago, if given)."""
@@ -651,11 +656,18 @@ def media_rising(t: Thresholds) -> str:
 
 def disk_redundancy_record() -> Record:
     """Per pool disk: how many more member failures the top-level vdev it sits in directly
-    survives (``zmon_vdev_redundancy``; a disk that is a top-level vdev itself: its own).
-    A disk under ``replacing-N`` or ``spare-N`` has none: it is being resilvered in and
-    carries no redundancy yet. Log vdevs are left out: losing one does not lose the pool."""
-    info = "max by (instance, job, pool, vdev, device, parent) (zmon_vdev_info{device!=\"\"})"
-    redundancy = 'zmon_vdev_redundancy{class!="log"}'
+    survives (``zmon_vdev_redundancy``; a disk that is a top-level vdev itself: its own),
+    while that vdev is ONLINE: the redundancy it was built with. A vdev already DEGRADED is
+    told by ZfsPoolDegraded and ZfsPoolRedundancyLost; a link blip on another of its disks
+    (a neighbour touched while one is swapped) pages only when it keeps coming or ZFS counts
+    errors. A disk under ``replacing-N`` or ``spare-N`` has none: it is being resilvered in
+    and carries no redundancy yet. Log vdevs are left out: losing one does not lose the
+    pool."""
+    info = 'max by (instance, job, pool, vdev, device, parent) (zmon_vdev_info{device!=""})'
+    redundancy = (
+        'zmon_vdev_redundancy{class!="log"} and on(instance, job, pool, vdev) '
+        '(zmon_vdev_state{state="online"} == 1)'
+    )
     return Record(
         DISK_REDUNDANCY,
         x(f"""
@@ -684,8 +696,7 @@ def link_failing_alert(t: Thresholds) -> Alert:
         media_rising(t)
     )
     slices = "\nand on(instance, job, device)\n".join(
-        paren(link_errors(t, sl, format_seconds(i * cw) if i else None))
-        for i in range(n)
+        paren(link_errors(t, sl, format_seconds(i * cw) if i else None)) for i in range(n)
     )
     zfs_errors = x(f"""
         increase(zmon_vdev_read_errors_total[{window}])
@@ -701,20 +712,20 @@ def link_failing_alert(t: Thresholds) -> Alert:
             (
               {VDEV_INFO}
               and on(instance, job, pool, vdev)
-              max by (instance, job, pool, vdev) ({zfs_errors.replace(chr(10), chr(10) + "              ")})
+              max by (instance, job, pool, vdev) ({deep(zfs_errors, 14)})
             )
             or on(instance, job, device)
             (
               {VDEV_INFO}
               and on(instance, job, device)
               (
-                {slices.replace(chr(10), chr(10) + "                ")}
+                {deep(slices, 16)}
               )
             )
           )
           and on(instance, job, device)
           (
-            {suspect.replace(chr(10), chr(10) + "            ")}
+            {deep(suspect, 12)}
           )
         )
     """)
@@ -757,15 +768,15 @@ def disk_alerts(t: Thresholds) -> Group:
                 with_pool_and_vdev(
                     x(f"""
             (
-              {link_errors(t, cw).replace(chr(10), chr(10) + "              ")}
+              {deep(link_errors(t, cw), 14)}
               or
               sum by (instance, job, device) (
                 increase(zmon_disk_hotplug_events_total{{action="remove"}}[{cw}])
-              ) > {t.hotplug_flaps_max}
+              ) >= {t.hotplug_flaps_max + 1}
             )
             unless on(instance, job, device)
             (
-              {media_rising(t).replace(chr(10), chr(10) + "              ")}
+              {deep(media_rising(t), 14)}
             )
         """)
                 ),

@@ -800,8 +800,9 @@ def _covered_elsewhere(ev: Evidence, disk: Disk) -> bool:
 
 def _cable_cannot_wait(ev: Evidence, disk: Disk, recent: Recent | None) -> bool:
     """The suspect cable pages (DiskLinkFailing), as the alert does: the disk serves a pool
-    and losing it would leave the top-level vdev it sits in directly without redundancy
-    (a disk being resilvered in under replacing-N or spare-N carries none yet), or ZFS counts
+    and losing it would leave the ONLINE top-level vdev it sits in directly without
+    redundancy (a disk being resilvered in under replacing-N or spare-N carries none yet;
+    a DEGRADED vdev is the degraded-pool finding's), or ZFS counts
     errors on its leaf while its link errors are new. A disk in no pool is a ticket at most.
     (The alert also pages when link errors keep coming for 45 minutes, longer than the
     status history reaches.)"""
@@ -810,7 +811,7 @@ def _cable_cannot_wait(ev: Evidence, disk: Disk, recent: Recent | None) -> bool:
             if v.device != disk.device or not v.is_leaf:
                 continue
             top = parent_of(p, v) or v
-            left = top.redundancy if top.klass != "log" else None
+            left = top.redundancy if top.klass != "log" and top.state == "online" else None
             if left is not None and left <= ev.limits.cable_page_redundancy:
                 return True
             if v.errors and recent is not None:
