@@ -30,7 +30,7 @@ def _amtool() -> str:
 def test_amtool_check_config_accepts_the_shipped_configuration() -> None:
     run = subprocess.run([_amtool(), "check-config", str(CONFIG)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "10 inhibit rules" in run.stdout
+    assert "11 inhibit rules" in run.stdout
 
 
 @pytest.mark.parametrize(
