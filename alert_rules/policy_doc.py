@@ -43,10 +43,10 @@ together) and UPS alerts by UPS, and lets the cause outrank its symptoms:
   vdev, disk and scan alerts, and a stuck pool its host's collector alerts;
 - a pool without redundancy (`ZfsPoolRedundancyLost`) mutes its degraded, faulted-vdev and
   spare alerts;
-- a failing path (`ZfsVdevFailing`) and a cable fault (`DiskCableFault`) mute the checksum,
-  I/O error, error-event and not-cleared alerts of the same disk's vdev (instance, pool and
-  vdev), the cable fault its disk's slow link (instance and device), and the failing path,
-  which pages, the cable ticket;
+- a failing path (`ZfsVdevFailing`) and a cable fault (`DiskLinkFailing`, the page, and
+  `DiskCableFault`, the ticket) mute the checksum, I/O error, error-event and not-cleared
+  alerts of the same disk's vdev (instance, pool and vdev), the cable alerts their disk's slow
+  link (instance and device), the cable page the cable ticket, and the failing path both;
 - a low battery (`UpsLowBattery`) mutes "on battery" and "runtime low" of the same UPS;
 - a nearly full pool (`ZfsPoolCapacityCritical`) mutes its "filling up" warning.
 """

@@ -629,33 +629,160 @@ def memory_alerts(t: Thresholds) -> Group:
     )
 
 
+DISK_REDUNDANCY = "zmon:disk_vdev_redundancy:min"
+
+
+def deep(expr: str, spaces: int) -> str:
+    """``expr`` for a place ``spaces`` deep in an indented block: its later lines indented."""
+    return expr.replace("\n", "\n" + " " * spaces)
+
+
+def link_errors(t: Thresholds, window: object, offset: object = None) -> str:
+    """The disks with new CRC errors or kernel-log link events (resets, link down, timeouts)
+    in ``window`` (ending ``offset`` ago, if given)."""
+    tail = f"[{window}]" + (f" offset {offset}" if offset else "")
+    return x(f"""
+        sum by (instance, job, device) (increase(zmon_disk_crc_errors_total{tail})) > 0
+        or
+        sum by (instance, job, device) (
+          increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}{tail})
+        ) > 0
+    """)
+
+
+def media_rising(t: Thresholds) -> str:
+    sw = t.sector_window
+    return x(f"""
+        {rise("zmon_disk_reallocated_sectors", sw)} > 0
+        or {rise("zmon_disk_pending_sectors", sw)} > 0
+        or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
+        or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
+    """)
+
+
+def disk_redundancy_record() -> Record:
+    """Per pool disk: how many more member failures the top-level vdev it sits in directly
+    survives (``zmon_vdev_redundancy``; a disk that is a top-level vdev itself: its own),
+    while that vdev is ONLINE: the redundancy it was built with. A vdev already DEGRADED is
+    told by ZfsPoolDegraded and ZfsPoolRedundancyLost; a link blip on another of its disks
+    (a neighbour touched while one is swapped) pages only when it keeps coming or ZFS counts
+    errors. A disk under ``replacing-N`` or ``spare-N`` has none: it is being resilvered in
+    and carries no redundancy yet. Log vdevs are left out: losing one does not lose the
+    pool."""
+    info = 'max by (instance, job, pool, vdev, device, parent) (zmon_vdev_info{device!=""})'
+    redundancy = (
+        'zmon_vdev_redundancy{class!="log"} and on(instance, job, pool, vdev) '
+        '(zmon_vdev_state{state="online"} == 1)'
+    )
+    return Record(
+        DISK_REDUNDANCY,
+        x(f"""
+            min by (instance, job, pool, vdev, device) (
+              {info}
+              * on(instance, job, pool, parent) group_left()
+              max by (instance, job, pool, parent) (
+                label_replace({redundancy}, "parent", "$1", "vdev", "(.+)")
+              )
+              or
+              {info}
+              * on(instance, job, pool, vdev) group_left()
+              max by (instance, job, pool, vdev) ({redundancy})
+            )
+        """),
+    )
+
+
+def link_failing_alert(t: Thresholds) -> Alert:
+    """Page for a suspect cable only when a human is needed now (DiskCableFault is the
+    ticket for every other link error): the disk's loss would leave its vdev with no
+    redundancy, ZFS already counts errors on its vdev, or the errors keep coming."""
+    cw, sl, n = t.cable_page_slice.seconds, t.cable_page_slice, t.cable_page_slices
+    window = t.cable_window
+    suspect = f"({link_errors(t, window)})\nunless on(instance, job, device)\n" + paren(
+        media_rising(t)
+    )
+    slices = "\nand on(instance, job, device)\n".join(
+        paren(link_errors(t, sl, format_seconds(i * cw) if i else None)) for i in range(n)
+    )
+    zfs_errors = x(f"""
+        increase(zmon_vdev_read_errors_total[{window}])
+        + increase(zmon_vdev_write_errors_total[{window}])
+        + increase(zmon_vdev_checksum_errors_total[{window}])
+        > 0
+    """)
+    expr = x(f"""
+        max by (instance, job, pool, vdev, device) (
+          (
+            {DISK_REDUNDANCY} <= {t.cable_page_redundancy}
+            or on(instance, job, pool, vdev)
+            (
+              {VDEV_INFO}
+              and on(instance, job, pool, vdev)
+              max by (instance, job, pool, vdev) ({deep(zfs_errors, 14)})
+            )
+            or on(instance, job, device)
+            (
+              {VDEV_INFO}
+              and on(instance, job, device)
+              (
+                {deep(slices, 16)}
+              )
+            )
+          )
+          and on(instance, job, device)
+          (
+            {deep(suspect, 12)}
+          )
+        )
+    """)
+    where = "instance=%q,pool=%q,vdev=%q"
+    args = "$labels.instance $labels.pool $labels.vdev"
+    zfs_counted = " + ".join(
+        f"sum(increase(zmon_vdev_{kind}_errors_total{{{where}}}[{window}]))"
+        for kind in ("read", "write", "checksum")
+    )
+    why = (
+        f'{{{{ with printf "{DISK_REDUNDANCY}{{{where}}} <= {t.cable_page_redundancy}" {args} '
+        "| query }}{{ with . | first }}; losing it would leave its vdev without redundancy "
+        "(further failures the vdev survives now: {{ .Value }}){{ end }}{{ else }}"
+        f'{{{{ with printf "({zfs_counted}) > 0" {args} {args} {args} | query }}}}'
+        f"{{{{ with . | first | value }}}}; ZFS counted {{{{ . | humanize }}}} read, write or "
+        f"checksum errors on its vdev in the same {window}{{{{ end }}}}{{{{ else }}}}; the "
+        f"errors came in each of the last {n} periods of {sl}, and keep coming"
+        "{{ end }}{{ end }}"
+    )
+    return Alert(
+        "DiskLinkFailing",
+        expr,
+        "Link errors on a pool disk with healthy media that cannot wait: suspect the cable "
+        "or port.",
+        f"{DISK_} shows CRC errors, link resets or command timeouts in the last {window}"
+        f"{why}. Reseat or replace the cable now, or move the disk to another port"
+        f"{DISK_LOCATION}; ZFS faults the disk if the errors go on.",
+    )
+
+
 def disk_alerts(t: Thresholds) -> Group:
     cw, sw = t.cable_window, t.sector_window
     awake = "unless on(instance, job, device) (zmon_disk_standby == 1)"
     return Group(
         "zmon-disks",
         [
+            disk_redundancy_record(),
             Alert(
                 "DiskCableFault",
                 with_pool_and_vdev(
                     x(f"""
             (
-              sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{cw}])) > 0
-              or
-              sum by (instance, job, device) (
-                increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}[{cw}])
-              ) > 0
+              {deep(link_errors(t, cw), 14)}
               or
               sum by (instance, job, device) (
                 increase(zmon_disk_hotplug_events_total{{action="remove"}}[{cw}])
-              ) > {t.hotplug_flaps_max}
+              ) >= {t.hotplug_flaps_max + 1}
             )
             unless on(instance, job, device)
             (
-              {rise("zmon_disk_reallocated_sectors", sw)} > 0
-              or {rise("zmon_disk_pending_sectors", sw)} > 0
-              or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
-              or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
+              {deep(media_rising(t), 14)}
             )
         """)
                 ),
@@ -665,6 +792,7 @@ def disk_alerts(t: Thresholds) -> Group:
                 "steady. Reseat or replace the cable, or move the disk to another port"
                 f"{DISK_LOCATION}.",
             ),
+            link_failing_alert(t),
             Alert(
                 "DiskSmartFailed",
                 with_pool("zmon_disk_smart_passed == 0"),

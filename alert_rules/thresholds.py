@@ -119,7 +119,17 @@ class Thresholds:
     cable_window: Duration = D("1h")  # CRC errors, link resets, timeouts, hotplug flaps
     # kernel-log patterns (zmon_kernel_log_events_total) that point at a cable, port or HBA
     cable_patterns: str = "crc_error|link_reset|link_down|ata_timeout|ahci_timeout|cam_timeout"
-    hotplug_flaps_max: int = 1  # more removals than this per cable_window = flapping
+    # more removals than this per cable_window = flapping (compared as ">= max + 1": increase()
+    # extrapolates one removal to a little more than 1 when a scrape gap is in the window)
+    hotplug_flaps_max: int = 1
+    # --- a cable fault pages (DiskLinkFailing) only when a human is needed now: the disk's
+    # loss would leave its vdev without redundancy, ZFS counts errors on it, or the link
+    # errors keep coming - in each of cable_page_slices consecutive cable_page_slice windows
+    # (a reseat's CRC error, a link reset at boot, a timeout while a disk spins up are one
+    # burst each: tickets)
+    cable_page_slice: Duration = D("15m")
+    cable_page_slices: int = 3
+    cable_page_redundancy: int = 1  # page when the disk's vdev survives at most this many
     sector_window: Duration = D("24h")  # window for reallocated/pending sectors rising
     disk_temperature_max: float = 60.0  # degrees Celsius
     disk_temperature_for: Duration = D("10m")

@@ -258,9 +258,10 @@ def check(fleet: Fleet) -> None:
         ]
 
     # The first burst is notified as its cause: the cable fault, in the step that brought it,
-    # before the disk is replaced; the checksum errors and ZFS error events on that disk are
-    # its symptoms, muted.
-    when = notified("bitrot", "DiskCableFault", pool="tank")
+    # before the disk is replaced (the page, DiskLinkFailing: tank is a 2-way mirror); the
+    # cable ticket, the checksum errors and ZFS error events on that disk are its symptoms,
+    # muted.
+    when = notified("bitrot", "DiskLinkFailing", pool="tank")
     assert when and when[0] < fleet.replaced_at, f"the cable fault not notified: {when}"
     for name in ("ZfsVdevChecksumErrors", "ZfsErrorEvents"):
         assert not notified("bitrot", name, pool="tank", device="sdb"), name

@@ -8,8 +8,9 @@ incident plays on its own zmon host (a stepped demo), all at once; each test the
 incident's notifications to settle and asserts what reached the webhook:
 
 - ``cable``: a cable fault on tank's sdb (CRC errors, link slowed down, checksum errors):
-  exactly one notification, the page for the cable; the checksum, ZFS-event and link alerts
-  on that disk are its symptoms;
+  exactly one notification, the page for the cable (DiskLinkFailing: tank is a 2-way mirror,
+  and ZFS counts errors on the disk); the cable ticket and the checksum, ZFS-event and link
+  alerts on that disk are its symptoms;
 - ``scrub``: a scrub repairs checksum errors on a disk whose link and media are fine: no
   page, one ticket;
 - ``offline``: one side of tank's 2-way mirror offline, no redundancy left: one page. The
@@ -126,7 +127,7 @@ def test_a_cable_fault_on_one_disk_is_one_page_for_the_cable(fleet: IncidentFlee
     said = announcements(notes)
     assert [n.receiver for n in said] == ["page"], _describe(notes)
     alerts = said[0].firing()
-    assert "DiskCableFault" in {a["alertname"] for a in alerts}, _describe(notes)
+    assert "DiskLinkFailing" in {a["alertname"] for a in alerts}, _describe(notes)
     assert {a.get("pool") for a in alerts} == {"tank"}, alerts
     assert {a.get("device") for a in alerts if a.get("device")} == {"sdb"}, alerts
 

@@ -30,7 +30,7 @@ def _amtool() -> str:
 def test_amtool_check_config_accepts_the_shipped_configuration() -> None:
     run = subprocess.run([_amtool(), "check-config", str(CONFIG)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "10 inhibit rules" in run.stdout
+    assert "11 inhibit rules" in run.stdout
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_a_stuck_pool_inhibits_its_vdev_disk_and_collector_alerts_and_pages_once
             },
             {
                 **host,
-                "alertname": "DiskCableFault",
+                "alertname": "DiskLinkFailing",
                 "severity": "critical",
                 "pool": "tank",
                 "vdev": "sdb",
@@ -184,7 +184,7 @@ def test_a_stuck_pool_inhibits_its_vdev_disk_and_collector_alerts_and_pages_once
         time.sleep(0.5)
     state = _state(address)
     assert not state["ZfsPoolStuck/stuck:9"]["inhibitedBy"]
-    for name in ("ZfsVdevChecksumErrors", "DiskCableFault", "ZmonCollectorDataStale"):
+    for name in ("ZfsVdevChecksumErrors", "DiskLinkFailing", "ZmonCollectorDataStale"):
         assert state[f"{name}/stuck:9"]["inhibitedBy"], f"{name} is not inhibited"
     pages = [
         n
@@ -261,39 +261,57 @@ DISK = {"pool": "tank", "vdev": "ata-X", "device": "sdb"}
 VDEV = {"pool": "tank", "vdev": "ata-X"}
 
 
-def test_a_cable_fault_pages_and_mutes_its_disks_checksum_event_and_link_speed_alerts(
+CABLE_SYMPTOMS = [
+    {"alertname": "ZfsVdevChecksumErrors", "severity": "warning", **VDEV},
+    {"alertname": "ZfsErrorEvents", "severity": "warning", **VDEV},
+    {"alertname": "ZfsPoolErrorsNotCleared", "severity": "warning", **VDEV},
+    {"alertname": "DiskLinkSpeedDegraded", "severity": "warning", "pool": "tank", "device": "sdb"},
+    # another disk of the same pool: not the cable's symptom
+    {"alertname": "ZfsVdevChecksumErrors", "severity": "warning", "pool": "tank", "vdev": "ata-Y"},
+]
+MUTED_BY_THE_CABLE = (
+    "ZfsVdevChecksumErrors/ata-X",
+    "ZfsErrorEvents/ata-X",
+    "ZfsPoolErrorsNotCleared/ata-X",
+    "DiskLinkSpeedDegraded/sdb",
+)
+
+
+def test_a_cable_ticket_mutes_its_disks_checksum_event_and_link_speed_alerts(
     alertmanager: tuple[str, Webhook],
 ) -> None:
     state, notes = _incident(
         alertmanager,
         "cable:9",
-        [
-            {"alertname": "DiskCableFault", "severity": "critical", **DISK},
-            {"alertname": "ZfsVdevChecksumErrors", "severity": "warning", **VDEV},
-            {"alertname": "ZfsErrorEvents", "severity": "warning", **VDEV},
-            {"alertname": "ZfsPoolErrorsNotCleared", "severity": "warning", **VDEV},
-            {
-                "alertname": "DiskLinkSpeedDegraded",
-                "severity": "warning",
-                "pool": "tank",
-                "device": "sdb",
-            },
-            # another disk of the same pool: not the cable's symptom
-            {
-                "alertname": "ZfsVdevChecksumErrors",
-                "severity": "warning",
-                "pool": "tank",
-                "vdev": "ata-Y",
-            },
-        ],  # fmt: skip
+        [{"alertname": "DiskCableFault", "severity": "warning", **DISK}, *CABLE_SYMPTOMS],
         muted=4,
     )
     assert not state["DiskCableFault/ata-X"]["inhibitedBy"]
     assert not state["ZfsVdevChecksumErrors/ata-Y"]["inhibitedBy"]
-    for name in ("ZfsVdevChecksumErrors/ata-X", "ZfsErrorEvents/ata-X",
-                 "ZfsPoolErrorsNotCleared/ata-X", "DiskLinkSpeedDegraded/sdb"):  # fmt: skip
+    for name in MUTED_BY_THE_CABLE:
         assert state[name]["inhibitedBy"], f"{name} is not inhibited"
-    assert _names(notes, "page") == [["DiskCableFault"]]
+    assert _names(notes, "page") == []
+    assert _names(notes, "ticket") == [["DiskCableFault", "ZfsVdevChecksumErrors"]]
+
+
+def test_a_cable_page_mutes_the_cable_ticket_and_its_symptoms(
+    alertmanager: tuple[str, Webhook],
+) -> None:
+    state, notes = _incident(
+        alertmanager,
+        "cablepage:9",
+        [
+            {"alertname": "DiskLinkFailing", "severity": "critical", **DISK},
+            {"alertname": "DiskCableFault", "severity": "warning", **DISK},
+            *CABLE_SYMPTOMS,
+        ],
+        muted=5,
+    )
+    assert not state["DiskLinkFailing/ata-X"]["inhibitedBy"]
+    assert state["DiskCableFault/ata-X"]["inhibitedBy"]
+    for name in MUTED_BY_THE_CABLE:
+        assert state[name]["inhibitedBy"], f"{name} is not inhibited"
+    assert _names(notes, "page") == [["DiskLinkFailing"]]
     assert _names(notes, "ticket") == [["ZfsVdevChecksumErrors"]]
 
 
@@ -305,7 +323,8 @@ def test_a_failing_path_pages_once_and_mutes_the_cable_page(
         "failing:9",
         [
             {"alertname": "ZfsVdevFailing", "severity": "critical", **VDEV},
-            {"alertname": "DiskCableFault", "severity": "critical", **DISK},
+            {"alertname": "DiskLinkFailing", "severity": "critical", **DISK},
+            {"alertname": "DiskCableFault", "severity": "warning", **DISK},
             {"alertname": "ZfsVdevIOErrors", "severity": "warning", **VDEV},
             {
                 "alertname": "DiskLinkSpeedDegraded",
@@ -314,11 +333,12 @@ def test_a_failing_path_pages_once_and_mutes_the_cable_page(
                 "device": "sdb",
             },
         ],  # fmt: skip
-        muted=3,
+        muted=4,
     )
-    # the muted cable fault still mutes the slow link it causes
+    # the muted cable alerts still mute the slow link they cause
     assert state["DiskLinkSpeedDegraded/sdb"]["inhibitedBy"]
     assert state["DiskCableFault/ata-X"]["inhibitedBy"]
+    assert state["DiskLinkFailing/ata-X"]["inhibitedBy"]
     assert notes and _names(notes, "page") == [["ZfsVdevFailing"]]
     assert _names(notes, "ticket") == []
 

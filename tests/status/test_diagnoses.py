@@ -386,3 +386,46 @@ def test_checksum_advice_follows_the_scrub_state() -> None:
     old = f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} {NOW - 20 * DAY}\n'
     (later,) = [f for f in findings(errors + old) if f.rule == "checksum_errors"]
     assert later.action.startswith("run zpool scrub tank")
+
+
+CABLE_ON_SDC = (
+    'zmon_disk_crc_errors_total{device="sdc"} 37\n'
+    'zmon_kernel_log_events_total{device="sdc",pattern="link_reset"} 5\n'
+)
+
+
+def _cable(text: str, history: History | None = None):  # type: ignore[no-untyped-def]
+    (f,) = [f for f in findings(text, history) if f.rule == "cable_fault"]
+    return f
+
+
+def test_a_suspect_cable_pages_where_its_disks_loss_leaves_no_redundancy() -> None:
+    mirror = pool_text(disks=("sdb", "sdc")) + CABLE_ON_SDC
+    two_way = 'zmon_vdev_redundancy{class="normal",pool="tank",vdev="mirror-0"} 1\n'
+    three_way = 'zmon_vdev_redundancy{class="normal",pool="tank",vdev="mirror-0"} 2\n'
+    paged = _cable(mirror + two_way)
+    assert (paged.severity, paged.alert) == ("critical", "DiskLinkFailing")
+    ticket = _cable(mirror + three_way)
+    assert (ticket.severity, ticket.alert) == ("warning", "DiskCableFault")
+
+
+def test_a_suspect_cable_on_a_disk_in_no_pool_is_a_ticket() -> None:
+    f = _cable(pool_text(disks=("sda", "sdb")) + CABLE_ON_SDC)
+    assert (f.severity, f.alert) == ("warning", "DiskCableFault")
+    assert f.subject == "sdc"
+
+
+def test_a_suspect_cable_pages_while_zfs_counts_errors_on_its_vdev() -> None:
+    text = (
+        pool_text(disks=("sdb", "sdc"))
+        + 'zmon_vdev_redundancy{class="normal",pool="tank",vdev="mirror-0"} 2\n'
+        + 'zmon_vdev_checksum_errors_total{class="normal",pool="tank",vdev="sdc"} 3\n'
+    )
+    h = History(step=1.0)
+    for before, crc in ((600, 30), (0, 37)):
+        link = f'zmon_disk_crc_errors_total{{device="sdc"}} {crc}\n'
+        h.observe(NOW - before, read_model(families(text + link)))
+    f = _cable(text + CABLE_ON_SDC, h)
+    assert (f.severity, f.alert) == ("critical", "DiskLinkFailing")
+    # the same counts with no new link error in the history: a ticket
+    assert _cable(text + CABLE_ON_SDC).severity == "warning"

@@ -80,7 +80,7 @@ PHASES: tuple[Phase, ...] = (
         crc_errors=3,
         link_gbps=1.5,
         length=3,
-        alerts=("ZfsVdevChecksumErrors", "ZfsErrorEvents", "DiskCableFault"),
+        alerts=("ZfsVdevChecksumErrors", "ZfsErrorEvents", "DiskCableFault", "DiskLinkFailing"),
     ),
     Phase(
         "degraded",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from zmon.status import policy
 from zmon.status import words as w
@@ -57,6 +57,7 @@ class Limits:
     dataset_quota_full: float = 0.90  # used/quota or referenced/refquota above this
     snapshot_max_age: float = 26 * 3600  # no snapshot this long, where one is expected
     stuck_timeouts: int = 2  # zpool timeouts that, with a kstat sign, make a pool stuck
+    cable_page_redundancy: float = 1  # a suspect cable pages when its vdev survives no more
 
 
 @dataclass(frozen=True)
@@ -886,12 +887,37 @@ def _covered_elsewhere(ev: Evidence, disk: Disk) -> bool:
     return False
 
 
+def _cable_cannot_wait(ev: Evidence, disk: Disk, recent: Recent | None) -> bool:
+    """The suspect cable pages (DiskLinkFailing), as the alert does: the disk serves a pool
+    and losing it would leave the ONLINE top-level vdev it sits in directly without
+    redundancy (a disk being resilvered in under replacing-N or spare-N carries none yet;
+    a DEGRADED vdev is the degraded-pool finding's), or ZFS counts
+    errors on its leaf while its link errors are new. A disk in no pool is a ticket at most.
+    (The alert also pages when link errors keep coming for 45 minutes, longer than the
+    status history reaches.)"""
+    for p in ev.model.pools:
+        for v in p.vdevs():
+            if v.device != disk.device or not v.is_leaf:
+                continue
+            top = parent_of(p, v) or v
+            left = top.redundancy if top.klass != "log" and top.state == "online" else None
+            if left is not None and left <= ev.limits.cable_page_redundancy:
+                return True
+            if v.errors and recent is not None:
+                return True
+    return False
+
+
 def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
     for disk in ev.model.disks.values():
-        seen = _cable_evidence(disk, ev.model.pools, _recent_link_errors(ev, disk))
+        recent = _recent_link_errors(ev, disk)
+        seen = _cable_evidence(disk, ev.model.pools, recent)
         if seen is None or _covered_elsewhere(ev, disk):
             continue
-        yield _disk_hit(disk, seen)
+        hit = _disk_hit(disk, seen)
+        if _cable_cannot_wait(ev, disk, recent):
+            hit = replace(hit, alert="DiskLinkFailing")
+        yield hit
 
 
 def find_smart_failed(ev: Evidence) -> Iterable[Hit]:

@@ -114,10 +114,18 @@ POLICY: tuple[Policy, ...] = (
     _p("ZfsL2arcErrors", "warning", """The cache device fails: ZFS reads the pool instead, no
        data is at risk."""),
     # ---- disks
-    _p("DiskCableFault", "critical", """Link errors on a pool disk with healthy media: a cable
-       or port is failing. ZFS still repairs from redundancy, but it faults the disk if the
-       errors go on, and a reseat now keeps the redundancy. It pages once for the disk and
-       mutes the checksum and error-event alerts that follow from it."""),
+    # A suspect cable is two rows, a ticket and a page, because one kernel-log line is not a
+    # reason to wake anyone: a reseated disk's CRC error, a link reset at boot or hotplug, a
+    # timeout while a standby disk spins up come once and stop. The page needs a reason to
+    # act now that the ticket cannot wait for.
+    _p("DiskCableFault", "warning", """Link errors on a disk with healthy media: a cable or
+       port may be failing. ZFS still repairs from redundancy, nothing more is at risk while
+       they stay rare; DiskLinkFailing pages when they cannot wait. It mutes the checksum and
+       error-event alerts that follow from it."""),
+    _p("DiskLinkFailing", "critical", """Link errors on a pool disk with healthy media, and
+       no time to wait: losing the disk would leave its vdev without redundancy, or ZFS
+       already counts errors on its vdev, or the errors keep coming. A reseat now keeps the
+       redundancy; ZFS faults the disk if the errors go on."""),
     _p("DiskSmartFailed", "critical", """The disk predicts its own failure: its vdev is about
        to lose a member. Page while redundancy is still there to resilver from."""),
     _p("DiskReallocatedSectorsRising", "warning", """The disk remaps sectors: it still serves
