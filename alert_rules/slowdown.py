@@ -71,4 +71,4 @@ def latency_records(t: Thresholds) -> list[Record]:
 def slowdown_group(t: Thresholds) -> Group:
     """The latency records, in a group of their own (the ARC records stay with the memory
     alerts that read them, so those see fresh values)."""
-    return Group("zmon-slowdown", latency_records(t))
+    return Group("zmon-slowdown", [*latency_records(t)])
