@@ -37,6 +37,7 @@ from typing import Any
 
 from benchmarks.iostat_cardinality import histogram_text, table_text
 from benchmarks.kernel_log_bench import FAULTS, NOISE
+from zmon.collectors.datasets import AUTO_SNAPSHOT_PROPERTY, columns_for
 from zmon.config import Config
 from zmon.demo.disks import BlockTree
 from zmon.demo.fakehost import FakeHost, programs
@@ -251,7 +252,7 @@ def datasets(shape: Shape, rng: random.Random) -> tuple[list[str], str, str]:
         rows.append(
             f"{name}\t{kind}\t{used}\t{1 << 50}\t{used}\t1.35\t1.35\t0\t0\t0\t0\t"
             f"{used * 2}\t{used * 2}\t{used // 10}\t{used // 20}\t{used}\t0\t0\t"
-            f"{volsize}\t{objset_id(i)}\n"
+            f"{volsize}\t{objset_id(i)}\t{SNAPSHOT_EPOCH - 86400}\ttrue\n"
         )
     snaps = [
         f"{names[i % len(names)]}@auto-{i // len(names):04d}\t{SNAPSHOT_EPOCH + i}"
@@ -388,11 +389,8 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
 
     # datasets
     names, listing, snaps = datasets(shape, rng)
-    dcols = (
-        "name,type,used,available,referenced,compressratio,refcompressratio,quota,"
-        "refquota,reservation,refreservation,logicalused,logicalreferenced,written,"
-        "usedbysnapshots,usedbydataset,usedbychildren,usedbyrefreservation,volsize,objsetid"
-    )
+    # every dataset is in the snapshot policy (com.sun:auto-snapshot=true, inherited)
+    dcols = ",".join(columns_for(AUTO_SNAPSHOT_PROPERTY))
     rec.add(["zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", dcols], listing)
     rec.add(["zfs", "list", "-Hp", "-t", "snapshot", "-o", "name,creation"], snaps)
 

@@ -31,6 +31,10 @@ LAB = r"(?:lab/[^/]+/[^/]+|pools/lab/[^/]+|perf/lab/[^/]+/[^/]+|zpool_status/lab
 KINDS: list[tuple[str, tuple[str, ...]]] = [
     (r"ups/(?:synthetic_)?apcaccess_.*\.txt", ("apcaccess",)),
     (r"ups/(?:synthetic_)?upsc_.*\.txt", ("upsc",)),
+    (r"ups/wider/apcaccess_.*\.txt", ("apcaccess",)),
+    (r"ups/wider/upsc_.*\.txt|ups/ddl/.*\.dev", ("upsc",)),
+    (r"disks/json/.*\.json", ("smartctl",)),
+    (r"zpool_status/wider/.*\.txt", ("zpool-status",)),
     (r"arc/corpus/arcstats_.*\.txt|(?:arc/)?(?:lab|perf/lab)/.*/arcstats\.txt", ("arcstats",)),
     (r"arc/kstat/(?:txgs|dmu_tx_assign)\.txt", ("kstat", "txgs")),
     (rf"{LAB}/kstat-\w+-(?:txgs|dmu_tx_assign)\.txt", ("kstat", "txgs")),
@@ -107,7 +111,9 @@ def read(kind: str, data: bytes) -> str:
 
 @cache
 def clean(rel: str, kind: str) -> str:
-    return read(kind, (FIXTURES / rel).read_bytes())
+    """The records of a fixture as it is (a fixture that is itself a real paste, such as one
+    kept with its forum's <pre> tags, reads as its unwrapped output)."""
+    return read(kind, unwrap_paste((FIXTURES / rel).read_bytes()).data)
 
 
 def pasted(kind: str, data: bytes) -> str:
