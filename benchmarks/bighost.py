@@ -38,6 +38,7 @@ from typing import Any
 from benchmarks.iostat_cardinality import histogram_text, table_text
 from benchmarks.kernel_log_bench import FAULTS, NOISE
 from zmon.collectors.datasets import AUTO_SNAPSHOT_PROPERTY, columns_for
+from zmon.collectors.smart import reads_sas_phys
 from zmon.config import Config
 from zmon.demo.disks import BlockTree
 from zmon.demo.fakehost import FakeHost, programs
@@ -304,9 +305,15 @@ def smart_disks(shape: Shape, lay: Layout) -> list[tuple[str, str, str]]:
     return out
 
 
+def smart_argv(path: str, dtype: str) -> list[str]:
+    """The smart collector's command for one disk (SAS-capable types also read -l sasphy)."""
+    sas = ["-l", "sasphy"] if reads_sas_phys(dtype) else []
+    return ["smartctl", "--json=c", "--nocheck=standby", "--all", *sas, "-d", dtype, path]
+
+
 def smart_report(template: dict[str, Any], path: str, dtype: str, serial: str) -> str:
     doc = json.loads(json.dumps(template))
-    argv = ["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", dtype, path]
+    argv = smart_argv(path, dtype)
     doc["smartctl"]["argv"] = argv
     doc["device"] = {
         **doc.get("device", {}),
@@ -460,11 +467,7 @@ def build_host(root: Path, vdevs: int = 1000, seed: int = 17, kernel_log_bytes: 
         scan["devices"].append({"name": path, "info_name": info, "type": dtype, "protocol": proto})
         report = smart_report(templates[kind], path, dtype, f"S{rng.getrandbits(40):010X}")
         status = int(templates[kind]["smartctl"].get("exit_status", 0))
-        rec.add(
-            ["smartctl", "--json=c", "--nocheck=standby", "--all", "-d", dtype, path],
-            report,
-            status,
-        )
+        rec.add(smart_argv(path, dtype), report, status)
     rec.add(["smartctl", "--scan-open", "--json=c"], json.dumps(scan, separators=(",", ":")))
     rec.close()
 
