@@ -14,6 +14,7 @@ import re
 import signal
 import sys
 import threading
+import urllib.error
 import urllib.request
 from functools import partial
 from pathlib import Path
@@ -90,8 +91,14 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_last_data_served_stale(
     url = f"http://127.0.0.1:{daemon.server.port}/metrics"
 
     def scrape() -> str:
-        with urllib.request.urlopen(url, timeout=30) as r:
-            return str(r.read().decode())
+        """The exposition, or "" while zmon answers 503 (no data collected yet)."""
+        try:
+            with urllib.request.urlopen(url, timeout=30) as r:
+                return str(r.read().decode())
+        except urllib.error.HTTPError as e:
+            if e.code != 503:
+                raise
+            return ""
 
     try:
         assert poll(lambda: _sample(scrape(), "zmon_arc_size_bytes") == 4096.0)
