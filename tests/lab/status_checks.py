@@ -41,7 +41,10 @@ _RAIDZ_CHECKSUMS = tuple(
     for disk in ("vda", "vdb", "vdc")
 )
 ALSO: dict[tuple[str, str], tuple[str, ...]] = {
-    (version, checks.IO_ERRORS): _RAIDZ_CHECKSUMS for version in checks.VERSIONS
+    **{(version, checks.IO_ERRORS): _RAIDZ_CHECKSUMS for version in checks.VERSIONS},
+    # 2.1.11's hung `zpool status` (see LIVE) is said as unknown, with the last known state
+    # and the kstat signs that make it critical, whenever the hang outlasts a timeout
+    ("2.1.11", checks.SUSPENDED): ("CRITICAL - zpool has not answered for ",),
 }
 
 _KERNEL_NAME = re.compile(r"\((?:sd[a-z]+|vd[a-z]+|nvme\d+n\d+), ")
