@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.collectors.ups.quantities import assert_quantities
 from tests.helpers import fixture_path
 from tests.support.expected import load_expected
 from zmon.parsers import nut
@@ -11,14 +12,6 @@ from zmon.parsers.ups import FLAGS
 
 DDL = fixture_path("ups", "ddl")
 EXPECTED = load_expected(DDL / "EXPECTED.md")
-# fact key -> (metric, scale from the printed unit to the base unit)
-QUANTITY_FACTS = {
-    "charge": ("zmon_ups_battery_charge_ratio", 0.01),
-    "runtime": ("zmon_ups_battery_runtime_seconds", 1.0),
-    "load": ("zmon_ups_load_ratio", 0.01),
-    "input_v": ("zmon_ups_input_voltage_volts", 1.0),
-    "output_v": ("zmon_ups_output_voltage_volts", 1.0),
-}
 
 
 def test_every_dump_has_facts_and_every_fact_a_dump():
@@ -36,11 +29,6 @@ def test_dump_gives_its_facts(name):
     assert reading.up
     # zmon exports a fixed set of flags; others (apc_modbus's "HE", high efficiency) are dropped
     assert reading.flags == frozenset(facts["status"].split()) & frozenset(FLAGS)
-    for key, (metric, scale) in QUANTITY_FACTS.items():
-        if key in facts:
-            assert reading.values[metric] == pytest.approx(float(facts[key]) * scale), key
-    for key in facts.get("absent", "").replace(",", " ").split():
-        if key in QUANTITY_FACTS:
-            assert QUANTITY_FACTS[key][0] not in reading.values, key
+    assert_quantities(reading, facts, other_absent_keys=True)
     assert reading.info.driver == facts.get("driver", "")
     assert output.variables.get("driver.version") == facts["version"]

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.collectors.ups.quantities import assert_quantities
 from tests.helpers import fixture_path
 from tests.support.expected import load_expected
 from zmon.parsers import apcupsd, nut
 
 DIR = fixture_path("ups", "wider")
 EXPECTED = load_expected(DIR / "EXPECTED.md")
-QUANTITY_FACTS = {
-    "charge": ("zmon_ups_battery_charge_ratio", 0.01),
-    "runtime": ("zmon_ups_battery_runtime_seconds", 1.0),
-    "load": ("zmon_ups_load_ratio", 0.01),
-    "input_v": ("zmon_ups_input_voltage_volts", 1.0),
-    "output_v": ("zmon_ups_output_voltage_volts", 1.0),
-}
 
 
 def test_every_sample_has_facts():
@@ -40,9 +34,5 @@ def test_sample_gives_its_facts(name):
     assert reading.up
     flags = facts["flags"]
     assert reading.flags == (None if flags == "unknown" else frozenset(flags.split()))
-    for key, (metric, scale) in QUANTITY_FACTS.items():
-        if key in facts:
-            assert reading.values[metric] == pytest.approx(float(facts[key]) * scale), key
-    for key in facts.get("absent", "").replace(",", " ").split():
-        assert QUANTITY_FACTS[key][0] not in reading.values, key
+    assert_quantities(reading, facts, other_absent_keys=False)
     assert reading.info.model == facts["model"]
