@@ -22,22 +22,10 @@ from zmon.supervisor import WEDGED_AFTER, Backoff, WorkerSupervisor, spawn_worke
 # the worker starts a Python process per run: generous on a loaded machine
 poll = partial(_poll, timeout=120.0)
 
-# A worker that says it started, then never says anything again (as one stuck in a C call
-# that holds the interpreter): only its death closes the channel.
-SILENT_WORKER = (
-    sys.executable,
-    "-c",
-    "import socket, sys, time\n"
-    "from zmon.channel import TO_WORKER, Channel, Started\n"
-    "channel = Channel(socket.socket(fileno=int(sys.argv[1])), TO_WORKER)\n"
-    "channel.recv()\n"
-    "channel.send(Started(None, True))\n"
-    "time.sleep(3600)\n",
-)
 
-
-def _faulty_worker(frame: bytes) -> tuple[str, ...]:
-    """A worker that starts, then sends the raw bytes ``frame`` and waits to be killed."""
+def _started_worker(then: str = "") -> tuple[str, ...]:
+    """A worker program that says it started, runs the Python line ``then`` and waits to be
+    killed."""
     return (
         sys.executable,
         "-c",
@@ -46,9 +34,19 @@ def _faulty_worker(frame: bytes) -> tuple[str, ...]:
         "channel = Channel(socket.socket(fileno=int(sys.argv[1])), TO_WORKER)\n"
         "channel.recv()\n"
         "channel.send(Started(None, True))\n"
-        f"channel.sock.sendall({frame!r})\n"
+        f"{then}"
         "time.sleep(3600)\n",
     )
+
+
+# A worker that says it started, then never says anything again (as one stuck in a C call
+# that holds the interpreter): only its death closes the channel.
+SILENT_WORKER = _started_worker()
+
+
+def _faulty_worker(frame: bytes) -> tuple[str, ...]:
+    """A worker that starts, then sends the raw bytes ``frame`` and waits to be killed."""
+    return _started_worker(f"channel.sock.sendall({frame!r})\n")
 
 
 def _frame(payload: bytes) -> bytes:
