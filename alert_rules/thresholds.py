@@ -114,6 +114,10 @@ class Thresholds:
     # --- slowdowns: a pool's latency p99 against its own usual (alert_rules/slowdown.py)
     slowdown_min_ops: float = 10.0  # I/Os per second of an op below which latency is not judged
     latency_baseline: Duration = D("1d")  # the usual: median of the 5-minute p99 over this
+    slowdown_factor: float = 3.0  # read p99 at least this many times its usual: slower
+    slowdown_ghost_share: float = 0.5  # ghost hits per miss above this: mostly ghost hits
+    slowdown_sibling_factor: float = 3.0  # a top-level vdev this much slower than its siblings
+    slowdown_for: Duration = D("15m")
     # --- disks
     disk_pool_memory: Duration = D("1h")  # a disk keeps its pool label this long after leaving
     cable_window: Duration = D("1h")  # CRC errors, link resets, timeouts, hotplug flaps

@@ -22,10 +22,12 @@ READ_DATASET_FAMILIES = frozenset({
 })  # fmt: skip
 # Single families read besides those prefixes: zmon's start, the pools' kstat state (known
 # without zpool, for a zpool that hangs).
-READ_FAMILIES = frozenset({"zmon_start_time_seconds", "zmon_pool_kstat_state"})
+# The write throttle's counters (a slowdown that is not the ARC's, zmon/status/slowdown.py).
+READ_FAMILIES = frozenset({"zmon_start_time_seconds", "zmon_pool_kstat_state",
+                           "zmon_dmu_tx_events", "zmon_dmu_tx_events_total"})  # fmt: skip
 SKIPPED_PREFIXES = ("zmon_disk_smart_attribute", "zmon_pool_kstat_", "zmon_pool_ddt_bucket",
                     "zmon_pool_queue_", "zmon_pool_txg_", "zmon_pool_disk_latency",
-                    "zmon_pool_io_latency", "zmon_pool_lifetime_")  # fmt: skip
+                    "zmon_pool_lifetime_")  # fmt: skip
 
 
 def wanted(name: str) -> bool:

@@ -12,9 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zmon.host.last_pools import LastPools
+from zmon.status.ratios import GHOST_SIZE_METRIC, GHOST_STATES
 from zmon.viewed import wanted
 
 Labels = dict[str, str]
+
+# dmu_tx reasons that say a write waited for dirty data at its limit (zfs_dirty_data_max): the
+# write throttle, a slowdown no ARC size changes (zmon_dmu_tx_events_total{reason=...}).
+THROTTLE_REASONS = ("dirty_throttle", "dirty_over_max")
 
 # Kernel-log patterns that point at the link to a disk (cable, backplane, port, HBA) and not
 # at its media. The same list is in alert_rules/thresholds.py (cable_patterns).
@@ -99,6 +104,8 @@ class Vdev:
     write_errors: float = 0.0
     checksum_errors: float = 0.0
     slow_ios: float = 0.0
+    read_ops: float | None = None  # reads in its latency histogram (zpool iostat -w)
+    read_seconds: float | None = None  # ... and their estimated total latency
     redundancy: float | None = None  # top-level vdevs: further failures it survives
     notes: list[str] = field(default_factory=list)
     children: list[Vdev] = field(default_factory=list)
@@ -161,6 +168,8 @@ class Pool:
     created: float | None = None  # Unix time; None when zmon does not know
     last_scrub_errors: float = 0.0
     root: Vdev | None = None
+    # read latency (queue + disk, zpool iostat -w): cumulative count per bucket bound, seconds
+    read_latency: dict[float, float] = field(default_factory=dict)
 
     def vdevs(self) -> list[Vdev]:
         return list(self.root.walk()) if self.root else []
@@ -237,6 +246,8 @@ class Arc:
     mfu_ghost_hits: float = 0.0
     size: float | None = None
     max_size: float | None = None
+    ghost_sizes: tuple[float | None, ...] = ()  # the MRU and MFU ghost lists' size
+    memory_all: float | None = None  # the system memory the ARC sees
 
     @property
     def ghost_hits(self) -> float:
@@ -316,6 +327,8 @@ class HostModel:
     pool_kstat_states: dict[str, str] = field(default_factory=dict)
     # the pools' states zpool last gave, from the state directory (not from the families)
     last_pools: LastPools | None = None
+    # writes that waited for dirty data at its limit (dmu_tx; None when not served)
+    dirty_waits: float | None = None
 
     def collector(self, name: str) -> CollectorHealth | None:
         return next((c for c in self.collectors if c.name == name), None)
@@ -344,6 +357,9 @@ def read_model(families: Iterable[Any]) -> HostModel:
         if v  # the counters alert rules use are served at 0 before their first event
     ]
     model.event_last = s.by("zmon_zfs_events_last_timestamp_seconds", "class")
+    waits = [v for lb, v in s.all("zmon_dmu_tx_events_total")
+             if lb.get("reason") in THROTTLE_REASONS]
+    model.dirty_waits = sum(waits) if waits else None
     model.kernel_pool_events = {
         (lb.get("pool", ""), lb.get("pattern", "")): v
         for lb, v in s.all("zmon_kernel_log_pool_events_total")
@@ -398,8 +414,35 @@ def _pools(s: Samples) -> list[Pool]:
         p.created = s.value("zmon_pool_creation_time_seconds", pool=name)
         p.scan = _scan(s, name)
         p.root = _vdev_tree(s, name, vdev_state)
+        p.read_latency = _read_buckets(s, name)
+        _vdev_reads(s, p)
         pools.append(p)
     return pools
+
+
+def _read_buckets(s: Samples, pool: str) -> dict[float, float]:
+    """The pool's read latency histogram: cumulative count by bucket bound (seconds)."""
+    out = {}
+    for lb, v in s.all("zmon_pool_io_latency_seconds_bucket"):
+        if lb.get("pool") == pool and lb.get("op") == "read":
+            out[float(lb.get("le", "+Inf"))] = v
+    return out
+
+
+def _vdev_reads(s: Samples, pool: Pool) -> None:
+    """Each vdev's reads and their total latency (zmon_vdev_io_latency_seconds)."""
+    count = {(lb.get("vdev"), lb.get("class")): v
+             for lb, v in s.all("zmon_vdev_io_latency_seconds_count")
+             if lb.get("pool") == pool.name and lb.get("op") == "read"}  # fmt: skip
+    if not count:
+        return
+    total = {(lb.get("vdev"), lb.get("class")): v
+             for lb, v in s.all("zmon_vdev_io_latency_seconds_sum")
+             if lb.get("pool") == pool.name and lb.get("op") == "read"}  # fmt: skip
+    for v in pool.vdevs():
+        key = (v.name, v.klass)
+        if key in count:
+            v.read_ops, v.read_seconds = count[key], total.get(key)
 
 
 def _scan(s: Samples, pool: str) -> Scan | None:
@@ -571,6 +614,8 @@ def _arc(s: Samples) -> Arc | None:
         mfu_ghost_hits=s.value("zmon_arc_mfu_ghost_hits_total") or 0.0,
         size=s.value("zmon_arc_size_bytes"),
         max_size=s.value("zmon_arc_max_size_bytes"),
+        ghost_sizes=tuple(s.value(GHOST_SIZE_METRIC, state=st) for st in GHOST_STATES),
+        memory_all=s.value("zmon_arc_memory_all_bytes"),
     )
 
 

@@ -126,3 +126,46 @@ RATIOS = (ARC_HIT, ARC_GHOST_HITS_PER_ACCESS, ARC_GHOST_HITS_PER_MISS, ARC_DEMAN
           ARC_PREFETCH_HIT, ARC_L2_HIT)  # fmt: skip
 # The counters the status history keeps for the ratios status shows (zmon/status/model.py Arc).
 STATUS_FIELDS = ("hits", "misses", "mru_ghost_hits", "mfu_ghost_hits")
+
+# ---- what a larger ARC would buy: "up to N % more reads would have hit with up to G more ARC"
+#
+# N is the ghost hits per access of the window (ARC_GHOST_HITS_PER_ACCESS), G the ghost lists'
+# size now: the data the ARC evicted while the ghost lists still remember it (arcstats
+# mru_ghost_size + mfu_ghost_size, served as zmon_arc_state_size_bytes{state=...}).
+# Assumptions (README, "Why is it slow?"): a ghost hit is a read of a block an ARC larger by
+# the ghost lists' size would still have held, and the same reads would come; so N and G are
+# upper bounds: part of a larger ARC would hold other data.
+GHOST_STATES = ("mru_ghost", "mfu_ghost")
+GHOST_SIZE_METRIC = "zmon_arc_state_size_bytes"
+ARC_GHOST_SIZE = "zmon:arc_ghost_size:bytes"  # the recording rule of G
+
+
+def ghost_size_expr() -> str:
+    """The recording rule of G: the MRU and MFU ghost lists' size, per host."""
+    states = "|".join(GHOST_STATES)
+    return f'sum by (instance, job) ({GHOST_SIZE_METRIC}{{state=~"{states}"}})'
+
+
+@dataclass(frozen=True)
+class LargerArc:
+    """The estimate over one window: of all reads, ``more_hits`` would have hit with up to
+    ``extra_bytes`` more ARC; ``ghost_share`` of the misses were ghost hits (the rest cold
+    reads, which no ARC size serves)."""
+
+    more_hits: float  # ghost hits per access (N)
+    ghost_share: float | None  # ghost hits per miss; None without a miss
+    extra_bytes: float | None  # the ghost lists' size (G); None when not served
+    hit_ratio: float  # hits per access over the same window
+
+    @classmethod
+    def of(cls, increases: Mapping[str, float], ghost_sizes: Sequence[float | None]
+           ) -> LargerArc | None:
+        """From the counters' increases over the window (by arcstats field, at least
+        STATUS_FIELDS) and the ghost lists' sizes now; None without an access."""
+        more = ARC_GHOST_HITS_PER_ACCESS.of(increases)
+        hit = ARC_HIT.of(increases)
+        if more is None or hit is None:
+            return None
+        sizes = [s for s in ghost_sizes if s is not None]
+        return cls(more, ARC_GHOST_HITS_PER_MISS.of(increases), sum(sizes) if sizes else None,
+                   hit)  # fmt: skip
