@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from alert_rules.building import Alert, Group, Record, x
 from alert_rules.thresholds import Thresholds
+from zmon.status.model import THROTTLE_REASONS
 from zmon.status.ratios import (
     ACCESSES,
     ARC_GHOST_HITS_PER_MISS,
@@ -36,7 +37,6 @@ from zmon.status.ratios import (
     counter_metric,
     ghost_size_expr,
 )
-from zmon.status.model import THROTTLE_REASONS
 
 ARC_ACCESSES = f"zmon:arc_accesses:rate{RATE_WINDOW}"
 POOL_P99 = f"zmon:pool_io_latency_seconds:p99_rate{RATE_WINDOW}"
@@ -104,13 +104,19 @@ def arc_slowdown(t: Thresholds) -> Alert:
     scan = "max by (instance, job, pool) (zmon_pool_scan_in_progress) == 1"
     reasons = "|".join(THROTTLE_REASONS)
     throttle = f'rate(zmon_dmu_tx_events_total{{reason=~"{reasons}"}}[{RATE_WINDOW}])'
-    p99 = looked_up(f"{POOL_P99}{{}}", POOL.replace("pool=%q", "pool=%q,op='read'"),
-                    "{{ . | humanizeDuration }}")
-    ghost_share = looked_up(f"{ARC_GHOST_HITS_PER_MISS.record}{{}}", HOST,
-                            "{{ . | humanizePercentage }}")
+    p99 = looked_up(
+        f"{POOL_P99}{{}}",
+        POOL.replace("pool=%q", "pool=%q,op='read'"),
+        "{{ . | humanizeDuration }}",
+    )
+    ghost_share = looked_up(
+        f"{ARC_GHOST_HITS_PER_MISS.record}{{}}", HOST, "{{ . | humanizePercentage }}"
+    )
     hit_usual = looked_up(
-        f"quantile_over_time(0.5, {ARC_HIT.record}{{}}[{t.latency_baseline}])", HOST,
-        "{{ . | humanizePercentage }}")
+        f"quantile_over_time(0.5, {ARC_HIT.record}{{}}[{t.latency_baseline}])",
+        HOST,
+        "{{ . | humanizePercentage }}",
+    )
     hit_now = looked_up(f"{ARC_HIT.record}{{}}", HOST, "{{ . | humanizePercentage }}")
     ghost_size = looked_up(f"{ARC_GHOST_SIZE}{{}}", HOST, "{{ . | humanize1024 }}B")
     arc_max = looked_up("zmon_arc_max_size_bytes{}", HOST, "{{ . | humanize1024 }}B")

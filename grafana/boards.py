@@ -323,7 +323,7 @@ def why_slow() -> list[Panel | Row]:
                                "the misses are cold reads (the workload)."),
         table("What a larger ARC would buy", [
             I(f"max by (instance) ({_record(ghost_share)})"),
-            I(f"max by (instance) ({_record(slowdown.ARC_GHOST_SIZE)})"),
+            I(f"max by (instance) ({_record(ratios.ARC_GHOST_SIZE)})"),
             I(f"max by (instance) ({_record('zmon_arc_max_size_bytes')})"),
         ], rename={"Value #A": "Up to this many more reads would hit",
                    "Value #B": "with up to this much more ARC", "Value #C": "ARC max now"},

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.status.helpers import NOW, families, findings, pool_text
+from tests.status.slowdown_hour import hour
 from zmon.status.diagnoses import RULES, RULES_BY_ID
 from zmon.status.history import History
 from zmon.status.model import read_model
@@ -80,6 +81,7 @@ def replacing_text(old_state: str = "online") -> str:
 
 
 SDB = pool_text()
+SLOW_MEMORY, SLOW_COLD = hour("memory"), hour("cold")
 
 
 def nvme_errlog(entries: int, media: int = 0) -> str:
@@ -92,6 +94,14 @@ def nvme_errlog(entries: int, media: int = 0) -> str:
 
 
 CASES: dict[str, Case] = {
+    "arc_slowdown": Case(
+        SLOW_MEMORY[-1][1], "pool tank",
+        "reads are 10x slower than usual (p99 99 ms, usually 9.8 ms); ARC hit ratio fell from "
+        "97 % to 71 %; 64 % of the misses were ghost hits", history=SLOW_MEMORY),
+    "slow_reads": Case(
+        SLOW_COLD[-1][1], "pool tank",
+        "reads are 10x slower than usual (p99 99 ms, usually 9.8 ms); ARC hit ratio fell from "
+        "97 % to 71 %; 4.0 % of the misses were ghost hits", history=SLOW_COLD),
     "pool_unavailable": Case(pool_text(state="suspended")
                              + 'zmon_pool_io_suspended{pool="tank"} 1\n', "pool tank",
                              "state SUSPENDED and I/O suspended"),

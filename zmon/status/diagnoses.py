@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from zmon.status import policy
+from zmon.status import policy, slowdown
 from zmon.status import words as w
 from zmon.status.history import Window
 from zmon.status.links import DEFAULT_LINKS
@@ -58,6 +58,10 @@ class Limits:
     snapshot_max_age: float = 26 * 3600  # no snapshot this long, where one is expected
     stuck_timeouts: int = 2  # zpool timeouts that, with a kstat sign, make a pool stuck
     cable_page_redundancy: float = 1  # a suspect cable pages when its vdev survives no more
+    slowdown_factor: float = 3.0  # read p99 this many times its usual: slower than usual
+    slowdown_ghost_share: float = 0.5  # ghost hits per miss above this: mostly ghost hits
+    slowdown_min_ops: float = 10.0  # reads per second below which latency is not judged
+    slowdown_sibling_factor: float = 3.0  # a vdev this much slower than its siblings
 
 
 @dataclass(frozen=True)
@@ -800,6 +804,95 @@ def find_arc_too_small(ev: Evidence) -> Iterable[Hit]:
     yield Hit("ARC", f"ghost hits are {w.percent(ratio)} of ARC accesses {when}")
 
 
+def _slowdowns(ev: Evidence) -> list[slowdown.Slowdown]:
+    lim = ev.limits
+    return slowdown.slowdowns(ev.model, ev.history, slowdown.Limits(
+        lim.slowdown_factor, lim.slowdown_ghost_share, lim.slowdown_min_ops,
+        lim.slowdown_sibling_factor, lim.arc_min_accesses))  # fmt: skip
+
+
+def _slow_reads(s: slowdown.Slowdown) -> list[str]:
+    """'reads are 6.0x slower than usual (p99 41 ms, usually 7.1 ms)' and the ARC's words."""
+    lat = s.latency
+    parts = [f"reads are {w.times(lat.factor)} slower than usual (p99 {w.latency(lat.now)}, "
+             f"usually {w.latency(lat.usual)})"]  # fmt: skip
+    if s.arc is not None:
+        if s.usual_hit is not None and s.usual_hit > s.arc.hit_ratio:
+            parts.append(f"ARC hit ratio fell from {w.percent(s.usual_hit)} to "
+                         f"{w.percent(s.arc.hit_ratio)}")  # fmt: skip
+        else:
+            parts.append(f"ARC hit ratio {w.percent(s.arc.hit_ratio)}")
+        if s.arc.ghost_share is not None:
+            parts.append(f"{w.percent(s.arc.ghost_share)} of the misses were ghost hits")
+    return parts
+
+
+def find_arc_slowdown(ev: Evidence) -> Iterable[Hit]:
+    """Reads slower than usual and the misses behind them mostly ghost hits: memory."""
+    for s in _slowdowns(ev):
+        if s.cause != "arc" or s.arc is None:
+            continue
+        arc = ev.model.arc
+        extra = f"up to {w.size(s.arc.extra_bytes)} more" if s.arc.extra_bytes else "more"
+        limit = ""
+        if arc is not None and arc.max_size:
+            ram = f" of {w.size(arc.memory_all)} RAM" if arc.memory_all else ""
+            limit = f" (now {w.size(arc.max_size)}{ram})"
+        yield Hit(
+            f"pool {s.pool.name}",
+            "; ".join(_slow_reads(s)),
+            _pool_labels(s.pool),
+            cause=f"a larger ARC ({extra}) would have served them: up to "
+            f"{w.percent(s.arc.more_hits)} more reads would have hit",
+            action=f"raise zfs_arc_max{limit} if memory allows, or add RAM or an L2ARC",
+        )
+
+
+_NOT_THE_ARC = {
+    "scan": ("a {scan} on {pool} competes with the reads, not the ARC",
+             "let it finish (a scrub can be paused: zpool scrub -p {pool}); a larger ARC "
+             "would not help"),
+    "vdev": ("one slow {kind} holds {pool} back, not the ARC",
+             "check {vdev} (SMART, cabling, the kernel log) and replace it if it stays slow"),
+    "throttle": ("the write throttle holds I/O back (dirty data at zfs_dirty_data_max), not "
+                 "the ARC",
+                 "find what writes; a faster pool or log device, or a larger "
+                 "zfs_dirty_data_max; a larger ARC would not help"),
+    "cold": ("the misses are cold reads (data read for the first time: a new workload, a "
+             "backup, a search through old data), not the ARC's size",
+             "find what reads; a larger ARC would not serve them"),
+}  # fmt: skip
+
+
+def find_slow_reads(ev: Evidence) -> Iterable[Hit]:
+    """Reads slower than usual for a reason no ARC size changes: say which, raise no ticket."""
+    for s in _slowdowns(ev):
+        if s.cause == "arc":
+            continue
+        cause, action = _NOT_THE_ARC[s.cause]
+        labels = _pool_labels(s.pool)
+        seen = _slow_reads(s)
+        scan = s.pool.scan.function if s.pool.scan is not None else "scan"
+        kind = "disk"
+        if s.sibling is not None:
+            v = s.sibling.vdev
+            kind = "disk" if v.is_leaf else "vdev"
+            labels = {**labels, "vdev": v.name, "device": v.device}
+            seen.append(f"{v.name} reads take {w.times(s.sibling.factor)} as long as its "
+                        "siblings'")  # fmt: skip
+        if s.cause == "throttle":
+            seen.append(f"{w.count(s.waits, 'write')} waited for dirty data in the last 5 min")
+        if s.cause == "scan":
+            seen.append(f"a {scan} is running")
+        yield Hit(
+            f"pool {s.pool.name}",
+            "; ".join(seen),
+            labels,
+            cause=cause.replace("{scan}", scan).replace("{kind}", kind),
+            action=action.replace("{scan}", scan),
+        )
+
+
 # ---- disks
 
 
@@ -1266,6 +1359,12 @@ RULES: tuple[Rule, ...] = (
          "redundancy is reduced until it finishes",
          "let it finish; do not take another disk of {pool} offline", find_resilver_running,
          unpaged="warning"),
+    Rule("arc_slowdown", "ZfsArcSlowdown",
+         "the ARC is too small for what is read",
+         "raise zfs_arc_max if memory allows, or add RAM or an L2ARC", find_arc_slowdown),
+    Rule("slow_reads", None,
+         "reads on {pool} are slower than usual, not because of the ARC",
+         "find what competes with the reads", find_slow_reads, unpaged="info"),
     Rule("arc_too_small", "ZfsArcGhostHitsHigh",
          "ARC is too small for the working set",
          "add RAM or raise zfs_arc_max", find_arc_too_small),

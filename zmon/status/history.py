@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from zmon.status.model import HostModel
 from zmon.status.ratios import STATUS_FIELDS, history_key
+from zmon.status.slowdown import DIRTY_WAITS, slowdown_series
 
 Point = tuple[float, Mapping[str, float]]
 
@@ -54,6 +55,9 @@ def series_of(model: HostModel) -> dict[str, float]:
             if pool.scan.progress is not None:
                 out[f"scan_progress:{pool.name}"] = pool.scan.progress
         out[f"pool_errors:{pool.name}"] = sum(v.errors for v in pool.vdevs())
+        out.update(slowdown_series(pool))
+    if model.dirty_waits is not None:
+        out[DIRTY_WAITS] = model.dirty_waits
     if model.arc is not None:
         for field in STATUS_FIELDS:  # the counters of the ratios status shows
             out[history_key(field)] = getattr(model.arc, field)

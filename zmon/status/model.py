@@ -357,8 +357,9 @@ def read_model(families: Iterable[Any]) -> HostModel:
         if v  # the counters alert rules use are served at 0 before their first event
     ]
     model.event_last = s.by("zmon_zfs_events_last_timestamp_seconds", "class")
-    waits = [v for lb, v in s.all("zmon_dmu_tx_events_total")
-             if lb.get("reason") in THROTTLE_REASONS]
+    waits = [
+        v for lb, v in s.all("zmon_dmu_tx_events_total") if lb.get("reason") in THROTTLE_REASONS
+    ]
     model.dirty_waits = sum(waits) if waits else None
     model.kernel_pool_events = {
         (lb.get("pool", ""), lb.get("pattern", "")): v

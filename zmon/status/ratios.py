@@ -158,8 +158,9 @@ class LargerArc:
     hit_ratio: float  # hits per access over the same window
 
     @classmethod
-    def of(cls, increases: Mapping[str, float], ghost_sizes: Sequence[float | None]
-           ) -> LargerArc | None:
+    def of(
+        cls, increases: Mapping[str, float], ghost_sizes: Sequence[float | None]
+    ) -> LargerArc | None:
         """From the counters' increases over the window (by arcstats field, at least
         STATUS_FIELDS) and the ghost lists' sizes now; None without an access."""
         more = ARC_GHOST_HITS_PER_ACCESS.of(increases)

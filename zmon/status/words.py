@@ -30,6 +30,22 @@ def duration(seconds: float | None) -> str:
     return f"{s / 86400:.0f} days"
 
 
+def latency(seconds: float) -> str:
+    """An I/O latency: '41 ms', '2.5 ms', '850 µs', '1.2 s'."""
+    if seconds >= 1:
+        return f"{seconds:.1f} s"
+    if seconds >= 0.01:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds >= 0.001:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds * 1e6:.0f} µs"
+
+
+def times(factor: float) -> str:
+    """How many times: '6x', '2.5x'."""
+    return f"{factor:.0f}x" if factor >= 9.5 else f"{factor:.1f}x"
+
+
 def time_left(seconds: float) -> str:
     """'about 12 min to go', 'almost done'."""
     return "almost done" if seconds < 30 else f"about {duration(seconds)} to go"
