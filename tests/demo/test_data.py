@@ -155,6 +155,8 @@ def test_events_split_in_capture_order_whatever_the_loop_order() -> None:
 
 
 def _phase_events(phase: Phase) -> list[tuple[int, str]]:
+    if not phase.new_events:  # a phase that replays its scenario again logs nothing new
+        return []
     text = (DATA / "scenarios" / phase.scenario / "events-new.txt").read_text()
     return [
         (eid, re.search(r'class = "([^"]+)"', block).group(1))  # type: ignore[union-attr]

@@ -2,8 +2,9 @@
 
 Each demo binary is a two-line script calling ``main(name, args, root)``. It looks the exact
 command up in the current phase's ``commands.tsv`` (file, exit status, seconds, command) and
-prints that file. ``zpool events -f`` follows the demo's event log like the real one follows
-the kernel's event queue. Only the standard library is imported, to start fast.
+prints that file, or the host's live copy of it (``live/`` in the demo root: the latency
+histograms, which grow with the phase's I/Os). ``zpool events -f`` follows the demo's event
+log like the real one follows the kernel's event queue. Only the standard library is imported, to start fast.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ _SCAN_TIMES = ("start_time", "end_time", "pass_start", "scrub_pause")
 SNAPSHOT_TIMES = "derived-zfs-list-snapshots.txt"
 # The ``time-anchors.tsv`` row for every recording of the phase without a row of its own.
 PHASE_ANCHOR = "*"
+# In the demo root: recordings the host rewrites as it goes, served instead of the phase's.
+LIVE = "live"
 # In the demo root: how many seconds older than the lab's the pools are (a story's phase).
 POOL_AGE_FILE = "pool-age"
 # A date as ``zpool status`` prints it after "on" or "since" on its scan line.
@@ -183,6 +186,9 @@ def replay(root: Path, argv: list[str], now: float) -> tuple[bytes, int] | None:
     if found is None:
         return None
     path, status = found
+    live = root / LIVE / path.name
+    if live.exists():
+        path = live
     try:
         data = path.read_bytes()
     except OSError:

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from zmon.config import Config
 from zmon.demo.disks import BlockTree
-from zmon.demo.fakebin import POOL_AGE_FILE
+from zmon.demo.fakebin import LIVE, POOL_AGE_FILE
 from zmon.demo.fakehost import FakeHost
 from zmon.demo.kernlog import syslog_lines
 from zmon.demo.module import write_module_tree
-from zmon.demo.timeline import PHASES, STORIES, Phase, starts
+from zmon.demo.refresh import VDEV_HISTOGRAMS, histogram_blocks, write_vdev_histograms
+from zmon.demo.timeline import LATENCY, PHASES, STORIES, Phase, starts
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.demo.variants import recorded_scenario
 from zmon.logs import get
@@ -45,6 +46,11 @@ _ARC_COUNTERS = {
     "mru_ghost_hits": ("mru_ghost_hits", 1.0),
     "mfu_ghost_hits": ("mfu_ghost_hits", 1.0),
 }
+# ``zpool iostat -w`` columns the demo's I/Os land in: total_wait and disk_wait, read and write.
+_READ_COLUMNS, _WRITE_COLUMNS = (0, 2), (1, 3)
+IO_POOL = "tank"  # the pool whose I/Os the phases drive
+POOL_HISTOGRAMS = "zpool-iostat-p-w.txt"
+VDEV_TABLE = "zpool-iostat-v-p-l.txt"
 _KSTAT_ROW = re.compile(r"^(\S+)(\s+)(\d+)(\s+)(-?\d+)\s*$")
 KERN_LOG = "/var/log/kern.log"  # under the demo's rootfs
 HANG_MARKER = "zpool-hangs"  # in the demo root while a pool is suspended (fakebin reads it)
@@ -92,6 +98,8 @@ class DemoHost:
         self._eid = 0
         self._arc_base = (DATA / "arcstats.txt").read_text()
         self._arc_acc: dict[str, float] = {}
+        self._io_acc: dict[tuple[str, int], float] = {}  # (iostat -w row, column) -> I/Os
+        self._io_base = (DATA / "scenarios" / PHASES[0].scenario / POOL_HISTOGRAMS).read_text()
         self._ups_vars = base_variables()
         self._ups_charge = 100.0
         self._ups_lock = threading.Lock()
@@ -163,6 +171,7 @@ class DemoHost:
         for index in range(first_phase + 1):  # history: every earlier phase's events
             self._enter_phase(index, now=self._t0 + self._starts[index] * self.phase_seconds)
         self._write_arcstats(0.0, elapsed=0.0)
+        self._write_iostat(0.0)
         self._advance_ups(0.0)
 
     def _write_sysfs(self) -> None:
@@ -220,6 +229,7 @@ class DemoHost:
             dt, self._last_now = max(0.0, now - self._last_now), now
             self._write_arcstats(dt, elapsed=now - self._t0)  # the phase that was on
             self._advance_ups(dt)
+            self._write_iostat(dt)
             if self.stepped:
                 index = self._position % len(self.phases)
             else:
@@ -230,6 +240,8 @@ class DemoHost:
                 while self._phase_index != index:  # through every phase due, none skipped
                     self._enter_phase((self._phase_index + 1) % len(self.phases), now=now)
                 self._advance_ups(0.0)  # the new phase's mains power
+                self._write_arcstats(0.0, elapsed=now - self._t0)  # its ghost lists' size
+                self._write_iostat(0.0)  # the new phase's recordings under the same counts
 
     def step(self) -> Phase:
         """A stepped host: move the clock to the start of the next phase and enter it.
@@ -277,8 +289,9 @@ class DemoHost:
             age.write_text(f"{phase.pool_age_days * 86400:.0f}\n")
         else:
             age.unlink(missing_ok=True)
-        self._append_events(recorded_scenario(scen) / "events-new.txt")
-        self._append_kernel_log(scen / "kernel-new.txt", self.now() if now is None else now)
+        if phase.new_events:
+            self._append_events(recorded_scenario(scen) / "events-new.txt")
+            self._append_kernel_log(scen / "kernel-new.txt", self.now() if now is None else now)
         self._phase_index = index
         log.info("demo phase", phase=phase.name, scenario=phase.scenario)
 
@@ -362,6 +375,8 @@ class DemoHost:
             name, value = m.group(1), int(m.group(5))
             if name in self._arc_acc:
                 value += int(self._arc_acc[name])
+            elif name in _GHOST_SHARE and phase.ghost_bytes is not None:
+                value = int(phase.ghost_bytes * _GHOST_SHARE[name])
             elif name == "size" and "c" in values:
                 value = int(values["c"] * wobble)
             out.append(f"{name}{m.group(2)}{m.group(3)}{m.group(4)}{value}")
@@ -370,6 +385,73 @@ class DemoHost:
         tmp = target.with_name(".arcstats.new")
         tmp.write_text("\n".join(out) + "\n")
         os.replace(tmp, target)
+
+    def _write_iostat(self, dt: float) -> None:
+        """Add ``dt`` seconds of the phase's I/Os on tank to its recorded ``zpool iostat -w``
+        histograms, and write them (and the per-vdev ones made from them) where the demo's
+        ``zpool`` serves them from."""
+        phase = self.phases[max(self._phase_index, 0)]
+        for columns, rate in ((_READ_COLUMNS, phase.reads), (_WRITE_COLUMNS, phase.writes)):
+            for row, share in LATENCY[phase.latency]:
+                for column in columns:
+                    key = (row, column)
+                    self._io_acc[key] = self._io_acc.get(key, 0.0) + rate * share * dt
+        live = self.root / LIVE
+        live.mkdir(exist_ok=True)
+        current = self.root / "current"
+        try:
+            recorded = (current / POOL_HISTOGRAMS).read_text()
+            table = (current / VDEV_TABLE).read_bytes()
+        except OSError:  # a scenario without histograms: serve what it recorded
+            for name in (POOL_HISTOGRAMS, VDEV_HISTOGRAMS):
+                (live / name).unlink(missing_ok=True)
+            return
+        # tank's own I/Os are the story's: its healthy recording plus the phases' I/Os (the
+        # lab's later recordings count the lab's few reads, with its scrubs' in them)
+        base = histogram_blocks(self._io_base).get(IO_POOL)
+        if base is not None:
+            recorded = _with_block(recorded, IO_POOL, base)
+        _replace(live / VDEV_TABLE, table)
+        _replace(live / POOL_HISTOGRAMS, _added(recorded, IO_POOL, self._io_acc).encode())
+        write_vdev_histograms(live)
+
+
+# Of the ghost lists' size (Phase.ghost_bytes), the MRU's and the MFU's shares.
+_GHOST_SHARE = {"mru_ghost_size": 0.75, "mfu_ghost_size": 0.25}
+
+
+def _added(text: str, pool: str, counts: dict[tuple[str, int], float]) -> str:
+    """``zpool iostat -w`` output with ``counts`` ((row, column) -> I/Os) added to ``pool``'s
+    block."""
+    out, in_pool = [], False
+    for line in text.splitlines():
+        cells = line.split()
+        if "total_wait" in line:
+            in_pool = cells[0] == pool
+        elif in_pool and len(cells) > 1 and all(c.isdigit() for c in cells[1:]):
+            numbers = [int(c) for c in cells[1:]]
+            for column in range(len(numbers)):
+                numbers[column] += int(counts.get((cells[0], column), 0.0))
+            line = cells[0].ljust(10) + "".join(" " + str(n).rjust(6) for n in numbers)
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _with_block(text: str, pool: str, block: list[str]) -> str:
+    """``zpool iostat -w`` output with ``pool``'s block replaced by ``block``."""
+    blocks = histogram_blocks(text)
+    if pool not in blocks:
+        return text
+    lines = text.splitlines()
+    start = lines.index(blocks[pool][0])
+    lines[start : start + len(blocks[pool])] = block
+    return "\n".join(lines) + "\n"
+
+
+def _replace(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.new")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 def _symlink(target: str, link: Path) -> None:

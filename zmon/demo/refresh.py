@@ -153,7 +153,7 @@ def time_anchors(dest: Path) -> list[str]:
 VDEV_HISTOGRAMS = "zpool-iostat-p-w-v.SYNTHETIC.txt"
 
 
-def _histogram_blocks(text: str) -> dict[str, list[str]]:
+def histogram_blocks(text: str) -> dict[str, list[str]]:
     """``zpool iostat -w`` output as name -> the lines of its block (header to last rule)."""
     blocks: dict[str, list[str]] = {}
     lines = text.splitlines()
@@ -197,7 +197,7 @@ def write_vdev_histograms(dest: Path) -> bool:
     pools_w, tree = dest / "zpool-iostat-p-w.txt", dest / "zpool-iostat-v-p-l.txt"
     if not (pools_w.exists() and tree.exists()):
         return False
-    blocks = _histogram_blocks(pools_w.read_text())
+    blocks = histogram_blocks(pools_w.read_text())
     out: list[str] = []
     for pool in parse_zpool_iostat(tree.read_bytes()).pools:
         block = blocks.get(pool.name)

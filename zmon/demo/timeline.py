@@ -42,6 +42,12 @@ class Phase:
     long enough for its alerts (``for: 1m`` and more) to fire at the default 60 s.
     ``pool_age_days`` makes the pools (and their datasets) that much older than the lab's,
     which were created moments before it recorded: a host that has run for a while.
+    ``reads`` and ``writes`` are tank's I/Os per second, added to its healthy recording's
+    ``zpool iostat -w`` histograms with the latency profile ``latency`` (a key of ``LATENCY``),
+    so the pool's latency p99 moves with the story. ``ghost_bytes`` is the ARC's MRU + MFU
+    ghost lists' size (arcstats mru_ghost_size, mfu_ghost_size; None: as recorded).
+    ``new_events`` is False for a phase that replays its scenario again: its events and kernel
+    messages are not logged twice.
     """
 
     name: str
@@ -59,7 +65,23 @@ class Phase:
     alerts: tuple[str, ...] = ()  # what the shipped rules fire in this phase (README lists it)
     stuck_pool: str = ""  # a pool ZFS suspended: kstat state SUSPENDED, zpool hangs
     pool_age_days: float = 0.0
+    reads: float = 60.0
+    writes: float = 20.0
+    latency: str = "usual"
+    ghost_bytes: float | None = None
+    new_events: bool = True
 
+
+# Latency profiles of tank's I/Os: (``zpool iostat -w`` row, share of the I/Os). "usual" is a
+# SATA mirror serving what the ARC misses (p99 about 7 ms); "queued" the same disks with twenty
+# times the reads queued on them (p99 about 100 ms): a memory-bound slowdown.
+LATENCY: dict[str, tuple[tuple[str, float], ...]] = {
+    "usual": (("131us", 0.10), ("262us", 0.45), ("524us", 0.25), ("1ms", 0.10), ("2ms", 0.05),
+              ("4ms", 0.03), ("8ms", 0.015), ("16ms", 0.005)),
+    "queued": (("262us", 0.05), ("1ms", 0.10), ("4ms", 0.20), ("8ms", 0.25), ("16ms", 0.20),
+               ("33ms", 0.12), ("67ms", 0.06), ("134ms", 0.02)),
+}  # fmt: skip
+GIB = 1024**3
 
 # The scrub phase replays 04b, the lab's second scrub of tank, captured after 04's scrub had
 # finished: 02's scrub was too slow for zpool to print an estimate ("... to go"). Events are
@@ -137,6 +159,26 @@ PHASES: tuple[Phase, ...] = (
         reallocated_sectors=8,
         length=2,
         alerts=("DiskReallocatedSectorsRising",),
+    ),
+    # A working set larger than the ARC (1.9 GiB max), on a host that has run a while: the
+    # hit ratio falls from 98 % to 71 %, 64 % of the misses are ghost hits, and the misses
+    # queue twenty times as many reads as usual on tank's disks. zmon status says the ARC is
+    # too small; ZfsArcSlowdown, a ticket, waits 15 min. The disks stay as resilvered left them.
+    Phase(
+        "slowdown",
+        "15-resilver-finished",
+        2900,
+        1200,
+        560,
+        208,
+        crc_errors=44,
+        link_gbps=1.5,
+        reallocated_sectors=8,
+        reads=1200,
+        latency="queued",
+        ghost_bytes=1.1 * GIB,
+        new_events=False,
+        length=5,
     ),
 )
 

@@ -1,0 +1,83 @@
+"""The demo's slowdown phase: tank's reads slow down while the ARC misses mostly ghost hits,
+and `zmon status` and the status page say the ARC is too small.
+
+The demo host is stepped on an explicit clock (never waited for): the test lives each phase
+ten seconds at a time, collects what the status history keeps (the zpool, iostat, arc and
+zfs_kstats collectors, in-process), and builds the report as the daemon does.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.demo.conftest import PhaseRunner, make_collector
+from tests.status.demo_story import START, SteppedClock
+from zmon.demo.host import DemoHost
+from zmon.demo.timeline import PHASES
+from zmon.status.history import History
+from zmon.status.model import read_model
+from zmon.status.page import render_html
+from zmon.status.report import report_of
+from zmon.status.terminal import render_text
+
+NAMES = ("zpool", "iostat", "arc", "zfs_kstats")
+SLOWDOWN = next(i for i, p in enumerate(PHASES) if p.name == "slowdown")
+SLOW = ("arc_slowdown", "slow_reads")
+
+
+def _lived(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, until: float
+) -> Iterator[tuple[str, float, dict[str, Any]]]:
+    """Each phase up to the slowdown lived 10 s at a time: (phase, time, report) at each end
+    of a phase, and ``until`` seconds into the slowdown."""
+    clock = SteppedClock(START)
+    monkeypatch.setattr(time, "time", clock)
+    host = DemoHost(phase_seconds=60, root=tmp_path / "host", clock=clock)
+    runner = PhaseRunner(host, clock)
+    made = [make_collector(host, name, runner=runner) for name in NAMES]
+    history = History()
+    try:
+        for index in range(SLOWDOWN + 1):
+            phase = PHASES[index]
+            last = until if index == SLOWDOWN else phase.length * 60.0 - 10
+            t = 0.0
+            while t <= last:
+                clock.t = host.time_of(index) + t
+                host.tick(clock.t)
+                model = read_model([f for c in made for f in c.collect().families()])
+                history.observe(clock.t, model)
+                t += 10.0
+            yield phase.name, clock.t, report_of(model, clock.t, host="demo",
+                                                 history=history.view())  # fmt: skip
+    finally:
+        for c in made:
+            c.close()
+        host.stop()
+
+
+def test_the_slowdown_phase_is_told_as_an_arc_too_small(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reports = {name: report for name, _, report in _lived(tmp_path, monkeypatch, until=290.0)}
+    for phase in PHASES[:SLOWDOWN]:  # an hour's usual: 14 minutes of reads at about 7 ms
+        assert not [f for f in reports[phase.name]["findings"] if f["rule"] in SLOW], phase.name
+    report = reports["slowdown"]
+    (finding,) = [f for f in report["findings"] if f["rule"] in SLOW]
+    assert (finding["rule"], finding["severity"], finding["alert"]) == (
+        "arc_slowdown", "warning", "ZfsArcSlowdown")  # fmt: skip
+    assert finding["subject"] == "pool tank"
+    assert finding["evidence"].startswith(
+        "reads are 14x slower than usual (p99 101 ms, usually 7.0 ms); ARC hit ratio fell from "
+    ), finding
+    assert finding["evidence"].endswith(" to 72 %; 64 % of the misses were ghost hits")
+    assert "a larger ARC (up to 1.1 GiB more) would have served them" in finding["cause"]
+    assert "raise zfs_arc_max (now 1.9 GiB of 2.9 GiB RAM)" in finding["action"]
+    text = render_text(report)
+    assert "!  pool tank: reads are 14x slower than usual" in text
+    page = render_html(report, "demo")
+    assert "runbook: ZfsArcSlowdown" in page and "would have served them" in page
