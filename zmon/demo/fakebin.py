@@ -4,7 +4,8 @@ Each demo binary is a two-line script calling ``main(name, args, root)``. It loo
 command up in the current phase's ``commands.tsv`` (file, exit status, seconds, command) and
 prints that file, or the host's live copy of it (``live/`` in the demo root: the latency
 histograms, which grow with the phase's I/Os). ``zpool events -f`` follows the demo's event
-log like the real one follows the kernel's event queue. Only the standard library is imported, to start fast.
+log like the real one follows the kernel's event queue. Only the standard library is
+imported, to start fast.
 """
 
 from __future__ import annotations
