@@ -145,6 +145,25 @@ def test_dashboard_panel_shows_data_in_the_demo(demo: Window, panel: str) -> Non
         pytest.xfail(f"{panel}: " + "; ".join(sorted({r for why in reasons.values() for r in why})))
 
 
+# The "Why is it slow?" panels the demo's slowdown phase must move (zmon/demo/timeline.py).
+SLOWDOWN_PANELS = (
+    "zmon-arc/Read latency p99 against the usual",
+    "zmon-arc/Latency against the usual",
+    "zmon-arc/ARC hits, and what the misses were",
+    "zmon-arc/What a larger ARC would buy",
+    "zmon-arc/Ghost list sizes",
+    "zmon-arc/ARC reads per second",
+)
+
+
+@pytest.mark.parametrize("panel", SLOWDOWN_PANELS)
+def test_the_slowdown_phase_shows_in_the_why_is_it_slow_row(demo: Window, panel: str) -> None:
+    start, end = demo.phases["slowdown"]
+    targets = panels()[panel]
+    shown = [e.name for e in targets if demo.prom.query_range(e.promql, start, end, step=0.25)]
+    assert len(shown) == len(targets), f"{panel}: empty in the slowdown phase: {targets}"
+
+
 @pytest.mark.parametrize("expr", variable_exprs(), ids=lambda e: e.name)
 def test_dashboard_variable_query_returns_values(demo: Window, expr: Expr) -> None:
     _check(demo, expr, whole_must_return_data=True)
