@@ -406,11 +406,12 @@ class DemoHost:
             for name in (POOL_HISTOGRAMS, VDEV_HISTOGRAMS):
                 (live / name).unlink(missing_ok=True)
             return
-        # tank's own I/Os are the story's: its healthy recording plus the phases' I/Os (the
-        # lab's later recordings count the lab's few reads, with its scrubs' in them)
+        # tank's reads and writes are the story's: its healthy recording's plus the phases'
+        # (the lab's later recordings count its few reads, its scrubs' slow ones among them);
+        # its queues (sync, async, scrub, trim, rebuild) stay as each phase recorded them
         base = histogram_blocks(self._io_base).get(IO_POOL)
         if base is not None:
-            recorded = _with_block(recorded, IO_POOL, base)
+            recorded = _with_columns(recorded, IO_POOL, base, _READ_COLUMNS + _WRITE_COLUMNS)
         _replace(live / VDEV_TABLE, table)
         _replace(live / POOL_HISTOGRAMS, _added(recorded, IO_POOL, self._io_acc).encode())
         write_vdev_histograms(live)
@@ -437,15 +438,21 @@ def _added(text: str, pool: str, counts: dict[tuple[str, int], float]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _with_block(text: str, pool: str, block: list[str]) -> str:
-    """``zpool iostat -w`` output with ``pool``'s block replaced by ``block``."""
-    blocks = histogram_blocks(text)
-    if pool not in blocks:
-        return text
-    lines = text.splitlines()
-    start = lines.index(blocks[pool][0])
-    lines[start : start + len(blocks[pool])] = block
-    return "\n".join(lines) + "\n"
+def _with_columns(text: str, pool: str, block: list[str], columns: tuple[int, ...]) -> str:
+    """``zpool iostat -w`` output whose ``pool`` block takes ``columns`` from ``block``."""
+    base = {c[0]: c[1:] for c in (line.split() for line in block) if len(c) > 1}
+    out, in_pool = [], False
+    for line in text.splitlines():
+        cells = line.split()
+        if "total_wait" in line:
+            in_pool = cells[0] == pool
+        elif in_pool and len(cells) > 1 and all(c.isdigit() for c in cells[1:]):
+            row = base.get(cells[0], [])
+            numbers = [row[i] if i in columns and i < len(row) else n
+                       for i, n in enumerate(cells[1:])]  # fmt: skip
+            line = cells[0].ljust(10) + "".join(" " + n.rjust(6) for n in numbers)
+        out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def _replace(path: Path, data: bytes) -> None:
