@@ -12,12 +12,17 @@ import pytest
 from alert_rules.generate import RULES_FILE
 from tests.helpers import require_tool
 from tests.rules.exprs import recording_rules
+from tests.status.helpers import families
+from zmon.status.model import read_model
 from zmon.status.ratios import (
     ARC_GHOST_HITS_PER_ACCESS,
+    ARC_GHOST_SIZE,
     RATE_SECONDS,
     RATIOS,
     CounterRatio,
+    LargerArc,
     counter_metric,
+    ghost_size_expr,
 )
 
 RECORDS = {r.record: r.expr for r in recording_rules()}
@@ -40,6 +45,32 @@ def test_no_other_rule_records_an_arc_ratio() -> None:
     ours = {r.record for r in RATIOS}
     others = [n for n in RECORDS if n.startswith("zmon:arc_") and "ratio" in n and n not in ours]
     assert not others, f"ARC ratios recorded outside zmon/status/ratios.py: {others}"
+
+
+def test_what_a_larger_arc_would_buy_is_defined_once() -> None:
+    """N is the ghost hits per access, G the ghost lists' size: the recording rule of G and the
+    sizes `zmon status` reads are the same arcstats states."""
+    assert RECORDS.get(ARC_GHOST_SIZE) == ghost_size_expr()
+    model = read_model(families(
+        "zmon_arc_hits_total 100\n"
+        'zmon_arc_state_size_bytes{state="mru_ghost"} 3e9\n'
+        'zmon_arc_state_size_bytes{state="mfu_ghost"} 1e9\n'
+        'zmon_arc_state_size_bytes{state="mru"} 5e9\n'
+    ))  # fmt: skip
+    assert model.arc is not None and model.arc.ghost_sizes == (3e9, 1e9)
+    found = LargerArc.of(
+        {"hits": 71, "misses": 29, "mru_ghost_hits": 14, "mfu_ghost_hits": 4.56},
+        model.arc.ghost_sizes,
+    )
+    assert found is not None
+    assert (found.more_hits, found.ghost_share, found.extra_bytes, found.hit_ratio) == (
+        pytest.approx(0.1856),
+        pytest.approx(0.64),
+        4e9,
+        pytest.approx(0.71),
+    )
+    assert LargerArc.of({"hits": 0, "misses": 0, "mru_ghost_hits": 0, "mfu_ghost_hits": 0},
+                        (None, None)) is None  # fmt: skip
 
 
 def _series(ratio: CounterRatio) -> tuple[list[dict[str, str]], dict[str, float]]:
