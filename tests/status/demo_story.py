@@ -74,8 +74,11 @@ def walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PhaseCaptu
             made[name].collect()
         skipped = _log_lines(host)
         for index, phase in enumerate(PHASES):
-            host.tick(host.time_of(index))  # enter the phase at its start ...
+            # the clock stands at the moment of capture before the host moves: a follower
+            # that reads the new lines at once stamps them with it, as one that reads them
+            # during _settle does (else the words "just now" depend on thread timing)
             clock.t = host.time_of(index) + 30.0
+            host.tick(host.time_of(index))  # enter the phase at its start ...
             host.tick(clock.t)  # ... and live half a minute of it (ARC, UPS battery)
             _settle(host, made, skipped)
             by_collector = {}
