@@ -588,3 +588,18 @@ def test_a_suspect_cable_pages_while_zfs_counts_errors_on_its_vdev() -> None:
     assert (f.severity, f.alert) == ("critical", "DiskLinkFailing")
     # the same counts with no new link error in the history: a ticket
     assert _cable(text + CABLE_ON_SDC).severity == "warning"
+
+
+def test_a_suspended_pools_failed_writes_are_its_own_finding_not_a_failing_path() -> None:
+    """As ZfsVdevFailing leaves out a pool that is unavailable or suspended (one page for
+    one incident: the pool's)."""
+    suspended = pool_text(state="suspended")
+
+    def text(n: float) -> str:
+        return suspended + vdev_errors("write", "sdb", n)
+
+    h = History(step=1.0)
+    for before, n in ((600, 0), (0, 9)):
+        h.observe(NOW - before, read_model(families(text(n))))
+    rules = {f.rule for f in findings(text(9), h)}
+    assert "pool_unavailable" in rules and "vdev_failing" not in rules

@@ -382,9 +382,12 @@ def _pattern_counts(disk: Disk, patterns: Iterable[str]) -> list[str]:
 # ---- pools
 
 
+UNAVAILABLE = ("faulted", "unavail", "removed", "suspended")  # pool states: ZfsPoolFaulted
+
+
 def find_pool_unavailable(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
-        if p.state in ("faulted", "unavail", "removed", "suspended") or p.io_suspended:
+        if p.state in UNAVAILABLE or p.io_suspended:
             seen = [f"state {p.state.upper()}"]
             if p.io_suspended:
                 seen.append("I/O suspended")
@@ -1232,7 +1235,8 @@ def _vdev_named(ev: Evidence, p: Pool, v: Vdev, evidence: str) -> Hit:
 def failing_paths(ev: Evidence) -> dict[tuple[str, str], str]:
     """(pool, vdev) -> why its path is failing, as ZfsVdevFailing sees it over the last
     failing_window: enough read/write errors; checksum errors (outside a scrub) or slow I/Os
-    in both halves of it; or ZFS errors while its disk's link errors come in both halves."""
+    in both halves of it; or ZFS errors while its disk's link errors come in both halves.
+    Not in a pool that is unavailable or suspended (its own finding tells it)."""
     memo = ev.memo.get("failing")
     if memo is not None:
         return cast("dict[tuple[str, str], str]", memo)
@@ -1240,6 +1244,8 @@ def failing_paths(ev: Evidence) -> dict[tuple[str, str], str]:
     win = lim.failing_window
     out: dict[tuple[str, str], str] = {}
     for p in ev.model.pools:
+        if p.state in UNAVAILABLE or ev.model.pool_kstat_states.get(p.name) == "suspended":
+            continue  # the pool's own finding speaks: its disks' failed writes are its symptom
         scrubbing = p.scan is not None and p.scan.running and p.scan.function == "scrub"
         for v in p.vdevs():
             rw_key, ck_key, slow_key = (vdev_key(k, p, v) for k in ("rw", "cksum", "slow"))
