@@ -381,13 +381,28 @@ def failing_path_alert(t: Thresholds) -> Alert:
         f"and {both_halves('zmon_vdev_checksum_errors_total')}\n"
         'unless on(instance, job, pool) (zmon_pool_scan_in_progress{function="scrub"} == 1)'
     )
-    expr = "\nor\n".join(
-        [
-            paren(io_errors),
-            paren(checksum),
-            paren(both_halves("zmon_vdev_slow_ios_total")),
-            paren(f"{zfs_errors}\nand on(instance, job, pool, vdev) {paren(leaf_link_rising)}"),
-        ]
+    # a pool that is already unavailable or suspended pages as itself (ZfsPoolFaulted,
+    # ZfsPoolStuck, after their for:): its disks' failed writes are its symptom, and a page
+    # for them a minute earlier would be a second page for one incident
+    pool_down = x(f"""
+        zmon_pool_state{{state=~"faulted|unavail|removed|suspended"}} == 1
+        or zmon_pool_kstat_state{{state="suspended"}} == 1
+        or increase(zmon_kernel_log_pool_events_total{{pattern="pool_suspended"}}[{w}]) > 0
+    """)
+    expr = (
+        paren(
+            "\nor\n".join(
+                [
+                    paren(io_errors),
+                    paren(checksum),
+                    paren(both_halves("zmon_vdev_slow_ios_total")),
+                    paren(
+                        f"{zfs_errors}\nand on(instance, job, pool, vdev) {paren(leaf_link_rising)}"
+                    ),
+                ]
+            )
+        )
+        + f"\nunless on(instance, job, pool)\n{paren(pool_down)}"
     )
     where = "instance=%q,pool=%q,vdev=%q"
     args = "$labels.instance $labels.pool $labels.vdev"

@@ -52,6 +52,28 @@ def test_status_severity_is_the_policy_severity_of_the_alert_it_names(
     assert rule.severity == _shipped_alerts()[rule.alert]["labels"]["severity"]
 
 
+def test_every_alert_has_its_status_finding_and_every_finding_names_a_policy_alert() -> None:
+    """Except what a host cannot see of itself (its target down or missing in Prometheus),
+    which ``zmon status`` says it cannot know."""
+    named = {alert for rule in RULES for alert in rule.alerts}
+    listed = {p.alert for p in POLICY}
+    assert sorted(named - listed) == [], "findings name alerts the policy does not list"
+    assert sorted(listed - named - set(diagnoses.CANNOT_KNOW)) == [], (
+        "policy alerts without a status finding"
+    )
+    assert set(diagnoses.CANNOT_KNOW) <= listed
+    assert set(diagnoses.CANNOT_KNOW) & named == set()
+
+
+def test_status_says_what_it_cannot_know() -> None:
+    built = report.report_of(HostModel(), now=0.0)
+    assert built["cannot_know"]["alerts"] == ["ZmonTargetDown", "ZmonTargetMissing"]
+    assert built["cannot_know"]["text"] == (
+        "Cannot know from here: whether Prometheus reaches this zmon (ZmonTargetDown) and "
+        "whether Prometheus scrapes a zmon at all (ZmonTargetMissing)"
+    )
+
+
 def test_a_diagnosis_without_an_alert_names_its_own_severity() -> None:
     for rule in RULES:
         assert rule.severity in SEVERITIES, rule.id

@@ -45,6 +45,18 @@ def test_limits_equal_the_alert_thresholds() -> None:
     assert lim.ups_runtime_min == DEFAULTS.ups_runtime_min.seconds
     assert lim.dataset_quota_full == DEFAULTS.dataset_quota_full
     assert lim.snapshot_max_age == DEFAULTS.snapshot_max_age.seconds
+    assert lim.error_window == DEFAULTS.error_window.seconds
+    assert lim.errors_not_cleared_for == DEFAULTS.errors_not_cleared_for.seconds
+    assert lim.failing_window == DEFAULTS.failing_window.seconds
+    assert lim.failing_io_errors == DEFAULTS.failing_io_errors
+    assert lim.failing_checksum_errors == DEFAULTS.failing_checksum_errors
+    assert lim.resilver_rate_window == DEFAULTS.resilver_rate_window.seconds
+    assert lim.resilver_slow_factor == DEFAULTS.resilver_slow_factor
+    assert lim.resilver_slow_min_age == DEFAULTS.resilver_slow_min_age.seconds
+    assert lim.resilver_slow_for == DEFAULTS.resilver_slow_for.seconds
+    assert lim.sector_window == DEFAULTS.sector_window.seconds
+    assert lim.cable_window == DEFAULTS.cable_window.seconds
+    assert lim.link_speed_for == DEFAULTS.link_speed_for.seconds
 
 
 def test_link_patterns_equal_the_cable_alert_patterns() -> None:

@@ -91,6 +91,27 @@ def _follow(link: Path, paths: Paths) -> str | None:
     return whole_disk_name(base) if base else None
 
 
+def zfs_whole_disk(name: str, paths: Paths) -> str | None:
+    """The name ``zpool status`` gives a whole disk, from the name of its partition 1.
+
+    ZFS puts a whole disk's data in partition 1 and reserves partition 9, and ``zpool
+    status`` names such a vdev by the disk: ``ata-X-part1`` with an ``ata-X-part9`` beside it
+    (under ``/dev`` or ``/dev/disk/*``) is ``ata-X``, ``sdb1`` beside ``sdb9`` is ``sdb``.
+    None for any other name (a partition the admin made, a whole disk, a file), and while
+    partition 9 cannot be seen (the disk is gone)."""
+    if looks_like_kernel_disk(name):
+        disk = whole_disk_name(name)
+        if name[len(disk) :] not in ("1", "p1"):
+            return None
+        reserved = name[:-1] + "9"
+    elif name.endswith("-part1"):
+        disk, reserved = name[: -len("-part1")], name[:-1] + "9"
+    else:
+        return None
+    places = [paths.root("dev")] + [paths.root("dev", "disk", sub) for sub in _LINK_DIRS]
+    return disk if any(os.path.lexists(place / reserved) for place in places) else None
+
+
 _NVME_NAMESPACE = re.compile(r"^nvme(\d+)(?:c(\d+))?n\d+(?:p\d+)?$")
 _NVME_CONTROLLER = re.compile(r"^nvme\d+$")
 

@@ -16,12 +16,14 @@ these same words. ``cause`` and ``action`` may name ``{pool}``, ``{vdev}``, ``{d
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import cast
 
 from zmon.status import policy, slowdown
 from zmon.status import words as w
-from zmon.status.history import Window
+from zmon.status.history import DAY, Window, vdev_key
 from zmon.status.links import DEFAULT_LINKS
 from zmon.status.model import (
     FAILED_IO_PATTERNS,
@@ -37,6 +39,9 @@ from zmon.status.model import (
 from zmon.status.ratios import ACCESSES, ARC_GHOST_HITS_PER_ACCESS, STATUS_FIELDS
 
 SEVERITIES = policy.SEVERITIES
+# How far the first sample of a window may lie inside it (about one history step, with
+# margin) when a finding needs the history to cover an alert's ``for:``.
+HISTORY_SLACK = 60.0
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,18 @@ class Limits:
     slowdown_ghost_share: float = 0.5  # ghost hits per miss above this: mostly ghost hits
     slowdown_min_ops: float = 10.0  # reads per second below which latency is not judged
     slowdown_sibling_factor: float = 3.0  # a vdev this much slower than its siblings
+    error_window: float = 600.0  # new vdev errors and ZFS error events count this long
+    errors_not_cleared_for: float = 3600.0  # old error counts on an ONLINE pool this long
+    failing_window: float = 600.0  # a failing path: errors in this window ...
+    failing_io_errors: float = 5  # ... this many read + write errors of one vdev, or
+    failing_checksum_errors: float = 5  # this many checksum errors, in both of its halves
+    resilver_rate_window: float = 1800.0  # the resilver's current rate over this window
+    resilver_slow_factor: float = 3.0  # projected duration vs. its average rate's
+    resilver_slow_min_age: float = 1800.0  # a younger resilver's rate is noise
+    resilver_slow_for: float = 1800.0
+    sector_window: float = DAY  # reallocated sectors and NVMe media errors rising in this
+    cable_window: float = 3600.0  # kernel-log medium errors count this long
+    link_speed_for: float = 1800.0  # a slow link this long
 
 
 @dataclass(frozen=True)
@@ -72,6 +89,8 @@ class Evidence:
     now: float
     history: Window = field(default_factory=Window)
     limits: Limits = field(default_factory=Limits)
+    # what one diagnosis computes for several rules (the failing paths), once per Evidence
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -104,10 +123,16 @@ class Rule:
     find: Callable[[Evidence], Iterable[Hit]]
     doc: str = ""
     unpaged: str = ""  # the severity of a row without an alert
+    also: tuple[str, ...] = ()  # other alerts its hits may name (Hit.alert)
 
     @property
     def severity(self) -> str:
         return policy.severity(self.alert) if self.alert else self.unpaged
+
+    @property
+    def alerts(self) -> tuple[str, ...]:
+        """Every alert a finding of this row may name."""
+        return ((self.alert,) if self.alert else ()) + self.also
 
 
 @dataclass(frozen=True)
@@ -361,9 +386,12 @@ def _pattern_counts(disk: Disk, patterns: Iterable[str]) -> list[str]:
 # ---- pools
 
 
+UNAVAILABLE = ("faulted", "unavail", "removed", "suspended")  # pool states: ZfsPoolFaulted
+
+
 def find_pool_unavailable(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
-        if p.state in ("faulted", "unavail", "removed", "suspended") or p.io_suspended:
+        if p.state in UNAVAILABLE or p.io_suspended:
             seen = [f"state {p.state.upper()}"]
             if p.io_suspended:
                 seen.append("I/O suspended")
@@ -536,7 +564,7 @@ def _checksum_advice(ev: Evidence, p: Pool) -> str | None:
 def find_checksum_errors(ev: Evidence) -> Iterable[Hit]:
     for p in ev.model.pools:
         for v in p.vdevs():
-            if v.is_leaf and v.checksum_errors > 0 and not _link_suspect(ev, v.device):
+            if v.is_leaf and v.checksum_errors > 0 and not _muted_vdev(ev, p, v):
                 yield _vdev_hit(
                     ev,
                     p,
@@ -551,7 +579,7 @@ def find_io_errors(ev: Evidence) -> Iterable[Hit]:
         for v in p.vdevs():
             if not v.is_leaf or v.read_errors + v.write_errors == 0:
                 continue
-            if _link_suspect(ev, v.device):
+            if _muted_vdev(ev, p, v):
                 continue
             seen = [
                 w.count(v.read_errors, "read error") if v.read_errors else "",
@@ -591,6 +619,8 @@ def find_resilver_running(ev: Evidence) -> Iterable[Hit]:
             continue  # the resilver-on-battery rule speaks
         if any(pool is p for pool, _ in _resilver_needs(ev).values()):
             continue  # the failing-source rule speaks, with the resilver's progress
+        if resilver_too_slow(ev, p) is not None:
+            continue  # the slow-resilver rule speaks
         yield Hit(f"resilver of {p.name}", _scan_progress(scan, ev.now), _pool_labels(p))
 
 
@@ -1007,6 +1037,9 @@ def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
         seen = _cable_evidence(disk, ev.model.pools, recent)
         if seen is None or _covered_elsewhere(ev, disk):
             continue
+        failing = failing_paths(ev)
+        if any((pool, vdev) in failing for pool, vdev, _ in disk.vdevs):
+            continue  # the failing path's finding names the link evidence
         hit = _disk_hit(disk, seen)
         if _cable_cannot_wait(ev, disk, recent):
             hit = replace(hit, alert="DiskLinkFailing")
@@ -1144,7 +1177,12 @@ def find_resilver_on_battery(ev: Evidence) -> Iterable[Hit]:
                     if scan.remaining < u.runtime
                     else ": the battery runs out first"
                 )
-            yield Hit(f"resilver of {p.name} on battery", seen, {"pool": p.name, "ups": u.name})
+            yield Hit(
+                f"resilver of {p.name} on battery",
+                seen,
+                {"pool": p.name, "ups": u.name},
+                alert="UpsOnBatteryDuringScan",
+            )
 
 
 def find_ups_on_battery(ev: Evidence) -> Iterable[Hit]:
@@ -1245,7 +1283,355 @@ def find_collector_failing(ev: Evidence) -> Iterable[Hit]:
                 f"collector {c.name}",
                 f"data from {w.ago(c.last_success, ev.now)}",
                 {"collector": c.name},
+                alert="ZmonCollectorDataStale",
             )
+
+
+# ---- what keeps coming: counts over zmon's own recent history
+#
+# The counts are the counters' own differences over the samples the history holds (never
+# extrapolated), and say the span they cover: "7 read or write errors in the last 10 min".
+# A window the history does not cover yet (zmon started recently) shows what it does cover.
+
+
+def _rise(ev: Evidence, key: str, window: float, end: float | None = None) -> float:
+    """How much a history counter rose in the ``window`` seconds before ``end`` (now)."""
+    until = ev.now if end is None else end
+    found = ev.history.change(key, since=until - window, until=until)
+    return found[0] if found else 0.0
+
+
+def _span(ev: Evidence, key: str, window: float) -> str:
+    """'the last 10 min': the part of ``window`` the history covers for ``key``."""
+    found = ev.history.change(key, since=ev.now - window)
+    return f"the last {w.duration(found[1] if found else 0.0)}"
+
+
+def _positive(values: Mapping[str, float], keys: tuple[str, ...], gate: str = "") -> bool:
+    """The sum of ``keys`` is above 0 in one sample (and ``gate``, if named, is 1)."""
+    return (not gate or values.get(gate) == 1.0) and sum(values.get(k, 0.0) for k in keys) > 0
+
+
+def _both_halves(ev: Evidence, key: str, window: float) -> bool:
+    """``key`` rose in each half of ``window``: errors that keep coming, not one burst."""
+    half = window / 2
+    return _rise(ev, key, half) > 0 and _rise(ev, key, half, ev.now - half) > 0
+
+
+def _vdev_named(ev: Evidence, p: Pool, v: Vdev, evidence: str) -> Hit:
+    """A finding about any vdev of ``p``: a leaf with its disk's place, the root as the pool."""
+    if v is p.root:
+        return Hit(f"pool {p.name}", evidence, {"pool": p.name, "vdev": v.name})
+    return _vdev_hit(ev, p, v, evidence, locate=v.is_leaf)
+
+
+def failing_paths(ev: Evidence) -> dict[tuple[str, str], str]:
+    """(pool, vdev) -> why its path is failing, as ZfsVdevFailing sees it over the last
+    failing_window: enough read/write errors; checksum errors (outside a scrub) or slow I/Os
+    in both halves of it; or ZFS errors while its disk's link errors come in both halves.
+    Not in a pool that is unavailable or suspended (its own finding tells it)."""
+    memo = ev.memo.get("failing")
+    if memo is not None:
+        return cast("dict[tuple[str, str], str]", memo)
+    lim = ev.limits
+    win = lim.failing_window
+    out: dict[tuple[str, str], str] = {}
+    for p in ev.model.pools:
+        if p.state in UNAVAILABLE or ev.model.pool_kstat_states.get(p.name) == "suspended":
+            continue  # the pool's own finding speaks: its disks' failed writes are its symptom
+        scrubbing = p.scan is not None and p.scan.running and p.scan.function == "scrub"
+        for v in p.vdevs():
+            rw_key, ck_key, slow_key = (vdev_key(k, p, v) for k in ("rw", "cksum", "slow"))
+            rw, ck, slow = (_rise(ev, k, win) for k in (rw_key, ck_key, slow_key))
+            if not (rw or ck or slow):
+                continue
+            seen = []
+            if rw >= lim.failing_io_errors:
+                seen.append(w.count(rw, "read or write error", "read or write errors"))
+            checksum_rising = not scrubbing and _both_halves(ev, ck_key, win)
+            if ck >= lim.failing_checksum_errors and checksum_rising:
+                seen.append(w.count(ck, "checksum error") + " (in each half of that time)")
+            if _both_halves(ev, slow_key, win):
+                seen.append(w.count(slow, "slow I/O") + " (in each half of that time)")
+            link = f"disk_cable:{v.device}"
+            if rw + ck > 0 and v.device and _both_halves(ev, link, win):
+                if not any("read or write" in x or "checksum" in x for x in seen):
+                    seen.append(w.count(rw + ck, "read, write or checksum error"))
+                n = _rise(ev, link, win)
+                link_words = ("CRC error, reset or timeout", "CRC errors, resets or timeouts")
+                seen.append(
+                    f"its disk's link logged {w.count(n, *link_words)} (in each half of that time)"
+                )
+            if seen:
+                out[(p.name, v.name)] = f"{w.join(seen)} in {_span(ev, rw_key, win)}"
+    ev.memo["failing"] = out
+    return out
+
+
+def find_vdev_failing(ev: Evidence) -> Iterable[Hit]:
+    failing = failing_paths(ev)
+    for p in ev.model.pools:
+        for v in p.vdevs():
+            why = failing.get((p.name, v.name))
+            if why is not None:
+                yield _vdev_named(ev, p, v, why)
+
+
+def _muted_vdev(ev: Evidence, p: Pool, v: Vdev) -> bool:
+    """The vdev's failing path or its disk's cable is the finding (ZfsVdevFailing,
+    DiskLinkFailing, DiskCableFault): its error counts and events are their symptoms."""
+    return (p.name, v.name) in failing_paths(ev) or bool(v.device and _link_suspect(ev, v.device))
+
+
+def find_errors_not_cleared(ev: Evidence) -> Iterable[Hit]:
+    """Error counts on an ONLINE pool's vdev for errors_not_cleared_for (the history must
+    cover that long: a fresh zmon cannot tell an old count from a new one)."""
+    limit = ev.limits.errors_not_cleared_for
+    for p in ev.model.pools:
+        if p.state != "online":
+            continue
+        online = f"pool_online:{p.name}"
+        for v in p.vdevs():
+            if not v.errors or _muted_vdev(ev, p, v):
+                continue
+            keys = (vdev_key("rw", p, v), vdev_key("cksum", p, v))
+            held = ev.history.held_for(partial(_positive, keys=keys, gate=online))
+            if held >= limit:
+                yield _vdev_named(
+                    ev, p, v,
+                    f"{_vdev_errors(v)} counted for {w.duration(held)} while the pool is ONLINE",
+                )  # fmt: skip
+
+
+def _event_hits(ev: Evidence, kind: str, words: tuple[str, str]) -> Iterable[Hit]:
+    """New ZFS events of ``kind`` (error, deadman) per pool and vdev in error_window."""
+    win = ev.limits.error_window
+    for pool, vdev in sorted({(pl, vd) for pl, vd, _ in ev.model.event_counts}):
+        key = f"events_{kind}:{pool}/{vdev}"
+        n = _rise(ev, key, win)
+        if not n:
+            continue
+        p = ev.model.pool(pool)
+        v = p.vdev(vdev) if p is not None and vdev else None
+        if kind == "error" and p is not None and v is not None and _muted_vdev(ev, p, v):
+            continue
+        seen = f"{w.count(n, *words)} in {_span(ev, key, win)}"
+        if p is not None and v is not None and v is not p.root:
+            yield _vdev_named(ev, p, v, seen)
+        else:
+            yield Hit(f"vdev {vdev} of {pool}" if vdev else f"pool {pool}", seen,
+                      {"pool": pool, "vdev": vdev})  # fmt: skip
+
+
+def find_error_events(ev: Evidence) -> Iterable[Hit]:
+    words = ("ZFS error event", "ZFS error events")
+    yield from _event_hits(
+        ev, "error", (words[0] + " (checksum, I/O or data)", words[1] + " (checksum, I/O or data)")
+    )
+
+
+def find_deadman_events(ev: Evidence) -> Iterable[Hit]:
+    words = ("ZFS deadman event (an I/O hung)", "ZFS deadman events (I/Os hung)")
+    yield from _event_hits(ev, "deadman", words)
+
+
+def resilver_too_slow(ev: Evidence, p: Pool) -> str | None:
+    """Why the running resilver of ``p`` is slow, as ZfsResilverSlow sees it: at its rate
+    over resilver_rate_window it would take more than resilver_slow_factor times what its
+    average rate so far predicts, at every sample of the last resilver_slow_for."""
+    scan, lim = p.scan, ev.limits
+    if scan is None or not scan.running or scan.function not in ("resilver", "rebuild"):
+        return None
+    if scan.start is None:
+        return None
+    issued_key, total_key = f"scan_issued:{p.name}", f"scan_to_issue:{p.name}"
+    points = ev.history.series(issued_key, since=ev.now - lim.resilver_slow_for)
+    totals = dict(ev.history.series(total_key, since=ev.now - lim.resilver_slow_for))
+    if not points or points[0][0] > ev.now - lim.resilver_slow_for + HISTORY_SLACK:
+        return None  # the history does not cover the alert's for: yet
+    verdict = None
+    for t, issued in points:
+        found = ev.history.change(issued_key, since=t - lim.resilver_rate_window, until=t)
+        total, elapsed = totals.get(t), t - scan.start
+        if (
+            found is None
+            or not found[0]
+            or not issued
+            or total is None
+            or elapsed <= lim.resilver_slow_min_age
+        ):
+            return None
+        rate = found[0] / found[1]
+        projected = elapsed + (total - issued) / rate
+        average = elapsed * total / issued
+        if projected <= lim.resilver_slow_factor * average:
+            return None
+        verdict = (rate, projected, average)
+    if verdict is None:
+        return None
+    rate, projected, average = verdict
+    return (
+        f"at its rate over the last {w.duration(lim.resilver_rate_window)} "
+        f"({w.size(rate)}/s) it would take {w.duration(projected)} in all, more than "
+        f"{lim.resilver_slow_factor:g} times the {w.duration(average)} its average rate "
+        f"predicts, for {w.duration(lim.resilver_slow_for)}"
+    )
+
+
+def find_resilver_slow(ev: Evidence) -> Iterable[Hit]:
+    for p in ev.model.pools:
+        why = resilver_too_slow(ev, p)
+        if why is not None:
+            yield Hit(f"resilver of {p.name}", why, _pool_labels(p))
+
+
+def find_l2arc_errors(ev: Evidence) -> Iterable[Hit]:
+    win = ev.limits.error_window
+    io, ck = _rise(ev, "arc_l2_io_errors", win), _rise(ev, "arc_l2_checksum_errors", win)
+    if io or ck:
+        seen = [
+            w.count(io, "I/O error") if io else "",
+            w.count(ck, "checksum error") if ck else "",
+        ]
+        key = "arc_l2_io_errors" if io else "arc_l2_checksum_errors"
+        yield Hit("L2ARC", f"{w.join(seen)} in {_span(ev, key, win)}")
+
+
+# ---- disks: what rose over the alerts' windows
+
+
+def _sectors_rise(ev: Evidence, disk: Disk) -> str:
+    """'3 more sectors reallocated in the last 24 h' (DiskReallocatedSectorsRising); ''."""
+    span = ev.limits.sector_window
+    parts = []
+    for key, one, many in (
+        (f"disk_reallocated:{disk.device}", "more sector reallocated", "more sectors reallocated"),
+        (f"disk_grown_defects:{disk.device}", "more grown defect", "more grown defects"),
+    ):
+        found = ev.history.day_rise(key, ev.now, span)
+        if found is not None and found[0] > 0:
+            parts.append(f"{w.count(found[0], one, many)} in the last {w.duration(found[1])}")
+    return w.join(parts)
+
+
+def find_sectors_reallocated(ev: Evidence) -> Iterable[Hit]:
+    needed = _resilver_needs(ev)
+    for disk in ev.model.disks.values():
+        seen = _sectors_rise(ev, disk)
+        if seen and disk.device not in needed:
+            yield _disk_hit(
+                disk, f"{seen} ({w.count(disk.reallocated, 'sector')} reallocated in its life)",
+                _replacement_advice(ev, disk), locate=False,
+            )  # fmt: skip
+
+
+def find_nvme_media_errors(ev: Evidence) -> Iterable[Hit]:
+    needed = _resilver_needs(ev)
+    for disk in ev.model.disks.values():
+        found = ev.history.day_increase(f"disk_nvme_media:{disk.device}", ev.now,
+                                        ev.limits.sector_window)  # fmt: skip
+        if found is None or found[0] <= 0 or disk.device in needed:
+            continue
+        yield _disk_hit(
+            disk,
+            f"{w.count(found[0], 'new NVMe media error')} in the last {w.duration(found[1])} "
+            f"({w.count(disk.nvme_media_errors, 'error')} in its life)",
+            _replacement_advice(ev, disk), locate=False,
+        )  # fmt: skip
+
+
+def find_medium_errors(ev: Evidence) -> Iterable[Hit]:
+    needed = _resilver_needs(ev)
+    win = ev.limits.cable_window
+    for disk in ev.model.disks.values():
+        key = f"disk_medium:{disk.device}"
+        n = _rise(ev, key, win)
+        if n and disk.device not in needed:
+            yield _disk_hit(
+                disk, f"the kernel logged {w.count(n, 'medium error')} in {_span(ev, key, win)}",
+                _replacement_advice(ev, disk), locate=False,
+            )  # fmt: skip
+
+
+def find_link_slow(ev: Evidence) -> Iterable[Hit]:
+    """A link below its top speed for link_speed_for (the cable finding tells a suspect
+    cable's slow link itself)."""
+    for disk in ev.model.disks.values():
+        if not (disk.speed and disk.max_speed) or _link_suspect(ev, disk.device):
+            continue
+        key = f"disk_link_slow:{disk.device}"
+        held = ev.history.held_for(partial(_positive, keys=(key,)))
+        if held >= ev.limits.link_speed_for:
+            yield _disk_hit(
+                disk,
+                f"link at {disk.speed * 8 / 1e9:g} of {disk.max_speed * 8 / 1e9:g} Gb/s for "
+                f"{w.duration(held)}",
+            )
+
+
+# ---- UPS: runtime and scans on battery
+
+
+def find_ups_runtime_low(ev: Evidence) -> Iterable[Hit]:
+    """Runtime below ups_runtime_min (a low battery's own finding speaks for the same UPS)."""
+    limit = ev.limits.ups_runtime_min
+    for u in ev.model.ups:
+        if u.runtime is not None and u.runtime < limit and not u.low_battery:
+            seen = f"battery runtime about {w.duration(u.runtime)} (limit {w.duration(limit)})"
+            if u.charge is not None:
+                seen += f", charge {w.percent(u.charge)}"
+            yield Hit(f"UPS {u.name}", seen, {"ups": u.name})
+
+
+def find_scan_on_battery(ev: Evidence) -> Iterable[Hit]:
+    """A scrub or resilver runs while a UPS of the host is on battery (the resilver-on-battery
+    finding speaks for a resilver it covers)."""
+    on_battery = [u for u in ev.model.ups if u.on_battery]
+    covered = {p.name for p in _resilvering_pools(ev)} if _ups_on_battery(ev) else set()
+    for p in ev.model.pools if on_battery else ():
+        scan = p.scan
+        if scan is None or not scan.running or p.name in covered:
+            continue
+        ups = w.join([f"UPS {u.name}" for u in on_battery])
+        yield Hit(
+            f"{scan.function} of {p.name} on battery",
+            f"the {scan.function} is {_scan_progress(scan, ev.now)}, while {ups} "
+            f"{'is' if len(on_battery) == 1 else 'are'} on battery",
+            _pool_labels(p),
+        )
+
+
+# ---- zmon's own state
+
+
+def find_kernel_log_not_followed(ev: Evidence) -> Iterable[Hit]:
+    for source, following in sorted(ev.model.kernel_log_following.items()):
+        if not following:
+            yield Hit(f"kernel log {source}", "not followed (missing or unreadable)",
+                      {"source": source})  # fmt: skip
+
+
+def find_state_not_writable(ev: Evidence) -> Iterable[Hit]:
+    for collector, writable in sorted(ev.model.state_writable.items()):
+        if not writable:
+            yield Hit(f"collector {collector}", "cannot write its state files",
+                      {"collector": collector})  # fmt: skip
+
+
+# What a host cannot see of itself: the alerts that need Prometheus's view of it (a failed
+# scrape, a scrape configuration). ``zmon status`` says it cannot know these, and has no
+# finding for them.
+CANNOT_KNOW: dict[str, str] = {
+    "ZmonTargetDown": "whether Prometheus reaches this zmon",
+    "ZmonTargetMissing": "whether Prometheus scrapes a zmon at all",
+}
+
+
+def cannot_know() -> str:
+    """'Cannot know from here: whether Prometheus reaches this zmon (ZmonTargetDown) and ...'."""
+    return "Cannot know from here: " + w.join(
+        [f"{what} ({alert})" for alert, what in CANNOT_KNOW.items()]
+    )
 
 
 RULES: tuple[Rule, ...] = (
@@ -1255,7 +1641,9 @@ RULES: tuple[Rule, ...] = (
          "block it)",
          "read zmon's log for the zpool collector's error; if zpool status hangs in a shell "
          "too, look for a hung disk or a suspended pool in the kernel log and in "
-         "/proc/spl/kstat/zfs/*/state", find_pools_unknown, unpaged="warning"),
+         "/proc/spl/kstat/zfs/*/state", find_pools_unknown, unpaged="warning",
+         also=("ZfsPoolStuck", "ZmonCollectorNoData", "ZmonCollectorFailing",
+               "ZmonCollectorDataStale")),
     Rule("pool_unavailable", "ZfsPoolFaulted",
          "its data cannot be read or written",
          "run zpool status -v {pool}; restore power or cabling to its disks, then zpool clear "
@@ -1264,6 +1652,15 @@ RULES: tuple[Rule, ...] = (
          "data is lost in the files zpool lists",
          "list them with zpool status -v {pool} and restore them from backup",
          find_data_errors),
+    Rule("vdev_failing", "ZfsVdevFailing",
+         "errors keep coming on the disk's path: ZFS is about to fault it, and its vdev then "
+         "loses redundancy",
+         "check the cable and port, the kernel log and zpool status -v {pool} now; replace the "
+         "disk while redundancy is still there", find_vdev_failing),
+    Rule("deadman_events", "ZfsDeadmanEvents",
+         "an I/O hung for minutes: writes to the pool stall behind it",
+         "find the hung disk or controller in the kernel log and zpool events -v {pool}; "
+         "replace a disk that hangs I/O", find_deadman_events),
     Rule("smart_failed", "DiskSmartFailed",
          "the disk predicts its own failure",
          "replace the disk", find_smart_failed),
@@ -1282,12 +1679,12 @@ RULES: tuple[Rule, ...] = (
          "a power cut would stop the resilver while {pool} lacks redundancy",
          "keep the host up while the UPS lasts and start no scrub; shut down cleanly before "
          "the battery runs out (the resilver resumes after boot)", find_resilver_on_battery,
-         unpaged="warning"),
+         unpaged="warning", also=("UpsOnBatteryDuringScan",)),
     Rule("pool_degraded", "ZfsPoolDegraded",
          "the pool runs with reduced redundancy",
          "bring the disk back (zpool online {pool} <disk>) or replace it (zpool replace "
          "{pool} <disk> <new-disk-by-id>), <disk> as zpool status {pool} names it",
-         find_pool_degraded),
+         find_pool_degraded, also=("ZfsPoolRedundancyLost",)),
     Rule("vdev_faulted", "ZfsVdevFaulted",
          "ZFS stopped using the device",
          "reattach or replace it (zpool replace {pool} {vdev} <new-disk-by-id>)",
@@ -1296,12 +1693,27 @@ RULES: tuple[Rule, ...] = (
          "the resilver is stalled",
          "look for a hung or failing disk in zpool status -v {pool} and the kernel log",
          find_resilver_stalled),
+    Rule("resilver_slow", "ZfsResilverSlow",
+         "redundancy comes back later than it should",
+         "look for a slow or failing disk (zpool iostat -v {pool} 5) and competing load",
+         find_resilver_slow),
     Rule("cable_fault", "DiskCableFault",
          "suspect cable or port",
-         "reseat or replace the cable, or move the disk to another port", find_cable_fault),
+         "reseat or replace the cable, or move the disk to another port", find_cable_fault,
+         also=("DiskLinkFailing",)),
     Rule("media_failing", "DiskPendingSectorsRising",
          "the disk's media is failing",
          "replace the disk before another one in its vdev fails", find_media_failing),
+    Rule("sectors_reallocated", "DiskReallocatedSectorsRising",
+         "the disk remaps sectors: it still serves its data",
+         "plan its replacement (smartctl -a /dev/{device})", find_sectors_reallocated),
+    Rule("nvme_media_errors", "DiskNvmeMediaErrors",
+         "the drive reports media errors; ZFS repairs what it reads from redundancy",
+         "read smartctl -a /dev/{device} and plan its replacement", find_nvme_media_errors),
+    Rule("medium_errors", "DiskMediumErrors",
+         "the disk could not read sectors; ZFS repairs them from redundancy",
+         "read smartctl -a /dev/{device} and plan the disk's replacement if they recur",
+         find_medium_errors),
     Rule("checksum_errors", "ZfsVdevChecksumErrors",
          "data read back did not match its checksum (disk, cable, controller or RAM)",
          "run zpool scrub {pool}, then zpool clear {pool} once the cause is fixed",
@@ -1309,12 +1721,18 @@ RULES: tuple[Rule, ...] = (
     Rule("io_errors", "ZfsVdevIOErrors",
          "the device failed reads or writes",
          "check the disk's SMART and the kernel log, then zpool clear {pool}", find_io_errors),
+    Rule("errors_not_cleared", "ZfsPoolErrorsNotCleared",
+         "old error counts hide new errors until they are cleared",
+         "find the cause, then zpool clear {pool}", find_errors_not_cleared),
+    Rule("error_events", "ZfsErrorEvents",
+         "ZFS posted checksum, I/O or data errors and repaired what redundancy allowed",
+         "read zpool events -v {pool} and zpool status -v {pool}", find_error_events),
     Rule("spare_in_use", "ZfsSpareInUse",
          "a hot spare stands in for a failed disk",
          "replace the failed disk, then zpool detach {pool} {vdev}", find_spare_in_use),
     Rule("capacity", "ZfsPoolCapacityWarning",
          "the pool is filling up (ZFS slows down when nearly full)",
-         "free space or add a vdev", find_capacity),
+         "free space or add a vdev", find_capacity, also=("ZfsPoolCapacityCritical",)),
     Rule("scrub_overdue", "ZfsScrubOverdue",
          "latent errors go unnoticed",
          "run zpool scrub {pool} and schedule it monthly", find_scrub_overdue),
@@ -1340,21 +1758,42 @@ RULES: tuple[Rule, ...] = (
          "the dedup table crowds data out of the ARC",
          "add RAM, or stop dedup on new writes (zfs set dedup=off)",
          find_dedup_table_too_large),
+    Rule("l2arc_errors", "ZfsL2arcErrors",
+         "the cache device fails; ZFS reads the pool instead",
+         "check the cache device's SMART and the kernel log; replace it, or remove it from "
+         "its pool (zpool remove)", find_l2arc_errors),
     Rule("nvme_worn", "DiskNvmeWearHigh",
          "the drive is near the end of its rated endurance",
          "plan its replacement", find_nvme_worn),
     Rule("disk_hot", "DiskTemperatureHigh",
          "the disk runs hot",
          "check fans and airflow", find_disk_hot),
+    Rule("link_slow", "DiskLinkSpeedDegraded",
+         "the link renegotiated down, often a bad cable or backplane port",
+         "reseat or replace the cable", find_link_slow),
     Rule("ups_on_battery", "UpsOnBattery",
          "mains power is out",
          "restore power or prepare a clean shutdown", find_ups_on_battery),
+    Rule("ups_runtime_low", "UpsRuntimeLow",
+         "the battery would not last long in a power cut",
+         "replace the battery or reduce the load", find_ups_runtime_low),
+    Rule("scan_on_battery", "UpsOnBatteryDuringScan",
+         "a scrub or resilver drains the battery faster",
+         "pause a scrub (zpool scrub -p {pool}) until power is back", find_scan_on_battery),
     Rule("ups_unreachable", "UpsUnreachable",
          "zmon cannot see the UPS",
          "check upsd or apcupsd and the network", find_ups_unreachable),
     Rule("collector_failing", "ZmonCollectorFailing",
          "this view may be out of date",
-         "read zmon's log for the collector's error", find_collector_failing),
+         "read zmon's log for the collector's error", find_collector_failing,
+         also=("ZmonCollectorDataStale",)),
+    Rule("kernel_log_not_followed", "ZmonKernelLogNotFollowed",
+         "faults logged there go uncounted",
+         "check kernel_log.files and zmon's log", find_kernel_log_not_followed),
+    Rule("state_not_writable", "ZmonStateNotWritable",
+         "zmon forgets log positions, counts and scrub history at its next restart",
+         "free space in zmon's state directory or make it writable; see zmon's log",
+         find_state_not_writable),
     Rule("resilver_running", None,
          "redundancy is reduced until it finishes",
          "let it finish; do not take another disk of {pool} offline", find_resilver_running,

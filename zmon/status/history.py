@@ -1,8 +1,19 @@
 """The last hour of a few numbers, kept in memory for the status page's charts and for the
-diagnoses that need a trend (a resilver that stopped, errors that are new).
+diagnoses that need a trend (a resilver that stopped, errors that are new, a state that lasts).
 
 The ring is bounded twice: by age (``window`` seconds) and by count (``max_points``); a
-sample is taken at most every ``step`` seconds however often the snapshot is re-rendered.
+sample is taken at most every ``step`` seconds however often the snapshot is re-rendered. It
+keeps a little over an hour, so a condition that must last an hour (an alert's ``for: 1h``)
+can be seen to have lasted it. Per sample it keeps one number per error counter of each vdev
+(read+write, checksum, slow I/Os) and a few per disk, pool, UPS and the ARC: on a host of
+1,000 disks about 6,000 numbers, 48 kB a sample, 18 MB for the ring.
+
+A day of a few slow numbers (a disk's reallocated sectors, grown defects, NVMe media errors:
+what the disk alerts compare over 24 h) is kept apart, as the values at which each changed
+(at most ``MAX_DAY_STEPS`` a series, oldest dropped first): a few entries a disk.
+
+What a fresh start cannot know: nothing before zmon's first sample. A rise or a lasting state
+that began before it is not seen until the history covers the alert's window.
 """
 
 from __future__ import annotations
@@ -10,15 +21,23 @@ from __future__ import annotations
 import sys
 import threading
 from array import array
+from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 
-from zmon.status.model import HostModel
+from zmon.status.model import LINK_PATTERNS, HostModel, Pool, Vdev
 from zmon.status.ratios import STATUS_FIELDS, history_key
 from zmon.status.slowdown import DIRTY_WAITS, slowdown_series
 
 Point = tuple[float, Mapping[str, float]]
+Step = tuple[float, float]  # (time, the value it changed to)
+HOUR = 3600.0
+DAY = 86400.0
+MAX_DAY_STEPS = 32  # changes kept per day series
+# the classes of ZFS events the error-event and deadman alerts count
+ERROR_EVENT_CLASSES = ("checksum", "io", "data")
 
 
 class Values(Mapping[str, float]):
@@ -56,17 +75,59 @@ def series_of(model: HostModel) -> dict[str, float]:
                 out[f"scan_progress:{pool.name}"] = pool.scan.progress
         out[f"pool_errors:{pool.name}"] = sum(v.errors for v in pool.vdevs())
         out.update(slowdown_series(pool))
+        out[f"pool_online:{pool.name}"] = float(pool.state == "online")
+        if pool.scan is not None and pool.scan.running and pool.scan.to_issue is not None:
+            out[f"scan_to_issue:{pool.name}"] = pool.scan.to_issue
+        for v in pool.vdevs():  # a name twice (a spare in use): its larger counts
+            for kind, n in (
+                ("rw", v.read_errors + v.write_errors),
+                ("cksum", v.checksum_errors),
+                ("slow", v.slow_ios),
+            ):
+                key = vdev_key(kind, pool, v)
+                out[key] = max(n, out.get(key, 0.0))
     if model.dirty_waits is not None:
         out[DIRTY_WAITS] = model.dirty_waits
+    for (pool_name, vdev, klass), n in model.event_counts.items():
+        kind = "deadman" if klass == "deadman" else "error" if klass in ERROR_EVENT_CLASSES else ""
+        if kind:
+            key = f"events_{kind}:{pool_name}/{vdev}"
+            out[key] = out.get(key, 0.0) + n
     if model.arc is not None:
-        for field in STATUS_FIELDS:  # the counters of the ratios status shows
-            out[history_key(field)] = getattr(model.arc, field)
+        for name in STATUS_FIELDS:  # the counters of the ratios status shows
+            out[history_key(name)] = getattr(model.arc, name)
+        if model.arc.l2_io_errors is not None:
+            out["arc_l2_io_errors"] = model.arc.l2_io_errors
+        if model.arc.l2_checksum_errors is not None:
+            out["arc_l2_checksum_errors"] = model.arc.l2_checksum_errors
     for name, disk in model.disks.items():
         # the same numbers the cable diagnosis prints as totals, so "N new" never exceeds them
         out[f"disk_crc:{name}"] = disk.crc_total
         out[f"disk_link:{name}"] = disk.link_events
         if disk.nvme_error_log is not None:
             out[f"disk_nvme_errlog:{name}"] = disk.nvme_error_log
+        # the failing-path and medium-error alerts' own sums: any of them rising
+        out[f"disk_cable:{name}"] = disk.crc_errors + disk.kernel_count(LINK_PATTERNS)
+        out[f"disk_medium:{name}"] = disk.kernel.get("medium_error", 0.0)
+        if disk.speed is not None and disk.max_speed is not None:
+            out[f"disk_link_slow:{name}"] = float(
+                0 < disk.speed < disk.max_speed and not disk.standby
+            )
+    return out
+
+
+def vdev_key(kind: str, pool: Pool, v: Vdev) -> str:
+    """The history key of a vdev's error counter: ``rw``, ``cksum`` or ``slow``."""
+    return f"vdev_{kind}:{pool.name}/{v.name}"
+
+
+def day_series_of(model: HostModel) -> dict[str, float]:
+    """The slow numbers kept for a day (as their changes), by series key."""
+    out: dict[str, float] = {}
+    for name, disk in model.disks.items():
+        out[f"disk_reallocated:{name}"] = disk.reallocated
+        out[f"disk_grown_defects:{name}"] = disk.grown_defects
+        out[f"disk_nvme_media:{name}"] = disk.nvme_media_errors
     return out
 
 
@@ -75,13 +136,23 @@ class Window:
     """A read-only view of the ring: the points of the last ``window`` seconds."""
 
     points: tuple[Point, ...] = ()
+    days: Mapping[str, tuple[Step, ...]] = field(default_factory=dict)
 
     @property
     def span(self) -> float:
         return self.points[-1][0] - self.points[0][0] if len(self.points) > 1 else 0.0
 
-    def series(self, key: str) -> list[tuple[float, float]]:
-        return [(t, values[key]) for t, values in self.points if key in values]
+    def series(
+        self, key: str, since: float | None = None, until: float | None = None
+    ) -> list[tuple[float, float]]:
+        """The samples of ``key``, those from ``since`` to ``until`` when given."""
+        lo = 0 if since is None else bisect_left(self._times, since)
+        hi = len(self.points) if until is None else bisect_right(self._times, until)
+        return [(t, values[key]) for t, values in self.points[lo:hi] if key in values]
+
+    @cached_property
+    def _times(self) -> list[float]:
+        return [t for t, _ in self.points]
 
     def change(
         self, key: str, since: float | None = None, until: float | None = None
@@ -89,17 +160,51 @@ class Window:
         """(increase, seconds covered) of a counter-like series, from ``since`` (or the
         oldest point) to ``until`` (or the newest); None with fewer than two points. A drop
         (restart) counts from the value after it."""
-        pts = [
-            (t, v)
-            for t, v in self.series(key)
-            if (since is None or t >= since) and (until is None or t <= until)
-        ]
+        pts = self.series(key, since, until)
         if len(pts) < 2:
             return None
         total = 0.0
         for (_, a), (_, b) in zip(pts, pts[1:], strict=False):
             total += b - a if b >= a else b
         return total, pts[-1][0] - pts[0][0]
+
+    def held_for(self, test: Callable[[Mapping[str, float]], bool]) -> float:
+        """How long ``test`` has held at every sample up to the newest (0 if it does not hold
+        now): the age of the oldest sample of that unbroken run."""
+        since = None
+        for t, values in reversed(self.points):
+            if not test(values):
+                break
+            since = t
+        return self.points[-1][0] - since if since is not None else 0.0
+
+    def day_rise(self, key: str, now: float, span: float) -> tuple[float, float] | None:
+        """(rise above its lowest value, seconds known) of a day series over the ``span``
+        seconds before ``now`` (Prometheus: ``x - min_over_time(x[span])``); None when the
+        series is not kept. Seconds known are less than ``span`` when zmon's record of it
+        started later."""
+        steps = self._day_steps(key, now, span)
+        if not steps:
+            return None
+        return steps[-1][1] - min(v for _, v in steps), now - max(steps[0][0], now - span)
+
+    def day_increase(self, key: str, now: float, span: float) -> tuple[float, float] | None:
+        """(increase, seconds known) of a day counter over ``span`` (a drop is a reset)."""
+        steps = self._day_steps(key, now, span)
+        if not steps:
+            return None
+        total = 0.0
+        for (_, a), (_, b) in zip(steps, steps[1:], strict=False):
+            total += b - a if b >= a else b
+        return total, now - max(steps[0][0], now - span)
+
+    def _day_steps(self, key: str, now: float, span: float) -> list[Step]:
+        """The changes within the span, after the value it held at the span's start."""
+        steps = self.days.get(key, ())
+        start = now - span
+        inside = [s for s in steps if s[0] > start]
+        before = [s for s in steps if s[0] <= start]
+        return before[-1:] + inside
 
     def unchanged_for(self, key: str) -> float:
         """How long the newest value of ``key`` has stood still (0 if it just moved)."""
@@ -118,22 +223,29 @@ class Window:
 class History:
     """A bounded ring of samples; safe to feed from one thread and read from others."""
 
-    def __init__(self, window: float = 3600.0, step: float = 10.0, max_points: int = 400) -> None:
+    def __init__(
+        self, window: float = HOUR + 60.0, step: float = 10.0, max_points: int = 400
+    ) -> None:
         self.window = window
         self.step = step
         self._points: deque[Point] = deque(maxlen=max_points)
+        self._days: dict[str, deque[Step]] = {}
         self._lock = threading.Lock()
         self._keys: tuple[str, ...] = ()
         self._index: dict[str, int] = {}
 
     def observe(self, now: float, model: HostModel) -> bool:
         """Keep a sample of ``model`` taken at ``now``; False when one is too recent."""
-        return self.add(now, series_of(model))
+        return self.add(now, series_of(model), day_series_of(model))
 
-    def add(self, now: float, values: dict[str, float]) -> bool:
+    def add(
+        self, now: float, values: dict[str, float], days: Mapping[str, float] | None = None
+    ) -> bool:
         with self._lock:
             if self._points and now - self._points[-1][0] < self.step:
                 return False
+            if days is not None:
+                self._add_days(now, days)
             # keys repeat in every sample: one index of them while they stay the same
             keys = tuple(values)
             if keys != self._keys:
@@ -144,13 +256,26 @@ class History:
                 self._points.popleft()
             return True
 
+    def _add_days(self, now: float, days: Mapping[str, float]) -> None:
+        """Keep each day series' changes; a series the sample lacks is forgotten."""
+        for key in [k for k in self._days if k not in days]:
+            del self._days[key]
+        for key, value in days.items():
+            steps = self._days.get(key)
+            if steps is None:
+                steps = self._days[key] = deque(maxlen=MAX_DAY_STEPS)
+            if not steps or steps[-1][1] != value:
+                steps.append((now, value))
+            while len(steps) > 1 and steps[1][0] <= now - DAY:
+                steps.popleft()  # the one left is the value at the day's start
+
     def due(self, now: float) -> bool:
         with self._lock:
             return not self._points or now - self._points[-1][0] >= self.step
 
     def view(self) -> Window:
         with self._lock:
-            return Window(tuple(self._points))
+            return Window(tuple(self._points), {k: tuple(v) for k, v in self._days.items()})
 
     def __len__(self) -> int:
         return len(self._points)

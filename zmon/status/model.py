@@ -248,6 +248,8 @@ class Arc:
     max_size: float | None = None
     ghost_sizes: tuple[float | None, ...] = ()  # the MRU and MFU ghost lists' size
     memory_all: float | None = None  # the system memory the ARC sees
+    l2_io_errors: float | None = None  # None: no L2ARC counters served
+    l2_checksum_errors: float | None = None
 
     @property
     def ghost_hits(self) -> float:
@@ -319,6 +321,8 @@ class HostModel:
     ups: list[Ups] = field(default_factory=list)
     collectors: list[CollectorHealth] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    # (pool, vdev, class) -> events, with the counters served at 0 before their first event
+    event_counts: dict[tuple[str, str, str], float] = field(default_factory=dict)
     event_last: dict[str, float] = field(default_factory=dict)  # class -> unix time
     kernel_pool_events: dict[tuple[str, str], float] = field(default_factory=dict)
     datasets: list[Dataset] = field(default_factory=list)
@@ -329,6 +333,10 @@ class HostModel:
     last_pools: LastPools | None = None
     # writes that waited for dirty data at its limit (dmu_tx; None when not served)
     dirty_waits: float | None = None
+    # kernel log source -> followed (zmon_kernel_log_following)
+    kernel_log_following: dict[str, bool] = field(default_factory=dict)
+    # collector -> its state files are writable (zmon_collector_state_writable)
+    state_writable: dict[str, bool] = field(default_factory=dict)
 
     def collector(self, name: str) -> CollectorHealth | None:
         return next((c for c in self.collectors if c.name == name), None)
@@ -351,11 +359,21 @@ def read_model(families: Iterable[Any]) -> HostModel:
     model.pool_kstat_states = {
         pool: state for (pool,), state in _states(s, "zmon_pool_kstat_state", "pool").items()
     }
-    model.events = [
-        Event(lb.get("class", ""), lb.get("pool", ""), lb.get("vdev", ""), v)
+    model.event_counts = {
+        (lb.get("pool", ""), lb.get("vdev", ""), lb.get("class", "")): v
         for lb, v in s.all("zmon_zfs_events_total")
+    }
+    model.events = [
+        Event(klass, pool, vdev, v)
+        for (pool, vdev, klass), v in model.event_counts.items()
         if v  # the counters alert rules use are served at 0 before their first event
     ]
+    model.kernel_log_following = {
+        k: v > 0 for k, v in s.by("zmon_kernel_log_following", "source").items()
+    }
+    model.state_writable = {
+        k: v > 0 for k, v in s.by("zmon_collector_state_writable", "collector").items()
+    }
     model.event_last = s.by("zmon_zfs_events_last_timestamp_seconds", "class")
     waits = [
         v for lb, v in s.all("zmon_dmu_tx_events_total") if lb.get("reason") in THROTTLE_REASONS
@@ -617,6 +635,8 @@ def _arc(s: Samples) -> Arc | None:
         max_size=s.value("zmon_arc_max_size_bytes"),
         ghost_sizes=tuple(s.value(GHOST_SIZE_METRIC, state=st) for st in GHOST_STATES),
         memory_all=s.value("zmon_arc_memory_all_bytes"),
+        l2_io_errors=s.value("zmon_arc_l2_io_errors_total"),
+        l2_checksum_errors=s.value("zmon_arc_l2_checksum_errors_total"),
     )
 
 

@@ -193,6 +193,8 @@ def render_html(
         for e in report["events"]:
             parts.append(f"<tr><td class='small'>{_E(e['ago'])}</td><td>{_E(e['text'])}</td></tr>")
         parts.append("</table>")
+    if report.get("cannot_know"):
+        parts.append(f"<p class='small' id='cannot-know'>{_E(report['cannot_know']['text'])}</p>")
     parts.append(extra_sections)
     body = "\n".join(parts)
     return f"""<!doctype html>

@@ -12,11 +12,13 @@ from typing import Any
 from zmon.host.last_pools import LastPools
 from zmon.status import words as w
 from zmon.status.diagnoses import (
+    CANNOT_KNOW,
     SEVERITIES,
     Evidence,
     Finding,
     Limits,
     arc_ghost_ratio,
+    cannot_know,
     diagnose,
     pools_unknown,
 )
@@ -72,6 +74,8 @@ def report_of(
         "ups": [_ups(u) for u in model.ups],
         "events": recent_events(model, now),
         "collectors": [{"name": c.name, "state": _collector_state(c)} for c in model.collectors],
+        # the alerts only Prometheus can judge (ZmonTargetDown, ZmonTargetMissing)
+        "cannot_know": {"alerts": sorted(CANNOT_KNOW), "text": cannot_know()},
     }
 
 

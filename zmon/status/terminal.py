@@ -93,6 +93,9 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
         out.append(pen("bold", "Collectors"))
         for c in bad:
             out.append(f"  {c['name']}: {pen('warning', c['state'])}")
+    if report.get("cannot_know"):
+        out.append("")
+        out.append(pen("dim", report["cannot_know"]["text"]))
     return "\n".join(out) + "\n"
 
 

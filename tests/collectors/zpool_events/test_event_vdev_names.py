@@ -10,8 +10,11 @@ from pathlib import Path
 
 from tests.collectors.zpool_events.test_event_follower import CK, FAKE_ZPOOL, events
 from tests.support.pool_lab import context
+from tests.support.waiting import wait_for
 from zmon.collectors.zpool import ZpoolCollector
 from zmon.collectors.zpool_events import ZpoolEventsCollector, relabel_vdevs
+from zmon.host.devnames import zfs_whole_disk
+from zmon.host.paths import Paths
 from zmon.metrics import MetricSet
 from zmon.products import VDEV_NAMES
 from zmon.registry import Board
@@ -147,3 +150,76 @@ def test_without_the_declared_need_the_label_flips(tmp_path: Path) -> None:
 
     seen = run_both(tmp_path, Undeclared, gate)
     assert seen[0] == {"ata-DISK-part1"} and seen[-1] == {"ata-DISK"}, seen
+
+
+def context_paths(root: Path) -> Paths:
+    return Paths(procfs=root / "noproc", sysfs=root / "nosys", rootfs=root, state_dir=root)
+
+
+# ---- before zpool status answers: ZFS's own whole-disk layout names the disk
+
+
+def _links(root: Path, *names: str) -> None:
+    """/dev/disk/by-id links under a test root (targets need not exist)."""
+    by_id = root / "dev" / "disk" / "by-id"
+    by_id.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (by_id / name).symlink_to(f"../../{name.rsplit('-', 1)[0]}")
+
+
+def test_a_whole_disk_has_its_status_name_before_zpool_status_answers(tmp_path: Path) -> None:
+    """ZFS gives a whole disk partition 1 for data and reserves partition 9: such a
+    partition is labelled as zpool status names the disk, with no name known yet. A
+    partition the admin made (no partition 9 beside it) keeps its own name."""
+    _links(tmp_path, "ata-X-part1", "ata-X-part9", "ata-Y-part3")
+    (tmp_path / "dev" / "sdb9").touch()
+    counts = {
+        ("tank", "ata-X-part1", "checksum"): 2,
+        ("tank", "ata-Y-part3", "io"): 1,
+        ("tank", "sdb1", "io"): 3,
+        ("tank", "sdp1", "io"): 4,  # sdp's partition 1, without a partition 9
+    }
+    out = relabel_vdevs(counts, {}, lambda name: zfs_whole_disk(name, context_paths(tmp_path)))
+    assert out == {
+        ("tank", "ata-X", "checksum"): 2,
+        ("tank", "ata-Y-part3", "io"): 1,
+        ("tank", "sdb", "io"): 3,
+        ("tank", "sdp1", "io"): 4,
+    }
+    # the same names once zpool status answers
+    names = {"tank": frozenset({"mirror-0", "ata-X", "ata-Y-part3", "sdb", "sdp1"})}
+    assert relabel_vdevs(counts, names) == out
+
+
+def test_the_collector_labels_the_disk_by_its_status_name_from_its_first_run(
+    tmp_path: Path,
+) -> None:
+    """No zpool status yet (it hangs, or zmon just started): the event's ``ata-DISK-part1``
+    is served as ``ata-DISK`` from the first sample, as it will be once zpool answers."""
+    _links(tmp_path, "ata-DISK-part1", "ata-DISK-part9")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    script = bindir / "zpool"
+    script.write_text(FAKE_ZPOOL.replace("{python}", sys.executable))
+    script.chmod(0o755)
+    (bindir / "plan.json").write_text(json.dumps([{"events": events(1, 2, CK), "then": "hang"}]))
+    ctx = context(
+        CommandRunner(binaries={"zpool": str(script)}),
+        tmp_path,
+        {"backoff_max": 0.05, "startup_wait": 5.0},
+    )
+    c = ZpoolEventsCollector(ctx)
+    try:
+        c.start()
+        wait_for(lambda: sum(c.counter.snapshot()[0].values()) == 2)
+        ms = c.collect()
+    finally:
+        c.close()
+    counted = {
+        s.labels["vdev"]
+        for f in ms.families()
+        if f.name == "zmon_zfs_events"
+        for s in f.samples
+        if s.value
+    }
+    assert counted == {"ata-DISK"}

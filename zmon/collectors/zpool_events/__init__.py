@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from zmon import durable, logs
 from zmon.collectors.zpool_events.follower import ProcessFollower
-from zmon.host.devnames import whole_disk_name
+from zmon.host.devnames import whole_disk_name, zfs_whole_disk
 from zmon.metrics import MetricSet
 from zmon.parsers.zpool_events import EventStreamParser, ZfsEvent, parse_zpool_events
 from zmon.products import VDEV_NAMES
@@ -145,6 +145,7 @@ class EventCounter:
 # rise from 0: a series that appears with its first event starts at that count, and increase()
 # over it is 0. Kept to these classes to bound the series: 4 per vdev.
 ALERTED_CLASSES = ("checksum", "data", "deadman", "io")
+MAX_WHOLE_DISKS = 4096  # partition names remembered as their disk's (a few per disk)
 
 
 def with_zero_counts(
@@ -196,22 +197,29 @@ def event_metrics(
 
 
 def relabel_vdevs(
-    counts: Mapping[tuple[str, str, str], int], names: Mapping[str, frozenset[str]]
+    counts: Mapping[tuple[str, str, str], int],
+    names: Mapping[str, frozenset[str]],
+    whole_disk: Callable[[str], str | None] | None = None,
 ) -> dict[tuple[str, str, str], int]:
-    """Name each event's vdev as ``zpool status`` does, where the pool's vdev names are known.
+    """Name each event's vdev as ``zpool status`` does.
 
     An event carries its leaf's device path: ``.../ata-X-part1`` or ``/dev/vdc1`` for a whole
     disk that ``zpool status`` shows as ``ata-X`` or ``vdc``. The label becomes the status
-    name when the path's basename is not one but its whole-disk name is. Otherwise it stays
-    the basename, as the contract defines it.
+    name when the path's basename is not one of the pool's vdev names but its whole-disk
+    name is; where the names are not known (zpool status has not answered yet), when
+    ``whole_disk`` finds ZFS's whole-disk layout on the host (``zfs_whole_disk``), so one disk
+    has one name from the first sample on. Otherwise it stays the basename, as the contract
+    defines it.
     """
     out: dict[tuple[str, str, str], int] = {}
     for (pool, vdev, cls), n in counts.items():
-        known = names.get(pool)
-        if known and vdev and vdev not in known:
+        known = names.get(pool) or frozenset()
+        if vdev and vdev not in known:
             whole = whole_disk_name(re.sub(r"-part\d+$", "", vdev))
             if whole in known:
                 vdev = whole
+            elif whole_disk is not None:
+                vdev = whole_disk(vdev) or vdev
         out[(pool, vdev, cls)] = out.get((pool, vdev, cls), 0) + n
     return out
 
@@ -396,6 +404,17 @@ class ZpoolEventsCollector(Collector):
         self.pipeline = EventPipeline(self.counter, None if ctx.one_shot else self.store)
         self.follower: ProcessFollower | None = None
         self._first_collect = True
+        self._whole_disks: dict[str, str] = {}  # partition name -> its disk's status name
+
+    def whole_disk(self, name: str) -> str | None:
+        """The status name of the whole disk whose ZFS partition ``name`` is (remembered, so
+        it stays once the disk is gone), or None."""
+        found = self._whole_disks.get(name)
+        if found is None:
+            found = zfs_whole_disk(name, self.ctx.paths)
+            if found is not None and len(self._whole_disks) < MAX_WHOLE_DISKS:
+                self._whole_disks[name] = found
+        return found
 
     def start(self) -> None:
         if self.follower is not None:
@@ -445,7 +464,7 @@ class ZpoolEventsCollector(Collector):
         else:
             counts, last, dropped = self.counter.snapshot()
         names = self.ctx.product(VDEV_NAMES) or {}
-        counts = with_zero_counts(relabel_vdevs(counts, names), names)
+        counts = with_zero_counts(relabel_vdevs(counts, names, self.whole_disk), names)
         ms = event_metrics(counts, last, dropped)
         ms.gauge(
             "zmon_zfs_events_follower_up",
