@@ -7,8 +7,9 @@ collecting set plus CAP_SETUID, CAP_SETGID and CAP_SETPCAP for the drop), the sa
 ambient capabilities (with ``SecureBits=noroot`` root gains nothing else on exec), and
 no_new_privs. What each process holds is read from /proc/PID/status.
 
-Needs root and the ``zmon`` system user (tests/install-system-deps.sh creates it; another
-unprivileged user can be named in ZMON_TEST_WEB_USER).
+Needs root and the ``zmon`` system user: in CI the test creates it (useradd, as the .deb's
+postinst would) when it is missing; elsewhere it skips loudly, or another unprivileged user
+can be named in ZMON_TEST_WEB_USER.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.serve import ZmonProcess, arc_procfs, collectors_toml
-from tests.helpers import not_run, require_tool
+from tests.helpers import IN_CI, not_run, require_tool
 from zmon.privileges import COLLECTING, FOR_THE_DROP, mask_of, status_capabilities
 
 pytestmark = pytest.mark.real
@@ -63,7 +64,18 @@ def web_user() -> pwd.struct_passwd:
     try:
         return pwd.getpwnam(name)
     except KeyError:
-        not_run(f"no user {name!r}", "create it (tests/install-system-deps.sh)")
+        if not IN_CI:
+            not_run(f"no user {name!r}", "create it")
+    subprocess.run(
+        [
+            require_tool("useradd", "creates the zmon user"), "--system", "--user-group",
+            "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
+            name,
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return pwd.getpwnam(name)
 
 
 def children(pid: int) -> list[int]:
