@@ -100,6 +100,8 @@ class Daemon:
         if self.server is not None:
             return
         user = account(self.cfg.web_user) if self.cfg.web_user else None
+        if user is not None and user.uid == os.geteuid():
+            user = None  # (already that user: a unit run without root, with its ExecStart)
         if user is not None and os.geteuid() != 0:
             raise ConfigError("web.user", "dropping to another user needs zmon started as root")
         web = self._web = web_config(self.cfg)

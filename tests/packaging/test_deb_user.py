@@ -57,9 +57,7 @@ def test_postinst_creates_the_user_the_unit_drops_to(tmp_path: Path) -> None:
 
 
 def test_postinst_keeps_an_existing_user(tmp_path: Path) -> None:
-    assert not [
-        c for c in _run(tmp_path, "postinst", "configure", True) if c.startswith("adduser")
-    ]
+    assert not [c for c in _run(tmp_path, "postinst", "configure", True) if c.startswith("adduser")]
 
 
 @pytest.mark.parametrize("arg", ["remove", "purge"])
