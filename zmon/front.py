@@ -22,6 +22,7 @@ import os
 import queue
 import signal
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -54,6 +55,9 @@ log = logs.get("front")
 
 SERVE_TIMEOUT = 30.0  # for the HTTP process to start serving new sockets
 STOP_TIMEOUT = 15.0  # for it to stop serving when told to, before it is killed
+# An HTTP process that takes nothing from the channel for this long is killed (zmon then
+# stops): the collecting side never waits on it for longer.
+SEND_TIMEOUT = 30.0
 # /healthz fails when the privileged side has not said the worker answers for this long
 # (it says so about once a second; zmon.daemon.SILENT_DEADLINE bounds the worker's silence)
 HEALTH_DEADLINE = 15.0
@@ -91,6 +95,8 @@ class FrontProcess:
                 os._exit(code)
         theirs.close()
         self.pid = pid
+        seconds = int(SEND_TIMEOUT)
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", seconds, 0))
         self._channel = Channel(ours, FROM_FRONT, max_frame=MAX_FRONT_FRAME)
 
     def start_reader(self) -> None:
@@ -144,11 +150,15 @@ class FrontProcess:
                 raise OSError(0, reply.error)
 
     def relay(self, message: Message) -> None:
-        """Pass on a message; a gone HTTP process is seen by the reader."""
+        """Pass on a message. One the HTTP process does not take within SEND_TIMEOUT (a
+        frame may be cut short) ends it; the reader then sees it gone."""
         channel = self._channel
         if channel is not None:
-            with contextlib.suppress(Closed):
+            try:
                 channel.send(message)
+            except Closed:
+                if not self._stopping:
+                    self._kill()
 
     def stop(self) -> None:
         """Tell the HTTP process to stop (its connections get up to 5 s), and reap it."""

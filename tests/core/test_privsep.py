@@ -6,9 +6,13 @@ starts it as root the way the unit does and reads what each process holds."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pwd
 import signal
 import socket
+import struct
+import subprocess
 import threading
 import urllib.request
 from dataclasses import replace
@@ -40,7 +44,7 @@ from zmon.channel import (
 )
 from zmon.config import Config, load
 from zmon.daemon import Daemon
-from zmon.front import HEALTH_DEADLINE, Front
+from zmon.front import HEALTH_DEADLINE, Front, FrontProcess
 from zmon.host.last_pools import LastPools, PoolStateRecorder
 from zmon.registry import collectors
 from zmon.webconfig import TLSSettings, WebConfig
@@ -218,5 +222,39 @@ def test_zmon_stops_when_its_http_process_dies(tmp_path: Path) -> None:
         os.kill(daemon.server.front.pid, signal.SIGKILL)
         assert poll(lambda: daemon.failed)
         assert daemon._stop.is_set()
+    finally:
+        daemon.shutdown()
+
+
+def test_an_http_process_that_stops_reading_is_killed() -> None:
+    """The collecting side never waits on the HTTP process for long: a relay it does not take
+    within the send timeout ends it (the reader then stops zmon)."""
+    stuck = subprocess.Popen(["sleep", "600"])
+    front = FrontProcess(Config(), None, on_exit=lambda: None)
+    ours, theirs = socket.socketpair()
+    ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 100_000))
+    front._channel, front.pid = Channel(ours, FROM_FRONT), stuck.pid
+    try:
+        front.relay(Orphaned("x" * 20_000_000))  # more than the socket buffers hold
+        assert stuck.wait(30) == -signal.SIGKILL
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            stuck.kill()
+        stuck.wait()
+        ours.close()
+        theirs.close()
+
+
+def test_web_user_naming_the_running_user_drops_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A unit run without root keeps ExecStart's --web.user zmon: zmon already is that user."""
+    nobody = pwd.getpwnam("nobody")
+    daemon = _daemon(tmp_path)
+    daemon.cfg = replace(daemon.cfg, web_user="nobody")
+    monkeypatch.setattr(os, "geteuid", lambda: nobody.pw_uid)
+    daemon.listen()
+    try:
+        assert daemon.server is not None and daemon.server.front.user is None
     finally:
         daemon.shutdown()
