@@ -721,10 +721,24 @@ class Channel:
     def recv(self) -> Message:
         """The next message: Closed when the other end is gone, ProtocolError when what
         came is not a message this end takes."""
+        return self.recv_frame()[0]
+
+    def recv_frame(self) -> tuple[Message, bytearray]:
+        """The next message and its frame (without the length), to pass on unchanged."""
         (length,) = _LENGTH.unpack(self._exactly(_LENGTH.size))
         if length > self.max_frame:
             raise ProtocolError(f"a frame of {length} bytes, over the limit of {self.max_frame}")
-        return decode(self._exactly(length), self.accepts)
+        frame = self._exactly(length)
+        return decode(frame, self.accepts), frame
+
+    def send_frame(self, frame: bytes | bytearray) -> None:
+        """Send a frame ``recv_frame`` returned (checked there), as it came."""
+        try:
+            with self._send_lock:
+                self.sock.sendall(_LENGTH.pack(len(frame)))
+                self.sock.sendall(frame)
+        except OSError as exc:
+            raise Closed(str(exc)) from exc
 
     def _exactly(self, size: int) -> bytearray:
         buf = bytearray(size)

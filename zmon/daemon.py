@@ -130,6 +130,7 @@ class Daemon:
         memory.settle_gc()  # everything imported and configured: keep it out of collections
         self.worker.relay = self.server.front.relay
         self.worker.on_tick = self._tick
+        self.worker.mirrors.hold_data = False  # (the HTTP process holds and serves them)
         try:
             self.worker.start()
         except BaseException:

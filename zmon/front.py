@@ -149,13 +149,17 @@ class FrontProcess:
             if reply.error is not None:
                 raise OSError(0, reply.error)
 
-    def relay(self, message: Message) -> None:
-        """Pass on a message. One the HTTP process does not take within SEND_TIMEOUT (a
-        frame may be cut short) ends it; the reader then sees it gone."""
+    def relay(self, message: Message, frame: bytes | bytearray | None = None) -> None:
+        """Pass on a message (as ``frame`` when it came in one, checked). One the HTTP process
+        does not take within SEND_TIMEOUT (a frame may be cut short) ends it; the reader then
+        sees it gone."""
         channel = self._channel
         if channel is not None:
             try:
-                channel.send(message)
+                if frame is not None:
+                    channel.send_frame(frame)
+                else:
+                    channel.send(message)
             except Closed:
                 if not self._stopping:
                     self._kill()

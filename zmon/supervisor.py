@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from zmon import children, failures, logs
+from zmon import children, failures, gzipjoin, logs
 from zmon.channel import (
     FROM_WORKER,
     Beat,
@@ -60,6 +60,8 @@ STOP_TIMEOUT = 15.0  # a worker told to stop stops its collectors, then it is ki
 WEDGED_AFTER = 60.0
 
 Spawn = Callable[[], tuple[subprocess.Popen[bytes], Channel]]
+# passes on a message the mirrors took, with the frame it came in (None: to be encoded)
+Relay = Callable[[Message, bytes | bytearray | None], None]
 
 
 class WorkerError(RuntimeError):
@@ -144,7 +146,7 @@ class WorkerSupervisor:
         self._lock = self.mirrors.lock  # the mirrors and the current worker
         # where what changed the mirrors goes on to (the HTTP process, zmon/front.py); with
         # it, this process does not render the snapshot itself
-        self.relay: Callable[[Message], None] | None = None
+        self.relay: Relay | None = None
         self.on_tick: Callable[[], None] | None = None
         self._reload_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -270,13 +272,16 @@ class WorkerSupervisor:
         with self._lock:
             seeds = [seed_of(st) for st in self._mirrors.values()]
             self._proc, self._heard = proc, self._clock()
+        if not self.mirrors.hold_data:  # the new worker sends every piece and view again
+            for seed in seeds:
+                seed.rendered, seed.kept = [], []
         fault = None
         try:
             channel.send(Start(self.cfg, seeds))
             with self._lock:
                 self._channel = channel
             while True:
-                self._take(channel.recv())
+                self._take(*channel.recv_frame())
         except Closed:
             pass
         except ProtocolError as exc:
@@ -302,18 +307,18 @@ class WorkerSupervisor:
             self._relay(Orphaned(reason))
         return reason
 
-    def _take(self, message: Message) -> None:
+    def _take(self, message: Message, frame: bytes | bytearray | None = None) -> None:
         self._heard = self._clock()
         if isinstance(message, Update):
             self.mirrors.apply(message)
             self._dirty.set()
-            self._relay(message)
+            self._relay(message, frame)
         elif isinstance(message, Started):  # (and Reloaded)
             self._healthy = message.healthy
             self._replies.put(message)
         elif isinstance(message, Running):  # shown at the next rendering, as a run's end brings one
             self.mirrors.running(message)
-            self._relay(message)
+            self._relay(message, frame)
         elif isinstance(message, Beat):
             self._healthy = message.healthy
         else:
@@ -324,9 +329,9 @@ class WorkerSupervisor:
             while True:
                 self._replies.get_nowait()
 
-    def _relay(self, message: Message) -> None:
+    def _relay(self, message: Message, frame: bytes | bytearray | None = None) -> None:
         if self.relay is not None:
-            self.relay(message)
+            self.relay(message, frame)
 
     def _render_loop(self) -> None:
         """Re-render after updates, and when a collector turns stale without one (a hung
@@ -358,15 +363,21 @@ class WorkerSupervisor:
             proc.kill()  # the supervisor thread sees the channel close
 
 
+_NO_PIECE = gzipjoin.Piece(b"", 0, 0)  # a digest's stand-in where no data is held
+
+
 class Mirrors:
     """The collectors' mirrored states in ``snapshot``, changed only by what the worker sent
     (or by its end). The privileged side and the HTTP process each hold one and apply the
     same messages in the same order, so they hold the same pieces."""
 
-    def __init__(self, snapshot: Snapshot) -> None:
+    def __init__(self, snapshot: Snapshot, hold_data: bool = True) -> None:
         self.snapshot = snapshot
         self.states: dict[str, CollectorState] = {}
         self.lock = threading.Lock()
+        # False where nothing is served from these mirrors (the privileged side, which relays
+        # to the HTTP process): only the pieces' digests are kept, to check updates by
+        self.hold_data = hold_data
 
     def apply(self, update: Update) -> None:
         """Take an update; ProtocolError (and nothing changed) if it leaves out a piece that
@@ -392,7 +403,9 @@ class Mirrors:
                     setattr(st, key, value)
                 st.collecting = True
                 run = data.get(name)
-                if run is not None:
+                if run is not None and not self.hold_data:
+                    st.rendered = [(n, d, _NO_PIECE) for n, d, _ in run.pieces]
+                elif run is not None:
                     held = {(n, d): p for n, d, p in st.rendered}
                     st.rendered = [
                         (n, d, p if p is not None else held[n, d]) for n, d, p in run.pieces

@@ -47,6 +47,8 @@ from zmon.daemon import Daemon
 from zmon.front import HEALTH_DEADLINE, Front, FrontProcess
 from zmon.host.last_pools import LastPools, PoolStateRecorder
 from zmon.registry import collectors
+from zmon.snapshot import Snapshot
+from zmon.supervisor import Mirrors
 from zmon.webconfig import TLSSettings, WebConfig
 
 PEM = b"-----BEGIN CERTIFICATE-----\nnot checked on the way\n-----END CERTIFICATE-----\n"
@@ -258,3 +260,29 @@ def test_web_user_naming_the_running_user_drops_nothing(
         assert daemon.server is not None and daemon.server.front.user is None
     finally:
         daemon.shutdown()
+
+
+def test_the_privileged_side_keeps_only_digests_and_still_checks_updates() -> None:
+    """It relays the data and serves none of it: its mirrors keep no piece nor view, only what
+    an update is checked against, and a new worker starts from the fields alone."""
+    mirrors = Mirrors(Snapshot(), hold_data=False)
+    state = _state()
+    run = RunData(list(state.rendered), state.kept, None)
+    mirrors.apply(Update({state.name: state_fields(state)}, {state.name: run}))
+    (mirror,) = mirrors.states.values()
+    assert [(n, d) for n, d, _ in mirror.rendered] == [(n, d) for n, d, _ in state.rendered]
+    assert all(p.deflated == b"" for _, _, p in mirror.rendered) and mirror.kept == []
+    (name, digest, _), second = state.rendered
+    mirrors.apply(  # a piece held, by digest, may be left out
+        Update(
+            {state.name: state_fields(state)},
+            {state.name: RunData([(name, digest, None), second], None, None)},
+        )
+    )
+    with pytest.raises(ProtocolError, match="lacks"):
+        mirrors.apply(
+            Update(
+                {state.name: state_fields(state)},
+                {state.name: RunData([(name, b"\0" * 20, None)], None, None)},
+            )
+        )
