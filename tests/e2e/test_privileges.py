@@ -191,13 +191,15 @@ class _TLSZmon(ZmonProcess):
 
 def test_web_user_without_root_is_refused() -> None:
     """Asking for the drop without root is a config error at start, not a silent no-op."""
-    web_user()
+    other = web_user()
     nobody = pwd.getpwnam("nobody")
+    if other.pw_uid == nobody.pw_uid:  # (ZMON_TEST_WEB_USER=nobody)
+        other = next(p for p in pwd.getpwall() if p.pw_uid not in (0, nobody.pw_uid))
     proc = subprocess.run(
         [
             require_tool("setpriv"), f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
             "--clear-groups", sys.executable, "-m", "zmon.cli", "serve",
-            "--web.listen-address", "127.0.0.1:0", "--web.user", "nobody",
+            "--web.listen-address", "127.0.0.1:0", "--web.user", other.pw_name,
             "--path.state-dir", "/nonexistent",
         ],
         capture_output=True,
