@@ -81,6 +81,10 @@ class FrontProcess:
     def fork(self) -> None:
         """Start the HTTP process (OSError if it cannot be forked). Call before any thread
         starts: the child keeps only the thread that forked."""
+        # what is imported and configured now stays out of the collector's reach in both
+        # processes, so that neither writes those pages just to scan them: they stay shared
+        memory.settle_gc()
+        memory.trim()
         ours, theirs = socket.socketpair()
         pid = os.fork()
         if pid == 0:  # the HTTP process
