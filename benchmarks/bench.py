@@ -7,9 +7,10 @@ On the synthetic host of ``benchmarks/bighost.py`` it measures, and prints side 
    scheduler does) at 10, 100 and 1,000 vdevs, with the exponent of a power-law fit
    (``cpu ~ vdevs^k``: linear shows as ~1.0);
 2. the whole daemon (``zmon serve``) on the 1,000-vdev host at default intervals: CPU % of one
-   core (its serving process and collection worker together), RSS of each, the serving
-   process's threads and open fds, while a kernel log grows;
-3. scrapes of that daemon's full exposition: p50/p99 with 1 and 50 clients, plain and gzip;
+   core (its main process, HTTP process and collection worker together), RSS and PSS of
+   each, the main process's threads and open fds, while a kernel log grows;
+3. scrapes of that daemon's full exposition: p50/p99 with 1 and 50 clients, plain and gzip,
+   and each process's RSS and PSS after them;
 4. kernel-log matching on a large log (1 GiB by default): zmon's file follower and
    ``zmon parse kernel-log`` against ``mtail --one_shot`` (Debian's mtail) with an equivalent
    program (same rules, first match wins) and with a program an admin would write (one regex
@@ -194,27 +195,59 @@ def proc_cpu(pid: int) -> tuple[float, float]:
     return (utime + stime) / CLK_TCK, (cutime + cstime) / CLK_TCK
 
 
-def worker_pids(pid: int) -> list[int]:
-    """The collection worker(s) among the children of zmon's serving process ``pid``."""
-    found = []
+def zmon_processes(pid: int) -> dict[str, int]:
+    """zmon's processes by role: ``main`` (``pid``: the config, the sockets, supervision),
+    ``http`` (its forked HTTP process; a checkout from before the privilege separation
+    serves in ``main`` and has none) and ``worker`` (the collection worker)."""
+    found = {"main": pid}
     with contextlib.suppress(OSError):
         for task in os.listdir(f"/proc/{pid}/task"):
             with contextlib.suppress(OSError):
                 for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split():
                     with contextlib.suppress(OSError):
-                        if b"zmon.worker" in Path(f"/proc/{child}/cmdline").read_bytes():
-                            found.append(int(child))
+                        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+                        if b"zmon.worker" in cmdline:
+                            found["worker"] = int(child)
+                        elif b"zmon" in cmdline and b" serve" in cmdline.replace(b"\0", b" "):
+                            found["http"] = int(child)
     return found
 
 
+def worker_pids(pid: int) -> list[int]:
+    """The collection worker(s) among the children of zmon's main process ``pid``."""
+    return [p for role, p in zmon_processes(pid).items() if role == "worker"]
+
+
+def proc_pss_kb(pid: int) -> int:
+    """Proportional set size (kB): each page shared with N processes counts 1/N (the HTTP
+    process is forked, so it shares the main process's pages until either writes them)."""
+    with open(f"/proc/{pid}/smaps_rollup") as fh:
+        for line in fh:
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    return 0
+
+
+def zmon_memory(pid: int) -> dict[str, tuple[float, float]]:
+    """(RSS MB, PSS MB) of each of zmon's processes by role, and ``all`` of them together."""
+    out: dict[str, tuple[float, float]] = {}
+    for role, p in zmon_processes(pid).items():
+        with contextlib.suppress(OSError, KeyError):
+            out[role] = (proc_status(p)["VmRSS"] / 1024, proc_pss_kb(p) / 1024)
+    out["all"] = (sum(r for r, _ in out.values()), sum(p for _, p in out.values()))
+    return out
+
+
 def zmon_cpu(pid: int) -> tuple[float, float]:
-    """(CPU seconds of zmon's processes, the serving one and its worker; those of the
-    programs they ran and waited for)."""
+    """(CPU seconds of zmon's processes, the main one, the HTTP one and the worker; those of
+    the programs they ran and waited for)."""
     own, waited = proc_cpu(pid)
-    for worker in worker_pids(pid):
+    for role, child in zmon_processes(pid).items():
+        if role == "main":
+            continue
         with contextlib.suppress(OSError):
-            w_own, w_waited = proc_cpu(worker)
-            own, waited = own + w_own, waited + w_waited
+            c_own, c_waited = proc_cpu(child)
+            own, waited = own + c_own, waited + c_waited
     return own, waited
 
 
@@ -329,12 +362,13 @@ def daemon_section(
         cpu, children = zmon_cpu(proc.pid)
         final = proc_status(proc.pid)
         worker_rss = children_rss_mb(proc.pid)
+        memory = zmon_memory(proc.pid)
         stop.set()
         sampling.set()
         result: dict[str, Any] = {
             "seconds": elapsed, "cpu_pct": 100 * cpu / elapsed, "cpu": cpu,
             "children_cpu": children, "rss_mb": final["VmRSS"] / 1024,
-            "worker_rss_mb": worker_rss,
+            "worker_rss_mb": worker_rss, "memory": memory,
             "peak_rss_mb": final["VmHWM"] / 1024, "threads": final["Threads"],
             "peak_threads": peak["Threads"], "fds": final["fds"], "peak_fds": peak["fds"],
             "load": statistics.mean(load), "load_max": max(load),
@@ -357,6 +391,7 @@ def daemon_section(
             for gz in (False, True):
                 result["scrapes"][(clients, gz)] = scrape(port, clients, SCRAPE_SECONDS, gz)
         result["scrape_cpu"] = zmon_cpu(proc.pid)[0] - cpu
+        result["scrape_memory"] = zmon_memory(proc.pid)
         states = re.findall(rb'zmon_collector_success\{collector="(\w+)"\} (\S+)', body)
         result["collectors_ok"] = sorted(n.decode() for n, v in states if v == b"1.0")
         return result
@@ -376,7 +411,7 @@ def daemon_section(
 def print_daemon(r: dict[str, Any]) -> None:
     print(f"\n## 2. The whole daemon, {r['seconds']:.0f} s at default intervals\n")
     print(
-        "| CPU % of one core | CPU s | RSS MB (peak), serving process | worker RSS MB | "
+        "| CPU % of one core | CPU s | RSS MB (peak), main process | worker RSS MB | "
         "threads (peak) | fds (peak) | "
         "fake programs' CPU s | load average, mean (max) | "
         f"CPU % after the first {WARM_SECONDS:.0f} s |"
@@ -394,6 +429,7 @@ def print_daemon(r: dict[str, Any]) -> None:
             f"\n(the last column counts from {r['steady_from']:.0f} s on: the daemon's first "
             f"runs over, and the other sections, which run beside it, done)"
         )
+    print_memory(r["memory"], "at the end of the run")
     print(f"\nCollectors whose last run succeeded: {', '.join(r['collectors_ok'])}")
     print("\n## 3. Scrapes of the full exposition\n")
     print(f"{r['series']:,} series; {r['bytes']:,} bytes plain, {r['gzip_bytes']:,} gzip\n")
@@ -409,6 +445,27 @@ def print_daemon(r: dict[str, Any]) -> None:
         f"\n(wrk, {SCRAPE_SECONDS:g} s per row, keep-alive connections, each sending its next "
         f"request when the last answer arrived; the daemon's CPU for them: {r['scrape_cpu']:.1f} s)"
     )
+    print_memory(r["scrape_memory"], "after the scrapes")
+
+
+MEMORY_ROLES = {
+    "main": "main process (config, sockets, supervision)",
+    "http": "HTTP process (serves; forked, shares pages with the main one)",
+    "worker": "collection worker",
+    "all": "all together",
+}
+
+
+def print_memory(memory: dict[str, tuple[float, float]], when: str) -> None:
+    """RSS and PSS of each zmon process: RSS counts shared pages in each process that maps
+    them, PSS divides them among those processes, so PSS adds up and RSS does not."""
+    print(f"\nMemory {when}:\n")
+    print("| process | RSS MB | PSS MB |")
+    print("|---|---:|---:|")
+    for role, label in MEMORY_ROLES.items():
+        if role in memory:
+            rss, pss = memory[role]
+            print(f"| {label} | {rss:.1f} | {pss:.1f} |")
 
 
 # ---- 6: the scrape tail against node_exporter and a baseline checkout
@@ -489,6 +546,7 @@ class Served:
             "runs": self.runs,
             "rss_mb": proc_status(self.proc.pid)["VmRSS"] / 1024,
             "worker_rss_mb": children_rss_mb(self.proc.pid) if worker else 0.0,
+            "memory": zmon_memory(self.proc.pid) if worker else {},
             "load": statistics.median(self.loads),
         }
 
@@ -632,9 +690,14 @@ def print_tail(r: dict[str, dict[str, Any]], seconds: float) -> None:
     blank = " |" * len(ratios)
     rss = " | ".join(f"{r[n]['rss_mb']:.1f}" for n in names)
     rss += "".join(f" | {_ratio(r[a]['rss_mb'], r[b]['rss_mb'])}" for a, b in ratios)
-    print(f"| RSS MB, serving process | {rss} |")
+    print(f"| RSS MB, main process | {rss} |")
     worker = " | ".join(f"{r[n]['worker_rss_mb']:.1f}" for n in names)
     print(f"| RSS MB, collection worker | {worker} |{blank}")
+    both = " | ".join(
+        "{:.1f} / {:.1f}".format(*r[n]["memory"]["all"]) if r[n].get("memory") else "-"
+        for n in names
+    )
+    print(f"| RSS / PSS MB, all zmon processes | {both} |{blank}")
     load = " | ".join(f"{r[n]['load']:.1f}" for n in names)
     print(f"| load average during (median) | {load} |{blank}")
     if "baseline" in r:

@@ -9,6 +9,11 @@ the types and ranges of the message: each raises ``ProtocolError`` before anythi
 The supervisor treats that as a fault of the worker (it is replaced, zmon/supervisor.py); the
 worker ends on a bad message from the server.
 
+Between the privileged side and the HTTP process (zmon/front.py) the same frames carry
+``Serve`` (addresses, the web config with its TLS material, and the listening sockets as
+SCM_RIGHTS), ``Update`` and ``Running`` as the worker sent them, ``Health``, ``Orphaned``,
+``Pools`` and ``Stop``; the HTTP process answers only ``Served``, in frames of at most 64 KiB.
+
 Messages to the worker: ``Start`` (the config, as the flat settings it is built from and
 checked again here; the collectors' states to continue from), ``Reload`` (a config),
 ``Trigger`` (collector names), ``Stop``. From it: ``Started`` and ``Reloaded`` (an error or
@@ -19,13 +24,16 @@ healthy).
 
 from __future__ import annotations
 
+import array
 import json
 import math
+import os
 import socket
 import struct
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from prometheus_client.core import Metric
@@ -33,8 +41,10 @@ from prometheus_client.samples import Sample
 
 from zmon import failures, gzipjoin
 from zmon.config import Config, ConfigError, config_values, from_values
+from zmon.host.last_pools import LastPools
 from zmon.registry import collectors
 from zmon.snapshot import CollectorState, SummaryRow
+from zmon.webconfig import CLIENT_AUTH, TLS_VERSIONS, TLSSettings, WebConfig
 
 _LENGTH = struct.Struct("!Q")
 _HEADER = struct.Struct("!I")
@@ -480,8 +490,145 @@ class Beat(Message):
         return cls(_bool(body))
 
 
+def _encode_web(web: WebConfig, blobs: _Blobs) -> list[Any]:
+    tls = web.tls
+    if tls is not None and (tls.cert_pem is None or tls.key_pem is None):
+        tls = tls.in_memory()
+    packed_tls = None
+    if tls is not None:
+        assert tls.cert_pem is not None and tls.key_pem is not None
+        packed_tls = [
+            str(tls.cert_file), str(tls.key_file), tls.client_auth_type,
+            None if tls.client_ca_file is None else str(tls.client_ca_file),
+            tls.min_version, tls.max_version,
+            blobs.add(tls.cert_pem), blobs.add(tls.key_pem),
+            None if tls.client_ca_pem is None else blobs.add(tls.client_ca_pem),
+        ]  # fmt: skip
+    users = {name: hashed.decode("ascii") for name, hashed in web.users.items()}
+    return [packed_tls, users, [list(h) for h in web.headers], web.source]
+
+
+def _decode_web(v: object, blobs: _Blobs) -> WebConfig:
+    packed_tls, users, headers, source = _items(v, 4)
+    tls = None
+    if packed_tls is not None:
+        cert, key, auth, ca, low, high, cert_pem, key_pem, ca_pem = _items(packed_tls, 9)
+        if _str(auth) not in CLIENT_AUTH or _str(low) not in TLS_VERSIONS:
+            raise ProtocolError("TLS settings of an unknown kind")
+        if high is not None and _str(high) not in TLS_VERSIONS:
+            raise ProtocolError("TLS settings of an unknown kind")
+        tls = TLSSettings(
+            Path(_str(cert)), Path(_str(key)), auth,
+            None if ca is None else Path(_str(ca)), low, high,
+            blobs.get(cert_pem), blobs.get(key_pem),
+            None if ca_pem is None else blobs.get(ca_pem),
+        )  # fmt: skip
+    return WebConfig(
+        tls=tls,
+        users={_str(name): _str(h).encode("ascii") for name, h in _dict(users).items()},
+        headers=tuple((_str(k), _str(val)) for k, val in (_items(h, 2) for h in _list(headers))),
+        source=_optional(_str)(source),
+    )
+
+
+@dataclass(frozen=True)
+class Serve(Message):
+    """To the HTTP process: serve ``addresses`` with ``web`` (TLS material in memory), on
+    the listening sockets that travel with the message (SCM_RIGHTS, one per address)."""
+
+    KIND: ClassVar[str] = "serve"
+    addresses: list[str]
+    web: WebConfig
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return [self.addresses, _encode_web(self.web, blobs)]
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Serve:
+        addresses, web = _items(body, 2)
+        return cls([_str(a) for a in _list(addresses)], _decode_web(web, blobs))
+
+
+@dataclass(frozen=True)
+class Served(Message):
+    """From the HTTP process, the one thing it says: a ``Serve`` took effect (``error`` None),
+    or why not. Checked like any message, and no longer than ``MAX_ERROR``."""
+
+    KIND: ClassVar[str] = "served"
+    error: str | None
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return self.error
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Served:
+        error = _optional(_str)(body)
+        if error is not None and len(error) > MAX_ERROR:
+            raise ProtocolError(f"an error of {len(error)} characters")
+        return cls(error)
+
+
+@dataclass(frozen=True)
+class Health(Message):
+    """To the HTTP process: whether the worker answers (``/healthz``), and its restarts."""
+
+    KIND: ClassVar[str] = "health"
+    answering: bool
+    restarts: int
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return [self.answering, self.restarts]
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Health:
+        answering, restarts = _items(body, 2)
+        return cls(_bool(answering), _int(restarts))
+
+
+@dataclass(frozen=True)
+class Orphaned(Message):
+    """To the HTTP process: the worker ended (``reason``); its mirrors stay, as stale."""
+
+    KIND: ClassVar[str] = "orphaned"
+    reason: str
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return self.reason
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Orphaned:
+        return cls(_str(body))
+
+
+@dataclass(frozen=True)
+class Pools(Message):
+    """To the HTTP process: the pools' last recorded states (zmon/host/last_pools.py), which
+    the status page shows while zpool does not answer; None when there are none."""
+
+    KIND: ClassVar[str] = "pools"
+    last: LastPools | None
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return None if self.last is None else [self.last.time, self.last.states]
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Pools:
+        if body is None:
+            return cls(None)
+        when, states = _items(body, 2)
+        return cls(LastPools(_float(when), {_str(k): _str(v) for k, v in _dict(states).items()}))
+
+
 TO_WORKER: tuple[type[Message], ...] = (Start, Reload, Trigger, Stop)
 FROM_WORKER: tuple[type[Message], ...] = (Started, Reloaded, Update, Running, Beat)
+TO_FRONT: tuple[type[Message], ...] = (Serve, Update, Running, Health, Orphaned, Pools, Stop)
+FROM_FRONT: tuple[type[Message], ...] = (Served,)
+# The HTTP process's messages are small: a frame past this is a fault, and its error text is
+# cut to MAX_ERROR characters.
+MAX_FRONT_FRAME = 64 * 1024
+MAX_ERROR = 2000
+# listening sockets passed with one Serve
+MAX_FDS = 64
 
 
 # -- the channel --------------------------------------------------------------------------
@@ -538,27 +685,60 @@ class Channel:
         sock: socket.socket,
         accepts: Iterable[type[Message]],
         max_frame: int = MAX_FRAME,
+        takes_fds: bool = False,
     ) -> None:
         self.sock = sock
         self.accepts = tuple(accepts)
         self.max_frame = max_frame
+        self.takes_fds = takes_fds
+        self._fds: list[int] = []  # descriptors received and not yet taken
         self._send_lock = threading.Lock()
 
-    def send(self, message: Message) -> None:
+    def send(self, message: Message, fds: Iterable[int] = ()) -> None:
+        """Send ``message``, with descriptors ``fds`` (SCM_RIGHTS) if there are any."""
         data = encode(message)
+        fds = list(fds)
         try:
             with self._send_lock:
+                if fds:
+                    rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+                    sent = self.sock.sendmsg([data], rights)
+                    data = data[sent:]
                 self.sock.sendall(data)
         except OSError as exc:
             raise Closed(str(exc)) from exc
 
+    def take_fds(self, count: int) -> list[int]:
+        """The ``count`` descriptors that came with the message just received (ProtocolError,
+        and every descriptor closed, if that is not how many came)."""
+        fds, self._fds = self._fds, []
+        if len(fds) != count:
+            for fd in fds:
+                os.close(fd)
+            raise ProtocolError(f"{len(fds)} descriptors came with a message that takes {count}")
+        return fds
+
     def recv(self) -> Message:
         """The next message: Closed when the other end is gone, ProtocolError when what
         came is not a message this end takes."""
+        return self.recv_frame()[0]
+
+    def recv_frame(self) -> tuple[Message, bytearray]:
+        """The next message and its frame (without the length), to pass on unchanged."""
         (length,) = _LENGTH.unpack(self._exactly(_LENGTH.size))
         if length > self.max_frame:
             raise ProtocolError(f"a frame of {length} bytes, over the limit of {self.max_frame}")
-        return decode(self._exactly(length), self.accepts)
+        frame = self._exactly(length)
+        return decode(frame, self.accepts), frame
+
+    def send_frame(self, frame: bytes | bytearray) -> None:
+        """Send a frame ``recv_frame`` returned (checked there), as it came."""
+        try:
+            with self._send_lock:
+                self.sock.sendall(_LENGTH.pack(len(frame)))
+                self.sock.sendall(frame)
+        except OSError as exc:
+            raise Closed(str(exc)) from exc
 
     def _exactly(self, size: int) -> bytearray:
         buf = bytearray(size)
@@ -566,7 +746,10 @@ class Channel:
         got = 0
         while got < size:
             try:
-                n = self.sock.recv_into(view[got:])
+                if self.takes_fds:
+                    n = self._recv_with_fds(view[got:])
+                else:
+                    n = self.sock.recv_into(view[got:])
             except OSError as exc:
                 raise Closed(str(exc)) from exc
             if n == 0:
@@ -574,7 +757,20 @@ class Channel:
             got += n
         return buf
 
+    def _recv_with_fds(self, view: memoryview) -> int:
+        space = socket.CMSG_SPACE(MAX_FDS * array.array("i").itemsize)
+        n, ancillary, _flags, _addr = self.sock.recvmsg_into([view], space)
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds = array.array("i")
+                fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+                self._fds.extend(fds)
+        return int(n)
+
     def close(self) -> None:
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
         self.sock.close()
 
 

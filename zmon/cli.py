@@ -280,25 +280,31 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
 
         host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket), story=cfg.demo_story)
         cfg = host.apply(cfg)
-        host.start()
     daemon = Daemon(cfg, config_loader(args.config, args))
     if host is not None:
         daemon.on_reload = host.apply
     # before start: a SIGTERM as soon as /metrics answers must already stop zmon cleanly
     daemon.install_signal_handlers()
-    if host is not None and control_socket:  # listening before /healthz answers
-        from zmon.demo.control import DemoControl
-
-        control = DemoControl(host, control_socket, daemon.collectors)
-        control.start()
     try:
         try:
-            daemon.start()  # listens first: nothing runs if an address or the web config fails
+            # listens first: nothing runs if an address or the web config fails; the HTTP
+            # process is forked there, before any thread (the demo host's) starts
+            daemon.listen()
+            if host is not None:
+                host.start()
+            if host is not None and control_socket:  # listening before /healthz answers
+                from zmon.demo.control import DemoControl
+
+                control = DemoControl(host, control_socket, daemon.collectors)
+                control.start()
+            daemon.start()
         except ConfigError as exc:
             print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+            daemon.shutdown()
             return 2
         except OSError as exc:
             print(f"zmon: {exc.strerror or exc}", file=sys.stderr)
+            daemon.shutdown()
             return 1
         daemon.run_forever()
     finally:
@@ -306,7 +312,7 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
             control.stop()
         if host is not None:
             host.stop()
-    return 0
+    return 1 if daemon.failed else 0
 
 
 if __name__ == "__main__":

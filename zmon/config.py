@@ -110,6 +110,7 @@ class Config:
     max_connections: int = 1024
     read_timeout: float = 10.0
     idle_timeout: float = 120.0
+    web_user: str = ""
     paths: Paths = field(default_factory=Paths)
     binaries: dict[str, str] = field(default_factory=dict)
     command_timeout: float = 10.0
@@ -146,6 +147,10 @@ def static_settings() -> list[Setting]:
                 "seconds a client has to send a request's headers", "--web.read-timeout"),
         Setting("web.idle_timeout", float, 120.0,
                 "seconds an idle keep-alive connection stays open", "--web.idle-timeout"),
+        Setting("web.user", str, "",
+                "system user the HTTP process runs as, without capabilities, when zmon starts "
+                "as root (read at start only); '' keeps the user zmon started as",
+                "--web.user"),
         Setting("paths.procfs", str, "/proc", "procfs mount point", "--path.procfs"),
         Setting("paths.sysfs", str, "/sys", "sysfs mount point", "--path.sysfs"),
         Setting("paths.rootfs", str, "/", "root of the host file system (/dev, /var/log)",
@@ -546,6 +551,7 @@ def build_config(
         max_connections=v["web.max_connections"],
         read_timeout=v["web.read_timeout"],
         idle_timeout=v["web.idle_timeout"],
+        web_user=v["web.user"],
         paths=paths,
         binaries={b: v[f"binaries.{b}"] for b in declared_binaries(registry)},
         command_timeout=v["commands.timeout"],
@@ -568,6 +574,7 @@ def config_values(cfg: Config) -> dict[str, Any]:
         "web.max_connections": cfg.max_connections,
         "web.read_timeout": cfg.read_timeout,
         "web.idle_timeout": cfg.idle_timeout,
+        "web.user": cfg.web_user,
         "paths.procfs": str(cfg.paths.procfs),
         "paths.sysfs": str(cfg.paths.sysfs),
         "paths.rootfs": str(cfg.paths.rootfs),

@@ -1,19 +1,35 @@
-"""Wiring: config -> HTTP server and collection worker, with SIGHUP reload and SIGTERM stop."""
+"""Wiring: config -> the privileged side (it collects, through a supervised worker) and the
+HTTP process (it serves), with SIGHUP reload and SIGTERM stop.
+
+The tree, in start order: this process reads the config and the web config (TLS keys
+included), binds the listening sockets and forks the HTTP process (zmon/front.py) before any
+thread starts; with ``web.user`` set that child drops to the user, with no capability, and
+this process then gives up CAP_SETUID, CAP_SETGID and CAP_SETPCAP (zmon/privileges.py). Then
+it starts the collection worker (zmon/supervisor.py) and relays what the worker reports to
+the HTTP process. The HTTP process can only answer whether a ``Serve`` took effect.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from zmon import children, logs, memory
+from zmon.channel import Health, Pools
 from zmon.chores import Chores
 from zmon.config import Config, ConfigError, load
+from zmon.front import FrontProcess
+from zmon.host.last_pools import FILE as LAST_POOLS_FILE
+from zmon.host.last_pools import load_last_pools
+from zmon.listen import Listeners
+from zmon.privileges import FOR_THE_DROP, account, keep_only
 from zmon.registry import collectors
-from zmon.server import HTTPFrontend, make_app
 from zmon.snapshot import Snapshot
 from zmon.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
 from zmon.webconfig import WebConfig, load_web_config
@@ -24,8 +40,44 @@ log = logs.get("daemon")
 SILENT_DEADLINE = 15.0
 
 
+class FrontDoor:
+    """The listening sockets (bound here, by the privileged side) and the HTTP process that
+    serves them. ``serve`` moves to new addresses and a new web config bind-first: added
+    addresses are bound and the HTTP process has started serving them before the old
+    sockets close; if either fails, nothing changes (OSError)."""
+
+    def __init__(self, front: FrontProcess) -> None:
+        self.front = front
+        self._listeners = Listeners()
+        self._lock = threading.Lock()
+
+    def serve(self, addresses: list[str], web: WebConfig) -> None:
+        with self._lock:
+            sockets = self._listeners.prepare(addresses)  # ListenError: nothing changed
+            try:
+                self.front.serve(list(sockets), list(sockets.values()), web)
+            except BaseException:
+                self._listeners.discard(sockets)
+                raise
+            self._listeners.commit(sockets)
+
+    def ports(self) -> dict[str, int]:
+        """The port each configured address is bound to (useful with port 0)."""
+        return self._listeners.ports()
+
+    @property
+    def port(self) -> int:
+        """The port of the first address."""
+        return next(iter(self.ports().values()))
+
+    def stop(self) -> None:
+        self.front.stop()
+        with self._lock:
+            self._listeners.close()
+
+
 class Daemon:
-    """The running zmon: HTTP in this process, collectors in a supervised worker process."""
+    """The running zmon: collection in this process's supervised worker, HTTP in its child."""
 
     def __init__(self, cfg: Config, reload_config: Callable[[], Config] | None = None) -> None:
         self.cfg = cfg
@@ -33,32 +85,52 @@ class Daemon:
         memory.tune_malloc()  # before any thread starts (zmon/memory.py)
         self.snapshot = Snapshot()
         self.worker = WorkerSupervisor(self.snapshot, cfg)
-        self.server: HTTPFrontend | None = None
+        self.server: FrontDoor | None = None
         self._stop = threading.Event()
         self._reload = threading.Event()
         self._subreaper = False
+        self._pools_seen: tuple[int, int] | None = None
+        self._web = WebConfig()
+        self.failed = False  # the HTTP process ended on its own: zmon exits with an error
         self.on_reload: Callable[[Config], Config] | None = None
+
+    def listen(self) -> None:
+        """Bind the listening sockets and start the HTTP process serving them (OSError, and
+        ConfigError if the web config does not load). Call before any thread starts."""
+        if self.server is not None:
+            return
+        user = account(self.cfg.web_user) if self.cfg.web_user else None
+        if user is not None and user.uid == os.geteuid():
+            user = None  # (already that user: a unit run without root, with its ExecStart)
+        if user is not None and os.geteuid() != 0:
+            raise ConfigError("web.user", "dropping to another user needs zmon started as root")
+        web = self._web = web_config(self.cfg)
+        front = FrontProcess(self.cfg, user, on_exit=self._front_ended)
+        front.fork()
+        door = FrontDoor(front)
+        try:
+            if user is not None:  # held only to make the child: gone before any thread starts
+                keep_only(list(FOR_THE_DROP.values()))
+            elif os.geteuid() == 0:
+                log.warning("the HTTP process runs as root: set web.user (the packages do)")
+            front.start_reader()
+            door.serve(self.cfg.listen_addresses, web)
+        except BaseException:
+            door.stop()
+            raise
+        self.server = door
 
     def start(self) -> None:
         """Listen first (OSError, ConfigError if the web config does not load), then collect
         (WorkerError if a collector cannot start)."""
-        web = web_config(self.cfg)
-        self.server = HTTPFrontend(
-            lambda w: make_app(
-                self.snapshot, self.scheduler_healthy, web=w, state_dir=self.cfg.paths.state_dir
-            ),
-            max_connections=self.cfg.max_connections,
-            read_timeout=self.cfg.read_timeout,
-            idle_timeout=self.cfg.idle_timeout,
-        )
-        try:
-            self.server.serve(self.cfg.listen_addresses, web)
-        except BaseException:
-            self.server.stop()
-            raise
+        self.listen()
+        assert self.server is not None
         # what a killed worker's commands leave comes back to us, to be reaped
         self._subreaper = children.become_subreaper()
         memory.settle_gc()  # everything imported and configured: keep it out of collections
+        self.worker.relay = self.server.front.relay
+        self.worker.on_tick = self._tick
+        self.worker.mirrors.hold_data = False  # (the HTTP process holds and serves them)
         try:
             self.worker.start()
         except BaseException:
@@ -67,11 +139,34 @@ class Daemon:
         log.info(
             "serving",
             addresses=self.server.ports(),
-            tls=web.tls is not None,
-            basic_auth=bool(web.users),
+            tls=self._web.tls is not None,
+            basic_auth=bool(self._web.users),
             collectors=sorted(self.collectors()),
             worker=self.worker.pid,
+            http=self.server.front.pid,
+            http_user=self.cfg.web_user or None,
         )
+
+    def _tick(self) -> None:
+        """About once a second: the worker's health to the HTTP process, and the pools' last
+        states when their file changed."""
+        front = self.server.front if self.server is not None else None
+        if front is None:
+            return
+        front.relay(Health(self.scheduler_healthy(), self.worker.restarts))
+        path = Path(self.cfg.paths.state_dir) / LAST_POOLS_FILE
+        try:
+            st = os.stat(path)
+            seen: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            seen = None
+        if seen != self._pools_seen:
+            self._pools_seen = seen
+            front.relay(Pools(load_last_pools(self.cfg.paths.state_dir) if seen else None))
+
+    def _front_ended(self) -> None:
+        self.failed = True
+        self.request_stop()
 
     def scheduler_healthy(self) -> bool:
         return worker_answering(self.worker)
@@ -109,6 +204,8 @@ class Daemon:
             new = self._reload_config()
             if self.on_reload is not None:
                 new = self.on_reload(new)
+            if new.web_user != self.cfg.web_user:
+                log.warning("web.user takes effect at the next start", running=self.cfg.web_user)
             web = web_config(new)
             if self.server is not None:
                 self.server.serve(new.listen_addresses, web)

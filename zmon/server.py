@@ -149,30 +149,46 @@ class HTTPFrontend:
         logging.getLogger("uvicorn.error").setLevel(logging.ERROR)
 
     def serve(self, addresses: list[str], web: WebConfig | None = None) -> None:
-        web = web or WebConfig()
         with self._lock:
-            if not self._thread.is_alive():
-                self._thread.start()
             sockets = self._listeners.prepare(addresses)  # ListenError: nothing changed
-            gen: _Generation | None = None
-            app: ASGIApp | None = None
             try:
-                app = self._app_for(web)
-                gen = _Generation(
-                    self._loop, app, list(sockets.values()), web, self._limits, self.counters
-                )
-                gen.start()
+                old = self._switch(sockets, web or WebConfig())
             except BaseException:
-                if gen is not None:
-                    gen.stop()  # (closes the app too)
-                elif app is not None:
-                    _close(app)
                 self._listeners.discard(sockets)
                 raise
-            old, self._current = self._current, gen
             self._listeners.commit(sockets)
         if old is not None:
             old.stop()
+
+    def serve_sockets(self, sockets: dict[str, Any], web: WebConfig) -> None:
+        """``serve`` on sockets bound elsewhere (by the privileged side, zmon/front.py), by
+        address; a generation serves duplicates, so the caller closes these."""
+        with self._lock:
+            old = self._switch(sockets, web)
+        if old is not None:
+            old.stop()
+
+    def _switch(self, sockets: dict[str, Any], web: WebConfig) -> _Generation | None:
+        """Start a generation on ``sockets`` and make it current; the one it replaces, to be
+        stopped (lock held)."""
+        if not self._thread.is_alive():
+            self._thread.start()
+        gen: _Generation | None = None
+        app: ASGIApp | None = None
+        try:
+            app = self._app_for(web)
+            gen = _Generation(
+                self._loop, app, list(sockets.values()), web, self._limits, self.counters
+            )
+            gen.start()
+        except BaseException:
+            if gen is not None:
+                gen.stop()  # (closes the app too)
+            elif app is not None:
+                _close(app)
+            raise
+        old, self._current = self._current, gen
+        return old
 
     def ports(self) -> dict[str, int]:
         """The port each configured address is bound to (useful with port 0)."""

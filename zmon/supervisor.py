@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from zmon import children, failures, logs
+from zmon import children, failures, gzipjoin, logs
 from zmon.channel import (
     FROM_WORKER,
     Beat,
@@ -35,6 +35,7 @@ from zmon.channel import (
     Closed,
     FixedRows,
     Message,
+    Orphaned,
     ProtocolError,
     Reload,
     Reloaded,
@@ -59,6 +60,8 @@ STOP_TIMEOUT = 15.0  # a worker told to stop stops its collectors, then it is ki
 WEDGED_AFTER = 60.0
 
 Spawn = Callable[[], tuple[subprocess.Popen[bytes], Channel]]
+# passes on a message the mirrors took, with the frame it came in (None: to be encoded)
+Relay = Callable[[Message, bytes | bytearray | None], None]
 
 
 class WorkerError(RuntimeError):
@@ -138,8 +141,13 @@ class WorkerSupervisor:
         self._clock = clock
         self.backoff = backoff or Backoff()
         self._wedged_after = wedged_after
-        self._mirrors: dict[str, CollectorState] = {}
-        self._lock = threading.Lock()  # the mirrors and the current worker
+        self.mirrors = Mirrors(snapshot)
+        self._mirrors = self.mirrors.states
+        self._lock = self.mirrors.lock  # the mirrors and the current worker
+        # where what changed the mirrors goes on to (the HTTP process, zmon/front.py); with
+        # it, this process does not render the snapshot itself
+        self.relay: Relay | None = None
+        self.on_tick: Callable[[], None] | None = None
         self._reload_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._channel: Channel | None = None
@@ -264,13 +272,16 @@ class WorkerSupervisor:
         with self._lock:
             seeds = [seed_of(st) for st in self._mirrors.values()]
             self._proc, self._heard = proc, self._clock()
+        if not self.mirrors.hold_data:  # the new worker sends every piece and view again
+            for seed in seeds:
+                seed.rendered, seed.kept = [], []
         fault = None
         try:
             channel.send(Start(self.cfg, seeds))
             with self._lock:
                 self._channel = channel
             while True:
-                self._take(channel.recv())
+                self._take(*channel.recv_frame())
         except Closed:
             pass
         except ProtocolError as exc:
@@ -291,90 +302,52 @@ class WorkerSupervisor:
         self._replies.put(None)
         reason = fault or _exit_reason(proc.returncode)
         if not self._stopping.is_set():
-            self._orphan_mirrors(reason)
+            self.mirrors.orphan(reason)
+            self._dirty.set()
+            self._relay(Orphaned(reason))
         return reason
 
-    def _take(self, message: Message) -> None:
+    def _take(self, message: Message, frame: bytes | bytearray | None = None) -> None:
         self._heard = self._clock()
         if isinstance(message, Update):
-            self._apply(message)
+            self.mirrors.apply(message)
+            self._dirty.set()
+            self._relay(message, frame)
         elif isinstance(message, Started):  # (and Reloaded)
             self._healthy = message.healthy
             self._replies.put(message)
         elif isinstance(message, Running):  # shown at the next rendering, as a run's end brings one
-            with self._lock:
-                st = self._mirrors.get(message.name)
-                if st is not None:
-                    st.running_since = message.since
+            self.mirrors.running(message)
+            self._relay(message, frame)
         elif isinstance(message, Beat):
             self._healthy = message.healthy
         else:
             raise ProtocolError(f"unexpected message {type(message).__name__}")
-
-    def _apply(self, update: Update) -> None:
-        fields, data = update.fields, update.data
-        for name, ran in data.items():  # pieces it leaves out must be those we hold
-            have = self._held(name)
-            missing = [n for n, d, p in ran.pieces if p is None and (n, d) not in have]
-            if missing:
-                raise ProtocolError(f"{name} left out pieces the server lacks: {missing[:3]!r}")
-        with self._lock:
-            for name in [n for n in self._mirrors if n not in fields]:  # reloaded away
-                del self._mirrors[name]
-                self.snapshot.remove(name)
-            for name, values in fields.items():
-                st = self._mirrors.get(name)
-                if st is None:
-                    st = self._mirrors[name] = CollectorState(
-                        name, values["interval"], values["timeout"]
-                    )
-                    self.snapshot.add(st)
-                for key, value in values.items():
-                    setattr(st, key, value)
-                st.collecting = True
-                run = data.get(name)
-                if run is not None:
-                    held = {(n, d): p for n, d, p in st.rendered}
-                    st.rendered = [
-                        (n, d, p if p is not None else held[n, d]) for n, d, p in run.pieces
-                    ]
-                    if run.kept is not None:  # (None: the families the views read are unchanged)
-                        st.kept = run.kept
-                    st.summary = FixedRows(run.rows) if run.rows is not None else None
-        self._dirty.set()
-
-    def _held(self, name: str) -> set[tuple[str, bytes]]:
-        with self._lock:
-            st = self._mirrors.get(name)
-            return {(n, d) for n, d, _ in st.rendered} if st is not None else set()
-
-    def _orphan_mirrors(self, reason: str) -> None:
-        """No worker: the data stays, marked stale; a run it was in counts as failed."""
-        with self._lock:
-            for st in self._mirrors.values():
-                st.collecting = False
-                if st.running_since is not None:
-                    st.running_since = None
-                    st.success = False
-                    st.runs["failure"] += 1
-                    st.last_error = f"the collection worker {reason} during the run"
-                    st.last_error_reason = failures.ERROR
-        self._dirty.set()
 
     def _drain_replies(self) -> None:
         with contextlib.suppress(queue.Empty):
             while True:
                 self._replies.get_nowait()
 
+    def _relay(self, message: Message, frame: bytes | bytearray | None = None) -> None:
+        if self.relay is not None:
+            self.relay(message, frame)
+
     def _render_loop(self) -> None:
         """Re-render after updates, and when a collector turns stale without one (a hung
-        source, or no worker); replace a worker that has stopped answering."""
+        source, or no worker); replace a worker that has stopped answering. With a relay the
+        HTTP process renders: this loop only ticks (``on_tick``) about once a second."""
         while not self._stopping.is_set():
             self._dirty.wait(1.0)
             if self._stopping.is_set():
                 return
             self._check_wedged()
-            if self._dirty.is_set() or self.snapshot.staleness_changed():
+            if self.relay is not None:
+                self._dirty.clear()
+                if self.on_tick is not None:
+                    self.on_tick()
+                time.sleep(0.05)  # (updates in a burst: one tick)
+            elif self._dirty.is_set() or self.snapshot.staleness_changed():
                 self._dirty.clear()
                 self.snapshot.rerender()
 
@@ -388,6 +361,81 @@ class WorkerSupervisor:
         self._heard = self._clock()
         with contextlib.suppress(ProcessLookupError):
             proc.kill()  # the supervisor thread sees the channel close
+
+
+_NO_PIECE = gzipjoin.Piece(b"", 0, 0)  # a digest's stand-in where no data is held
+
+
+class Mirrors:
+    """The collectors' mirrored states in ``snapshot``, changed only by what the worker sent
+    (or by its end). The privileged side and the HTTP process each hold one and apply the
+    same messages in the same order, so they hold the same pieces."""
+
+    def __init__(self, snapshot: Snapshot, hold_data: bool = True) -> None:
+        self.snapshot = snapshot
+        self.states: dict[str, CollectorState] = {}
+        self.lock = threading.Lock()
+        # False where nothing is served from these mirrors (the privileged side, which relays
+        # to the HTTP process): only the pieces' digests are kept, to check updates by
+        self.hold_data = hold_data
+
+    def apply(self, update: Update) -> None:
+        """Take an update; ProtocolError (and nothing changed) if it leaves out a piece that
+        is not held."""
+        fields, data = update.fields, update.data
+        for name, ran in data.items():  # pieces it leaves out must be those we hold
+            have = self._held(name)
+            missing = [n for n, d, p in ran.pieces if p is None and (n, d) not in have]
+            if missing:
+                raise ProtocolError(f"{name} left out pieces the server lacks: {missing[:3]!r}")
+        with self.lock:
+            for name in [n for n in self.states if n not in fields]:  # reloaded away
+                del self.states[name]
+                self.snapshot.remove(name)
+            for name, values in fields.items():
+                st = self.states.get(name)
+                if st is None:
+                    st = self.states[name] = CollectorState(
+                        name, values["interval"], values["timeout"]
+                    )
+                    self.snapshot.add(st)
+                for key, value in values.items():
+                    setattr(st, key, value)
+                st.collecting = True
+                run = data.get(name)
+                if run is not None and not self.hold_data:
+                    st.rendered = [(n, d, _NO_PIECE) for n, d, _ in run.pieces]
+                elif run is not None:
+                    held = {(n, d): p for n, d, p in st.rendered}
+                    st.rendered = [
+                        (n, d, p if p is not None else held[n, d]) for n, d, p in run.pieces
+                    ]
+                    if run.kept is not None:  # (None: the families the views read are unchanged)
+                        st.kept = run.kept
+                    st.summary = FixedRows(run.rows) if run.rows is not None else None
+
+    def running(self, message: Running) -> None:
+        with self.lock:
+            st = self.states.get(message.name)
+            if st is not None:
+                st.running_since = message.since
+
+    def _held(self, name: str) -> set[tuple[str, bytes]]:
+        with self.lock:
+            st = self.states.get(name)
+            return {(n, d) for n, d, _ in st.rendered} if st is not None else set()
+
+    def orphan(self, reason: str) -> None:
+        """No worker: the data stays, marked stale; a run it was in counts as failed."""
+        with self.lock:
+            for st in self.states.values():
+                st.collecting = False
+                if st.running_since is not None:
+                    st.running_since = None
+                    st.success = False
+                    st.runs["failure"] += 1
+                    st.last_error = f"the collection worker {reason} during the run"
+                    st.last_error_reason = failures.ERROR
 
 
 def _end(proc: subprocess.Popen[bytes], wait: float) -> None:

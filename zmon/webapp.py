@@ -19,6 +19,7 @@ from typing import Any
 from prometheus_client.core import Metric
 
 from zmon.budget import within_budget
+from zmon.host.last_pools import LastPools
 from zmon.metrics import MetricSet
 from zmon.snapshot import Snapshot
 from zmon.webconfig import BasicAuth, WebConfig
@@ -211,6 +212,7 @@ class App:
         counters: DoorCounters = DOOR,
         gate: CredentialGate | None = None,
         state_dir: Path | None = None,
+        last_pools: Callable[[], LastPools | None] | None = None,
     ) -> None:
         from zmon.status.page import StatusPage
 
@@ -222,7 +224,7 @@ class App:
         self._custom_page = page
         self.auth = basic_auth(web.users) if web.users else None
         self.gate = gate or (CredentialGate(self.auth.check) if self.auth else None)
-        self.status_page = StatusPage(snapshot, title, state_dir=state_dir)
+        self.status_page = StatusPage(snapshot, title, state_dir=state_dir, last_pools=last_pools)
         self.pages = PageCache(snapshot, self._render_page)
         self._listener: Callable[[], None] | None = None
         if page is None:  # the status page keeps its history from renders
@@ -337,11 +339,13 @@ def make_app(
     web: WebConfig | None = None,
     page: PageRenderer | None = None,
     state_dir: Path | None = None,
+    last_pools: Callable[[], LastPools | None] | None = None,
 ) -> App:
     """The ASGI application serving one snapshot, with the web config's auth and headers.
-    ``page`` renders ``/`` (default: the status page, zmon/status/page.py); ``state_dir``
-    holds the pools' last known states it shows while zpool does not answer."""
-    return App(snapshot, healthy, title, web, page, state_dir=state_dir)
+    ``page`` renders ``/`` (default: the status page, zmon/status/page.py); it shows the
+    pools' last known states while zpool does not answer, from ``last_pools`` or else the
+    file in ``state_dir``."""
+    return App(snapshot, healthy, title, web, page, state_dir=state_dir, last_pools=last_pools)
 
 
 def accepts_gzip(header: bytes) -> bool:

@@ -29,10 +29,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import ssl
+import tempfile
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +82,31 @@ class TLSSettings:
     client_ca_file: Path | None = None
     min_version: str = "TLS12"
     max_version: str | None = None
+    # The files' contents, once read (``in_memory``): what the privileged side hands the HTTP
+    # process, which cannot read a key only root may read.
+    cert_pem: bytes | None = None
+    key_pem: bytes | None = None
+    client_ca_pem: bytes | None = None
+
+    def in_memory(self) -> TLSSettings:
+        """These settings with the files read now (ConfigError if one cannot be read)."""
+
+        def read(key: str, path: Path) -> bytes:
+            try:
+                return path.read_bytes()
+            except OSError as exc:
+                raise ConfigError(
+                    f"{_KEY}: tls_server_config.{key}", f"cannot read {path}: {exc.strerror}"
+                ) from None
+
+        return replace(
+            self,
+            cert_pem=read("cert_file", self.cert_file),
+            key_pem=read("key_file", self.key_file),
+            client_ca_pem=(
+                read("client_ca_file", self.client_ca_file) if self.client_ca_file else None
+            ),
+        )
 
     def context(self) -> ssl.SSLContext:
         """A server SSLContext; raises ConfigError naming the key whose file does not load."""
@@ -88,7 +115,10 @@ class TLSSettings:
         if self.max_version:
             ctx.maximum_version = TLS_VERSIONS[self.max_version]
         try:
-            ctx.load_cert_chain(self.cert_file, self.key_file)
+            if self.cert_pem is not None and self.key_pem is not None:
+                _load_chain(ctx, self.cert_pem, self.key_pem)
+            else:
+                ctx.load_cert_chain(self.cert_file, self.key_file)
         except (OSError, ssl.SSLError) as exc:
             raise ConfigError(
                 f"{_KEY}: tls_server_config.cert_file/key_file",
@@ -97,13 +127,47 @@ class TLSSettings:
         ctx.verify_mode = CLIENT_AUTH[self.client_auth_type]
         if self.client_ca_file is not None:
             try:
-                ctx.load_verify_locations(cafile=str(self.client_ca_file))
+                if self.client_ca_pem is not None:
+                    ctx.load_verify_locations(cadata=self.client_ca_pem.decode("ascii"))
+                else:
+                    ctx.load_verify_locations(cafile=str(self.client_ca_file))
             except (OSError, ssl.SSLError) as exc:
                 raise ConfigError(
                     f"{_KEY}: tls_server_config.client_ca_file",
                     f"cannot load {self.client_ca_file}: {exc}",
                 ) from None
+            except UnicodeDecodeError:
+                raise ConfigError(
+                    f"{_KEY}: tls_server_config.client_ca_file",
+                    f"{self.client_ca_file} is not PEM text",
+                ) from None
         return ctx
+
+
+def _load_chain(ctx: ssl.SSLContext, cert: bytes, key: bytes) -> None:
+    """Load a certificate chain and key held in memory: OpenSSL's Python binding reads them
+    only from files, so through an anonymous memory file (Linux, FreeBSD 13+) or else a
+    private temporary file removed at once."""
+    memfd_create = getattr(os, "memfd_create", None)
+    if memfd_create is not None and os.path.isdir("/proc/self/fd"):
+        fds = []
+        try:
+            for data in (cert, key):
+                fd = memfd_create("zmon-tls", getattr(os, "MFD_CLOEXEC", 0))
+                fds.append(fd)
+                os.write(fd, data)
+            ctx.load_cert_chain(f"/proc/self/fd/{fds[0]}", f"/proc/self/fd/{fds[1]}")
+        finally:
+            for fd in fds:
+                os.close(fd)
+        return
+    with tempfile.TemporaryDirectory(prefix="zmon-tls-") as tmp:  # (mode 0700)
+        paths = [Path(tmp) / "cert.pem", Path(tmp) / "key.pem"]
+        for path, data in zip(paths, (cert, key), strict=True):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+        ctx.load_cert_chain(paths[0], paths[1])
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,11 @@
 Layers, from the bottom (a module imports its own layer or lower ones only):
 
     base        zmon, errors, logs, metrics, exposition, gzipjoin, runner, replay, children,
-                durable, failures, regexcheck, memory, chores, viewed
+                durable, failures, regexcheck, memory, chores, viewed, privileges
     parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
     host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
     core        registry, products, snapshot, scheduler, config, server, webapp, budget,
-                uvicorn_glue, listen, webconfig, channel, supervisor
+                uvicorn_glue, listen, webconfig, channel, supervisor, front
                 (and the empty zmon.collectors namespace the registry discovers plugins in),
                 and the status views zmon.status.* the server's page is made of
     collectors  zmon.collectors.NAME.*: each imports no other collector's package
@@ -29,7 +29,8 @@ ZMON = Path(__file__).resolve().parents[2] / "zmon"
 
 BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "zmon.gzipjoin",
         "zmon.runner", "zmon.replay", "zmon.children", "zmon.durable", "zmon.failures",
-        "zmon.regexcheck", "zmon.memory", "zmon.chores", "zmon.viewed"}  # fmt: skip
+        "zmon.regexcheck", "zmon.memory", "zmon.chores", "zmon.viewed",
+        "zmon.privileges"}  # fmt: skip
 # zmon.collectors itself is only the namespace the registry discovers plugins in
 CORE = {
     "zmon.registry",
@@ -42,6 +43,7 @@ CORE = {
     "zmon.webconfig",
     "zmon.channel",
     "zmon.supervisor",
+    "zmon.front",
     "zmon.webapp",
     "zmon.budget",
     "zmon.uvicorn_glue",

@@ -40,15 +40,32 @@ def arc_procfs(root: Path) -> Path:
 class ZmonProcess:
     """A ``zmon serve`` child; stop() sends SIGTERM and checks it exits."""
 
-    def __init__(self, args: Sequence[str], log_path: Path, port: int | None = None) -> None:
+    def __init__(
+        self,
+        args: Sequence[str],
+        log_path: Path,
+        port: int | None = None,
+        prefix: Sequence[str] = (),
+    ) -> None:
         """With ``port``, the config in ``args`` sets the listen address (so a reload can move
-        it); otherwise zmon listens on a free loopback port given as a flag."""
+        it); otherwise zmon listens on a free loopback port given as a flag. ``prefix`` runs
+        zmon through another program (setpriv, as the systemd unit sets it up)."""
         self.port = port or free_port()
         self.log_path = log_path
         self._log = log_path.open("wb")
         listen = [] if port else ["--web.listen-address", f"127.0.0.1:{self.port}"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "zmon.cli", "serve", *listen, "--log.format", "json", *args],
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "zmon.cli",
+                "serve",
+                *listen,
+                "--log.format",
+                "json",
+                *args,
+            ],  # fmt: skip
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

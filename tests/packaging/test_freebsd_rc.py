@@ -26,7 +26,9 @@ run_rc_command() {
 """
 
 
-def _run(tmp_path: Path, command: str, config: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    tmp_path: Path, command: str, config: str, user: str = "nobody"
+) -> subprocess.CompletedProcess[str]:
     (tmp_path / "rc.subr").write_text(RC_SUBR)
     daemon = tmp_path / "daemon"
     daemon.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {tmp_path}/daemon.args\n')
@@ -41,6 +43,7 @@ def _run(tmp_path: Path, command: str, config: str) -> subprocess.CompletedProce
     (tmp_path / "rc").write_text(script)
     settings = (
         f"zmon_bin={zmon}; zmon_config={config}; zmon_state_dir={tmp_path}/db; "
+        f"zmon_user={user}; "
         "zmon_flags='--web.listen-address 127.0.0.1:10999'; "
     )
     return subprocess.run(
@@ -68,6 +71,16 @@ def test_start_checks_the_config_and_runs_zmon_serve(tmp_path: Path) -> None:
     assert ns.command == "serve" and ns.config == str(config)
     assert vars(ns)["set:host.platform"] == "freebsd"
     assert vars(ns)["set:web.listen_address"] == ["127.0.0.1:10999"]
+    assert vars(ns)["set:web.user"] == "nobody"  # the HTTP process drops to it
+
+
+def test_a_missing_user_stops_the_start(tmp_path: Path) -> None:
+    config = tmp_path / "zmon.toml"
+    config.write_text('[web]\nlisten_address = [":10124"]\n')
+    r = _run(tmp_path, "start", str(config), user="zmon-no-such-user")
+    assert r.returncode != 0
+    assert "no user zmon-no-such-user" in r.stderr
+    assert not (tmp_path / "daemon.args").exists()
 
 
 def test_a_bad_config_stops_the_start(tmp_path: Path) -> None:

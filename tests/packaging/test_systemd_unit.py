@@ -52,7 +52,9 @@ def test_every_remaining_exposure_is_explained_in_a_comment() -> None:
 def test_verify_passes(tmp_path: Path) -> None:
     tool = require_tool("systemd-analyze")
     text = UNIT.read_text()
-    assert re.search(r"^ExecStart=/usr/bin/zmon serve --config /etc/zmon/zmon.toml$", text, re.M)
+    assert re.search(
+        r"^ExecStart=/usr/bin/zmon serve --config /etc/zmon/zmon.toml --web.user zmon$", text, re.M
+    )
     # verify checks that ExecStart exists: point it at a stand-in (the .deb test checks the
     # installed unit with the real binary)
     stand_in = tmp_path / "zmon"

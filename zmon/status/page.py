@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from zmon import __version__
-from zmon.host.last_pools import load_last_pools
+from zmon.host.last_pools import LastPools, load_last_pools
 from zmon.status import words as w
 from zmon.status.history import History, Window
 from zmon.status.model import read_model
@@ -323,9 +323,13 @@ class StatusPage:
         clock: Callable[[], float] | None = None,
         host: str | None = None,
         state_dir: Path | None = None,
+        last_pools: Callable[[], LastPools | None] | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.state_dir = state_dir
+        if last_pools is None and state_dir is not None:
+            last_pools = lambda: load_last_pools(state_dir)  # noqa: E731
+        self.last_pools = last_pools
         self.title = title
         self.host = socket.gethostname() if host is None else host
         self.history = history or History()
@@ -347,8 +351,8 @@ class StatusPage:
     def report(self) -> dict[str, Any]:
         now = self.clock()
         model = read_model(self.families(now))
-        if self.state_dir is not None and not model.pools:  # zpool gave nothing (yet)
-            model.last_pools = load_last_pools(self.state_dir)
+        if self.last_pools is not None and not model.pools:  # zpool gave nothing (yet)
+            model.last_pools = self.last_pools()
         return report_of(model, now, host=self.host, history=self.history.view())
 
     def respond(self, query: str = "") -> tuple[bytes, str]:
