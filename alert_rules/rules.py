@@ -524,14 +524,12 @@ def scan_alerts(t: Thresholds) -> Group:
                 "ZfsScrubFoundErrors",
                 x(f"""
             (
-              zmon_pool_last_scrub_errors > 0
+              zmon_pool_scan_errors > 0
               or on(instance, job, pool)
-              (
-                zmon_pool_scan_processed_bytes > 0
-                and on(instance, job, pool)
-                zmon_pool_scan_info{{function="scrub", state="finished"}}
-              )
+              zmon_pool_scan_processed_bytes > 0
             )
+            and on(instance, job, pool)
+            zmon_pool_scan_info{{function="scrub", state="finished"}}
             and on(instance, job, pool)
             (time() - zmon_pool_last_scrub_end_time_seconds < {t.scrub_errors_max_age.seconds})
             and on(instance, job, pool)

@@ -246,7 +246,7 @@ def healthy_host(n: int) -> Host:
     h.const("zmon_pool_data_errors_present", p, 0)
     # scrubbed ten days ago, clean
     h.const("zmon_pool_last_scrub_end_time_seconds", p, -10 * 86400)
-    h.const("zmon_pool_last_scrub_errors", p, 0)
+    h.const("zmon_pool_scan_errors", p, 0)
     h.const("zmon_pool_scan_info", f'{p}, function="scrub", state="finished"', 1)
     for function in ("scrub", "resilver", "rebuild"):
         h.const("zmon_pool_scan_in_progress", f'{p}, function="{function}"', 0)

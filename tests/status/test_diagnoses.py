@@ -82,6 +82,13 @@ def replacing_text(old_state: str = "online") -> str:
 
 SDB = pool_text()
 SLOW_MEMORY, SLOW_COLD = hour("memory"), hour("cold")
+# a scrub of tank that finished 2 h ago, and the checksum errors it left on sdb's counters
+SCRUBBED = (
+    'zmon_pool_scan_info{function="scrub",pool="tank",state="finished"} 1\n'
+    f'zmon_pool_scan_end_time_seconds{{pool="tank"}} {NOW - 7200}\n'
+    f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} {NOW - 7200}\n'
+    'zmon_vdev_checksum_errors_total{class="normal",pool="tank",vdev="sdb"} 4\n'
+)
 
 
 def nvme_errlog(entries: int, media: int = 0) -> str:
@@ -190,9 +197,7 @@ CASES: dict[str, Case] = {
     "scrub_overdue": Case(SDB + f'zmon_pool_last_scrub_end_time_seconds{{pool="tank"}} '
                           f'{NOW - 41 * DAY}\n', "pool tank", "last scrub 41 days ago"),
     "scrub_found_errors": Case(
-        SDB + 'zmon_pool_scan_info{function="scrub",pool="tank",state="finished"} 1\n'
-        'zmon_pool_scan_errors{pool="tank"} 4\n'
-        f'zmon_pool_scan_end_time_seconds{{pool="tank"}} {NOW - 7200}\n',
+        SDB + SCRUBBED + 'zmon_pool_scan_errors{pool="tank"} 4\n',
         "pool tank", "the last scrub found 4 errors, finished 2 h ago"),
     "dedup_table_too_large": Case(SDB + ARC_BASE + "zmon_arc_hits_total 1e6\n"
                                   'zmon_pool_ddt_in_core_bytes{pool="tank"} 8e8\n',
@@ -613,3 +618,16 @@ def test_a_suspended_pools_failed_writes_are_its_own_finding_not_a_failing_path(
         h.observe(NOW - before, read_model(families(text(n))))
     rules = {f.rule for f in findings(text(9), h)}
     assert "pool_unavailable" in rules and "vdev_failing" not in rules
+
+
+def test_a_scrub_that_repaired_data_found_errors_as_its_alert_says() -> None:
+    """ZfsScrubFoundErrors: the scrub counted errors or repaired bytes, ended within 7 days,
+    and the vdev counters (or the data errors) still show them."""
+    repaired = 'zmon_pool_scan_processed_bytes{pool="tank"} 8884224\n'
+    (f,) = [f for f in findings(SDB + SCRUBBED + repaired) if f.rule == "scrub_found_errors"]
+    assert f.evidence == "the last scrub repaired 8.5 MiB, finished 2 h ago"
+    assert f.alert == "ZfsScrubFoundErrors"
+    cleared = SCRUBBED.replace("} 4\n", "} 0\n")
+    assert not [f for f in findings(SDB + cleared + repaired) if f.rule == "scrub_found_errors"]
+    old = SCRUBBED.replace(f"{NOW - 7200}", f"{NOW - 8 * DAY}")
+    assert not [f for f in findings(SDB + old + repaired) if f.rule == "scrub_found_errors"]

@@ -49,6 +49,7 @@ class Limits:
     """Thresholds of the diagnoses; the defaults equal alert_rules/thresholds.py's."""
 
     scrub_max_age: float = 35 * 86400
+    scrub_errors_max_age: float = 7 * 86400  # a scrub's errors are news this long after it
     capacity_warning: float = 0.80
     capacity_critical: float = 0.90
     fragmentation_max: float = 0.70
@@ -216,14 +217,24 @@ def vdev_subject(pool: Pool, vdev: Vdev, disk: Disk | None = None) -> str:
 
 
 def _vdev_hit(
-    ev: Evidence, p: Pool, v: Vdev, evidence: str, action: str | None = None, locate: bool = True
+    ev: Evidence,
+    p: Pool,
+    v: Vdev,
+    evidence: str,
+    action: str | None = None,
+    locate: bool = True,
+    state: str = "",
 ) -> Hit:
-    """A finding about one leaf vdev: named with its disk's place, with its locate hint."""
+    """A finding about one leaf vdev: named with its disk's place, with its locate hint
+    (``state``: the vdev state its alert names, when it names one)."""
     disk = ev.model.disks.get(v.device) if v.device else None
+    labels = {"pool": p.name, "vdev": v.name, "device": v.device}
+    if state:
+        labels["state"] = state
     return Hit(
         vdev_subject(p, v, disk),
         evidence,
-        {"pool": p.name, "vdev": v.name, "device": v.device},
+        labels,
         action=action,
         locate=disk.locate if disk is not None and locate else "",
     )
@@ -397,7 +408,7 @@ def find_pool_unavailable(ev: Evidence) -> Iterable[Hit]:
                 seen.append("I/O suspended")
             if ev.model.kernel_pool_events.get((p.name, "pool_suspended")):
                 seen.append("the kernel logged the suspension")
-            yield Hit(f"pool {p.name}", w.join(seen), _pool_labels(p))
+            yield Hit(f"pool {p.name}", w.join(seen), {**_pool_labels(p), "state": p.state})
 
 
 def _bad_leaves(p: Pool) -> list[Vdev]:
@@ -475,7 +486,7 @@ def find_pool_degraded(ev: Evidence) -> Iterable[Hit]:
         yield Hit(
             f"pool {p.name}",
             w.join(named) or "a vdev is not ONLINE",
-            _pool_labels(p),
+            _pool_labels(p) if lost else {**_pool_labels(p), "state": p.state},
             alert="ZfsPoolRedundancyLost" if lost else None,
             cause="a vdev has no redundancy left: one more failure there loses the pool"
             if lost
@@ -503,6 +514,7 @@ def find_vdev_faulted(ev: Evidence) -> Iterable[Hit]:
                     + (f"; its link shows {cable}" if cable and not replaced else ""),
                     _leaf_advice(ev, p, [v]),
                     locate=not replaced,
+                    state=v.state,
                 )
 
 
@@ -604,7 +616,9 @@ def find_resilver_stalled(ev: Evidence) -> Iterable[Hit]:
         still = ev.history.unchanged_for(f"scan_issued:{p.name}")
         if still >= ev.limits.resilver_stall:
             yield Hit(
-                f"resilver of {p.name}", f"0 bytes issued in {w.duration(still)}", _pool_labels(p)
+                f"resilver of {p.name}",
+                f"0 bytes issued in {w.duration(still)}",
+                {**_pool_labels(p), "function": scan.function},
             )
 
 
@@ -700,15 +714,30 @@ def find_scrub_overdue(ev: Evidence) -> Iterable[Hit]:
 
 
 def find_scrub_found_errors(ev: Evidence) -> Iterable[Hit]:
+    """As ZfsScrubFoundErrors: the last scrub counted errors or repaired bytes, it ended
+    less than ``scrub_errors_max_age`` ago, and the vdev counters (or the pool's data errors)
+    still show what it found: zpool clear ends it."""
     for p in ev.model.pools:
         scan = p.scan
-        if scan is not None and scan.function == "scrub" and not scan.running and scan.errors:
-            yield Hit(
-                f"pool {p.name}",
-                f"the last scrub found {w.count(scan.errors, 'error')}"
-                + (f", finished {w.ago(scan.end, ev.now)}" if scan.end else ""),
-                _pool_labels(p),
-            )
+        if scan is None or scan.function != "scrub" or scan.state != "finished":
+            continue
+        if not (scan.errors or scan.repaired) or p.last_scrub_end is None:
+            continue
+        if ev.now - p.last_scrub_end >= ev.limits.scrub_errors_max_age:
+            continue
+        if not p.data_errors and not any(v.errors for v in p.vdevs() if v.is_leaf):
+            continue
+        found = (
+            f"found {w.count(scan.errors, 'error')}"
+            if scan.errors
+            else f"repaired {w.size(scan.repaired)}"
+        )
+        yield Hit(
+            f"pool {p.name}",
+            f"the last scrub {found}"
+            + (f", finished {w.ago(scan.end, ev.now)}" if scan.end else ""),
+            _pool_labels(p),
+        )
 
 
 def find_capacity(ev: Evidence) -> Iterable[Hit]:
@@ -1143,8 +1172,16 @@ def find_ups_low_battery(ev: Evidence) -> Iterable[Hit]:
             yield Hit(
                 f"UPS {u.name}",
                 "on battery, battery LOW" + (f", {_ups_state(u)}" if _ups_state(u) else ""),
-                {"ups": u.name},
+                _ups_labels(u, "LB"),
             )
+
+
+def _ups_labels(u: Ups, flag: str = "") -> dict[str, str]:
+    """The UPS as its alerts name it: name, server, and the status flag they watch."""
+    labels = {"ups": u.name, "server": u.server}
+    if flag:
+        labels["flag"] = flag
+    return labels
 
 
 def _ups_on_battery(ev: Evidence) -> list[Ups]:
@@ -1196,13 +1233,13 @@ def find_ups_on_battery(ev: Evidence) -> Iterable[Hit]:
                 seen += (
                     f", while {w.join(scanning)} {'is' if len(scanning) == 1 else 'are'} scanning"
                 )
-            yield Hit(f"UPS {u.name}", seen, {"ups": u.name})
+            yield Hit(f"UPS {u.name}", seen, _ups_labels(u, "OB"))
 
 
 def find_ups_unreachable(ev: Evidence) -> Iterable[Hit]:
     for u in ev.model.ups:
         if not u.up:
-            yield Hit(f"UPS {u.name}", f"no answer from {u.server}", {"ups": u.name})
+            yield Hit(f"UPS {u.name}", f"no answer from {u.server}", _ups_labels(u))
 
 
 # ---- zmon itself

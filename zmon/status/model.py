@@ -144,6 +144,7 @@ class Scan:
     start: float | None = None
     end: float | None = None
     errors: float = 0.0
+    repaired: float = 0.0  # bytes the scan repaired (zpool status "repaired 8.47M")
 
     @property
     def running(self) -> bool:
@@ -485,6 +486,7 @@ def _scan(s: Samples, pool: str) -> Scan | None:
         start=val("zmon_pool_scan_start_time_seconds"),
         end=val("zmon_pool_scan_end_time_seconds"),
         errors=val("zmon_pool_scan_errors") or 0.0,
+        repaired=val("zmon_pool_scan_processed_bytes") or 0.0,
     )
 
 

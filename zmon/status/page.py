@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -18,8 +19,9 @@ from typing import Any
 from zmon import __version__
 from zmon.host.last_pools import LastPools, load_last_pools
 from zmon.status import words as w
+from zmon.status.alerting import AlertId
 from zmon.status.history import History, Window
-from zmon.status.model import read_model
+from zmon.status.model import HostModel, read_model
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
 from zmon.status.report import report_of
 
@@ -334,6 +336,9 @@ class StatusPage:
         self.host = socket.gethostname() if host is None else host
         self.history = history or History()
         self.clock = clock or (lambda: time.time())
+        # when each finding's alert was first seen: pending until its rule's ``for:`` passed
+        self.onsets: dict[AlertId, float] = {}
+        self._onsets_lock = threading.Lock()
 
     def families(self, now: float) -> list[Any]:
         from zmon.snapshot import self_metrics
@@ -344,16 +349,25 @@ class StatusPage:
         return fams
 
     def observe(self) -> None:
+        """Sample the history and see which alerts the findings name (as often as the
+        history samples, as Prometheus evaluates its rules on an interval)."""
         now = self.clock()
         if self.history.due(now):
-            self.history.observe(now, read_model(self.families(now)))
+            model = read_model(self.families(now))
+            self.history.observe(now, model)
+            self._report_of(model, now)
 
     def report(self) -> dict[str, Any]:
         now = self.clock()
-        model = read_model(self.families(now))
+        return self._report_of(read_model(self.families(now)), now)
+
+    def _report_of(self, model: HostModel, now: float) -> dict[str, Any]:
         if self.last_pools is not None and not model.pools:  # zpool gave nothing (yet)
             model.last_pools = self.last_pools()
-        return report_of(model, now, host=self.host, history=self.history.view())
+        with self._onsets_lock:
+            return report_of(
+                model, now, host=self.host, history=self.history.view(), onsets=self.onsets
+            )
 
     def respond(self, query: str = "") -> tuple[bytes, str]:
         """(body, content type) for ``GET /?<query>``."""

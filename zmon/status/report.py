@@ -11,6 +11,7 @@ from typing import Any
 
 from zmon.host.last_pools import LastPools
 from zmon.status import words as w
+from zmon.status.alerting import alert_states
 from zmon.status.diagnoses import (
     CANNOT_KNOW,
     SEVERITIES,
@@ -53,10 +54,16 @@ def report_of(
     host: str = "",
     history: Window | None = None,
     limits: Limits | None = None,
+    onsets: dict[tuple[str, tuple[tuple[str, str], ...]], float] | None = None,
 ) -> dict[str, Any]:
+    """The report of ``model`` at ``now``. ``onsets`` (kept by the caller from one report to
+    the next) is when each alert a finding names was first seen, so that a finding says
+    whether its alert is pending or firing, as Prometheus's ``for:`` would; without it each
+    finding is said as it is now (zmon/status/alerting.py)."""
     ev = Evidence(model, now, history or Window(), limits or Limits())
     findings = diagnose(ev)
-    state = overall_state(findings)
+    alerting = alert_states(findings, now, onsets)
+    state = overall_state(findings, [a["state"] for a in alerting])
     unknown = pools_unknown(ev)
     return {
         "schema": SCHEMA,
@@ -65,7 +72,7 @@ def report_of(
         "state": state,
         "exit_code": EXIT_CODES[state],
         "headline": headline(state, findings, model),
-        "findings": [f.to_json() for f in findings],
+        "findings": [{**f.to_json(), **a} for f, a in zip(findings, alerting, strict=True)],
         # what is unknown while zpool does not answer; then the pools are its last known state
         "pools_unknown": unknown.evidence if unknown is not None else None,
         "pools": [_pool(p, now, last_known=unknown is not None) for p in model.pools],
@@ -79,9 +86,17 @@ def report_of(
     }
 
 
-def overall_state(findings: list[Finding]) -> str:
+def overall_state(findings: list[Finding], states: list[str] | None = None) -> str:
+    """CRITICAL: a finding pages now, or paged once and is still open (the policy's
+    ``page_once`` alerts stay critical until cleared), as its alert does. A critical finding
+    still pending (its rule's ``for:`` not over) does not page yet: WARNING."""
+    states = states or ["firing"] * len(findings)
+    severities = {
+        f.severity if st == "firing" or f.severity != "critical" else "warning"
+        for f, st in zip(findings, states, strict=True)
+    }
     for severity in ("critical", "warning"):
-        if any(f.severity == severity for f in findings):
+        if severity in severities:
             return severity
     return "ok"
 
