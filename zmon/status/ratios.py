@@ -126,3 +126,38 @@ RATIOS = (ARC_HIT, ARC_GHOST_HITS_PER_ACCESS, ARC_GHOST_HITS_PER_MISS, ARC_DEMAN
           ARC_PREFETCH_HIT, ARC_L2_HIT)  # fmt: skip
 # The counters the status history keeps for the ratios status shows (zmon/status/model.py Arc).
 STATUS_FIELDS = ("hits", "misses", "mru_ghost_hits", "mfu_ghost_hits")
+
+
+@dataclass(frozen=True)
+class LargerArc:
+    """What a larger ARC would have bought over one window: "up to N % more reads would have
+    hit with up to G more ARC". A ghost hit missed but would have hit in an ARC larger by the
+    ghost lists' size, so the ghost hits per access bound the extra hit ratio and the ghost
+    lists' size bounds the memory it takes (README, "Why is it slow?")."""
+
+    hit_ratio: float  # hits per access in the window
+    more_hits: float  # ghost hits per access: up to this much more of the reads would have hit
+    ghost_share_of_misses: float  # of the misses, the ghost hits (memory) vs cold reads
+    more_bytes: float  # the ghost lists' size at the window's end
+
+    @property
+    def hit_ratio_bound(self) -> float:
+        """The hit ratio an ARC larger by ``more_bytes`` would have had at most."""
+        return min(1.0, self.hit_ratio + self.more_hits)
+
+    def words(self) -> str:
+        return (
+            f"up to {self.more_hits:.0%} more reads would have hit "
+            f"with up to {self.more_bytes / 2**30:.2g} GiB more ARC"
+        )
+
+
+def larger_arc(increases: Mapping[str, float], ghost_bytes: float) -> LargerArc | None:
+    """The estimate from arcstats counter increases over a window (by field: hits, misses and
+    the ghost hits) and the ghost lists' size; None when the window saw no access."""
+    hit = ARC_HIT.of(increases)
+    more = ARC_GHOST_HITS_PER_ACCESS.of(increases)
+    if hit is None or more is None:
+        return None
+    share = ARC_GHOST_HITS_PER_MISS.of(increases)
+    return LargerArc(hit, more, 0.0 if share is None else share, ghost_bytes)
