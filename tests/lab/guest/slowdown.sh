@@ -10,9 +10,9 @@
 #                  arc-large   hot and scan read in turn: the misses are nearly all ghost hits
 #                  arc-small   a 4 MiB file read round and round (hits: quiet)
 #                  arc-raised  zfs_arc_max 512 MiB, after one round hot and scan again (hits)
-#   02-slow-disk   the pool exported and imported (its buffers and ghosts leave the ARC),
-#                  `zinject -D 300:16` on vde, hot and scan read once in 8 MiB reads (64
-#                  blocks in flight): cold misses, one slow top-level vdev among three
+#   02-slow-disk   `zinject -D 1000:16` on vde, a 40 MiB file written before an export and
+#                  import of the pool and not read since (unknown to the ARC) read once in
+#                  8 MiB reads (many blocks in flight): cold misses, one slow top-level vdev
 # Every phase saves arcstats and `zpool iostat -p -w -v slow` at its start and end in
 # /ctl/slowdown/<phase>/ (the hermetic tests replay them); the facts give each phase's window
 # on the guest clock.
@@ -28,13 +28,15 @@ ARC_LARGE=$((512 << 20))
 HOT_MIB=40
 SCAN_MIB=40
 SMALL_MIB=4
+COLD_MIB=40
 PHASE_S=${zmonlab_phase_seconds:-20}
 DATA=/slow/data
 READER=$(dirname "$0")/reader.py
 
 now() { date +%s.%N; }
 arc() { awk -v k="$1" '$1 == k {print $3}' /proc/spl/kstat/zfs/arcstats; }
-reader() { python3 "$READER" "$@" || { log "reader $* failed"; exit 1; }; }
+# the reads yield the CPU to zmon and its zpool commands
+reader() { nice -n 10 python3 "$READER" "$@" || { log "reader $* failed"; exit 1; }; }
 
 # snap PHASE start|end: the raw outputs the hermetic tests replay (COMMANDS.tsv as driver.sh)
 snap() {
@@ -65,10 +67,13 @@ start_zmon
 log "create pool slow"
 mkpool slow /dev/vdd /dev/vde /dev/vdf
 zfs create -o recordsize=128k -o compression=off -o checksum=off -o atime=off slow/data
-for f in hot:$HOT_MIB scan:$SCAN_MIB small:$SMALL_MIB; do   # compression and checksums off:
-    dd if=/dev/zero of="$DATA/${f%:*}" bs=1M count="${f#*:}" status=none   # zeros are blocks
+# compression and checksums off: zeros are written as blocks
+for f in cold:$COLD_MIB hot:$HOT_MIB scan:$SCAN_MIB small:$SMALL_MIB; do
+    dd if=/dev/zero of="$DATA/${f%:*}" bs=1M count="${f#*:}" status=none
 done
 zpool sync slow
+# out of the ARC with every ghost: the cold file stays unknown to it until slow-disk reads it
+zpool export slow && zpool import -d /dev slow || { log "cannot export and import slow"; exit 1; }
 reader $DATA/hot --passes 1 --twice --scan $DATA/scan
 reader $DATA/small --passes 1 --twice
 echo $ARC_MIN > $PARAMS/zfs_arc_min
@@ -87,10 +92,9 @@ require_zmon
 mapfile -t W < "$OUT/windows.txt"
 ready 01-arc-phases "zfs_version=$ZVER" "c_max_raised=$(arc c_max)" "${W[@]}"
 
-zpool export slow && zpool import -d /dev slow || { log "cannot export and import slow"; exit 1; }
-zinject -d /dev/vde -D 300:16 slow > "$CTL/zinject.log" 2>&1 ||
+zinject -d /dev/vde -D 1000:16 slow > "$CTL/zinject.log" 2>&1 ||
     { log "zinject -D failed: $(cat "$CTL/zinject.log")"; exit 1; }
-phase slow-disk $DATA/hot --passes 1 --scan $DATA/scan --read-mib 8
+phase slow-disk $DATA/cold --passes 1 --read-mib 8
 zinject -c all > /dev/null 2>&1
 require_zmon
 grep '^slow-disk\.' "$OUT/windows.txt" > /tmp/slow-disk.facts   # the guest has no /dev/fd
