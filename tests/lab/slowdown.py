@@ -115,10 +115,10 @@ def below(limit: float) -> Expect:
 
 # OpenZFS 2.2 and later keep each ARC list's ghosts only up to half the size of the other
 # lists (arc_evict()): of the misses the 64 MiB ARC takes on the 80 MiB working set, 2.3.2
-# remembers about 40 % as ghosts, so the signal, and the estimate from it, fall short there.
+# remembers under half as ghosts, so the signal, and the estimate from it, fall short there.
 CAPPED_GHOSTS = (
     "OpenZFS 2.3 caps each ARC list's ghosts at half the other lists' size: most misses of a "
-    "working set over the ARC leave no ghost to hit (about 40 % ghost hits in the lab)"
+    "working set over the ARC leave no ghost to hit (under half ghost hits in the lab)"
 )
 UNCAPPED = tuple(v for v in VERSIONS if not v.startswith("2.3"))
 CAPPED = tuple(v for v in VERSIONS if v.startswith("2.3"))
@@ -232,15 +232,17 @@ class Verdict:
 
 
 def verdict(phase: Path, vdevs: tuple[str, ...] = (SLOW_VDEV, *SIBLINGS)) -> Verdict:
+    """The captured phase's ghost share of the misses, and its slowest top-level vdev's read
+    p99 over the phase against the median of the others'."""
     inc = increases(phase)
     share = ARC_GHOST_HITS_PER_MISS.of(inc) or 0.0
     p99s = {v: p99_ns(c) for v, c in read_latencies(phase).items() if v in vdevs}
     known = sorted((p, v) for v, p in p99s.items() if p is not None)
     if len(known) < 2:
         return Verdict(share, "", 0.0)
-    median = known[len(known) // 2][0] if len(known) % 2 else known[len(known) // 2 - 1][0]
     slowest_p99, slowest = known[-1]
-    return Verdict(share, slowest, slowest_p99 / median)
+    others = known[:-1]  # against the others' median (the lower middle of an even count)
+    return Verdict(share, slowest, slowest_p99 / others[(len(others) - 1) // 2][0])
 
 
 def estimate_lines(version: str, phases: Path) -> list[str]:
