@@ -1,5 +1,5 @@
 """Lab fixtures: the live runs of all selected OpenZFS versions and sequences (the fault
-sequence, the lead-time ramp), started together.
+sequence, the lead-time ramp, the slowdown phases), started together.
 
 Most of a run is the host waiting for the guest (TCG) and for zmon's next collection, so on
 a 2-core machine two VMs side by side take far less than two runs one after the other.
@@ -20,9 +20,11 @@ import pytest
 from tests.lab.labvm import Manifest, install_reaper
 from tests.lab.leadtime import LEAD_TIME
 from tests.lab.session import FAULTS, LabRun, Sequence, run_lab
+from tests.lab.slowdown import SLOWDOWN
 
 # test function -> the sequence its runs walk, and the prefix of their run directories
-SEQUENCES = {"test_live": (FAULTS, ""), "test_lead_time": (LEAD_TIME, "leadtime-")}
+SEQUENCES = {"test_live": (FAULTS, ""), "test_lead_time": (LEAD_TIME, "leadtime-"),
+             "test_slowdown": (SLOWDOWN, "slowdown-")}  # fmt: skip
 Key = tuple[str, str]  # (test function, OpenZFS version)
 
 

@@ -14,21 +14,32 @@ import subprocess
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from alert_rules import generate
+from alert_rules.thresholds import DEFAULTS
 from tests.helpers import stop_process_group
 from tests.lab import checks
 from tests.lab.engine import Check, Result, Scrape, evaluate
 from tests.lab.labvm import LabError, track
 from tests.support.ports import free_port
+from zmon.status.ratios import RATE_WINDOW
 
 
 class AlertWatcher:
-    def __init__(self, workdir: Path, progress: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        progress: Callable[[str], None],
+        rate_window: str = "",
+        thresholds: Mapping[str, float] | None = None,
+    ) -> None:
         self.dir = workdir
+        self.rate_window = rate_window
+        self.thresholds = dict(thresholds or {})
         self.progress = progress
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
@@ -43,7 +54,10 @@ class AlertWatcher:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.targets = [f"127.0.0.1:{zmon_port}"]
         rules = self.dir / "zmon.rules.yml"
-        rules.write_text(generate.render(scale=checks.ALERT_SCALE))
+        text = generate.render(replace(DEFAULTS, **self.thresholds), scale=checks.ALERT_SCALE)
+        if self.rate_window:  # the ratios' and latency records' rate window, for short phases
+            text = text.replace(f"[{RATE_WINDOW}]", f"[{self.rate_window}]")
+        rules.write_text(text)
         (self.dir / "prometheus.yml").write_text(
             "global:\n  scrape_interval: 5s\n  evaluation_interval: 2s\n"
             f"rule_files:\n  - {rules}\n"
@@ -87,6 +101,14 @@ class AlertWatcher:
             body = ",".join(f'{k}="{_esc(v)}"' for k, v in sorted(labels.items()))
             lines.append(f"ALERTS{{{body}}} 1")
         return Scrape("\n".join(lines) + "\n")
+
+    def at(self, expr: str, at: float) -> list[dict[str, Any]]:
+        """An instant query at host time `at`: [{"metric": labels, "value": [t, "v"]}, ...]."""
+        q = urllib.parse.urlencode({"query": expr, "time": at})
+        url = f"http://127.0.0.1:{self.port}/api/v1/query?{q}"
+        with urllib.request.urlopen(url, timeout=20) as r:
+            data = json.load(r)
+        return list(data.get("data", {}).get("result", []))
 
     def series(self, expr: str, start: float, end: float, step: float) -> list[dict[str, Any]]:
         """A range query: [{"metric": labels, "values": [[unix time, "value"], ...]}, ...]."""

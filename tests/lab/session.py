@@ -83,6 +83,8 @@ class Sequence:
     zmon_status: bool = False  # the `zmon status` rows of tests/lab/status_checks.py
     zmon_intervals: Mapping[str, float] = field(default_factory=dict)  # over INTERVALS
     after_step: AfterStep | None = None
+    rate_window: str = ""  # the recording rules' rate window in this run (default: theirs)
+    thresholds: Mapping[str, float] = field(default_factory=dict)  # over alert_rules' DEFAULTS
 
 
 FAULTS = Sequence(
@@ -150,7 +152,7 @@ def run_lab(
     metrics_dir = run_dir / "metrics"
     metrics_dir.mkdir(exist_ok=True)
     t0 = time.monotonic()
-    alerts = _prometheus(run_dir, progress)
+    alerts = _prometheus(run_dir, progress, sequence)
     ups = NutLab(run_dir / "nut", {checks.UPS: checks.UPS_ONLINE})
     vm = LabVM(
         manifest,
@@ -223,10 +225,12 @@ def run_lab(
     return run
 
 
-def _prometheus(run_dir: Path, progress: Callable[[str], None]) -> AlertWatcher | None:
+def _prometheus(
+    run_dir: Path, progress: Callable[[str], None], sequence: Sequence
+) -> AlertWatcher | None:
     """The Prometheus sidecar that evaluates the alert rules (ZMON_LAB_PROMETHEUS=0: none,
     for a quicker run while working on the lab; never in CI)."""
     if os.environ.get("ZMON_LAB_PROMETHEUS", "1") == "0" and not IN_CI:
         progress("ZMON_LAB_PROMETHEUS=0: alert rules NOT evaluated in this run")
         return None
-    return AlertWatcher(run_dir / "prometheus", progress)
+    return AlertWatcher(run_dir / "prometheus", progress, sequence.rate_window, sequence.thresholds)

@@ -32,7 +32,7 @@ GUIDS = ("zpool", "get", "-Hp", "guid")
 
 
 def step_dirs(version: str) -> list[Path]:
-    return sorted(p for p in (CAPTURES / version).iterdir() if p.is_dir())
+    return sorted(p for p in (CAPTURES / version).glob("[0-9][0-9]-*") if p.is_dir())
 
 
 def responses(step: Path) -> dict[tuple[str, ...], CommandResult | bytes]:

@@ -3,7 +3,10 @@
 The VM (tests/lab/labvm.py) runs `zmon serve` on real pools while the guest driver walks them
 through the fault sequence; at every step the host scrapes zmon over a forwarded port and
 evaluates tests/lab/checks.py. A second boot ramps I/O errors on one disk until ZFS faults it
-and prints the lead time of zmon's first page and ZED's first mail (tests/lab/leadtime.py).
+and prints the lead time of zmon's first page and ZED's first mail (tests/lab/leadtime.py). A
+third reads working sets larger and smaller than the ARC and slows one disk: zmon's slowdown
+records must tell memory from disk, and the run prints the estimate of what a larger ARC would
+buy against the hit ratio measured after raising it (tests/lab/slowdown.py).
 Build the VM images first with `make lab` (cached).
 """
 
@@ -17,6 +20,7 @@ from tests.lab.conftest import LabRuns
 from tests.lab.labvm import Manifest
 from tests.lab.leadtime import LEAD_TIME
 from tests.lab.session import FAULTS, LabRun, Sequence
+from tests.lab.slowdown import SLOWDOWN
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -75,3 +79,12 @@ def test_lead_time(version: str, lab_runs: LabRuns, capsys: pytest.CaptureFixtur
     times before FAULTED are printed (and in the run's report.txt)."""
     run = _run(LEAD_TIME, version, lab_runs, capsys)
     assert any(line.startswith("lead time on OpenZFS") for line in run.summary)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_slowdown(version: str, lab_runs: LabRuns, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ghost hits rise with a working set larger than the ARC and the records say memory;
+    they stay quiet once it fits; one slow disk is an outlier among its siblings, not memory.
+    The estimate and the hit ratio measured after raising zfs_arc_max are printed."""
+    run = _run(SLOWDOWN, version, lab_runs, capsys)
+    assert any(line.startswith("ARC estimate on OpenZFS") for line in run.summary)

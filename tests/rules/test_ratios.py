@@ -36,6 +36,22 @@ def test_the_ghost_hit_ratio_is_per_access() -> None:
     ) == pytest.approx(0.10)
 
 
+def test_the_larger_arc_estimate_is_the_ghost_hits_per_access_and_the_ghost_lists_size() -> None:
+    """Of 10000 reads 7100 hit and 2900 missed, 1856 of them ghost hits: up to 18.56 % more
+    reads would have hit (a hit ratio of up to 89.56 %) in an ARC up to 3.1 GiB larger."""
+    counters = {"hits": 7100, "misses": 2900, "mru_ghost_hits": 1356, "mfu_ghost_hits": 500}
+    est = LargerArc.of(counters, (3.1 * 2**30,))
+    assert est is not None
+    assert est.hit_ratio == pytest.approx(0.71)
+    assert est.more_hits == pytest.approx(0.1856)
+    assert est.ghost_share == pytest.approx(0.64)
+    assert est.hit_ratio_bound == pytest.approx(0.8956)
+    assert est.words() == "up to 19% more reads would have hit with up to 3.1 GiB more ARC"
+    assert LargerArc.of({**counters, "hits": 0, "misses": 0}, (0,)) is None
+    no_miss = {**counters, "misses": 0, "mru_ghost_hits": 0, "mfu_ghost_hits": 0}
+    assert LargerArc.of(no_miss, (0,)) == LargerArc(0.0, None, 0, 1.0)
+
+
 @pytest.mark.parametrize("ratio", RATIOS, ids=lambda r: r.name)
 def test_every_ratio_is_recorded_from_its_one_definition(ratio: CounterRatio) -> None:
     assert RECORDS.get(ratio.record) == ratio.expr()

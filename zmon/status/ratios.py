@@ -170,3 +170,14 @@ class LargerArc:
         sizes = [s for s in ghost_sizes if s is not None]
         return cls(more, ARC_GHOST_HITS_PER_MISS.of(increases), sum(sizes) if sizes else None,
                    hit)  # fmt: skip
+
+    @property
+    def hit_ratio_bound(self) -> float:
+        """The hit ratio an ARC larger by ``extra_bytes`` would have had at most."""
+        return min(1.0, self.hit_ratio + self.more_hits)
+
+    def words(self) -> str:
+        size = "?" if self.extra_bytes is None else f"{self.extra_bytes / 2**30:.2g}"
+        return (
+            f"up to {self.more_hits:.0%} more reads would have hit with up to {size} GiB more ARC"
+        )
