@@ -12,8 +12,6 @@ from alert_rules.building import (
     DISK,
     DISK_,
     DISK_LOCATION,
-    DISK_POOL,
-    DISK_VDEV,
     POOL,
     VDEV,
     VDEV_DISK,
@@ -29,46 +27,20 @@ from alert_rules.building import (
     per_vdev,
     rise,
     with_pool,
-    with_pool_and_vdev,
     x,
 )
 from alert_rules.datasets import dataset_alerts
 from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
-from alert_rules.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
 from alert_rules.zmon_state import zmon_state_alerts
+from zmon.judgment import declarations
+from zmon.judgment.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
 
 
 def recording_rules(t: Thresholds) -> Group:
     """Records that several groups join with. A record used by one group's alerts lives in
     that group, before them: rules of a group run in order, so the alerts see fresh values."""
-    return Group(
-        "zmon-recording",
-        [
-            Record(
-                VDEV_INFO,
-                x("""
-            max by (instance, job, pool, vdev, device) (zmon_vdev_info{device!=""})
-        """),
-            ),
-            Record(
-                DISK_POOL,
-                x(f"""
-            max by (instance, job, device, pool) (
-              max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
-            )
-        """),
-            ),
-            Record(
-                DISK_VDEV,
-                x(f"""
-            max by (instance, job, device, pool, vdev) (
-              max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
-            )
-        """),
-            ),
-        ],
-    )
+    return Group("zmon-recording", [Record.of(r) for r in declarations.shared_records(t)])
 
 
 ERROR_RECORDS = [
@@ -115,68 +87,7 @@ def scan_records(t: Thresholds) -> list[Record]:
 
 
 def pool_alerts(t: Thresholds) -> Group:
-    return Group(
-        "zmon-pools",
-        [
-            Alert(
-                "ZfsPoolDegraded",
-                'zmon_pool_state{state="degraded"} == 1',
-                "A ZFS pool is degraded and runs with reduced redundancy.",
-                f"ZFS {POOL} is DEGRADED: a vdev is faulted, offline, removed or unavailable. "
-                "Another failure in the same vdev may lose data. "
-                "Run zpool status -x {{ $labels.pool }} to find the vdev.",
-                str(t.pool_state_for),
-            ),
-            Alert(
-                "ZfsPoolFaulted",
-                'zmon_pool_state{state=~"faulted|unavail|removed|suspended"} == 1',
-                "A ZFS pool is faulted, unavailable or suspended.",
-                f"ZFS {POOL} is {{{{ $labels.state | toUpper }}}}: its data cannot be read or "
-                "written. Run zpool status -v {{ $labels.pool }} now.",
-                str(t.pool_state_for),
-            ),
-            Alert(
-                "ZfsPoolRedundancyLost",
-                x("""
-            max by (instance, job, pool) (
-              zmon_vdev_redundancy == 0
-              and on(instance, job, pool, vdev, class) (zmon_vdev_state{state="degraded"} == 1)
-            )
-        """),
-                "A ZFS pool has no redundancy left: one more failure loses it.",
-                f"ZFS {POOL} has a vdev with no redundancy left"
-                '{{ with printf "zmon_vdev_redundancy{instance=%q,pool=%q} == 0 and on(instance, '
-                'pool, vdev, class) zmon_vdev_state{state=\\"degraded\\"} == 1" $labels.instance '
-                "$labels.pool | query }} ({{ range . }}{{ .Labels.vdev }} {{ end }}is DEGRADED)"
-                "{{ end }}: one more disk failure in it loses the pool. Replace or bring back the "
-                "missing disk now (zpool status -x {{ $labels.pool }}), and do not take another "
-                "disk of it offline.",
-                str(t.pool_state_for),
-            ),
-            Alert(
-                "ZfsVdevFaulted",
-                per_vdev(
-                    x("""
-                  zmon_vdev_state{state=~"faulted|unavail|removed"} == 1
-                  unless on(instance, job, pool, vdev) zmon_vdev_info{type="root"}
-              """),
-                    ", state",
-                ),
-                "A ZFS vdev is faulted, unavailable or removed.",
-                f"ZFS {VDEV} is {{{{ $labels.state | toUpper }}}}. Replace or reattach it.",
-                str(t.pool_state_for),
-            ),
-            Alert(
-                "ZfsSpareInUse",
-                per_vdev('zmon_vdev_state{state="inuse"} == 1'),
-                "A ZFS hot spare has replaced a failed disk.",
-                f"Hot spare {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on "
-                "{{ $labels.instance }} is in use. "
-                "Replace the failed disk, then detach the spare to make it available again.",
-                str(t.pool_state_for),
-            ),
-        ],
-    )
+    return Group("zmon-pools", [Alert.of(c) for c in declarations.pool_conditions(t)])
 
 
 def stuck_alerts(t: Thresholds) -> Group:
@@ -629,170 +540,14 @@ def memory_alerts(t: Thresholds) -> Group:
     )
 
 
-DISK_REDUNDANCY = "zmon:disk_vdev_redundancy:min"
-
-
-def deep(expr: str, spaces: int) -> str:
-    """``expr`` for a place ``spaces`` deep in an indented block: its later lines indented."""
-    return expr.replace("\n", "\n" + " " * spaces)
-
-
-def link_errors(t: Thresholds, window: object, offset: object = None) -> str:
-    """The disks with new CRC errors or kernel-log link events (resets, link down, timeouts)
-    in ``window`` (ending ``offset`` ago, if given)."""
-    tail = f"[{window}]" + (f" offset {offset}" if offset else "")
-    return x(f"""
-        sum by (instance, job, device) (increase(zmon_disk_crc_errors_total{tail})) > 0
-        or
-        sum by (instance, job, device) (
-          increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}{tail})
-        ) > 0
-    """)
-
-
-def media_rising(t: Thresholds) -> str:
-    sw = t.sector_window
-    return x(f"""
-        {rise("zmon_disk_reallocated_sectors", sw)} > 0
-        or {rise("zmon_disk_pending_sectors", sw)} > 0
-        or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
-        or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
-    """)
-
-
-def disk_redundancy_record() -> Record:
-    """Per pool disk: how many more member failures the top-level vdev it sits in directly
-    survives (``zmon_vdev_redundancy``; a disk that is a top-level vdev itself: its own),
-    while that vdev is ONLINE: the redundancy it was built with. A vdev already DEGRADED is
-    told by ZfsPoolDegraded and ZfsPoolRedundancyLost; a link blip on another of its disks
-    (a neighbour touched while one is swapped) pages only when it keeps coming or ZFS counts
-    errors. A disk under ``replacing-N`` or ``spare-N`` has none: it is being resilvered in
-    and carries no redundancy yet. Log vdevs are left out: losing one does not lose the
-    pool."""
-    info = 'max by (instance, job, pool, vdev, device, parent) (zmon_vdev_info{device!=""})'
-    redundancy = (
-        'zmon_vdev_redundancy{class!="log"} and on(instance, job, pool, vdev) '
-        '(zmon_vdev_state{state="online"} == 1)'
-    )
-    return Record(
-        DISK_REDUNDANCY,
-        x(f"""
-            min by (instance, job, pool, vdev, device) (
-              {info}
-              * on(instance, job, pool, parent) group_left()
-              max by (instance, job, pool, parent) (
-                label_replace({redundancy}, "parent", "$1", "vdev", "(.+)")
-              )
-              or
-              {info}
-              * on(instance, job, pool, vdev) group_left()
-              max by (instance, job, pool, vdev) ({redundancy})
-            )
-        """),
-    )
-
-
-def link_failing_alert(t: Thresholds) -> Alert:
-    """Page for a suspect cable only when a human is needed now (DiskCableFault is the
-    ticket for every other link error): the disk's loss would leave its vdev with no
-    redundancy, ZFS already counts errors on its vdev, or the errors keep coming."""
-    cw, sl, n = t.cable_page_slice.seconds, t.cable_page_slice, t.cable_page_slices
-    window = t.cable_window
-    suspect = f"({link_errors(t, window)})\nunless on(instance, job, device)\n" + paren(
-        media_rising(t)
-    )
-    slices = "\nand on(instance, job, device)\n".join(
-        paren(link_errors(t, sl, format_seconds(i * cw) if i else None)) for i in range(n)
-    )
-    zfs_errors = x(f"""
-        increase(zmon_vdev_read_errors_total[{window}])
-        + increase(zmon_vdev_write_errors_total[{window}])
-        + increase(zmon_vdev_checksum_errors_total[{window}])
-        > 0
-    """)
-    expr = x(f"""
-        max by (instance, job, pool, vdev, device) (
-          (
-            {DISK_REDUNDANCY} <= {t.cable_page_redundancy}
-            or on(instance, job, pool, vdev)
-            (
-              {VDEV_INFO}
-              and on(instance, job, pool, vdev)
-              max by (instance, job, pool, vdev) ({deep(zfs_errors, 14)})
-            )
-            or on(instance, job, device)
-            (
-              {VDEV_INFO}
-              and on(instance, job, device)
-              (
-                {deep(slices, 16)}
-              )
-            )
-          )
-          and on(instance, job, device)
-          (
-            {deep(suspect, 12)}
-          )
-        )
-    """)
-    where = "instance=%q,pool=%q,vdev=%q"
-    args = "$labels.instance $labels.pool $labels.vdev"
-    zfs_counted = " + ".join(
-        f"sum(increase(zmon_vdev_{kind}_errors_total{{{where}}}[{window}]))"
-        for kind in ("read", "write", "checksum")
-    )
-    why = (
-        f'{{{{ with printf "{DISK_REDUNDANCY}{{{where}}} <= {t.cable_page_redundancy}" {args} '
-        "| query }}{{ with . | first }}; losing it would leave its vdev without redundancy "
-        "(further failures the vdev survives now: {{ .Value }}){{ end }}{{ else }}"
-        f'{{{{ with printf "({zfs_counted}) > 0" {args} {args} {args} | query }}}}'
-        f"{{{{ with . | first | value }}}}; ZFS counted {{{{ . | humanize }}}} read, write or "
-        f"checksum errors on its vdev in the same {window}{{{{ end }}}}{{{{ else }}}}; the "
-        f"errors came in each of the last {n} periods of {sl}, and keep coming"
-        "{{ end }}{{ end }}"
-    )
-    return Alert(
-        "DiskLinkFailing",
-        expr,
-        "Link errors on a pool disk with healthy media that cannot wait: suspect the cable "
-        "or port.",
-        f"{DISK_} shows CRC errors, link resets or command timeouts in the last {window}"
-        f"{why}. Reseat or replace the cable now, or move the disk to another port"
-        f"{DISK_LOCATION}; ZFS faults the disk if the errors go on.",
-    )
-
-
 def disk_alerts(t: Thresholds) -> Group:
     cw, sw = t.cable_window, t.sector_window
     awake = "unless on(instance, job, device) (zmon_disk_standby == 1)"
     return Group(
         "zmon-disks",
         [
-            disk_redundancy_record(),
-            Alert(
-                "DiskCableFault",
-                with_pool_and_vdev(
-                    x(f"""
-            (
-              {deep(link_errors(t, cw), 14)}
-              or
-              sum by (instance, job, device) (
-                increase(zmon_disk_hotplug_events_total{{action="remove"}}[{cw}])
-              ) >= {t.hotplug_flaps_max + 1}
-            )
-            unless on(instance, job, device)
-            (
-              {deep(media_rising(t), 14)}
-            )
-        """)
-                ),
-                "Link errors on a disk whose media is healthy: suspect the cable or port.",
-                f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
-                f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
-                "steady. Reseat or replace the cable, or move the disk to another port"
-                f"{DISK_LOCATION}.",
-            ),
-            link_failing_alert(t),
+            Record.of(declarations.DISK_REDUNDANCY),
+            *(Alert.of(c) for c in declarations.cable_conditions(t)),
             Alert(
                 "DiskSmartFailed",
                 with_pool("zmon_disk_smart_passed == 0"),

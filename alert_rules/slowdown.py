@@ -17,7 +17,7 @@ The measure of a slowdown (grafana/README.md, "Why is it slow?"):
 from __future__ import annotations
 
 from alert_rules.building import Group, Record, x
-from alert_rules.thresholds import Thresholds
+from zmon.judgment.thresholds import Thresholds
 from zmon.status.ratios import ACCESSES, RATE_WINDOW, RATIOS, counter_metric
 
 ARC_ACCESSES = f"zmon:arc_accesses:rate{RATE_WINDOW}"

@@ -10,7 +10,7 @@ write (or their first attempt to open the state directory).
 from __future__ import annotations
 
 from alert_rules.building import Alert, Group
-from alert_rules.thresholds import Thresholds
+from zmon.judgment.thresholds import Thresholds
 
 
 def zmon_state_alerts(t: Thresholds) -> Group:

@@ -10,9 +10,9 @@ import pytest
 
 from alert_rules import generate, rules
 from alert_rules.building import Alert, with_pool
-from alert_rules.thresholds import DEFAULTS, Duration, format_seconds
 from tests.helpers import require_tool
 from tests.rules.exprs import alert_rules, family, metric_names, panel_exprs, rule_exprs
+from zmon.judgment.thresholds import DEFAULTS, Duration, format_seconds
 from zmon.status.links import DEFAULT_LINKS, INSTALLED_RUNBOOK, SiteLinks
 from zmon.status.policy import SEVERITIES
 
