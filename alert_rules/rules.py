@@ -13,18 +13,11 @@ from alert_rules.building import (
     DISK_,
     DISK_LOCATION,
     POOL,
-    VDEV,
-    VDEV_DISK,
-    VDEV_INFO,
     Alert,
     Group,
     Record,
-    counted_since,
-    events_per_vdev,
     fill_alert,
     hysteresis,
-    paren,
-    per_vdev,
     rise,
     with_pool,
     x,
@@ -32,8 +25,8 @@ from alert_rules.building import (
 from alert_rules.datasets import dataset_alerts
 from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
 from alert_rules.zmon_state import zmon_state_alerts
-from zmon.judgment import declarations
-from zmon.judgment.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
+from zmon.judgment import declarations, integrity
+from zmon.judgment.thresholds import JOB_SELECTOR, Thresholds
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
 
 
@@ -42,14 +35,6 @@ def recording_rules(t: Thresholds) -> Group:
     that group, before them: rules of a group run in order, so the alerts see fresh values."""
     return Group("zmon-recording", [Record.of(r) for r in declarations.shared_records(t)])
 
-
-ERROR_RECORDS = [
-    Record("zmon:vdev_errors:sum", x("""
-        zmon_vdev_read_errors_total
-        + zmon_vdev_write_errors_total
-        + zmon_vdev_checksum_errors_total
-    """)),
-]  # fmt: skip
 
 CAPACITY_RECORDS = [
     Record("zmon:pool_capacity:ratio", "zmon_pool_allocated_bytes / (zmon_pool_size_bytes > 0)"),
@@ -91,260 +76,16 @@ def pool_alerts(t: Thresholds) -> Group:
 
 
 def stuck_alerts(t: Thresholds) -> Group:
-    """ZFS itself stuck: from sources that do not hang together with ``zpool`` (a suspended
-    pool on OpenZFS 2.1 makes zpool status and zpool events block for good)."""
-    w, tw = t.stuck_window, t.stuck_timeouts_window
-    where = "instance=%q,pool=%q"
-    args = "$labels.instance $labels.pool"
-    seen = (
-        f'{{{{ with printf "zmon_pool_kstat_state{{{where},state!=\\"online\\"}} == 1" {args} '
-        "| query }}"
-        "{{ with . | first }} kstat state {{ .Labels.state | toUpper }};{{ end }}{{ end }}"
-        f'{{{{ with printf "increase(zmon_kernel_log_pool_events_total{{{where},'
-        f'pattern=\\"pool_suspended\\"}}[{w}]) > 0" {args} | query }}}}'
-        " the kernel logged the pool's suspension;{{ end }}"
-        f'{{{{ with printf "changes(zmon_pool_txg_sync_duration_seconds_count{{{where}}}[{w}]) '
-        f'== 0" {args} | query }}}} no transaction group committed in {w} (txg kstat);{{{{ end }}}}'
-        f'{{{{ with printf "sum(increase(zmon_vdev_write_errors_total{{{where}}}[{w}])) > 0" '
-        f"{args} | query }}}}{{{{ with . | first | value }}}} its disks failed "
-        f"{{{{ . | humanize }}}} writes in {w} (ZFS retries them);{{{{ end }}}}{{{{ end }}}}"
-        '{{ with printf "increase(zmon_collector_runs_total{instance=%q,collector=\\"zpool\\",'
-        f'result=\\"timeout\\"}}[{tw}])" $labels.instance | query }}}}'
-        "{{ with . | first | value }} zpool timed out {{ . | humanize }} times in the last "
-        f"{tw};{{{{ end }}}}{{{{ end }}}}"
-    )
-    return Group(
-        "zmon-stuck",
-        [
-            Alert(
-                "ZfsPoolStuck",
-                x(f"""
-            max by (instance, job, pool) (
-              zmon_pool_kstat_state{{state="suspended"}} == 1
-              or
-              increase(zmon_kernel_log_pool_events_total{{pattern="pool_suspended"}}[{w}]) > 0
-              or
-              (
-                changes(zmon_pool_txg_sync_duration_seconds_count[{w}]) == 0
-                and zmon_pool_txg_sync_duration_seconds_count offset {w}
-                and on(instance, job, pool)
-                sum by (instance, job, pool) (increase(zmon_vdev_write_errors_total[{w}])) > 0
-                and on(instance, job)
-                zmon_collector_success{{collector="txg"}} == 1
-              )
-              or
-              (
-                (
-                  zmon_pool_kstat_state{{state!="online"}} == 1
-                  or
-                  changes(zmon_pool_txg_sync_duration_seconds_count[{w}]) == 0
-                  and zmon_pool_txg_sync_duration_seconds_count offset {w}
-                )
-                and on(instance, job)
-                (
-                  zmon_collector_success{{collector="zpool"}} == 0
-                  and on(instance, job)
-                  increase(zmon_collector_runs_total{{collector="zpool", result="timeout"}}[{tw}])
-                  >= {t.stuck_timeouts}
-                )
-              )
-            )
-        """),
-                "ZFS is stuck on a pool: I/O is suspended, writes cannot commit, or zpool hangs.",
-                f"ZFS {POOL} is stuck. Seen:{seen} Writes to it block, and zpool may hang on "
-                "it. Check the pool's disks, cabling and "
-                "controller; zpool clear {{ $labels.pool }} resumes I/O once they are back.",
-                str(t.stuck_for),
-            ),
-        ],
-    )
-
-
-# the identity of a vdev alert, for the exact counts its description looks up
-BY_VDEV = "instance=%q,pool=%q,vdev=%q|$labels.instance $labels.pool $labels.vdev"
-ERROR_EVENTS = 'zmon_zfs_events_total{class=~"checksum|io|data"}'
-CHECKSUM, READS, WRITES = (f"zmon_vdev_{k}_errors_total" for k in ("checksum", "read", "write"))
-CHECKSUM_ERRORS = ("checksum error", "checksum errors")
-ERROR_EVENT_WORDS = ("error event", "error events")
-READ_ERRORS, WRITE_ERRORS = ("read error", "read errors"), ("write error", "write errors")
+    return Group("zmon-stuck", [Alert.of(integrity.stuck(t))])
 
 
 def integrity_alerts(t: Thresholds) -> Group:
-    w = t.error_window
     return Group(
         "zmon-integrity",
         [
-            *ERROR_RECORDS,
-            Alert(
-                "ZfsVdevChecksumErrors",
-                per_vdev(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"),
-                "A ZFS vdev returned data that failed its checksum (silent corruption).",
-                f"ZFS {VDEV} had {counted_since(CHECKSUM, w, BY_VDEV, *CHECKSUM_ERRORS)} in the "
-                f"last {w}. "
-                "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
-                "memory) before the next disk fails.",
-            ),
-            Alert(
-                "ZfsVdevIOErrors",
-                per_vdev(
-                    x(f"""
-                  (
-                    increase(zmon_vdev_read_errors_total[{w}])
-                    + increase(zmon_vdev_write_errors_total[{w}])
-                  ) > 0
-              """)
-                ),
-                "A ZFS vdev had new read or write errors.",
-                f"ZFS {VDEV} had "
-                f"{counted_since(READS, w, BY_VDEV, *READ_ERRORS, 'no new read errors')} and "
-                f"{counted_since(WRITES, w, BY_VDEV, *WRITE_ERRORS, 'no new write errors')} "
-                f"in the last {w}.",
-            ),
-            failing_path_alert(t),
-            Alert(
-                "ZfsPoolDataErrors",
-                x("""
-            zmon_pool_data_errors > 0
-            or on(instance, job, pool) (zmon_pool_data_errors_present == 1)
-        """),
-                "A ZFS pool has permanent data errors (data lost).",
-                f"ZFS {POOL} has permanent data errors: blocks that no copy could repair. "
-                "List the damaged files with zpool status -v {{ $labels.pool }}.",
-            ),
-            Alert(
-                "ZfsPoolErrorsNotCleared",
-                per_vdev(
-                    x("""
-                  zmon:vdev_errors:sum > 0
-                  and on(instance, job, pool) (zmon_pool_state{state="online"} == 1)
-              """)
-                ),
-                "An ONLINE ZFS pool still shows non-zero vdev error counters.",
-                f"ZFS {VDEV} shows {{{{ $value | humanize }}}} read/write/checksum errors while "
-                "the pool is ONLINE. Find the cause, then run zpool clear {{ $labels.pool }}.",
-                str(t.errors_not_cleared_for),
-            ),
-            Alert(
-                "ZfsErrorEvents",
-                events_per_vdev(ERROR_EVENTS, w),
-                "ZFS posted checksum, I/O or data error events.",
-                f"ZFS posted {counted_since(ERROR_EVENTS, w, BY_VDEV, *ERROR_EVENT_WORDS)} "
-                f"(checksum, I/O or data) in the last {w} for pool {{{{ $labels.pool }}}}"
-                "{{ with $labels.vdev }} vdev {{ . }}"
-                f"{{{{ end }}}}{VDEV_DISK} on {{{{ $labels.instance }}}}. See zpool events -v.",
-            ),
-            Alert(
-                "ZfsDeadmanEvents",
-                events_per_vdev('zmon_zfs_events_total{class="deadman"}', w),
-                "ZFS detected I/O that hung (deadman).",
-                "ZFS deadman fired for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}"
-                f"{{{{ end }}}}{VDEV_DISK} on "
-                "{{ $labels.instance }}: an I/O did not complete within "
-                "zfs_deadman_synctime_ms.",
-            ),
+            Record.of(integrity.VDEV_ERRORS),
+            *(Alert.of(c) for c in integrity.integrity_conditions(t)),
         ],
-    )
-
-
-def failing_path_alert(t: Thresholds) -> Alert:
-    """Page while a disk's path fails, before ZFS faults the vdev and redundancy is lost.
-
-    Repaired errors that come once are tickets (ZfsVdevIOErrors, ZfsVdevChecksumErrors,
-    DiskCableFault); errors that keep coming are what precedes a FAULTED vdev.
-    """
-    w = t.failing_window
-    h = Duration(format_seconds(max(1, w.seconds // 2)))
-    before = f"[{h}] offset {h})"
-
-    def both_halves(metric: str) -> str:
-        return f"increase({metric}[{h}]) > 0\nand increase({metric}{before} > 0"
-
-    link_now = x(f"""
-        sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{h}])) > 0
-        or
-        sum by (instance, job, device) (
-          increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}[{h}])
-        ) > 0
-    """)
-    link_before = link_now.replace(f"[{h}])", before)
-    leaf_link_rising = "\n".join(
-        [
-            VDEV_INFO,
-            f"* on(instance, job, device) group_left() {paren(link_now)}",
-            f"* on(instance, job, device) group_left() {paren(link_before)}",
-        ]
-    )
-    zfs_errors = x(f"""
-        increase(zmon_vdev_read_errors_total[{w}])
-        + increase(zmon_vdev_write_errors_total[{w}])
-        + increase(zmon_vdev_checksum_errors_total[{w}])
-        > 0
-    """)
-    io_errors = x(f"""
-        increase(zmon_vdev_read_errors_total[{w}])
-        + increase(zmon_vdev_write_errors_total[{w}])
-        >= {t.failing_io_errors}
-    """)
-    # a scrub reads old data and repairs what it finds, for hours: its repairs are tickets
-    # (ZfsVdevChecksumErrors, ZfsScrubFoundErrors), not a failing path
-    checksum = (
-        f"increase(zmon_vdev_checksum_errors_total[{w}]) >= {t.failing_checksum_errors}\n"
-        f"and {both_halves('zmon_vdev_checksum_errors_total')}\n"
-        'unless on(instance, job, pool) (zmon_pool_scan_in_progress{function="scrub"} == 1)'
-    )
-    expr = "\nor\n".join(
-        [
-            paren(io_errors),
-            paren(checksum),
-            paren(both_halves("zmon_vdev_slow_ios_total")),
-            paren(f"{zfs_errors}\nand on(instance, job, pool, vdev) {paren(leaf_link_rising)}"),
-        ]
-    )
-    where = "instance=%q,pool=%q,vdev=%q"
-    args = "$labels.instance $labels.pool $labels.vdev"
-
-    def seen(query: str, text: str, arguments: str = args) -> str:
-        return (
-            f'{{{{ with printf "{query}" {arguments} | query }}}}'
-            f"{{{{ with . | first | value }}}} {text};{{{{ end }}}}{{{{ end }}}}"
-        )
-
-    def vdev_sum(metrics: tuple[str, ...]) -> str:
-        return " + ".join(f"sum(increase({m}{{{where}}}[{w}]))" for m in metrics)
-
-    disk = "instance=%q,device=%q"
-    disk_args = "$labels.instance $disk"
-    link_seen = (
-        '{{ with printf "zmon:vdev_device:info{instance=%q,pool=%q,vdev=%q}" '
-        f"{args} | query }}}}{{{{ with . | first }}}}{{{{ $disk := .Labels.device }}}}"
-        + seen(
-            f"sum(increase(zmon_kernel_log_events_total{{{disk},"
-            f'pattern=~\\"{t.cable_patterns}\\"}}[{w}])) > 0',
-            "the link of disk {{ $disk }} logged {{ . | humanize }} CRC errors, "
-            "resets or timeouts (suspect the cable or port)",
-            disk_args,
-        )
-        + "{{ end }}{{ end }}"
-    )
-    seen_text = (
-        seen(
-            f"{vdev_sum(('zmon_vdev_read_errors_total', 'zmon_vdev_write_errors_total'))} > 0",
-            "{{ . | humanize }} read/write errors",
-            f"{args} {args}",
-        )
-        + seen(f"{vdev_sum(('zmon_vdev_checksum_errors_total',))} > 0",
-               "{{ . | humanize }} checksum errors")
-        + seen(f"{vdev_sum(('zmon_vdev_slow_ios_total',))} > 0", "{{ . | humanize }} slow I/Os")
-        + link_seen
-    )  # fmt: skip
-    return Alert(
-        "ZfsVdevFailing",
-        per_vdev(expr),
-        "A disk's path keeps failing: ZFS is about to fault the vdev.",
-        f"ZFS {VDEV} keeps failing I/O. In the last {w}:{seen_text} ZFS faults a vdev after "
-        "10 I/O errors in 10 minutes, and its vdev then loses redundancy. Check the cable and "
-        "port, the kernel log and zpool status -v {{ $labels.pool }} now; replace the disk "
-        "while redundancy is still there.",
     )
 
 

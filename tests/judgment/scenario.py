@@ -93,9 +93,21 @@ def series() -> Series:
         _series(out, "zmon_disk_reallocated_sectors", {"device": device}, rising)
         _series(out, "zmon_disk_pending_sectors", {"device": device}, lambda i: 0.0)
         _series(out, "zmon_disk_offline_uncorrectable_sectors", {"device": device}, lambda i: 0.0)
+    # checksum errors on sdd, read errors that keep coming on sda, error events
+    vdev_errors = {("checksum", "sdd"): {80: 3}, ("read", "sda"): {m: 2 for m in range(140, 145)},
+                   ("write", "nvme0n1"): {152: 4}}  # fmt: skip
+    for (pool, vdev, klass), events in {
+        ("tank", "sda", "io"): {141: 2},
+        ("fast", "nvme0n1", "deadman"): {160: 1},
+    }.items():
+        _series(out, "zmon_zfs_events_total", {"pool": pool, "vdev": vdev, "class": klass},
+                _counter(events))  # fmt: skip
+    _series(out, "zmon_pool_data_errors", {"pool": "fast"}, lambda i: 2.0 if i >= 165 else 0.0)
+    _series(out, "zmon_pool_kstat_state", {"pool": "fast", "state": "suspended"},
+            lambda i: 1.0 if i >= 150 else 0.0)  # fmt: skip
     for kind in ("read", "write", "checksum"):
         for pool, vdev in (("tank", "sdd"), ("tank", "sda"), ("fast", "nvme0n1")):
-            events = {80: 3} if (kind, vdev) == ("checksum", "sdd") else {}
+            events = vdev_errors.get((kind, vdev), {})
             _series(out, f"zmon_vdev_{kind}_errors_total",
                     {"pool": pool, "vdev": vdev, "class": "normal"}, _counter(events))  # fmt: skip
     return out

@@ -12,14 +12,14 @@ import yaml
 
 from tests.helpers import require_tool
 from tests.judgment import scenario
-from zmon.judgment import declarations
+from zmon.judgment import shipped
 from zmon.judgment.conditions import evaluate_conditions, needs
 from zmon.judgment.expr import NAME, Context, Labels
 from zmon.judgment.store import Store
 from zmon.judgment.thresholds import DEFAULTS
 
-CONDITIONS = declarations.conditions(DEFAULTS)
-RECORDS = [*declarations.shared_records(DEFAULTS), declarations.DISK_REDUNDANCY]
+CONDITIONS = shipped.conditions(DEFAULTS)
+RECORDS = shipped.records(DEFAULTS)
 EVAL_MINUTES = range(5, scenario.MINUTES + 1, 5)
 
 

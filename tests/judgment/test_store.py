@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from zmon.judgment import declarations
+from zmon.judgment import shipped
 from zmon.judgment.conditions import needs, store_for, unseen
 from zmon.judgment.expr import Labels, labels_of
 from zmon.judgment.store import COARSE_STEP, FINE, MEMORY_BUDGET, Store
 from zmon.judgment.thresholds import DEFAULTS
 
-CONDITIONS = declarations.conditions(DEFAULTS)
+CONDITIONS = shipped.conditions(DEFAULTS)
 STATES = ("online", "degraded", "faulted", "offline", "unavail", "removed", "inuse", "avail")
 PATTERNS = ("crc_error", "link_reset", "link_down", "ata_timeout", "medium_error", "io_error")
 

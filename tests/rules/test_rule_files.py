@@ -190,7 +190,7 @@ def test_the_cable_fault_names_the_vdev_its_disk_serves_for_the_inhibition() -> 
     """Alertmanager mutes the same vdev's checksum and error alerts while the cable fault
     fires (equal: instance, pool, vdev), so the cause carries the vdev label too."""
     alert = next(a for a in rules.alerts(DEFAULTS) if a.alert == "DiskCableFault")
-    assert "group_right zmon:disk_vdev:info" in alert.expr
+    assert "group_right() zmon:disk_vdev:info" in alert.expr
 
 
 def test_every_alert_links_its_dashboard_where_the_site_has_a_grafana() -> None:

@@ -2,8 +2,9 @@
 
 Each condition is declared here once: alert_rules/ renders the Prometheus rule from it, and
 ``zmon.judgment.conditions.evaluate_conditions`` evaluates it over zmon's own history. The
-families here are the pool states and the suspect cable; the other alerts are still written as
-PromQL text in alert_rules/ (alert_rules/rules.py).
+families here are the pool states and the suspect cable, with the records and scopes others
+join with; integrity.py has the vdev errors and the stuck pool, shipped.py lists them all. The
+other alerts are still written as PromQL text in alert_rules/ (alert_rules/rules.py).
 """
 
 from __future__ import annotations
@@ -278,8 +279,3 @@ def link_failing(t: Thresholds) -> Condition:
 
 def cable_conditions(t: Thresholds) -> list[Condition]:
     return [cable_fault(t), link_failing(t)]
-
-
-def conditions(t: Thresholds) -> list[Condition]:
-    """Every declared condition."""
-    return [*pool_conditions(t), *cable_conditions(t)]

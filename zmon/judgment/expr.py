@@ -690,10 +690,9 @@ class Binary(Node):
         out = " bool" if self.bool_ else ""
         if self.on is not None:
             out += f" on({', '.join(self.on)})"
-        if self.group_left is not None:
-            out += f" group_left({', '.join(self.group_left)})"
-        if self.group_right is not None:
-            out += f" group_right({', '.join(self.group_right)})"
+        for name, include in (("group_left", self.group_left), ("group_right", self.group_right)):
+            if include is not None:
+                out += f" {name}({', '.join(include)})"  # "()" even empty: "(" may follow
         return out
 
     def promql(self) -> str:
