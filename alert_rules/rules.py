@@ -25,7 +25,7 @@ from alert_rules.building import (
 from alert_rules.datasets import dataset_alerts
 from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
 from alert_rules.zmon_state import zmon_state_alerts
-from zmon.judgment import declarations, integrity
+from zmon.judgment import declarations, host, integrity
 from zmon.judgment.thresholds import JOB_SELECTOR, Thresholds
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
 
@@ -381,56 +381,7 @@ def disk_alerts(t: Thresholds) -> Group:
 
 
 def ups_alerts(t: Thresholds) -> Group:
-    on_battery = 'max by (instance, job) (zmon_ups_status{flag="OB"}) == 1'
-    return Group(
-        "zmon-ups",
-        [
-            Alert(
-                "UpsOnBattery",
-                'zmon_ups_status{flag="OB"} == 1',
-                "A UPS is running on battery.",
-                "UPS {{ $labels.ups }} of {{ $labels.instance }} is on battery: mains power "
-                "is out.",
-                str(t.ups_on_battery_for),
-            ),
-            Alert(
-                "UpsLowBattery",
-                'zmon_ups_status{flag="LB"} == 1',
-                "A UPS battery is low: shutdown is imminent.",
-                "UPS {{ $labels.ups }} of {{ $labels.instance }} reports LOW BATTERY. Hosts "
-                "on it will shut down; make sure pools are exported cleanly.",
-            ),
-            Alert(
-                "UpsRuntimeLow",
-                f"zmon_ups_battery_runtime_seconds < {t.ups_runtime_min.seconds}",
-                "A UPS's estimated battery runtime is short.",
-                "UPS {{ $labels.ups }} of {{ $labels.instance }} estimates "
-                "{{ $value | humanizeDuration }} of runtime on battery (limit "
-                f"{t.ups_runtime_min}). Replace the battery or reduce the load.",
-                str(t.ups_runtime_for),
-            ),
-            Alert(
-                "UpsOnBatteryDuringScan",
-                x(f"""
-            zmon_pool_scan_in_progress == 1
-            and on(instance, job) ({on_battery})
-        """),
-                "A ZFS scrub or resilver is running while the UPS is on battery.",
-                f"A {{{{ $labels.function }}}} of {POOL} is running on battery power; it "
-                "drains the battery faster. Pause a scrub with zpool scrub -p {{ $labels.pool }}.",
-                str(t.ups_on_battery_for),
-            ),
-            Alert(
-                "UpsUnreachable",
-                "zmon_ups_up == 0 or zmon_ups_server_up == 0",
-                "zmon cannot read a UPS.",
-                "zmon on {{ $labels.instance }} gets no answer from "
-                "{{ with $labels.ups }}UPS {{ . }} on {{ else }}UPS server {{ end }}"
-                "{{ $labels.server }}: a power failure would go unnoticed.",
-                str(t.ups_unreachable_for),
-            ),
-        ],
-    )
+    return Group("zmon-ups", [Alert.of(c) for c in host.ups_conditions(t)])
 
 
 def zmon_alerts(t: Thresholds) -> Group:

@@ -110,4 +110,16 @@ def series() -> Series:
             events = vdev_errors.get((kind, vdev), {})
             _series(out, f"zmon_vdev_{kind}_errors_total",
                     {"pool": pool, "vdev": vdev, "class": "normal"}, _counter(events))  # fmt: skip
+    # a UPS on battery during a scrub, its runtime short, then low; a second one unreachable
+    _series(out, "zmon_ups_status", {"ups": "ups1", "flag": "OB"}, during(100, 130))
+    _series(out, "zmon_ups_status", {"ups": "ups1", "flag": "LB"}, during(125, 130))
+    _series(out, "zmon_ups_battery_runtime_seconds", {"ups": "ups1"},
+            lambda i: 300.0 if 110 <= i < 130 else 1800.0)  # fmt: skip
+    _series(out, "zmon_ups_up", {"ups": "ups2", "server": "nut"}, outside(20, 40))
+    _series(out, "zmon_ups_server_up", {"server": "nut"}, lambda i: 1.0)
+    _series(out, "zmon_pool_scan_in_progress", {"pool": "tank", "function": "scrub"},
+            during(90, 115))  # fmt: skip
+    # zmon's own blind spots
+    _series(out, "zmon_kernel_log_following", {"source": "/var/log/kern.log"}, outside(10, 40))
+    _series(out, "zmon_collector_state_writable", {"collector": "kernel_log"}, outside(150, 999))
     return out
