@@ -13,7 +13,7 @@ outside the selection never fires, whatever its snapshots.
 from __future__ import annotations
 
 from alert_rules.building import Alert, Group, fill_alert, x
-from alert_rules.thresholds import Thresholds
+from zmon.judgment.thresholds import Thresholds
 
 DATASET = "dataset {{ $labels.dataset }} on {{ $labels.instance }}"
 # An alert is about one dataset: its ``type`` label (filesystem or volume) is left out.

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from alert_rules.generate import ANNOTATION_ORDER
-from alert_rules.thresholds import Duration
+from zmon.judgment.thresholds import Duration
 
 _PAIR = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
 _HEAD = re.compile(

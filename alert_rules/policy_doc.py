@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from alert_rules.rules import alerts
-from alert_rules.thresholds import DEFAULTS, Thresholds
+from zmon.judgment.thresholds import DEFAULTS, Thresholds
 from zmon.status.policy import POLICY
 
 POLICY_FILE = Path(__file__).with_name("POLICY.md")

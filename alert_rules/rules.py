@@ -12,72 +12,29 @@ from alert_rules.building import (
     DISK,
     DISK_,
     DISK_LOCATION,
-    DISK_POOL,
-    DISK_VDEV,
     POOL,
-    VDEV,
-    VDEV_DISK,
-    VDEV_INFO,
     Alert,
     Group,
     Record,
-    counted_since,
-    events_per_vdev,
     fill_alert,
     hysteresis,
-    paren,
-    per_vdev,
     rise,
     with_pool,
-    with_pool_and_vdev,
     x,
 )
 from alert_rules.datasets import dataset_alerts
 from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
-from alert_rules.thresholds import JOB_SELECTOR, Duration, Thresholds, format_seconds
 from alert_rules.zmon_state import zmon_state_alerts
+from zmon.judgment import declarations, host, integrity
+from zmon.judgment.thresholds import JOB_SELECTOR, Thresholds
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
 
 
 def recording_rules(t: Thresholds) -> Group:
     """Records that several groups join with. A record used by one group's alerts lives in
     that group, before them: rules of a group run in order, so the alerts see fresh values."""
-    return Group(
-        "zmon-recording",
-        [
-            Record(
-                VDEV_INFO,
-                x("""
-            max by (instance, job, pool, vdev, device) (zmon_vdev_info{device!=""})
-        """),
-            ),
-            Record(
-                DISK_POOL,
-                x(f"""
-            max by (instance, job, device, pool) (
-              max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
-            )
-        """),
-            ),
-            Record(
-                DISK_VDEV,
-                x(f"""
-            max by (instance, job, device, pool, vdev) (
-              max_over_time({VDEV_INFO}[{t.disk_pool_memory}])
-            )
-        """),
-            ),
-        ],
-    )
+    return Group("zmon-recording", [Record.of(r) for r in declarations.shared_records(t)])
 
-
-ERROR_RECORDS = [
-    Record("zmon:vdev_errors:sum", x("""
-        zmon_vdev_read_errors_total
-        + zmon_vdev_write_errors_total
-        + zmon_vdev_checksum_errors_total
-    """)),
-]  # fmt: skip
 
 CAPACITY_RECORDS = [
     Record("zmon:pool_capacity:ratio", "zmon_pool_allocated_bytes / (zmon_pool_size_bytes > 0)"),
@@ -115,340 +72,20 @@ def scan_records(t: Thresholds) -> list[Record]:
 
 
 def pool_alerts(t: Thresholds) -> Group:
-    return Group(
-        "zmon-pools",
-        [
-            Alert(
-                "ZfsPoolDegraded",
-                'zmon_pool_state{state="degraded"} == 1',
-                "A ZFS pool is degraded and runs with reduced redundancy.",
-                f"ZFS {POOL} is DEGRADED: a vdev is faulted, offline, removed or unavailable. "
-                "Another failure in the same vdev may lose data. "
-                "Run zpool status -x {{ $labels.pool }} to find the vdev.",
-                str(t.pool_state_for),
-            ),
-            Alert(
-                "ZfsPoolFaulted",
-                'zmon_pool_state{state=~"faulted|unavail|removed|suspended"} == 1',
-                "A ZFS pool is faulted, unavailable or suspended.",
-                f"ZFS {POOL} is {{{{ $labels.state | toUpper }}}}: its data cannot be read or "
-                "written. Run zpool status -v {{ $labels.pool }} now.",
-                str(t.pool_state_for),
-            ),
-            Alert(
-                "ZfsPoolRedundancyLost",
-                x("""
-            max by (instance, job, pool) (
-              zmon_vdev_redundancy == 0
-              and on(instance, job, pool, vdev, class) (zmon_vdev_state{state="degraded"} == 1)
-            )
-        """),
-                "A ZFS pool has no redundancy left: one more failure loses it.",
-                f"ZFS {POOL} has a vdev with no redundancy left"
-                '{{ with printf "zmon_vdev_redundancy{instance=%q,pool=%q} == 0 and on(instance, '
-                'pool, vdev, class) zmon_vdev_state{state=\\"degraded\\"} == 1" $labels.instance '
-                "$labels.pool | query }} ({{ range . }}{{ .Labels.vdev }} {{ end }}is DEGRADED)"
-                "{{ end }}: one more disk failure in it loses the pool. Replace or bring back the "
-                "missing disk now (zpool status -x {{ $labels.pool }}), and do not take another "
-                "disk of it offline.",
-                str(t.pool_state_for),
-            ),
-            Alert(
-                "ZfsVdevFaulted",
-                per_vdev(
-                    x("""
-                  zmon_vdev_state{state=~"faulted|unavail|removed"} == 1
-                  unless on(instance, job, pool, vdev) zmon_vdev_info{type="root"}
-              """),
-                    ", state",
-                ),
-                "A ZFS vdev is faulted, unavailable or removed.",
-                f"ZFS {VDEV} is {{{{ $labels.state | toUpper }}}}. Replace or reattach it.",
-                str(t.pool_state_for),
-            ),
-            Alert(
-                "ZfsSpareInUse",
-                per_vdev('zmon_vdev_state{state="inuse"} == 1'),
-                "A ZFS hot spare has replaced a failed disk.",
-                f"Hot spare {{{{ $labels.vdev }}}}{VDEV_DISK} of pool {{{{ $labels.pool }}}} on "
-                "{{ $labels.instance }} is in use. "
-                "Replace the failed disk, then detach the spare to make it available again.",
-                str(t.pool_state_for),
-            ),
-        ],
-    )
+    return Group("zmon-pools", [Alert.of(c) for c in declarations.pool_conditions(t)])
 
 
 def stuck_alerts(t: Thresholds) -> Group:
-    """ZFS itself stuck: from sources that do not hang together with ``zpool`` (a suspended
-    pool on OpenZFS 2.1 makes zpool status and zpool events block for good)."""
-    w, tw = t.stuck_window, t.stuck_timeouts_window
-    where = "instance=%q,pool=%q"
-    args = "$labels.instance $labels.pool"
-    seen = (
-        f'{{{{ with printf "zmon_pool_kstat_state{{{where},state!=\\"online\\"}} == 1" {args} '
-        "| query }}"
-        "{{ with . | first }} kstat state {{ .Labels.state | toUpper }};{{ end }}{{ end }}"
-        f'{{{{ with printf "increase(zmon_kernel_log_pool_events_total{{{where},'
-        f'pattern=\\"pool_suspended\\"}}[{w}]) > 0" {args} | query }}}}'
-        " the kernel logged the pool's suspension;{{ end }}"
-        f'{{{{ with printf "changes(zmon_pool_txg_sync_duration_seconds_count{{{where}}}[{w}]) '
-        f'== 0" {args} | query }}}} no transaction group committed in {w} (txg kstat);{{{{ end }}}}'
-        f'{{{{ with printf "sum(increase(zmon_vdev_write_errors_total{{{where}}}[{w}])) > 0" '
-        f"{args} | query }}}}{{{{ with . | first | value }}}} its disks failed "
-        f"{{{{ . | humanize }}}} writes in {w} (ZFS retries them);{{{{ end }}}}{{{{ end }}}}"
-        '{{ with printf "increase(zmon_collector_runs_total{instance=%q,collector=\\"zpool\\",'
-        f'result=\\"timeout\\"}}[{tw}])" $labels.instance | query }}}}'
-        "{{ with . | first | value }} zpool timed out {{ . | humanize }} times in the last "
-        f"{tw};{{{{ end }}}}{{{{ end }}}}"
-    )
-    return Group(
-        "zmon-stuck",
-        [
-            Alert(
-                "ZfsPoolStuck",
-                x(f"""
-            max by (instance, job, pool) (
-              zmon_pool_kstat_state{{state="suspended"}} == 1
-              or
-              increase(zmon_kernel_log_pool_events_total{{pattern="pool_suspended"}}[{w}]) > 0
-              or
-              (
-                changes(zmon_pool_txg_sync_duration_seconds_count[{w}]) == 0
-                and zmon_pool_txg_sync_duration_seconds_count offset {w}
-                and on(instance, job, pool)
-                sum by (instance, job, pool) (increase(zmon_vdev_write_errors_total[{w}])) > 0
-                and on(instance, job)
-                zmon_collector_success{{collector="txg"}} == 1
-              )
-              or
-              (
-                (
-                  zmon_pool_kstat_state{{state!="online"}} == 1
-                  or
-                  changes(zmon_pool_txg_sync_duration_seconds_count[{w}]) == 0
-                  and zmon_pool_txg_sync_duration_seconds_count offset {w}
-                )
-                and on(instance, job)
-                (
-                  zmon_collector_success{{collector="zpool"}} == 0
-                  and on(instance, job)
-                  increase(zmon_collector_runs_total{{collector="zpool", result="timeout"}}[{tw}])
-                  >= {t.stuck_timeouts}
-                )
-              )
-            )
-        """),
-                "ZFS is stuck on a pool: I/O is suspended, writes cannot commit, or zpool hangs.",
-                f"ZFS {POOL} is stuck. Seen:{seen} Writes to it block, and zpool may hang on "
-                "it. Check the pool's disks, cabling and "
-                "controller; zpool clear {{ $labels.pool }} resumes I/O once they are back.",
-                str(t.stuck_for),
-            ),
-        ],
-    )
-
-
-# the identity of a vdev alert, for the exact counts its description looks up
-BY_VDEV = "instance=%q,pool=%q,vdev=%q|$labels.instance $labels.pool $labels.vdev"
-ERROR_EVENTS = 'zmon_zfs_events_total{class=~"checksum|io|data"}'
-CHECKSUM, READS, WRITES = (f"zmon_vdev_{k}_errors_total" for k in ("checksum", "read", "write"))
-CHECKSUM_ERRORS = ("checksum error", "checksum errors")
-ERROR_EVENT_WORDS = ("error event", "error events")
-READ_ERRORS, WRITE_ERRORS = ("read error", "read errors"), ("write error", "write errors")
+    return Group("zmon-stuck", [Alert.of(integrity.stuck(t))])
 
 
 def integrity_alerts(t: Thresholds) -> Group:
-    w = t.error_window
     return Group(
         "zmon-integrity",
         [
-            *ERROR_RECORDS,
-            Alert(
-                "ZfsVdevChecksumErrors",
-                per_vdev(f"increase(zmon_vdev_checksum_errors_total[{w}]) > 0"),
-                "A ZFS vdev returned data that failed its checksum (silent corruption).",
-                f"ZFS {VDEV} had {counted_since(CHECKSUM, w, BY_VDEV, *CHECKSUM_ERRORS)} in the "
-                f"last {w}. "
-                "ZFS repaired what redundancy allowed; find the cause (disk, cable, controller, "
-                "memory) before the next disk fails.",
-            ),
-            Alert(
-                "ZfsVdevIOErrors",
-                per_vdev(
-                    x(f"""
-                  (
-                    increase(zmon_vdev_read_errors_total[{w}])
-                    + increase(zmon_vdev_write_errors_total[{w}])
-                  ) > 0
-              """)
-                ),
-                "A ZFS vdev had new read or write errors.",
-                f"ZFS {VDEV} had "
-                f"{counted_since(READS, w, BY_VDEV, *READ_ERRORS, 'no new read errors')} and "
-                f"{counted_since(WRITES, w, BY_VDEV, *WRITE_ERRORS, 'no new write errors')} "
-                f"in the last {w}.",
-            ),
-            failing_path_alert(t),
-            Alert(
-                "ZfsPoolDataErrors",
-                x("""
-            zmon_pool_data_errors > 0
-            or on(instance, job, pool) (zmon_pool_data_errors_present == 1)
-        """),
-                "A ZFS pool has permanent data errors (data lost).",
-                f"ZFS {POOL} has permanent data errors: blocks that no copy could repair. "
-                "List the damaged files with zpool status -v {{ $labels.pool }}.",
-            ),
-            Alert(
-                "ZfsPoolErrorsNotCleared",
-                per_vdev(
-                    x("""
-                  zmon:vdev_errors:sum > 0
-                  and on(instance, job, pool) (zmon_pool_state{state="online"} == 1)
-              """)
-                ),
-                "An ONLINE ZFS pool still shows non-zero vdev error counters.",
-                f"ZFS {VDEV} shows {{{{ $value | humanize }}}} read/write/checksum errors while "
-                "the pool is ONLINE. Find the cause, then run zpool clear {{ $labels.pool }}.",
-                str(t.errors_not_cleared_for),
-            ),
-            Alert(
-                "ZfsErrorEvents",
-                events_per_vdev(ERROR_EVENTS, w),
-                "ZFS posted checksum, I/O or data error events.",
-                f"ZFS posted {counted_since(ERROR_EVENTS, w, BY_VDEV, *ERROR_EVENT_WORDS)} "
-                f"(checksum, I/O or data) in the last {w} for pool {{{{ $labels.pool }}}}"
-                "{{ with $labels.vdev }} vdev {{ . }}"
-                f"{{{{ end }}}}{VDEV_DISK} on {{{{ $labels.instance }}}}. See zpool events -v.",
-            ),
-            Alert(
-                "ZfsDeadmanEvents",
-                events_per_vdev('zmon_zfs_events_total{class="deadman"}', w),
-                "ZFS detected I/O that hung (deadman).",
-                "ZFS deadman fired for pool {{ $labels.pool }}{{ with $labels.vdev }} vdev {{ . }}"
-                f"{{{{ end }}}}{VDEV_DISK} on "
-                "{{ $labels.instance }}: an I/O did not complete within "
-                "zfs_deadman_synctime_ms.",
-            ),
+            Record.of(integrity.VDEV_ERRORS),
+            *(Alert.of(c) for c in integrity.integrity_conditions(t)),
         ],
-    )
-
-
-def failing_path_alert(t: Thresholds) -> Alert:
-    """Page while a disk's path fails, before ZFS faults the vdev and redundancy is lost.
-
-    Repaired errors that come once are tickets (ZfsVdevIOErrors, ZfsVdevChecksumErrors,
-    DiskCableFault); errors that keep coming are what precedes a FAULTED vdev.
-    """
-    w = t.failing_window
-    h = Duration(format_seconds(max(1, w.seconds // 2)))
-    before = f"[{h}] offset {h})"
-
-    def both_halves(metric: str) -> str:
-        return f"increase({metric}[{h}]) > 0\nand increase({metric}{before} > 0"
-
-    link_now = x(f"""
-        sum by (instance, job, device) (increase(zmon_disk_crc_errors_total[{h}])) > 0
-        or
-        sum by (instance, job, device) (
-          increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}[{h}])
-        ) > 0
-    """)
-    link_before = link_now.replace(f"[{h}])", before)
-    leaf_link_rising = "\n".join(
-        [
-            VDEV_INFO,
-            f"* on(instance, job, device) group_left() {paren(link_now)}",
-            f"* on(instance, job, device) group_left() {paren(link_before)}",
-        ]
-    )
-    zfs_errors = x(f"""
-        increase(zmon_vdev_read_errors_total[{w}])
-        + increase(zmon_vdev_write_errors_total[{w}])
-        + increase(zmon_vdev_checksum_errors_total[{w}])
-        > 0
-    """)
-    io_errors = x(f"""
-        increase(zmon_vdev_read_errors_total[{w}])
-        + increase(zmon_vdev_write_errors_total[{w}])
-        >= {t.failing_io_errors}
-    """)
-    # a scrub reads old data and repairs what it finds, for hours: its repairs are tickets
-    # (ZfsVdevChecksumErrors, ZfsScrubFoundErrors), not a failing path
-    checksum = (
-        f"increase(zmon_vdev_checksum_errors_total[{w}]) >= {t.failing_checksum_errors}\n"
-        f"and {both_halves('zmon_vdev_checksum_errors_total')}\n"
-        'unless on(instance, job, pool) (zmon_pool_scan_in_progress{function="scrub"} == 1)'
-    )
-    # a pool that is already unavailable or suspended pages as itself (ZfsPoolFaulted,
-    # ZfsPoolStuck, after their for:): its disks' failed writes are its symptom, and a page
-    # for them a minute earlier would be a second page for one incident
-    pool_down = x(f"""
-        zmon_pool_state{{state=~"faulted|unavail|removed|suspended"}} == 1
-        or zmon_pool_kstat_state{{state="suspended"}} == 1
-        or increase(zmon_kernel_log_pool_events_total{{pattern="pool_suspended"}}[{w}]) > 0
-    """)
-    expr = (
-        paren(
-            "\nor\n".join(
-                [
-                    paren(io_errors),
-                    paren(checksum),
-                    paren(both_halves("zmon_vdev_slow_ios_total")),
-                    paren(
-                        f"{zfs_errors}\nand on(instance, job, pool, vdev) {paren(leaf_link_rising)}"
-                    ),
-                ]
-            )
-        )
-        + f"\nunless on(instance, job, pool)\n{paren(pool_down)}"
-    )
-    where = "instance=%q,pool=%q,vdev=%q"
-    args = "$labels.instance $labels.pool $labels.vdev"
-
-    def seen(query: str, text: str, arguments: str = args) -> str:
-        return (
-            f'{{{{ with printf "{query}" {arguments} | query }}}}'
-            f"{{{{ with . | first | value }}}} {text};{{{{ end }}}}{{{{ end }}}}"
-        )
-
-    def vdev_sum(metrics: tuple[str, ...]) -> str:
-        return " + ".join(f"sum(increase({m}{{{where}}}[{w}]))" for m in metrics)
-
-    disk = "instance=%q,device=%q"
-    disk_args = "$labels.instance $disk"
-    link_seen = (
-        '{{ with printf "zmon:vdev_device:info{instance=%q,pool=%q,vdev=%q}" '
-        f"{args} | query }}}}{{{{ with . | first }}}}{{{{ $disk := .Labels.device }}}}"
-        + seen(
-            f"sum(increase(zmon_kernel_log_events_total{{{disk},"
-            f'pattern=~\\"{t.cable_patterns}\\"}}[{w}])) > 0',
-            "the link of disk {{ $disk }} logged {{ . | humanize }} CRC errors, "
-            "resets or timeouts (suspect the cable or port)",
-            disk_args,
-        )
-        + "{{ end }}{{ end }}"
-    )
-    seen_text = (
-        seen(
-            f"{vdev_sum(('zmon_vdev_read_errors_total', 'zmon_vdev_write_errors_total'))} > 0",
-            "{{ . | humanize }} read/write errors",
-            f"{args} {args}",
-        )
-        + seen(f"{vdev_sum(('zmon_vdev_checksum_errors_total',))} > 0",
-               "{{ . | humanize }} checksum errors")
-        + seen(f"{vdev_sum(('zmon_vdev_slow_ios_total',))} > 0", "{{ . | humanize }} slow I/Os")
-        + link_seen
-    )  # fmt: skip
-    return Alert(
-        "ZfsVdevFailing",
-        per_vdev(expr),
-        "A disk's path keeps failing: ZFS is about to fault the vdev.",
-        f"ZFS {VDEV} keeps failing I/O. In the last {w}:{seen_text} ZFS faults a vdev after "
-        "10 I/O errors in 10 minutes, and its vdev then loses redundancy. Check the cable and "
-        "port, the kernel log and zpool status -v {{ $labels.pool }} now; replace the disk "
-        "while redundancy is still there.",
     )
 
 
@@ -642,170 +279,14 @@ def memory_alerts(t: Thresholds) -> Group:
     )
 
 
-DISK_REDUNDANCY = "zmon:disk_vdev_redundancy:min"
-
-
-def deep(expr: str, spaces: int) -> str:
-    """``expr`` for a place ``spaces`` deep in an indented block: its later lines indented."""
-    return expr.replace("\n", "\n" + " " * spaces)
-
-
-def link_errors(t: Thresholds, window: object, offset: object = None) -> str:
-    """The disks with new CRC errors or kernel-log link events (resets, link down, timeouts)
-    in ``window`` (ending ``offset`` ago, if given)."""
-    tail = f"[{window}]" + (f" offset {offset}" if offset else "")
-    return x(f"""
-        sum by (instance, job, device) (increase(zmon_disk_crc_errors_total{tail})) > 0
-        or
-        sum by (instance, job, device) (
-          increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}{tail})
-        ) > 0
-    """)
-
-
-def media_rising(t: Thresholds) -> str:
-    sw = t.sector_window
-    return x(f"""
-        {rise("zmon_disk_reallocated_sectors", sw)} > 0
-        or {rise("zmon_disk_pending_sectors", sw)} > 0
-        or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
-        or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
-    """)
-
-
-def disk_redundancy_record() -> Record:
-    """Per pool disk: how many more member failures the top-level vdev it sits in directly
-    survives (``zmon_vdev_redundancy``; a disk that is a top-level vdev itself: its own),
-    while that vdev is ONLINE: the redundancy it was built with. A vdev already DEGRADED is
-    told by ZfsPoolDegraded and ZfsPoolRedundancyLost; a link blip on another of its disks
-    (a neighbour touched while one is swapped) pages only when it keeps coming or ZFS counts
-    errors. A disk under ``replacing-N`` or ``spare-N`` has none: it is being resilvered in
-    and carries no redundancy yet. Log vdevs are left out: losing one does not lose the
-    pool."""
-    info = 'max by (instance, job, pool, vdev, device, parent) (zmon_vdev_info{device!=""})'
-    redundancy = (
-        'zmon_vdev_redundancy{class!="log"} and on(instance, job, pool, vdev) '
-        '(zmon_vdev_state{state="online"} == 1)'
-    )
-    return Record(
-        DISK_REDUNDANCY,
-        x(f"""
-            min by (instance, job, pool, vdev, device) (
-              {info}
-              * on(instance, job, pool, parent) group_left()
-              max by (instance, job, pool, parent) (
-                label_replace({redundancy}, "parent", "$1", "vdev", "(.+)")
-              )
-              or
-              {info}
-              * on(instance, job, pool, vdev) group_left()
-              max by (instance, job, pool, vdev) ({redundancy})
-            )
-        """),
-    )
-
-
-def link_failing_alert(t: Thresholds) -> Alert:
-    """Page for a suspect cable only when a human is needed now (DiskCableFault is the
-    ticket for every other link error): the disk's loss would leave its vdev with no
-    redundancy, ZFS already counts errors on its vdev, or the errors keep coming."""
-    cw, sl, n = t.cable_page_slice.seconds, t.cable_page_slice, t.cable_page_slices
-    window = t.cable_window
-    suspect = f"({link_errors(t, window)})\nunless on(instance, job, device)\n" + paren(
-        media_rising(t)
-    )
-    slices = "\nand on(instance, job, device)\n".join(
-        paren(link_errors(t, sl, format_seconds(i * cw) if i else None)) for i in range(n)
-    )
-    zfs_errors = x(f"""
-        increase(zmon_vdev_read_errors_total[{window}])
-        + increase(zmon_vdev_write_errors_total[{window}])
-        + increase(zmon_vdev_checksum_errors_total[{window}])
-        > 0
-    """)
-    expr = x(f"""
-        max by (instance, job, pool, vdev, device) (
-          (
-            {DISK_REDUNDANCY} <= {t.cable_page_redundancy}
-            or on(instance, job, pool, vdev)
-            (
-              {VDEV_INFO}
-              and on(instance, job, pool, vdev)
-              max by (instance, job, pool, vdev) ({deep(zfs_errors, 14)})
-            )
-            or on(instance, job, device)
-            (
-              {VDEV_INFO}
-              and on(instance, job, device)
-              (
-                {deep(slices, 16)}
-              )
-            )
-          )
-          and on(instance, job, device)
-          (
-            {deep(suspect, 12)}
-          )
-        )
-    """)
-    where = "instance=%q,pool=%q,vdev=%q"
-    args = "$labels.instance $labels.pool $labels.vdev"
-    zfs_counted = " + ".join(
-        f"sum(increase(zmon_vdev_{kind}_errors_total{{{where}}}[{window}]))"
-        for kind in ("read", "write", "checksum")
-    )
-    why = (
-        f'{{{{ with printf "{DISK_REDUNDANCY}{{{where}}} <= {t.cable_page_redundancy}" {args} '
-        "| query }}{{ with . | first }}; losing it would leave its vdev without redundancy "
-        "(further failures the vdev survives now: {{ .Value }}){{ end }}{{ else }}"
-        f'{{{{ with printf "({zfs_counted}) > 0" {args} {args} {args} | query }}}}'
-        f"{{{{ with . | first | value }}}}; ZFS counted {{{{ . | humanize }}}} read, write or "
-        f"checksum errors on its vdev in the same {window}{{{{ end }}}}{{{{ else }}}}; the "
-        f"errors came in each of the last {n} periods of {sl}, and keep coming"
-        "{{ end }}{{ end }}"
-    )
-    return Alert(
-        "DiskLinkFailing",
-        expr,
-        "Link errors on a pool disk with healthy media that cannot wait: suspect the cable "
-        "or port.",
-        f"{DISK_} shows CRC errors, link resets or command timeouts in the last {window}"
-        f"{why}. Reseat or replace the cable now, or move the disk to another port"
-        f"{DISK_LOCATION}; ZFS faults the disk if the errors go on.",
-    )
-
-
 def disk_alerts(t: Thresholds) -> Group:
     cw, sw = t.cable_window, t.sector_window
     awake = "unless on(instance, job, device) (zmon_disk_standby == 1)"
     return Group(
         "zmon-disks",
         [
-            disk_redundancy_record(),
-            Alert(
-                "DiskCableFault",
-                with_pool_and_vdev(
-                    x(f"""
-            (
-              {deep(link_errors(t, cw), 14)}
-              or
-              sum by (instance, job, device) (
-                increase(zmon_disk_hotplug_events_total{{action="remove"}}[{cw}])
-              ) >= {t.hotplug_flaps_max + 1}
-            )
-            unless on(instance, job, device)
-            (
-              {deep(media_rising(t), 14)}
-            )
-        """)
-                ),
-                "Link errors on a disk whose media is healthy: suspect the cable or port.",
-                f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
-                f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
-                "steady. Reseat or replace the cable, or move the disk to another port"
-                f"{DISK_LOCATION}.",
-            ),
-            link_failing_alert(t),
+            Record.of(declarations.DISK_REDUNDANCY),
+            *(Alert.of(c) for c in declarations.cable_conditions(t)),
             Alert(
                 "DiskSmartFailed",
                 with_pool("zmon_disk_smart_passed == 0"),
@@ -898,56 +379,7 @@ def disk_alerts(t: Thresholds) -> Group:
 
 
 def ups_alerts(t: Thresholds) -> Group:
-    on_battery = 'max by (instance, job) (zmon_ups_status{flag="OB"}) == 1'
-    return Group(
-        "zmon-ups",
-        [
-            Alert(
-                "UpsOnBattery",
-                'zmon_ups_status{flag="OB"} == 1',
-                "A UPS is running on battery.",
-                "UPS {{ $labels.ups }} of {{ $labels.instance }} is on battery: mains power "
-                "is out.",
-                str(t.ups_on_battery_for),
-            ),
-            Alert(
-                "UpsLowBattery",
-                'zmon_ups_status{flag="LB"} == 1',
-                "A UPS battery is low: shutdown is imminent.",
-                "UPS {{ $labels.ups }} of {{ $labels.instance }} reports LOW BATTERY. Hosts "
-                "on it will shut down; make sure pools are exported cleanly.",
-            ),
-            Alert(
-                "UpsRuntimeLow",
-                f"zmon_ups_battery_runtime_seconds < {t.ups_runtime_min.seconds}",
-                "A UPS's estimated battery runtime is short.",
-                "UPS {{ $labels.ups }} of {{ $labels.instance }} estimates "
-                "{{ $value | humanizeDuration }} of runtime on battery (limit "
-                f"{t.ups_runtime_min}). Replace the battery or reduce the load.",
-                str(t.ups_runtime_for),
-            ),
-            Alert(
-                "UpsOnBatteryDuringScan",
-                x(f"""
-            zmon_pool_scan_in_progress == 1
-            and on(instance, job) ({on_battery})
-        """),
-                "A ZFS scrub or resilver is running while the UPS is on battery.",
-                f"A {{{{ $labels.function }}}} of {POOL} is running on battery power; it "
-                "drains the battery faster. Pause a scrub with zpool scrub -p {{ $labels.pool }}.",
-                str(t.ups_on_battery_for),
-            ),
-            Alert(
-                "UpsUnreachable",
-                "zmon_ups_up == 0 or zmon_ups_server_up == 0",
-                "zmon cannot read a UPS.",
-                "zmon on {{ $labels.instance }} gets no answer from "
-                "{{ with $labels.ups }}UPS {{ . }} on {{ else }}UPS server {{ end }}"
-                "{{ $labels.server }}: a power failure would go unnoticed.",
-                str(t.ups_unreachable_for),
-            ),
-        ],
-    )
+    return Group("zmon-ups", [Alert.of(c) for c in host.ups_conditions(t)])
 
 
 def zmon_alerts(t: Thresholds) -> Group:

@@ -25,7 +25,7 @@ words, and names the other cause when there is one (zmon/status/slowdown.py).
 from __future__ import annotations
 
 from alert_rules.building import Alert, Group, Record, x
-from alert_rules.thresholds import Thresholds
+from zmon.judgment.thresholds import Thresholds
 from zmon.status.model import THROTTLE_REASONS
 from zmon.status.ratios import (
     ACCESSES,

@@ -9,7 +9,8 @@ Layers, from the bottom (a module imports its own layer or lower ones only):
     core        registry, products, snapshot, scheduler, config, server, webapp, budget,
                 uvicorn_glue, listen, webconfig, channel, supervisor, front
                 (and the empty zmon.collectors namespace the registry discovers plugins in),
-                and the status views zmon.status.* the server's page is made of
+                and the status views zmon.status.* the server's page is made of,
+                and zmon.judgment.* (the declared alert conditions)
     collectors  zmon.collectors.NAME.*: each imports no other collector's package
     entry       daemon, worker, cli, demo, zmon.status.cli (``zmon status`` collecting once)
 
@@ -69,7 +70,9 @@ def layer(module: str) -> str:
         return "parsers"
     if module.startswith("zmon.host"):
         return "host"
-    if module in CORE or (module.startswith("zmon.status") and module not in ENTRY):
+    if module in CORE or module.startswith("zmon.judgment"):
+        return "core"
+    if module.startswith("zmon.status") and module not in ENTRY:
         return "core"
     if module.startswith("zmon.collectors"):
         return "collectors"

@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from alert_rules.thresholds import Duration
 from tests.fleet.stack import SHIPPED_CONFIG, TIMING_KEYS, cluster_config, config_changes
+from zmon.judgment.thresholds import Duration
 
 TIMINGS = {"group_wait": "1s", "group_interval": "2s", "repeat_interval": "3s"}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from alert_rules import generate
-from alert_rules.thresholds import DEFAULTS
+from zmon.judgment.thresholds import DEFAULTS
 from tests.helpers import stop_process_group
 from tests.lab import checks
 from tests.lab.engine import Check, Result, Scrape, evaluate

@@ -34,7 +34,7 @@ from alert_rules.slowdown import (
     VDEV_P99,
     VDEV_VS_SIBLINGS,
 )
-from alert_rules.thresholds import DEFAULTS
+from zmon.judgment.thresholds import DEFAULTS
 from tests.lab.checks import VERSIONS, pool_state
 from tests.lab.engine import (
     AllCollectorsSucceed,

@@ -9,8 +9,8 @@ from typing import Any
 
 from alert_rules.building import Alert, Record
 from alert_rules.rules import groups
-from alert_rules.thresholds import DEFAULTS
 from grafana.boards import DASHBOARDS
+from zmon.judgment.thresholds import DEFAULTS
 
 # A vector selector of a zmon metric or recording rule, with its matchers (not the [range]).
 _SELECTOR = re.compile(r"(?<![\w:])((?:zmon_|zmon:)[a-z0-9_:]*[a-z0-9_])(\{[^}]*\})?")

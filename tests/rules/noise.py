@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from alert_rules.thresholds import DEFAULTS, Duration
+from zmon.judgment.thresholds import DEFAULTS, Duration
 
 SPEC_FILE = Path(__file__).with_name("noise.yml")
 MINUTES_PER_YEAR = 365 * 24 * 60

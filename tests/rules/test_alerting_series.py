@@ -13,12 +13,12 @@ import re
 from pathlib import Path
 
 from alert_rules import generate
-from alert_rules.thresholds import DEFAULTS
 from tests.collectors.kernel_log.test_collector import make_ctx
 from zmon.collectors.kernel_log import KernelLogCollector
 from zmon.collectors.kernel_log.metrics import ALERTED_PATTERNS, ALERTED_POOL_PATTERNS
 from zmon.collectors.zpool_events import ALERTED_CLASSES, ZpoolEventsCollector
 from zmon.host.devices import BlockDevice, DeviceMap, DeviceMapCache
+from zmon.judgment.thresholds import DEFAULTS
 from zmon.products import VDEV_NAMES
 from zmon.registry import Board, Context, Paths
 from zmon.replay import StaticRunner

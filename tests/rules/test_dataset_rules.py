@@ -6,7 +6,7 @@ import pytest
 
 from alert_rules.building import Alert
 from alert_rules.datasets import dataset_alerts
-from alert_rules.thresholds import DEFAULTS, Thresholds
+from zmon.judgment.thresholds import DEFAULTS, Thresholds
 from zmon.status.policy import severity
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from alert_rules import generate, rules
 from alert_rules.building import Alert, with_pool
-from alert_rules.thresholds import DEFAULTS, Duration, format_seconds
 from tests.helpers import require_tool
 from tests.rules.exprs import alert_rules, family, metric_names, panel_exprs, rule_exprs
+from zmon.judgment.thresholds import DEFAULTS, Duration, format_seconds
 from zmon.status.links import DEFAULT_LINKS, INSTALLED_RUNBOOK, SiteLinks
 from zmon.status.policy import SEVERITIES
 
@@ -190,7 +190,7 @@ def test_the_cable_fault_names_the_vdev_its_disk_serves_for_the_inhibition() -> 
     """Alertmanager mutes the same vdev's checksum and error alerts while the cable fault
     fires (equal: instance, pool, vdev), so the cause carries the vdev label too."""
     alert = next(a for a in rules.alerts(DEFAULTS) if a.alert == "DiskCableFault")
-    assert "group_right zmon:disk_vdev:info" in alert.expr
+    assert "group_right() zmon:disk_vdev:info" in alert.expr
 
 
 def test_every_alert_links_its_dashboard_where_the_site_has_a_grafana() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from alert_rules.thresholds import DEFAULTS
+from zmon.judgment.thresholds import DEFAULTS
 from zmon.status.diagnoses import ALERT_WORDS, RULES, Limits
 from zmon.status.links import DEFAULT_LINKS
 

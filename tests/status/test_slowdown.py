@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from alert_rules.thresholds import DEFAULTS
+from zmon.judgment.thresholds import DEFAULTS
 from tests.status.helpers import NOW, families
 from tests.status.slowdown_hour import STEP, exposition
 from zmon.status.diagnoses import Evidence, Finding, Limits, diagnose

@@ -82,7 +82,7 @@ IDENTITY: dict[str, tuple[str, ...]] = {
 def for_seconds() -> Mapping[str, float]:
     """Each alert's ``for:`` in seconds, as the shipped rules say."""
     from alert_rules.rules import alerts  # the rule generator, in the package
-    from alert_rules.thresholds import DEFAULTS, Duration
+    from zmon.judgment.thresholds import DEFAULTS, Duration
 
     return {a.alert: float(Duration(str(a.for_)).seconds) for a in alerts(DEFAULTS)}
 

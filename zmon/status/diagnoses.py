@@ -46,7 +46,7 @@ HISTORY_SLACK = 60.0
 
 @dataclass(frozen=True)
 class Limits:
-    """Thresholds of the diagnoses; the defaults equal alert_rules/thresholds.py's."""
+    """Thresholds of the diagnoses; the defaults equal zmon/judgment/thresholds.py's."""
 
     scrub_max_age: float = 35 * 86400
     scrub_errors_max_age: float = 7 * 86400  # a scrub's errors are news this long after it

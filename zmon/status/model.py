@@ -22,7 +22,7 @@ Labels = dict[str, str]
 THROTTLE_REASONS = ("dirty_throttle", "dirty_over_max")
 
 # Kernel-log patterns that point at the link to a disk (cable, backplane, port, HBA) and not
-# at its media. The same list is in alert_rules/thresholds.py (cable_patterns).
+# at its media. The same list is in zmon/judgment/thresholds.py (cable_patterns).
 LINK_PATTERNS = (
     "crc_error",
     "link_reset",

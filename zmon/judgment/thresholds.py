@@ -1,6 +1,6 @@
 """The one place for alert thresholds and selectors.
 
-Change a value here, then run ``python -m alert_rules.generate`` from the repository root: it
+Change a value here, then run ``python -m alert_rules.generate`` (or ``zmon rules``): it
 re-renders ``alert_rules/zmon.rules.yml``. The test suite fails while the committed YAML differs
 from what the generator renders, so the two cannot drift apart.
 

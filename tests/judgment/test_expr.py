@@ -1,0 +1,154 @@
+"""The expression nodes follow Prometheus' semantics (hermetic; the promtool comparison of
+every declaration is tests/judgment/test_against_promtool.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from zmon.judgment.expr import (
+    Context,
+    EvaluationError,
+    Record,
+    increase,
+    max_by,
+    max_over_time,
+    metric,
+    rate,
+    sum_by,
+)
+from zmon.judgment.store import Store
+
+
+def history(**series: list[tuple[float, float]]) -> Store:
+    """A store of series named ``metric__label_value`` (one label) with the given points."""
+    store = Store({name.split("__")[0]: 1e9 for name in series})
+    for key, points in series.items():
+        name, _, label = key.partition("__")
+        labels = dict([label.split("_", 1)]) if label else {}
+        for t, v in points:
+            store.add_sample(name, labels, v, t)
+    return store
+
+
+def value(node, store: Store, at: float) -> dict[tuple[tuple[str, str], ...], float]:  # type: ignore[no-untyped-def]
+    return node.evaluate(Context(store), at)
+
+
+def counter(values: list[float], start: float = 0, step: float = 60) -> list[tuple[float, float]]:
+    return [(start + i * step, v) for i, v in enumerate(values)]
+
+
+def test_increase_over_a_window_the_samples_cover_is_their_difference() -> None:
+    store = history(c=counter([float(i) for i in range(11)]))
+    assert value(increase(metric("c").at("5m")), store, 600) == {(): 5.0}
+
+
+def test_increase_extrapolates_to_the_window_ends_as_prometheus_does() -> None:
+    store = history(c=counter([float(i) for i in range(11)]))
+    # samples 360..600 in [330, 630]: 4 in 240 s, extrapolated 30 s at each end
+    assert value(increase(metric("c").at("5m")), store, 630) == {(): 5.0}
+    assert value(rate(metric("c").at("5m")), store, 630) == {(): 5.0 / 300}
+
+
+def test_increase_never_extrapolates_a_counter_below_zero() -> None:
+    store = history(c=[(60, 1.0), (120, 2.0)])
+    # to the start would be 60 s, to the counter's zero also 60 s: 1 over 60 s -> 2 over 120 s
+    assert value(increase(metric("c").at("2m")), store, 120) == {(): 2.0}
+
+
+def test_a_counter_reset_counts_what_the_counter_had_reached() -> None:
+    store = history(c=counter([5.0, 6.0, 0.0, 1.0]))
+    assert value(increase(metric("c").at("3m")), store, 180) == {(): 2.0}
+
+
+def test_one_sample_in_the_window_gives_no_increase() -> None:
+    store = history(c=counter([5.0]))
+    assert value(increase(metric("c").at("5m")), store, 60) == {}
+
+
+def test_an_instant_selector_looks_back_five_minutes_and_keeps_the_name() -> None:
+    store = history(g=[(0, 3.0)])
+    assert value(metric("g"), store, 300) == {(("__name__", "g"),): 3.0}
+    assert value(metric("g"), store, 301) == {}
+
+
+def test_a_stale_series_drops_out_at_once() -> None:
+    store = Store({"g": 3600})
+
+    class Family:
+        def __init__(self, samples: list[object]) -> None:
+            self.samples = samples
+
+    from prometheus_client.samples import Sample
+
+    store.add([Family([Sample("g", {"d": "a"}, 1.0)])], 0)
+    store.add([Family([])], 60)
+    assert value(metric("g"), store, 30) == {(("__name__", "g"), ("d", "a")): 1.0}
+    assert value(metric("g"), store, 90) == {}
+
+
+def test_group_left_copies_the_one_sides_labels_and_drops_the_name() -> None:
+    store = Store({"m": 1e9, "info": 1e9})
+    store.add_sample("m", {"d": "a", "x": "1"}, 2.0, 0)
+    store.add_sample("info", {"d": "a", "serial": "S1"}, 1.0, 0)
+    joined = metric("m").op("*", metric("info"), on=("d",), group_left=("serial",))
+    assert value(joined, store, 0) == {(("d", "a"), ("serial", "S1"), ("x", "1")): 2.0}
+
+
+def test_a_one_to_one_match_with_on_keeps_only_the_on_labels() -> None:
+    store = Store({"m": 1e9, "n": 1e9})
+    store.add_sample("m", {"d": "a", "x": "1"}, 2.0, 0)
+    store.add_sample("n", {"d": "a", "y": "2"}, 1.0, 0)
+    assert value(metric("m").op(">", metric("n"), on=("d",)), store, 0) == {(("d", "a"),): 2.0}
+
+
+def test_many_to_one_without_group_left_is_refused_as_prometheus_refuses_it() -> None:
+    store = Store({"m": 1e9, "n": 1e9})
+    store.add_sample("m", {"d": "a", "x": "1"}, 2.0, 0)
+    store.add_sample("m", {"d": "a", "x": "2"}, 2.0, 0)
+    store.add_sample("n", {"d": "a"}, 1.0, 0)
+    with pytest.raises(EvaluationError):
+        value(metric("m").op("*", metric("n"), on=("d",)), store, 0)
+
+
+def test_comparisons_filter_and_keep_the_name_set_operators_keep_the_left_labels() -> None:
+    store = Store({"m": 1e9, "n": 1e9})
+    store.add_sample("m", {"d": "a"}, 2.0, 0)
+    store.add_sample("m", {"d": "b"}, 0.0, 0)
+    store.add_sample("n", {"d": "b", "z": "1"}, 1.0, 0)
+    assert value(metric("m") > 1, store, 0) == {(("__name__", "m"), ("d", "a")): 2.0}
+    either = (metric("m") > 1).or_(metric("n"), on=("d",))
+    assert set(value(either, store, 0)) == {
+        (("__name__", "m"), ("d", "a")),
+        (("__name__", "n"), ("d", "b"), ("z", "1")),
+    }
+    assert value(metric("m").unless(metric("n"), on=("d",)), store, 0) == {
+        (("__name__", "m"), ("d", "a")): 2.0
+    }
+
+
+def test_aggregation_keeps_the_by_labels_it_has() -> None:
+    store = Store({"m": 1e9})
+    store.add_sample("m", {"d": "a", "p": "t"}, 2.0, 0)
+    store.add_sample("m", {"d": "b", "p": "t"}, 3.0, 0)
+    store.add_sample("m", {"d": "c"}, 4.0, 0)
+    assert value(sum_by(("p",), metric("m")), store, 0) == {(("p", "t"),): 5.0, (): 4.0}
+
+
+def test_a_range_over_a_record_reads_it_at_each_evaluation_step() -> None:
+    store = Store({"g": 1e9})
+    store.add_sample("g", {"d": "a"}, 1.0, 0)  # gone after 5 minutes
+    store.add_sample("g", {"d": "b"}, 1.0, 3000)
+    record = Record.of("r", max_by(("d",), metric("g")))
+    remembered = max_over_time(record.at("1h"))
+    assert set(value(remembered, store, 3600)) == {(("d", "a"),), (("d", "b"),)}
+    assert set(value(remembered, store, 3600 + 301)) == {(("d", "b"),)}
+
+
+def test_rendering_puts_parentheses_where_precedence_needs_them() -> None:
+    expr = (metric("a") + metric("b")).op("*", metric("c"), on=("x",), group_left=())
+    assert expr.promql() == "(a + b) * on(x) group_left() c"
+    assert (metric("a", s="=~x|y").eq(1)).and_(metric("b") > 0, on=("p",)).promql() == (
+        'a{s=~"x|y"} == 1\nand on(p) b > 0'
+    )
+    assert increase(metric("c").at("15m").shifted("30m")).promql() == "increase(c[15m] offset 30m)"

@@ -1,0 +1,111 @@
+"""The store keeps what the declarations need, within its memory budget, and says what a
+fresh start has not seen."""
+
+from __future__ import annotations
+
+import pytest
+
+from zmon.judgment import shipped
+from zmon.judgment.conditions import needs, store_for, unseen
+from zmon.judgment.expr import Labels, labels_of
+from zmon.judgment.store import COARSE_STEP, FINE, MEMORY_BUDGET, Store
+from zmon.judgment.thresholds import DEFAULTS
+
+CONDITIONS = shipped.conditions(DEFAULTS)
+STATES = ("online", "degraded", "faulted", "offline", "unavail", "removed", "inuse", "avail")
+PATTERNS = ("crc_error", "link_reset", "link_down", "ata_timeout", "medium_error", "io_error")
+
+
+def big_host(pools: int = 10, vdevs: int = 10, width: int = 10) -> list[tuple[str, Labels]]:
+    """The series zmon serves a host of pools x vdevs x width disks (1,000 by default) that
+    the declarations read."""
+    out: list[tuple[str, dict[str, str]]] = []
+    for p in range(pools):
+        pool = f"pool{p}"
+        out += [("zmon_pool_state", {"pool": pool, "state": s}) for s in STATES[:6]]
+        for v in range(vdevs):
+            top = f"raidz2-{v}"
+            out.append(("zmon_vdev_info", {"pool": pool, "vdev": top, "type": "raidz"}))
+            out.append(("zmon_vdev_redundancy", {"pool": pool, "vdev": top, "class": "normal"}))
+            out += [("zmon_vdev_state", {"pool": pool, "vdev": top, "state": s}) for s in STATES]
+            for d in range(width):
+                disk = f"sd{p}x{v}x{d}"
+                leaf = {"pool": pool, "vdev": disk, "class": "normal"}
+                out.append(("zmon_vdev_info", {**leaf, "device": disk, "parent": top}))
+                out += [("zmon_vdev_state", {**leaf, "state": s}) for s in STATES]
+                out += [
+                    (f"zmon_vdev_{k}_errors_total", leaf) for k in ("read", "write", "checksum")
+                ]
+                out.append(("zmon_disk_crc_errors_total", {"device": disk}))
+                out += [
+                    ("zmon_kernel_log_events_total", {"device": disk, "pattern": p})
+                    for p in PATTERNS
+                ]
+                out += [
+                    ("zmon_disk_hotplug_events_total", {"device": disk, "action": a})
+                    for a in ("add", "remove")
+                ]
+                for sectors in (
+                    "reallocated_sectors",
+                    "pending_sectors",
+                    "offline_uncorrectable_sectors",
+                    "scsi_grown_defects",
+                ):
+                    out.append((f"zmon_disk_{sectors}", {"device": disk}))
+    return [(name, labels_of({**labels, "__name__": name})) for name, labels in out]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_host_of_a_thousand_disks_fed_every_minute_stays_within_the_budget() -> None:
+    store = store_for(CONDITIONS)
+    series = [(name, key) for name, key in big_host() if name in store.needs]
+    assert len(series) > 25_000
+    end = 25 * 3600.0
+    start = {name: end - back - 600 for name, back in store.needs.items()}
+    at = 0.0
+    while at <= end:
+        for name, key in series:
+            if at >= start[name]:
+                store.append(name, key, 0.0, at)
+        if at % COARSE_STEP == 0:
+            store.compact(at)
+        at += 60
+    used = store.memory_bytes()
+    assert used <= MEMORY_BUDGET, f"{used / 2**20:.1f} MiB"
+    # the 24 h windows still reach back 24 h, thinned beyond the last hour
+    sector = next(key for name, key in series if name == "zmon_disk_pending_sectors")
+    times = next(t for k, t, _ in store.series("zmon_disk_pending_sectors") if k == sector)
+    assert times[0] <= end - 24 * 3600
+    assert len(times) < 24 * 3600 / COARSE_STEP + FINE / 60 + 10
+
+
+def test_only_the_selected_metrics_are_kept_for_their_longest_window() -> None:
+    kept = needs(CONDITIONS)
+    assert "zmon_disk_temperature_celsius" not in kept
+    # the sector counts are read over 24 h
+    assert kept["zmon_disk_pending_sectors"] >= 24 * 3600
+    # the 15-minute slices of DiskLinkFailing reach back 45 minutes, the cable window 1 h
+    assert kept["zmon_disk_crc_errors_total"] >= 3600
+
+
+def test_old_samples_are_thinned_and_forgotten() -> None:
+    store = Store({"g": 2 * 3600.0})
+    for minute in range(4 * 60):
+        store.add_sample("g", {}, float(minute), minute * 60.0)
+    now = 4 * 3600 - 60
+    store.compact(now)
+    ((_, times, values),) = store.series("g")
+    assert times[0] >= now - 2 * 3600 - 2 * COARSE_STEP
+    fine = [t for t in times if t >= now - FINE]
+    coarse = [t for t in times if t < now - FINE]
+    assert len(fine) >= 55
+    assert all(b - a >= COARSE_STEP - 60 for a, b in zip(coarse, coarse[1:], strict=False))
+
+
+def test_a_fresh_start_says_which_windows_it_has_not_seen() -> None:
+    store = store_for(CONDITIONS)
+    assert unseen(CONDITIONS, store, 1000.0)["DiskCableFault"] > 24 * 3600 - 1
+    store.add_sample("zmon_pool_state", {"pool": "p", "state": "online"}, 1.0, 0.0)
+    missing = unseen(CONDITIONS, store, 2 * 3600.0)
+    assert "ZfsPoolDegraded" not in missing  # 1 minute for: plus the 5-minute lookback
+    assert missing["DiskCableFault"] == pytest.approx(22 * 3600)

@@ -1,0 +1,25 @@
+"""Every declared condition and record zmon ships, in the order the rule file holds them."""
+
+from __future__ import annotations
+
+from zmon.judgment import declarations, host, integrity
+from zmon.judgment.conditions import Condition
+from zmon.judgment.expr import Record
+from zmon.judgment.thresholds import Thresholds
+
+
+def conditions(t: Thresholds) -> list[Condition]:
+    """Every declared condition."""
+    return [
+        *declarations.pool_conditions(t),
+        integrity.stuck(t),
+        *integrity.integrity_conditions(t),
+        *declarations.cable_conditions(t),
+        *host.ups_conditions(t),
+        *host.zmon_state_conditions(t),
+    ]
+
+
+def records(t: Thresholds) -> list[Record]:
+    """Every declared record, in the order the rule file evaluates them."""
+    return [*declarations.shared_records(t), integrity.VDEV_ERRORS, declarations.DISK_REDUNDANCY]

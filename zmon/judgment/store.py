@@ -1,0 +1,161 @@
+"""The series history the declarations are evaluated over.
+
+A ``Store`` is fed zmon's own metric families (what /metrics serves, without ``instance`` and
+``job``) with the time of each feed, as Prometheus scrapes them: one ``add`` is one scrape. It
+keeps only the metrics the declarations select, and of each only as much past as the longest
+window that reads it needs (range, offset, the 5-minute lookback, the ``for:`` hold, and the
+same of the records in between). A series selected before and absent from a feed gets a
+staleness marker, as Prometheus writes one, so it drops out of instant selectors at once.
+
+Samples of the last hour are kept as fed; older ones are thinned to the first of each
+5-minute slot (``COARSE_STEP``). Windows longer than an hour (the 24 h sector and media
+windows) therefore see one sample per 5 minutes of their older part: ``min_over_time`` and
+``max_over_time`` can miss an excursion shorter than 5 minutes that is more than an hour old,
+and ``increase`` over them is exact where the counter holds still and may differ by the
+extrapolation of a 5-minute step where it moves.
+
+Memory budget: each kept sample costs 16 bytes (two C doubles), each series about 600 bytes
+beside them (labels, two arrays). ``MEMORY_BUDGET`` (64 MiB) holds the history of a host of
+1,000 disks in 10 pools fed every 15 s for its longest window (RELIABILITY.md; a test feeds such
+a host and measures it).
+
+A fresh start knows nothing before its first feed: ``unseen`` says, for each declaration, how
+much of its longest window the store has not seen yet, data a caller can show ("cannot say yet
+whether the disk's sectors rose in the last 24 h: 23 h 10 min not seen").
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import sys
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from zmon.judgment.expr import STALE_BITS, Labels, is_stale, labels_of
+
+FINE = 3600.0  # seconds of samples kept as fed
+COARSE_STEP = 300.0  # older samples: the first of each slot of this many seconds
+MEMORY_BUDGET = 64 * 1024 * 1024  # bytes, for a host of 1,000 disks fed every 15 s
+SERIES_OVERHEAD = 600  # bytes per series beside its samples (estimate used by memory_bytes)
+# Prometheus' staleness marker: a NaN with its own bit pattern, told apart from an ordinary NaN
+STALE = struct.unpack("<d", struct.pack("<Q", STALE_BITS))[0]
+DROPPED_LABELS = ("instance", "job")
+
+
+class _Series:
+    __slots__ = ("times", "values", "thinned")
+
+    def __init__(self) -> None:
+        self.times = array("d")
+        self.values = array("d")
+        self.thinned = -math.inf  # samples before this are already thinned
+
+
+class Store:
+    """The selected series' recent samples. ``needs``: metric (sample) name -> seconds of
+    past each must cover (``zmon.judgment.declarations.needs`` computes it)."""
+
+    def __init__(self, needs: Mapping[str, float]) -> None:
+        self.needs = dict(needs)
+        self._series: dict[str, dict[Labels, _Series]] = {name: {} for name in needs}
+        self.first: float | None = None  # time of the first feed
+        self.last: float | None = None
+        self._compacted = -math.inf
+
+    def add(self, families: Iterable[Any], at: float) -> None:
+        """One scrape at time ``at``: every sample of the selected metrics in ``families``
+        (prometheus_client metric families). Selected series absent from it go stale."""
+        seen: set[tuple[str, Labels]] = set()
+        for family in families:
+            samples = family.each_sample() if hasattr(family, "each_sample") else family.samples
+            for sample in samples:
+                if sample.name not in self._series:
+                    continue
+                labels = {k: v for k, v in sample.labels.items() if k not in DROPPED_LABELS}
+                key = labels_of({**labels, "__name__": sample.name})
+                seen.add((sample.name, key))
+                self.append(sample.name, key, float(sample.value), at)
+        for name, series in self._series.items():
+            for key, s in series.items():
+                if (name, key) not in seen and s.values and not is_stale(s.values[-1]):
+                    self.append(name, key, STALE, at)
+        self._fed(at)
+
+    def add_sample(self, name: str, labels: Mapping[str, str], value: float, at: float) -> None:
+        """One sample, without staleness for the others (tests, replays)."""
+        if name in self._series:
+            self.append(name, labels_of({**labels, "__name__": name}), value, at)
+            self._fed(at)
+
+    def append(self, name: str, key: Labels, value: float, at: float) -> None:
+        """One sample of the series ``key`` (its sorted labels, the name included), for a
+        feeder that keeps its label sets; ``add`` and ``add_sample`` come through here."""
+        if name not in self._series:
+            return
+        s = self._series[name].get(key)
+        if s is None:
+            s = self._series[name][key] = _Series()
+        if s.times and at <= s.times[-1]:
+            return  # out of order or repeated: Prometheus drops it too
+        s.times.append(at)
+        s.values.append(value)
+
+    def _fed(self, at: float) -> None:
+        self.first = at if self.first is None else min(self.first, at)
+        self.last = at if self.last is None else max(self.last, at)
+        if at - self._compacted >= COARSE_STEP:
+            self.compact(at)
+
+    def compact(self, now: float) -> None:
+        """Forget what no window needs any more; thin samples older than ``FINE``."""
+        self._compacted = now
+        for name, series in self._series.items():
+            keep = self.needs[name]
+            for key in list(series):
+                s = series[key]
+                _compact(s, now - keep, now - FINE)
+                if s.times[-1] < now - keep:
+                    del series[key]
+
+    def series(self, name: str) -> Iterator[tuple[Labels, Sequence[float], Sequence[float]]]:
+        for key, s in self._series.get(name, {}).items():
+            yield key, s.times, s.values
+
+    def memory_bytes(self) -> int:
+        """The store's size: its samples' arrays and the per-series estimate."""
+        total = sys.getsizeof(self._series)
+        for series in self._series.values():
+            for s in series.values():
+                total += s.times.buffer_info()[1] * 16 + SERIES_OVERHEAD
+        return total
+
+    def seen(self, now: float) -> float:
+        """Seconds of past the store has seen at ``now`` (0 before the first feed)."""
+        return 0.0 if self.first is None else max(0.0, now - self.first)
+
+
+def _compact(s: _Series, forget_before: float, thin_before: float) -> None:
+    """Drop the samples before ``forget_before`` (the newest of them stays: a lookback may
+    reach it) and thin those in [s.thinned, thin_before) to the first of each slot, in place."""
+    times, values = s.times, s.values
+    drop = max(0, bisect_left(times, forget_before) - 1)
+    if drop:
+        del times[:drop]
+        del values[:drop]
+    start = bisect_left(times, s.thinned)
+    end = bisect_left(times, thin_before)
+    if end - start > 1:
+        kept_t, kept_v = array("d"), array("d")
+        last_slot = math.floor(times[start - 1] / COARSE_STEP) if start else None
+        for i in range(start, end):
+            slot = math.floor(times[i] / COARSE_STEP)
+            if slot != last_slot or is_stale(values[i]):
+                kept_t.append(times[i])
+                kept_v.append(values[i])
+                last_slot = slot
+        times[start:end] = kept_t
+        values[start:end] = kept_v
+    s.thinned = max(s.thinned, thin_before)
