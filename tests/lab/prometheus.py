@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from alert_rules import generate
-from zmon.judgment.thresholds import DEFAULTS
 from tests.helpers import stop_process_group
 from tests.lab import checks
 from tests.lab.engine import Check, Result, Scrape, evaluate
 from tests.lab.labvm import LabError, track
 from tests.support.ports import free_port
+from zmon.judgment.thresholds import DEFAULTS
 from zmon.status.ratios import RATE_WINDOW
 
 

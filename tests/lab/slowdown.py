@@ -34,7 +34,6 @@ from alert_rules.slowdown import (
     VDEV_P99,
     VDEV_VS_SIBLINGS,
 )
-from zmon.judgment.thresholds import DEFAULTS
 from tests.lab.checks import VERSIONS, pool_state
 from tests.lab.engine import (
     AllCollectorsSucceed,
@@ -51,6 +50,7 @@ from tests.lab.engine import (
 )
 from tests.lab.prometheus import AlertWatcher
 from tests.lab.session import Sequence
+from zmon.judgment.thresholds import DEFAULTS
 from zmon.parsers.arcstats import parse_arcstats_kstat
 from zmon.parsers.zpool_iostat import parse_zpool_iostat
 from zmon.registry import collectors

@@ -9,9 +9,9 @@ import math
 
 import pytest
 
-from zmon.judgment.thresholds import DEFAULTS
 from tests.status.helpers import NOW, families
 from tests.status.slowdown_hour import STEP, exposition
+from zmon.judgment.thresholds import DEFAULTS
 from zmon.status.diagnoses import Evidence, Finding, Limits, diagnose
 from zmon.status.history import History
 from zmon.status.model import read_model
