@@ -53,6 +53,7 @@ IDENTITY: dict[str, tuple[str, ...]] = {
     "ZfsDatasetSnapshotOverdue": ("pool", "dataset"),
     "ZfsDedupTableTooLarge": _POOL,
     "ZfsArcGhostHitsHigh": (),
+    "ZfsArcSlowdown": _POOL,
     "ZfsL2arcErrors": (),
     "DiskCableFault": _LEAF,
     "DiskLinkFailing": _LEAF,
