@@ -637,17 +637,148 @@ def deep(expr: str, spaces: int) -> str:
     return expr.replace("\n", "\n" + " " * spaces)
 
 
+# ---- SAS links: the PHY error counters as cable evidence (the cable alerts read them
+# through sas_link_errors; the expander alert through sas_phy_link_errors)
+
+SAS_PARENT = "zmon:disk_sas_parent:info"
+SAS_LINK_ERRORS = "zmon:disk_sas_link_errors:rising"  # sas_link_errors over the cable window
+
+
+def sas_counters(t: Thresholds, prefix: str) -> list[str]:
+    """The link error counters of ``prefix`` (``zmon_sas_phy``: the HBA's or expander's side,
+    ``zmon_disk_sas_phy``: the disk's own)."""
+    return [f"{prefix}_{name}_total" for name in t.sas_link_counters.split("|")]
+
+
+def _rose(metrics: list[str], selector: str, by: str, window: str, offset: int) -> str:
+    """``by`` where any of ``metrics`` rose in ``window`` (ending ``offset`` seconds ago)."""
+    tail = f"[{window}]" + (f" offset {format_seconds(offset)}" if offset else "")
+    rises = "\nor ".join(f"increase({m}{selector}{tail}) > 0" for m in metrics)
+    return f"max by ({by}) {paren(rises)}"
+
+
+def _both_halves(metrics: list[str], selector: str, by: str, window: object, offset: object) -> str:
+    """``by`` where ``metrics`` rose in each half of ``window`` (ending ``offset`` ago): errors
+    that keep coming. A PHY's counters also rise once at boot and at a link reset (link
+    training); that one step falls in one half only."""
+    half = max(1, Duration(str(window)).seconds // 2)
+    end = Duration(str(offset)).seconds if offset else 0
+    newer = _rose(metrics, selector, by, format_seconds(half), end)
+    older = _rose(metrics, selector, by, format_seconds(half), end + half)
+    return f"{newer}\nand on({by})\n{older}"
+
+
+def sas_link_errors(t: Thresholds, window: object, offset: object = None) -> str:
+    """The disks whose SAS link took errors in both halves of ``window``: on the HBA or
+    expander PHY that links the disk (sysfs), or on the disk's own PHYs (smartctl)."""
+    by = "instance, job, device"
+    host_side = _both_halves(sas_counters(t, "zmon_sas_phy"), '{device!=""}', by, window, offset)
+    disk_side = _both_halves(sas_counters(t, "zmon_disk_sas_phy"), "", by, window, offset)
+    return f"{paren(host_side)}\nor\n{paren(disk_side)}"
+
+
+def sas_link_errors_record(t: Thresholds) -> Record:
+    """The disks whose SAS link took errors that kept coming in the cable window (the cable
+    ticket and page read it; the page's shorter periods compute their own)."""
+    return Record(SAS_LINK_ERRORS, sas_link_errors(t, t.cable_window))
+
+
+def sas_phy_link_errors(t: Thresholds, window: object) -> str:
+    """The HBA and expander PHYs (sysfs) with link errors in both halves of ``window``."""
+    return _both_halves(sas_counters(t, "zmon_sas_phy"), "", "instance, job, phy", window, None)
+
+
+def sas_parent_record() -> Record:
+    """Per disk that one HBA or expander PHY links (sysfs): that HBA or expander, as
+    ``sas_parent``, the label the expander alert mutes the disk's cable ticket by. A disk seen
+    through PHYs of two parents has none."""
+    info = (
+        'label_replace(zmon_sas_phy_info{attached="disk", device!=""}, "sas_parent", "$1", '
+        '"parent", "(.+)")'
+    )
+    parents = f"max by (instance, job, device, sas_parent) ({info})"
+    return Record(
+        SAS_PARENT,
+        f"{parents}\nand on(instance, job, device)\n"
+        f"(count by (instance, job, device) ({parents}) == 1)",
+    )
+
+
+# The disk's SAS link, looked up when the alert fires: "; its SAS link is PHY phy-0:0:1 of
+# expander-0:0 (enclosure 0:0:12:0 slot Slot01)" (nothing for a disk no HBA or expander PHY
+# links). An annotation: the PHY and slot change when the disk is moved.
+SAS_LINK = (
+    '{{ with printf "zmon_sas_phy_info{instance=%q,device=%q}" $labels.instance $labels.device '
+    "| query }}{{ with . | first }}{{ $l := .Labels }}; its SAS link is PHY {{ $l.phy }} of "
+    "{{ $l.parent }}{{ with $l.slot }} (enclosure {{ $l.enclosure }} slot {{ . }}){{ end }}"
+    "{{ end }}{{ end }}"
+)
+
+
+def with_sas_parent(expr: str) -> str:
+    """``expr`` (per device) with the disk's ``sas_parent`` where it has one."""
+    return f"{paren(expr)}\n* on(instance, job, device) group_left(sas_parent) {SAS_PARENT}\n" + (
+        f"or on(instance, job, device)\n{paren(expr)}"
+    )
+
+
+def sas_expander_alert(t: Thresholds) -> Alert:
+    """One ticket for an expander or HBA whose PHYs take link errors on several links at once:
+    the disks' cables are not the cause (their cable tickets are muted by it)."""
+    cw = t.cable_window
+    info = 'label_replace(zmon_sas_phy_info, "sas_parent", "$1", "parent", "(.+)")'
+    expr = x(f"""
+        count by (instance, job, sas_parent) (
+          {info}
+          and on(instance, job, phy)
+          (
+            {deep(sas_phy_link_errors(t, cw), 12)}
+          )
+        ) >= {t.sas_expander_phys}
+    """)
+    rises = " or ".join(
+        f"increase({m}{{instance=%q}}[{cw}]) > 0" for m in sas_counters(t, "zmon_sas_phy")
+    )
+    args = " ".join(["$labels.instance", "$labels.sas_parent"] + ["$labels.instance"] * 3)
+    phys = (
+        f'{{{{ range printf "zmon_sas_phy_info{{instance=%q,parent=%q}} and on(phy) ({rises})" '
+        f'{args} | query | sortByLabel "phy" }}}} {{{{ .Labels.phy }}}}'
+        "{{ with .Labels.device }} (disk {{ . }}"
+        "{{ end }}{{ with .Labels.slot }}, slot {{ . }}{{ end }}"
+        "{{ if .Labels.device }}){{ end }};{{ end }}"
+    )
+    return Alert(
+        "DiskSasExpanderLinkErrors",
+        expr,
+        "Link errors on several PHYs of one SAS expander or HBA: suspect it, not each disk's "
+        "cable.",
+        f"{{{{ $value }}}} PHYs of SAS {{{{ $labels.sas_parent }}}} on {{{{ $labels.instance }}}} "
+        f"took link errors (invalid DWORDs, disparity errors, lost DWORD sync) that kept coming "
+        f"in the last {cw}, on several links at once:{phys} suspect the "
+        "expander or HBA, its firmware or power, or the cable that feeds it; the cable tickets "
+        "of its disks are muted.",
+    )
+
+
 def link_errors(t: Thresholds, window: object, offset: object = None) -> str:
     """The disks with new CRC errors or kernel-log link events (resets, link down, timeouts)
-    in ``window`` (ending ``offset`` ago, if given)."""
+    in ``window`` (ending ``offset`` ago, if given), or SAS PHY errors that kept coming."""
     tail = f"[{window}]" + (f" offset {offset}" if offset else "")
-    return x(f"""
+    return (
+        x(f"""
         sum by (instance, job, device) (increase(zmon_disk_crc_errors_total{tail})) > 0
         or
         sum by (instance, job, device) (
           increase(zmon_kernel_log_events_total{{pattern=~"{t.cable_patterns}"}}{tail})
         ) > 0
     """)
+        + "\nor\n"
+        + (
+            SAS_LINK_ERRORS
+            if str(window) == str(t.cable_window) and not offset
+            else paren(sas_link_errors(t, window, offset))
+        )
+    )
 
 
 def media_rising(t: Thresholds) -> str:
@@ -756,8 +887,9 @@ def link_failing_alert(t: Thresholds) -> Alert:
         expr,
         "Link errors on a pool disk with healthy media that cannot wait: suspect the cable "
         "or port.",
-        f"{DISK_} shows CRC errors, link resets or command timeouts in the last {window}"
-        f"{why}. Reseat or replace the cable now, or move the disk to another port"
+        f"{DISK_} shows CRC errors, link resets, command timeouts or SAS PHY errors in the "
+        f"last {window}{SAS_LINK}{why}. Reseat or replace the cable now, or move the disk to "
+        "another port"
         f"{DISK_LOCATION}; ZFS faults the disk if the errors go on.",
     )
 
@@ -769,10 +901,13 @@ def disk_alerts(t: Thresholds) -> Group:
         "zmon-disks",
         [
             disk_redundancy_record(),
+            sas_parent_record(),
+            sas_link_errors_record(t),
             Alert(
                 "DiskCableFault",
-                with_pool_and_vdev(
-                    x(f"""
+                with_sas_parent(
+                    with_pool_and_vdev(
+                        x(f"""
             (
               {deep(link_errors(t, cw), 14)}
               or
@@ -785,14 +920,16 @@ def disk_alerts(t: Thresholds) -> Group:
               {deep(media_rising(t), 14)}
             )
         """)
+                    )
                 ),
                 "Link errors on a disk whose media is healthy: suspect the cable or port.",
-                f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
-                f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
-                "steady. Reseat or replace the cable, or move the disk to another port"
-                f"{DISK_LOCATION}.",
+                f"{DISK_} shows CRC errors, link resets, command timeouts, hotplug flaps or SAS "
+                f"PHY errors in the last {cw}{SAS_LINK}, while its reallocated, pending and "
+                "uncorrectable sector counts are steady. Reseat or replace the cable, or move "
+                f"the disk to another port{DISK_LOCATION}.",
             ),
             link_failing_alert(t),
+            sas_expander_alert(t),
             Alert(
                 "DiskSmartFailed",
                 with_pool("zmon_disk_smart_passed == 0"),
