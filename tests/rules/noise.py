@@ -241,12 +241,13 @@ def _disk_phy(disk: str) -> str:
 def _sas_phy_series(h: Host, phy: str, parent: str, device: str, boot_errors: float) -> None:
     """An HBA or expander PHY as the sas_phy collector serves it: a few errors from link
     training at boot, steady since."""
+    slot = f"Slot0{DISKS.index(device)}" if device else ""
     h.const(
         "zmon_sas_phy_info",
         f'phy="{phy}", sas_address="0x5003048", parent="{parent}", '
         f'parent_kind="{"expander" if parent == EXPANDER else "hba"}", '
         f'attached="{"disk" if device else "expander"}", attached_name="", device="{device}", '
-        f'enclosure="{"0:0:12:0" if device else ""}", slot="{f"Slot0{DISKS.index(device)}" if device else ""}"',
+        f'enclosure="{"0:0:12:0" if device else ""}", slot="{slot}"',
         1,
     )
     for counter in SAS_COUNTERS:
