@@ -153,6 +153,12 @@ def expected_tickets(episode: Episode, kinds: dict[str, Kind]) -> Counter[str]:
     out: Counter[str] = Counter()
     for ev in episode.events:
         out.update(kinds[ev.kind].tickets)
+    # a SAS link reset within the hour after a boot is a second step on a PHY whose counters
+    # stepped at boot: in both halves of the cable window, as errors that keep coming are
+    boots = [e.minute for e in episode.events if e.kind == "sas_phy_counters_at_boot"]
+    resets = [e.minute for e in episode.events if e.kind == "sas_link_reset"]
+    if any(0 < r - b - 3 < 60 for b in boots for r in resets):
+        out.update({"DiskCableFault": 1})
     # two cable tickets on one disk are one alert (the pair's disks differ, see split_year)
     return out
 
