@@ -47,6 +47,8 @@ together) and UPS alerts by UPS, and lets the cause outrank its symptoms:
   `DiskCableFault`, the ticket) mute the checksum, I/O error, error-event and not-cleared
   alerts of the same disk's vdev (instance, pool and vdev), the cable alerts their disk's slow
   link (instance and device), the cable page the cable ticket, and the failing path both;
+- a SAS expander or HBA with link errors on several PHYs (`DiskSasExpanderLinkErrors`) mutes
+  the cable tickets of the disks behind it (instance and `sas_parent`; a cable page stays);
 - a low battery (`UpsLowBattery`) mutes "on battery" and "runtime low" of the same UPS;
 - a nearly full pool (`ZfsPoolCapacityCritical`) mutes its "filling up" warning.
 """

@@ -286,6 +286,7 @@ def disk_alerts(t: Thresholds) -> Group:
         "zmon-disks",
         [
             Record.of(declarations.DISK_REDUNDANCY),
+            *(Record.of(r) for r in declarations.sas_records(t)),
             *(Alert.of(c) for c in declarations.cable_conditions(t)),
             Alert(
                 "DiskSmartFailed",

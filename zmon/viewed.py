@@ -12,6 +12,7 @@ READ_PREFIXES = (
     "zmon_ups_",
     "zmon_zfs_events",
     "zmon_collector_",
+    "zmon_sas_phy_",
 )
 # Dataset families the views read (the dataset alerts' inputs); the others are skipped.
 READ_DATASET_FAMILIES = frozenset({

@@ -3,7 +3,10 @@ sdb, sdc and mirror-1 of sdd, sde) and fast (one NVMe, no redundancy), over thre
 sample a minute, with the events the pool and cable declarations judge: a degraded and
 faulted raidz member, a disk leaving its pool, a CRC blip, CRC errors that keep coming with an
 exporter restart among them, a link reset on a disk whose media rises, hotplug flaps, checksum
-errors, a timeout on the disk of a pool without redundancy and a suspended pool."""
+errors, a timeout on the disk of a pool without redundancy and a suspended pool; and SAS
+PHYs behind one expander: a boot step on sda's link, errors that keep coming on the links of
+sdb, sdd and sde (one expander erring on three links; sde is also seen through a second HBA),
+and sdc's own PHY counting errors until it leaves."""
 
 from __future__ import annotations
 
@@ -29,6 +32,33 @@ def _counter(events: dict[int, float], reset_at: int | None = None) -> Callable[
         return sum(n for m, n in events.items() if start <= m <= i)
 
     return at
+
+
+SAS_COUNTERS = ("invalid_dwords", "running_disparity_errors", "loss_of_dword_sync")
+
+
+def _sas(out: Series) -> None:
+    """The SAS PHYs: expander-0:0 links sda to sde but sdc; host1 links sde a second time."""
+    phys = {"phy-0:0:0": ("expander-0:0", "sda"), "phy-0:0:1": ("expander-0:0", "sdb"),
+            "phy-0:0:2": ("expander-0:0", "sdd"), "phy-0:0:3": ("expander-0:0", "sde"),
+            "phy-0:0:8": ("expander-0:0", ""), "phy-1:0": ("host1", "sde")}  # fmt: skip
+    errors = {("phy-0:0:0", "invalid_dwords"): {10: 40},  # link training at boot: one step
+              ("phy-0:0:1", "invalid_dwords"): {m: 3 for m in range(110, 181, 5)},
+              ("phy-0:0:2", "running_disparity_errors"): {m: 2 for m in range(120, 181, 5)},
+              ("phy-0:0:3", "loss_of_dword_sync"): {m: 1 for m in range(125, 181, 5)}}  # fmt: skip
+    for phy, (parent, device) in phys.items():
+        attached = "disk" if device else ""
+        info = {"phy": phy, "parent": parent, "attached": attached, "device": device,
+                "slot": f"Slot{phy[-1]}" if device else ""}  # fmt: skip
+        _series(out, "zmon_sas_phy_info", info, lambda i: 1.0)
+        for counter in SAS_COUNTERS:
+            labels = {"phy": phy, "device": device}
+            _series(out, f"zmon_sas_phy_{counter}_total", labels,
+                    _counter(errors.get((phy, counter), {})))  # fmt: skip
+    for counter in SAS_COUNTERS:  # sdc's own PHY (smartctl), errors every 10 minutes
+        events = {m: 1 for m in range(5, 100, 10)} if counter == "invalid_dwords" else {}
+        _series(out, f"zmon_disk_sas_phy_{counter}_total",
+                {"device": "sdc", "port": "1", "phy": "0"}, _counter(events))  # fmt: skip
 
 
 def series() -> Series:
@@ -93,6 +123,7 @@ def series() -> Series:
         _series(out, "zmon_disk_reallocated_sectors", {"device": device}, rising)
         _series(out, "zmon_disk_pending_sectors", {"device": device}, lambda i: 0.0)
         _series(out, "zmon_disk_offline_uncorrectable_sectors", {"device": device}, lambda i: 0.0)
+    _sas(out)
     # checksum errors on sdd, read errors that keep coming on sda, error events
     vdev_errors = {("checksum", "sdd"): {80: 3}, ("read", "sda"): {m: 2 for m in range(140, 145)},
                    ("write", "nvme0n1"): {152: 4}}  # fmt: skip

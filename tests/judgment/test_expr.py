@@ -9,7 +9,9 @@ from zmon.judgment.expr import (
     Context,
     EvaluationError,
     Record,
+    count_by,
     increase,
+    label_replace,
     max_by,
     max_over_time,
     metric,
@@ -152,3 +154,35 @@ def test_rendering_puts_parentheses_where_precedence_needs_them() -> None:
         'a{s=~"x|y"} == 1\nand on(p) b > 0'
     )
     assert increase(metric("c").at("15m").shifted("30m")).promql() == "increase(c[15m] offset 30m)"
+
+
+def test_label_replace_adds_the_label_where_the_regex_matches_the_whole_source() -> None:
+    store = Store({"info": 1e9})
+    store.add_sample("info", {"phy": "p1", "parent": "expander-0:0"}, 1.0, 0)
+    store.add_sample("info", {"phy": "p2"}, 1.0, 0)
+    renamed = label_replace(metric("info"), "sas_parent", "$1", "parent", "(.+)")
+    assert value(renamed, store, 0) == {
+        (("__name__", "info"), ("parent", "expander-0:0"), ("phy", "p1"),
+         ("sas_parent", "expander-0:0")): 1.0,
+        (("__name__", "info"), ("phy", "p2")): 1.0,
+    }  # fmt: skip
+    assert label_replace(metric("info"), "a", "$1", "b", "(.+)").promql() == (
+        'label_replace(info, "a", "$1", "b", "(.+)")'
+    )
+
+
+def test_count_by_counts_the_series_of_each_group() -> None:
+    store = Store({"info": 1e9})
+    for phy, parent in (("p1", "e0"), ("p2", "e0"), ("p3", "e1")):
+        store.add_sample("info", {"phy": phy, "parent": parent}, 7.0, 0)
+    counted = count_by(("parent",), metric("info"))
+    assert value(counted, store, 0) == {(("parent", "e0"),): 2.0, (("parent", "e1"),): 1.0}
+    assert value(counted.eq(1), store, 0) == {(("parent", "e1"),): 1.0}
+
+
+def test_an_offset_range_reads_the_window_that_ended_that_long_ago() -> None:
+    store = history(c=counter([0, 0, 5, 5, 5, 5, 5]))  # one step between minute 1 and 2
+    older = increase(metric("c").at("2m").shifted("4m"))
+    newer = increase(metric("c").at("2m"))
+    assert value(older, store, 360) == {(): 5.0}
+    assert value(newer, store, 360) == {(): 0.0}

@@ -22,6 +22,20 @@ NOT_IN_DEMO_YET: dict[str, str] = {
 
 ABSENT_BY_DESIGN: dict[str, str] = {
     "zmon_disk_scsi_grown_defects": "SAS/SCSI disks only; the demo host has SATA, NVMe, virtio",
+    **{
+        name: "SAS hardware only; the demo host has no SAS HBA, expander or disk"
+        for name in (
+            "zmon_sas_phy_info",
+            "zmon_sas_phy_invalid_dwords_total",
+            "zmon_sas_phy_running_disparity_errors_total",
+            "zmon_sas_phy_loss_of_dword_sync_total",
+            "zmon_disk_sas_phy_invalid_dwords_total",
+            "zmon_disk_sas_phy_running_disparity_errors_total",
+            "zmon_disk_sas_phy_loss_of_dword_sync_total",
+            "zmon:disk_sas_parent:info",
+            "zmon:disk_sas_link_errors:rising",
+        )
+    },
     'zmon_zfs_events_total{class="deadman"}': "the demo's event recordings hold no deadman event",
     # l2_hits and l2_misses stay 0: no L2ARC access, so no ratio (not 0/0)
     "zmon:arc_l2_hit:ratio_rate5m": "the demo host has no L2ARC (cache) device",

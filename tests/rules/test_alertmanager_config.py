@@ -30,7 +30,7 @@ def _amtool() -> str:
 def test_amtool_check_config_accepts_the_shipped_configuration() -> None:
     run = subprocess.run([_amtool(), "check-config", str(CONFIG)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "11 inhibit rules" in run.stdout
+    assert "12 inhibit rules" in run.stdout
 
 
 @pytest.mark.parametrize(
@@ -313,6 +313,51 @@ def test_a_cable_page_mutes_the_cable_ticket_and_its_symptoms(
         assert state[name]["inhibitedBy"], f"{name} is not inhibited"
     assert _names(notes, "page") == [["DiskLinkFailing"]]
     assert _names(notes, "ticket") == [["ZfsVdevChecksumErrors"]]
+
+
+def test_a_sas_expander_mutes_the_cable_tickets_of_its_disks_not_their_pages(
+    alertmanager: tuple[str, Webhook],
+) -> None:
+    behind = {"sas_parent": "expander-0:0"}
+    state, notes = _incident(
+        alertmanager,
+        "expander:9",
+        [
+            {"alertname": "DiskSasExpanderLinkErrors", "severity": "warning", **behind},
+            {"alertname": "DiskCableFault", "severity": "warning", **DISK, **behind},
+            {
+                "alertname": "DiskCableFault",
+                "severity": "warning",
+                "pool": "tank",
+                "vdev": "ata-Y",
+                "device": "sdc",
+                **behind,
+            },
+            # a disk behind another expander, and a page that cannot wait
+            {
+                "alertname": "DiskCableFault",
+                "severity": "warning",
+                "pool": "tank",
+                "vdev": "ata-Z",
+                "device": "sdx",
+                "sas_parent": "expander-0:1",
+            },
+            {
+                "alertname": "DiskLinkFailing",
+                "severity": "critical",
+                "pool": "tank",
+                "vdev": "ata-W",
+                "device": "sdd",
+            },
+        ],  # fmt: skip
+        muted=2,
+    )
+    assert not state["DiskSasExpanderLinkErrors/"]["inhibitedBy"]
+    assert state["DiskCableFault/ata-X"]["inhibitedBy"]
+    assert state["DiskCableFault/ata-Y"]["inhibitedBy"]
+    assert not state["DiskCableFault/ata-Z"]["inhibitedBy"]
+    assert not state["DiskLinkFailing/ata-W"]["inhibitedBy"]
+    assert notes
 
 
 def test_a_failing_path_pages_once_and_mutes_the_cable_page(

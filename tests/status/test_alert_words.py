@@ -57,6 +57,13 @@ def test_limits_equal_the_alert_thresholds() -> None:
     assert lim.sector_window == DEFAULTS.sector_window.seconds
     assert lim.cable_window == DEFAULTS.cable_window.seconds
     assert lim.link_speed_for == DEFAULTS.link_speed_for.seconds
+    assert lim.sas_expander_phys == DEFAULTS.sas_expander_phys
+
+
+def test_sas_link_counters_equal_the_cable_alert_counters() -> None:
+    from zmon.status.model import SAS_LINK_COUNTERS
+
+    assert set(SAS_LINK_COUNTERS) == set(DEFAULTS.sas_link_counters.split("|"))
 
 
 def test_link_patterns_equal_the_cable_alert_patterns() -> None:

@@ -53,6 +53,21 @@ ON_BATTERY = (
 )
 
 
+def sas_expander(errors: int) -> str:
+    """sda, sdb and sdc of a mirror linked by PHYs 0-2 of expander-0:0, each PHY having
+    counted ``errors`` invalid DWORDs (the sas_phy collector)."""
+    lines = [pool_text(disks=("sda", "sdb", "sdc"))]
+    for n, d in enumerate(("sda", "sdb", "sdc")):
+        lines.append(
+            f'zmon_sas_phy_info{{attached="disk",attached_name="",device="{d}",enclosure="",'
+            f'parent="expander-0:0",parent_kind="expander",phy="phy-0:0:{n}",sas_address="",'
+            f'slot=""}} 1\n'
+            f'zmon_sas_phy_invalid_dwords_total{{device="{d}",phy="phy-0:0:{n}",'
+            f'sas_address=""}} {errors}\n'
+        )
+    return "".join(lines)
+
+
 def replacing_text(old_state: str = "online") -> str:
     """mirror-0 of sda and replacing-1 (sdb, the old disk, onto sdc), as zpool status shows a
     ``zpool replace tank sdb sdc`` under way."""
@@ -257,6 +272,12 @@ CASES: dict[str, Case] = {
         "dataset tank/a", "newest snapshot taken 3 days ago (limit 26 h)"),
     "fragmentation": Case(SDB + 'zmon_pool_fragmentation_ratio{pool="tank"} 0.81\n',
                           "pool tank", "free space 81 % fragmented"),
+    "sas_expander_link_errors": Case(
+        sas_expander(40), "SAS expander expander-0:0",
+        "link errors kept coming on 3 of its PHYs in the last 57 min: phy-0:0:0 (sda), "
+        "phy-0:0:1 (sdb) and phy-0:0:2 (sdc)",
+        history=tuple((before, sas_expander(n))
+                      for before, n in ((3400, 10), (2000, 20), (1500, 30), (0, 40)))),
     "nvme_error_log_rising": Case(
         nvme_errlog(499), "nvme0n1",
         "12 new NVMe error-log entries in the last 50 min (499 logged in its life)",

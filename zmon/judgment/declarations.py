@@ -2,7 +2,8 @@
 
 Each condition is declared here once: alert_rules/ renders the Prometheus rule from it, and
 ``zmon.judgment.conditions.evaluate_conditions`` evaluates it over zmon's own history. The
-families here are the pool states and the suspect cable, with the records and scopes others
+families here are the pool states and the suspect cable (SATA CRC errors, kernel-log link
+events and SAS PHY error counters), with the records and scopes others
 join with; integrity.py has the vdev errors and the stuck pool, shipped.py lists them all. The
 other alerts are still written as PromQL text in alert_rules/ (alert_rules/rules.py).
 """
@@ -16,6 +17,7 @@ from zmon.judgment.expr import (
     Node,
     Range,
     Record,
+    count_by,
     increase,
     label_replace,
     max_by,
@@ -26,7 +28,7 @@ from zmon.judgment.expr import (
     sum_by,
 )
 from zmon.judgment.thresholds import Duration, Thresholds, format_seconds
-from zmon.judgment.words import DISK_, DISK_LOCATION, POOL, VDEV, VDEV_DISK
+from zmon.judgment.words import DISK_, DISK_LOCATION, POOL, SAS_LINK, VDEV, VDEV_DISK
 
 DEVICE = ("instance", "job", "device")
 POOL_ID = ("instance", "job", "pool")
@@ -120,13 +122,102 @@ def _shifted(r: Range, offset: int | None) -> Range:
     return r.shifted(format_seconds(offset)) if offset else r
 
 
+# ---- SAS links: the PHY error counters as cable evidence (the cable conditions read them
+# through sas_link_errors; the expander condition through sas_phy_link_errors)
+
+
+def sas_counters(t: Thresholds, prefix: str) -> list[str]:
+    """The link error counters of ``prefix`` (``zmon_sas_phy``: the HBA's or expander's side,
+    ``zmon_disk_sas_phy``: the disk's own)."""
+    return [f"{prefix}_{name}_total" for name in t.sas_link_counters.split("|")]
+
+
+def _rose(
+    metrics: list[str], by: tuple[str, ...], window: int, offset: int, **matchers: str
+) -> Node:
+    """``by`` where any of ``metrics`` rose in ``window`` seconds (ending ``offset`` ago)."""
+    rises = [
+        increase(_shifted(metric(m, **matchers).at(format_seconds(window)), offset or None)) > 0
+        for m in metrics
+    ]
+    return max_by(by, reduce(lambda a, b: a.or_(b), rises))
+
+
+def _both_halves(
+    metrics: list[str],
+    by: tuple[str, ...],
+    window: Duration,
+    offset: int | None = None,
+    **matchers: str,
+) -> Node:
+    """``by`` where ``metrics`` rose in each half of ``window`` (ending ``offset`` seconds
+    ago): errors that keep coming. A PHY's counters also rise once at boot and at a link reset
+    (link training); that one step falls in one half only."""
+    half = max(1, window.seconds // 2)
+    end = offset or 0
+    newer = _rose(metrics, by, half, end, **matchers)
+    older = _rose(metrics, by, half, end + half, **matchers)
+    return newer.and_(older, on=by)
+
+
+def sas_link_errors(t: Thresholds, window: Duration, offset: int | None = None) -> Node:
+    """The disks whose SAS link took errors in both halves of ``window``: on the HBA or
+    expander PHY that links the disk (sysfs), or on the disk's own PHYs (smartctl)."""
+    host_side = _both_halves(sas_counters(t, "zmon_sas_phy"), DEVICE, window, offset, device="!=")
+    disk_side = _both_halves(sas_counters(t, "zmon_disk_sas_phy"), DEVICE, window, offset)
+    return host_side.or_(disk_side)
+
+
+def sas_link_errors_record(t: Thresholds) -> Record:
+    """The disks whose SAS link took errors that kept coming in the cable window (the cable
+    ticket and page read it; the page's shorter periods compute their own)."""
+    return Record.of("zmon:disk_sas_link_errors:rising", sas_link_errors(t, t.cable_window))
+
+
+def sas_phy_link_errors(t: Thresholds, window: Duration) -> Node:
+    """The HBA and expander PHYs (sysfs) with link errors in both halves of ``window``."""
+    return _both_halves(sas_counters(t, "zmon_sas_phy"), ("instance", "job", "phy"), window)
+
+
+def _sas_parent_record() -> Record:
+    info = label_replace(
+        metric("zmon_sas_phy_info", attached="disk", device="!="),
+        "sas_parent", "$1", "parent", "(.+)",
+    )  # fmt: skip
+    parents = max_by((*DEVICE, "sas_parent"), info)
+    return Record.of(
+        "zmon:disk_sas_parent:info", parents.and_(count_by(DEVICE, parents).eq(1), on=DEVICE)
+    )
+
+
+SAS_PARENT = _sas_parent_record()
+"""Per disk that one HBA or expander PHY links (sysfs): that HBA or expander, as
+``sas_parent``, the label the expander alert mutes the disk's cable ticket by. A disk seen
+through PHYs of two parents has none."""
+
+
+def sas_records(t: Thresholds) -> list[Record]:
+    """The SAS records of the zmon-disks group, before the cable conditions that read them."""
+    return [SAS_PARENT, sas_link_errors_record(t)]
+
+
+def with_sas_parent(expr: Node) -> Node:
+    """``expr`` (per device) with the disk's ``sas_parent`` where it has one."""
+    return expr.op("*", SAS_PARENT, on=DEVICE, group_left=("sas_parent",)).or_(expr, on=DEVICE)
+
+
 def link_errors(t: Thresholds, window: Duration, offset: int | None = None) -> Node:
     """The disks with new CRC errors or kernel-log link events (resets, link down, timeouts)
-    in ``window`` (ending ``offset`` seconds ago, if given)."""
+    in ``window`` (ending ``offset`` seconds ago, if given), or SAS PHY errors that kept
+    coming (the cable window's from its record)."""
     crc = _shifted(metric("zmon_disk_crc_errors_total").at(window), offset)
     logged = metric("zmon_kernel_log_events_total", pattern="=~" + t.cable_patterns)
-    return (sum_by(DEVICE, increase(crc)) > 0).or_(
-        sum_by(DEVICE, increase(_shifted(logged.at(window), offset))) > 0
+    recorded = window.seconds == t.cable_window.seconds and not offset
+    sas = sas_link_errors_record(t) if recorded else sas_link_errors(t, window, offset)
+    return (
+        (sum_by(DEVICE, increase(crc)) > 0)
+        .or_(sum_by(DEVICE, increase(_shifted(logged.at(window), offset))) > 0)
+        .or_(sas)
     )
 
 
@@ -217,12 +308,12 @@ def cable_fault(t: Thresholds) -> Condition:
     )
     return Condition(
         "DiskCableFault",
-        with_disk_scope(expr, disk_vdev(t)),
+        with_sas_parent(with_disk_scope(expr, disk_vdev(t))),
         "Link errors on a disk whose media is healthy: suspect the cable or port.",
-        f"{DISK_} shows CRC errors, link resets, command timeouts or hotplug flaps in the "
-        f"last {cw}, while its reallocated, pending and uncorrectable sector counts are "
-        "steady. Reseat or replace the cable, or move the disk to another port"
-        f"{DISK_LOCATION}.",
+        f"{DISK_} shows CRC errors, link resets, command timeouts, hotplug flaps or SAS "
+        f"PHY errors in the last {cw}{SAS_LINK}, while its reallocated, pending and "
+        "uncorrectable sector counts are steady. Reseat or replace the cable, or move "
+        f"the disk to another port{DISK_LOCATION}.",
     )
 
 
@@ -271,11 +362,47 @@ def link_failing(t: Thresholds) -> Condition:
         expr,
         "Link errors on a pool disk with healthy media that cannot wait: suspect the cable "
         "or port.",
-        f"{DISK_} shows CRC errors, link resets or command timeouts in the last {window}"
-        f"{why}. Reseat or replace the cable now, or move the disk to another port"
-        f"{DISK_LOCATION}; ZFS faults the disk if the errors go on.",
+        f"{DISK_} shows CRC errors, link resets, command timeouts or SAS PHY errors in the "
+        f"last {window}{SAS_LINK}{why}. Reseat or replace the cable now, or move the disk to "
+        f"another port{DISK_LOCATION}; ZFS faults the disk if the errors go on.",
+    )
+
+
+def sas_expander(t: Thresholds) -> Condition:
+    """One ticket for an expander or HBA whose PHYs take link errors on several links at
+    once: the disks' cables are not the cause (their cable tickets are muted by it)."""
+    cw = t.cable_window
+    info = label_replace(metric("zmon_sas_phy_info"), "sas_parent", "$1", "parent", "(.+)")
+    expr = (
+        count_by(
+            ("instance", "job", "sas_parent"),
+            info.and_(sas_phy_link_errors(t, cw), on=("instance", "job", "phy")),
+        )
+        >= t.sas_expander_phys
+    )
+    rises = " or ".join(
+        f"increase({m}{{instance=%q}}[{cw}]) > 0" for m in sas_counters(t, "zmon_sas_phy")
+    )
+    args = " ".join(["$labels.instance", "$labels.sas_parent"] + ["$labels.instance"] * 3)
+    phys = (
+        f'{{{{ range printf "zmon_sas_phy_info{{instance=%q,parent=%q}} and on(phy) ({rises})" '
+        f'{args} | query | sortByLabel "phy" }}}} {{{{ .Labels.phy }}}}'
+        "{{ with .Labels.device }} (disk {{ . }}"
+        "{{ end }}{{ with .Labels.slot }}, slot {{ . }}{{ end }}"
+        "{{ if .Labels.device }}){{ end }};{{ end }}"
+    )
+    return Condition(
+        "DiskSasExpanderLinkErrors",
+        expr,
+        "Link errors on several PHYs of one SAS expander or HBA: suspect it, not each disk's "
+        "cable.",
+        f"{{{{ $value }}}} PHYs of SAS {{{{ $labels.sas_parent }}}} on {{{{ $labels.instance }}}} "
+        f"took link errors (invalid DWORDs, disparity errors, lost DWORD sync) that kept coming "
+        f"in the last {cw}, on several links at once:{phys} suspect the "
+        "expander or HBA, its firmware or power, or the cable that feeds it; the cable tickets "
+        "of its disks are muted.",
     )
 
 
 def cable_conditions(t: Thresholds) -> list[Condition]:
-    return [cable_fault(t), link_failing(t)]
+    return [cable_fault(t), link_failing(t), sas_expander(t)]

@@ -22,4 +22,9 @@ def conditions(t: Thresholds) -> list[Condition]:
 
 def records(t: Thresholds) -> list[Record]:
     """Every declared record, in the order the rule file evaluates them."""
-    return [*declarations.shared_records(t), integrity.VDEV_ERRORS, declarations.DISK_REDUNDANCY]
+    return [
+        *declarations.shared_records(t),
+        integrity.VDEV_ERRORS,
+        declarations.DISK_REDUNDANCY,
+        *declarations.sas_records(t),
+    ]

@@ -134,6 +134,14 @@ class Thresholds:
     cable_page_slice: Duration = D("15m")
     cable_page_slices: int = 3
     cable_page_redundancy: int = 1  # page when the disk's vdev survives at most this many
+    # --- SAS links: the PHY error counters that count as link errors, as the HBA or expander
+    # counts them (zmon_sas_phy_*) and as the disk does (zmon_disk_sas_phy_*); the sas_phy
+    # collector's README says why these three and not PHY reset problems. They count only when
+    # they rise in both halves of the window: a PHY's counters rise once at boot and at a link
+    # reset (link training), then stand still.
+    sas_link_counters: str = "invalid_dwords|running_disparity_errors|loss_of_dword_sync"
+    # PHYs of one expander or HBA with link errors in cable_window that blame it, not the disks
+    sas_expander_phys: int = 3
     sector_window: Duration = D("24h")  # window for reallocated/pending sectors rising
     disk_temperature_max: float = 60.0  # degrees Celsius
     disk_temperature_for: Duration = D("10m")

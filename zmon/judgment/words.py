@@ -30,6 +30,15 @@ DISK = (
     "){{ end }}"
 )
 DISK_ = "D" + DISK[1:]  # at the start of a sentence
+# The disk's SAS link, looked up when the alert fires: "; its SAS link is PHY phy-0:0:1 of
+# expander-0:0 (enclosure 0:0:12:0 slot Slot01)" (nothing for a disk no HBA or expander PHY
+# links). An annotation: the PHY and slot change when the disk is moved.
+SAS_LINK = (
+    '{{ with printf "zmon_sas_phy_info{instance=%q,device=%q}" $labels.instance $labels.device '
+    "| query }}{{ with . | first }}{{ $l := .Labels }}; its SAS link is PHY {{ $l.phy }} of "
+    "{{ $l.parent }}{{ with $l.slot }} (enclosure {{ $l.enclosure }} slot {{ . }}){{ end }}"
+    "{{ end }}{{ end }}"
+)
 
 
 def disk_location(device: str) -> str:

@@ -33,6 +33,7 @@ from zmon.status.model import (
     Disk,
     HostModel,
     Pool,
+    SasPhy,
     Ups,
     Vdev,
 )
@@ -80,6 +81,7 @@ class Limits:
     sector_window: float = DAY  # reallocated sectors and NVMe media errors rising in this
     cable_window: float = 3600.0  # kernel-log medium errors count this long
     link_speed_for: float = 1800.0  # a slow link this long
+    sas_expander_phys: int = 3  # PHYs of one expander or HBA with link errors that blame it
 
 
 @dataclass(frozen=True)
@@ -974,6 +976,13 @@ def _cable_evidence(
         new = f"{recent.link:g} in the last {w.duration(recent.span)}"
         links = [w.join(links) + (f" ({new})" if len(links) == 1 else f" ({new} of them)")]
     seen.extend(links)
+    if recent is not None and recent.sas:
+        # a PHY's totals rise at every boot and link reset: only errors that kept coming count
+        link = f" of PHY {disk.sas_phy} ({disk.sas_parent})" if disk.sas_phy else ""
+        seen.append(
+            f"{w.count(recent.sas, 'SAS PHY error')} on its link{link} in the last "
+            f"{w.duration(recent.sas_span)}, rising all along"
+        )
     if not seen:
         return None
     if disk.speed and disk.max_speed and disk.speed < disk.max_speed:
@@ -1010,16 +1019,42 @@ class Recent:
     crc: float
     link: float
     span: float
+    sas: float = 0.0  # SAS PHY link errors, when they kept coming (else 0)
+    sas_span: float = 0.0
 
 
 def _recent_link_errors(ev: Evidence, disk: Disk) -> Recent | None:
     """The rise of the cable diagnosis's own totals over the history (None without one)."""
     crc = ev.history.change(f"disk_crc:{disk.device}")
     link = ev.history.change(f"disk_link:{disk.device}")
-    if not crc and not link:
+    window = ev.limits.cable_window
+    # each view of the link on its own: the HBA's or expander's (sysfs, every minute) and the
+    # disk's (smartctl, every half hour) see one step at different times
+    views = [ev.history.kept_rising(f"{k}:{disk.device}", ev.now, window)
+             for k in ("disk_sas", "disk_sas_own")]  # fmt: skip
+    sas = sum(v for v in views if v) if any(views) else None
+    if not crc and not link and sas is None:
         return None
-    span = max(c[1] for c in (crc, link) if c)
-    return Recent(max(0.0, crc[0]) if crc else 0.0, max(0.0, link[0]) if link else 0.0, span)
+    span = max((c[1] for c in (crc, link) if c), default=0.0)
+    sas_span = min(window, ev.history.span)
+    return Recent(
+        max(0.0, crc[0]) if crc else 0.0,
+        max(0.0, link[0]) if link else 0.0,
+        span,
+        sas or 0.0,
+        sas_span,
+    )
+
+
+def blamed_sas_parents(ev: Evidence) -> dict[str, list[SasPhy]]:
+    """The expanders and HBAs with link errors that kept coming on several of their PHYs at
+    once (``sas_expander_phys`` or more), with those PHYs: the part the links share, not
+    each disk's cable."""
+    rising: dict[str, list[SasPhy]] = {}
+    for name, phy in ev.model.sas_phys.items():
+        if phy.parent and ev.history.kept_rising(f"sas_phy:{name}", ev.now, ev.limits.cable_window):
+            rising.setdefault(phy.parent, []).append(phy)
+    return {p: phys for p, phys in rising.items() if len(phys) >= ev.limits.sas_expander_phys}
 
 
 def _covered_elsewhere(ev: Evidence, disk: Disk) -> bool:
@@ -1061,6 +1096,7 @@ def _cable_cannot_wait(ev: Evidence, disk: Disk, recent: Recent | None) -> bool:
 
 
 def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
+    blamed = blamed_sas_parents(ev)
     for disk in ev.model.disks.values():
         recent = _recent_link_errors(ev, disk)
         seen = _cable_evidence(disk, ev.model.pools, recent)
@@ -1070,9 +1106,31 @@ def find_cable_fault(ev: Evidence) -> Iterable[Hit]:
         if any((pool, vdev) in failing for pool, vdev, _ in disk.vdevs):
             continue  # the failing path's finding names the link evidence
         hit = _disk_hit(disk, seen)
+        if disk.sas_parent:
+            hit = replace(hit, labels={**hit.labels, "sas_parent": disk.sas_parent})
         if _cable_cannot_wait(ev, disk, recent):
             hit = replace(hit, alert="DiskLinkFailing")
+        elif disk.sas_parent in blamed:
+            continue  # the expander's or HBA's finding tells it (its ticket mutes this one)
         yield hit
+
+
+def find_sas_expander_link_errors(ev: Evidence) -> Iterable[Hit]:
+    for parent, phys in sorted(blamed_sas_parents(ev).items()):
+        links = []
+        for phy in phys:
+            disk = ev.model.disks.get(phy.device) if phy.device else None
+            where = [phy.device] if phy.device else []
+            if disk is not None and disk.enclosure and disk.slot:
+                where.append(w.slot(disk.enclosure, disk.slot))
+            links.append(f"{phy.name} ({', '.join(where)})" if where else phy.name)
+        kind = "HBA" if not parent.startswith("expander-") else "expander"
+        yield Hit(
+            f"SAS {kind} {parent}",
+            f"link errors kept coming on {len(phys)} of its PHYs in the last "
+            f"{w.duration(min(ev.limits.cable_window, ev.history.span))}: {w.join(links)}",
+            {"sas_parent": parent},
+        )
 
 
 def find_smart_failed(ev: Evidence) -> Iterable[Hit]:
@@ -1738,6 +1796,11 @@ RULES: tuple[Rule, ...] = (
          "suspect cable or port",
          "reseat or replace the cable, or move the disk to another port", find_cable_fault,
          also=("DiskLinkFailing",)),
+    Rule("sas_expander_link_errors", "DiskSasExpanderLinkErrors",
+         "link errors on several links of one SAS expander or HBA at once: the expander, the "
+         "HBA, or the cable that feeds it, not each disk's cable",
+         "check the expander's or HBA's cabling, power and firmware (reseat the cable between "
+         "HBA and expander first); the disks' own cables can stay", find_sas_expander_link_errors),
     Rule("media_failing", "DiskPendingSectorsRising",
          "the disk's media is failing",
          "replace the disk before another one in its vdev fails", find_media_failing),

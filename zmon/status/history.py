@@ -104,6 +104,10 @@ def series_of(model: HostModel) -> dict[str, float]:
         # the same numbers the cable diagnosis prints as totals, so "N new" never exceeds them
         out[f"disk_crc:{name}"] = disk.crc_total
         out[f"disk_link:{name}"] = disk.link_events
+        if disk.sas_link_errors is not None:
+            out[f"disk_sas:{name}"] = disk.sas_link_errors
+        if disk.sas_own_link_errors is not None:
+            out[f"disk_sas_own:{name}"] = disk.sas_own_link_errors
         if disk.nvme_error_log is not None:
             out[f"disk_nvme_errlog:{name}"] = disk.nvme_error_log
         # the failing-path and medium-error alerts' own sums: any of them rising
@@ -113,6 +117,8 @@ def series_of(model: HostModel) -> dict[str, float]:
             out[f"disk_link_slow:{name}"] = float(
                 0 < disk.speed < disk.max_speed and not disk.standby
             )
+    for name, phy in model.sas_phys.items():  # one number per HBA and expander PHY
+        out[f"sas_phy:{name}"] = phy.link_errors
     return out
 
 
@@ -205,6 +211,17 @@ class Window:
         inside = [s for s in steps if s[0] > start]
         before = [s for s in steps if s[0] <= start]
         return before[-1:] + inside
+
+    def kept_rising(self, key: str, now: float, window: float) -> float | None:
+        """How much ``key`` rose in the last ``window`` seconds when it rose in each half of
+        it (errors that keep coming, not one step at boot or a link reset); else None."""
+        half = window / 2
+        older = self.change(key, since=now - window, until=now - half)
+        newer = self.change(key, since=now - half)
+        if not older or not newer or older[0] <= 0 or newer[0] <= 0:
+            return None
+        whole = self.change(key, since=now - window)
+        return whole[0] if whole else None
 
     def unchanged_for(self, key: str) -> float:
         """How long the newest value of ``key`` has stood still (0 if it just moved)."""

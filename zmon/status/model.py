@@ -31,6 +31,10 @@ LINK_PATTERNS = (
     "ahci_timeout",
     "cam_timeout",
 )
+# SAS PHY error counters that count as link errors (zmon_sas_phy_<name>_total from sysfs,
+# zmon_disk_sas_phy_<name>_total from smartctl). The same list is in
+# zmon/judgment/thresholds.py (sas_link_counters).
+SAS_LINK_COUNTERS = ("invalid_dwords", "running_disparity_errors", "loss_of_dword_sync")
 # Kernel-log patterns that point at the disk's media.
 MEDIA_PATTERNS = ("medium_error",)
 # Kernel-log patterns that say an I/O to the disk failed (a consequence, not a cause).
@@ -206,6 +210,13 @@ class Disk:
     nvme_error_log: float | None = None  # error-log entries over the drive's life
     speed: float | None = None  # bytes per second
     max_speed: float | None = None
+    # SAS link errors (SAS_LINK_COUNTERS) as the HBA or expander PHY that links the disk
+    # counts them (sysfs), and as the disk's own PHYs do (smartctl); None without such PHYs.
+    # Two views read at different times: each is judged on its own.
+    sas_link_errors: float | None = None
+    sas_own_link_errors: float | None = None
+    sas_phy: str = ""  # the HBA or expander PHY that links the disk ("phy-0:0:1")
+    sas_parent: str = ""  # its HBA or expander ("expander-0:0", "host0")
     kernel: dict[str, float] = field(default_factory=dict)  # pattern -> events
     kernel_last: dict[str, float] = field(default_factory=dict)  # pattern -> unix time
     vdevs: list[tuple[str, str, str]] = field(default_factory=list)  # (pool, vdev, parent)
@@ -237,6 +248,16 @@ class Disk:
             + self.nvme_media_errors
             + self.kernel_count(MEDIA_PATTERNS)
         )
+
+
+@dataclass
+class SasPhy:
+    """An HBA or expander PHY (sysfs) and the link errors it counted."""
+
+    name: str
+    parent: str
+    device: str = ""  # the disk its link reaches, if any
+    link_errors: float = 0.0  # SAS_LINK_COUNTERS summed
 
 
 @dataclass
@@ -327,6 +348,7 @@ class HostModel:
     event_last: dict[str, float] = field(default_factory=dict)  # class -> unix time
     kernel_pool_events: dict[tuple[str, str], float] = field(default_factory=dict)
     datasets: list[Dataset] = field(default_factory=list)
+    sas_phys: dict[str, SasPhy] = field(default_factory=dict)  # HBA and expander PHYs, by name
     start_time: float | None = None  # when the zmon that serves these families started
     # pool -> the kernel's state for it (kstat), read without zpool: "online", "suspended"
     pool_kstat_states: dict[str, str] = field(default_factory=dict)
@@ -352,6 +374,7 @@ def read_model(families: Iterable[Any]) -> HostModel:
     model = HostModel()
     model.pools = _pools(s)
     model.disks = _disks(s, model.pools)
+    model.sas_phys = _sas_phys(s, model.disks)
     model.arc = _arc(s)
     model.ups = _ups(s)
     model.collectors = _collectors(s)
@@ -622,6 +645,34 @@ def _disks(s: Samples, pools: list[Pool]) -> dict[str, Disk]:
                 disk(v.device).vdevs.append((pool.name, v.name, v.parent))
     disks.pop("", None)
     return dict(sorted(disks.items()))
+
+
+def _sas_phys(s: Samples, disks: dict[str, Disk]) -> dict[str, SasPhy]:
+    """The HBA and expander PHYs, and each disk's SAS link errors, PHY, parent and (where the
+    device map has none) enclosure slot."""
+    phys: dict[str, SasPhy] = {}
+    for labels, _ in s.all("zmon_sas_phy_info"):
+        name = labels.get("phy", "")
+        phy = phys[name] = SasPhy(name, labels.get("parent", ""), labels.get("device", ""))
+        d = disks.get(phy.device) if phy.device else None
+        if d is not None:
+            d.sas_phy, d.sas_parent = name, phy.parent
+            if not d.slot and labels.get("slot"):
+                d.enclosure, d.slot = labels.get("enclosure", ""), labels.get("slot", "")
+    for counter in SAS_LINK_COUNTERS:
+        for labels, value in s.all(f"zmon_sas_phy_{counter}_total"):
+            phy = phys.setdefault(labels.get("phy", ""), SasPhy(labels.get("phy", ""), ""))
+            phy.device = phy.device or labels.get("device", "")
+            phy.link_errors += value
+            if phy.device in disks:
+                d = disks[phy.device]
+                d.sas_link_errors = (d.sas_link_errors or 0.0) + value
+        for labels, value in s.all(f"zmon_disk_sas_phy_{counter}_total"):
+            d = disks.get(labels.get("device", ""))
+            if d is not None:
+                d.sas_own_link_errors = (d.sas_own_link_errors or 0.0) + value
+    phys.pop("", None)
+    return dict(sorted(phys.items()))
 
 
 def _arc(s: Samples) -> Arc | None:

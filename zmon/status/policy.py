@@ -130,6 +130,11 @@ POLICY: tuple[Policy, ...] = (
        no time to wait: losing the disk would leave its vdev without redundancy, or ZFS
        already counts errors on its vdev, or the errors keep coming. A reseat now keeps the
        redundancy; ZFS faults the disk if the errors go on."""),
+    _p("DiskSasExpanderLinkErrors", "warning", """Link errors on several links of one SAS
+       expander or HBA at once: the expander, the HBA or the cable that feeds it, not each
+       disk's cable. ZFS still repairs from redundancy; one ticket for the part, and it mutes
+       the cable tickets of the disks behind it (a disk whose cable page cannot wait still
+       pages as DiskLinkFailing)."""),
     _p("DiskSmartFailed", "critical", """The disk predicts its own failure: its vdev is about
        to lose a member. Page while redundancy is still there to resilver from."""),
     _p("DiskReallocatedSectorsRising", "warning", """The disk remaps sectors: it still serves
