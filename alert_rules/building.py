@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from textwrap import dedent, indent
 
-from zmon.judgment import declarations, expr
+from zmon.judgment import declarations
 from zmon.judgment.conditions import Condition
+from zmon.judgment.expr import Record as DeclaredRecord
 from zmon.judgment.words import (  # noqa: F401 - the unconverted rule families use them here
     DISK,
     DISK_,
@@ -31,7 +32,7 @@ class Record:
     expr: str
 
     @classmethod
-    def of(cls, record: expr.Record) -> Record:
+    def of(cls, record: DeclaredRecord) -> Record:
         """The rule of a declared record."""
         return cls(record.name, record.expr.promql())
 

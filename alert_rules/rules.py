@@ -9,10 +9,6 @@ they apply, and a runbook_url pointing at its section of RUNBOOK.md.
 from __future__ import annotations
 
 from alert_rules.building import (
-    DISK,
-    DISK_,
-    DISK_LOCATION,
-    POOL,
     Alert,
     Group,
     Record,
@@ -27,6 +23,7 @@ from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
 from alert_rules.zmon_state import zmon_state_alerts
 from zmon.judgment import declarations, host, integrity
 from zmon.judgment.thresholds import JOB_SELECTOR, Thresholds
+from zmon.judgment.words import DISK, DISK_, DISK_LOCATION, POOL
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
 
 

@@ -52,6 +52,8 @@ KINDS: list[tuple[str, tuple[str, ...]]] = [
     (r"pools/corpus/zpool_events_.*|pools/events/.*|lab/[^/]+/[^/]+/zpool-events-H\.txt",
      ("zpool-events",)),
     (r"perf/corpus/.*|perf/lab/.*zpool-iostat-.*", ("zpool-iostat",)),
+    (r"lab/[^/]+/slowdown/[^/]+/arcstats-(?:start|end)\.txt", ("arcstats",)),
+    (r"lab/[^/]+/slowdown/[^/]+/zpool-iostat-p-w-v-(?:start|end)\.txt", ("zpool-iostat",)),
     (rf"{LAB}/zpool-(?:list|get)-.*\.txt|pools/lab/zfs-fuse-0\.7\.0/.*zpool-(?:list|get).*"
      r"|zpool_status/lab/[^/]+/zpool-get-Hp-guid\.txt|pools/lab/[^/]+/zpool-list\.txt",
      ("zpool-list",)),
@@ -66,7 +68,7 @@ NOT_OUTPUTS = re.compile(
     r"|disks/freebsd/.*|.*smartctl-scan-open\.json|disks/synthetic/scan-open-nas\.json"
     r"|arc/freebsd_legacy_arcstats_fields\.txt|arc/openzfs_arcstats_fields\.tsv"
     r"|pools/synthetic/kstat-oldpool-state\.txt|pools/lab/zfs-fuse-0\.7\.0/(?:datasets|snapshots)/.*"
-    r"|arc/(?:proc|sys)/.*"
+    r"|arc/(?:proc|sys)/.*|lab/[^/]+/slowdown/windows\.txt"
 )
 COMMANDS = {
     "apcaccess": "apcaccess status", "upsc": "upsc ups@localhost",
