@@ -57,6 +57,7 @@ IDENTITY: dict[str, tuple[str, ...]] = {
     "ZfsL2arcErrors": (),
     "DiskCableFault": _LEAF,
     "DiskLinkFailing": _LEAF,
+    "DiskSasExpanderLinkErrors": ("sas_parent",),
     "DiskSmartFailed": _DISK,
     "DiskReallocatedSectorsRising": _DISK,
     "DiskPendingSectorsRising": _DISK,
