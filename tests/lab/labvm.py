@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -265,10 +266,21 @@ class LabVM:
         return (self.steps / "done").exists()
 
     # ------------------------------------------------------------------ scraping
-    def get(self, path: str = "/metrics", timeout: float = 20.0) -> str:
+    def get(self, path: str = "/metrics", timeout: float = 20.0, unready: float = 180.0) -> str:
+        """The page at ``path``. A 503 is zmon saying it has no snapshot yet or its worker
+        is late (README: until the first snapshot, 503): under TCG three Python processes start slowly, so it
+        is asked again, as Prometheus would scrape again, for up to ``unready`` seconds."""
         url = f"http://127.0.0.1:{self.port}{path}"
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return bytes(r.read()).decode()
+        deadline = time.monotonic() + unready
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as r:
+                    return bytes(r.read()).decode()
+            except urllib.error.HTTPError as exc:
+                if exc.code != 503 or time.monotonic() > deadline or not self.alive():
+                    raise
+                self.progress(f"{self.version}: zmon answered {path} with 503 (not ready)")
+                time.sleep(1.0)
 
     def wait_http(self, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
