@@ -268,8 +268,9 @@ class LabVM:
     # ------------------------------------------------------------------ scraping
     def get(self, path: str = "/metrics", timeout: float = 20.0, unready: float = 180.0) -> str:
         """The page at ``path``. A 503 is zmon saying it has no snapshot yet or its worker
-        is late (README: until the first snapshot, 503): under TCG three Python processes start slowly, so it
-        is asked again, as Prometheus would scrape again, for up to ``unready`` seconds."""
+        is late (README: 503 until the first snapshot); under TCG three Python processes
+        start slowly, so it is asked again, as Prometheus would scrape again, for up to
+        ``unready`` seconds."""
         url = f"http://127.0.0.1:{self.port}{path}"
         deadline = time.monotonic() + unready
         while True:
