@@ -421,38 +421,44 @@ class DemoHost:
 _GHOST_SHARE = {"mru_ghost_size": 0.75, "mfu_ghost_size": 0.25}
 
 
-def _added(text: str, pool: str, counts: dict[tuple[str, int], float]) -> str:
-    """``zpool iostat -w`` output with ``counts`` ((row, column) -> I/Os) added to ``pool``'s
-    block."""
+def _rewrite_rows(text: str, pool: str, row: Callable[[str, list[str]], list[str]]) -> str:
+    """``zpool iostat -w`` output with each number row of ``pool``'s block rewritten:
+    ``row(name, cells)`` gives the row's new numbers (as text)."""
     out, in_pool = [], False
     for line in text.splitlines():
         cells = line.split()
         if "total_wait" in line:
             in_pool = cells[0] == pool
         elif in_pool and len(cells) > 1 and all(c.isdigit() for c in cells[1:]):
-            numbers = [int(c) for c in cells[1:]]
-            for column in range(len(numbers)):
-                numbers[column] += int(counts.get((cells[0], column), 0.0))
-            line = cells[0].ljust(10) + "".join(" " + str(n).rjust(6) for n in numbers)
+            numbers = row(cells[0], cells[1:])
+            line = cells[0].ljust(10) + "".join(" " + n.rjust(6) for n in numbers)
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+def _added(text: str, pool: str, counts: dict[tuple[str, int], float]) -> str:
+    """``zpool iostat -w`` output with ``counts`` ((row, column) -> I/Os) added to ``pool``'s
+    block."""
+    return _rewrite_rows(
+        text,
+        pool,
+        lambda name, cells: [
+            str(int(n) + int(counts.get((name, column), 0.0))) for column, n in enumerate(cells)
+        ],
+    )
 
 
 def _with_columns(text: str, pool: str, block: list[str], columns: tuple[int, ...]) -> str:
     """``zpool iostat -w`` output whose ``pool`` block takes ``columns`` from ``block``."""
     base = {c[0]: c[1:] for c in (line.split() for line in block) if len(c) > 1}
-    out, in_pool = [], False
-    for line in text.splitlines():
-        cells = line.split()
-        if "total_wait" in line:
-            in_pool = cells[0] == pool
-        elif in_pool and len(cells) > 1 and all(c.isdigit() for c in cells[1:]):
-            row = base.get(cells[0], [])
-            numbers = [row[i] if i in columns and i < len(row) else n
-                       for i, n in enumerate(cells[1:])]  # fmt: skip
-            line = cells[0].ljust(10) + "".join(" " + n.rjust(6) for n in numbers)
-        out.append(line)
-    return "\n".join(out) + "\n"
+
+    def row(name: str, cells: list[str]) -> list[str]:
+        recorded = base.get(name, [])
+        return [
+            recorded[i] if i in columns and i < len(recorded) else n for i, n in enumerate(cells)
+        ]
+
+    return _rewrite_rows(text, pool, row)
 
 
 def _replace(path: Path, data: bytes) -> None:
