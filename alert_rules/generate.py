@@ -110,6 +110,20 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+def group_names(t: Thresholds = DEFAULTS) -> list[str]:
+    """The rule groups in the file's order: a promtool test lists them as its
+    ``group_eval_order``. Without it promtool evaluates the groups in a random order at each
+    step, and an alert that reads a recorded series (``zmon:...``) sees this step's value in
+    one run and the last step's in another; the file's order (records first) is the one the
+    tests hold to."""
+    return [group.name for group in groups(t)]
+
+
+def eval_order_lines() -> list[str]:
+    """``group_eval_order`` of a promtool test file, as YAML lines (see ``group_names``)."""
+    return ["group_eval_order:", *(f"  - {scalar(name)}" for name in group_names())]
+
+
 def _group_lines(group: Group, site: SiteLinks) -> list[str]:
     out = [f"  - name: {scalar(group.name)}", "    rules:"]
     for rule in group.rules:

@@ -117,9 +117,11 @@ def test_fresh_runs_skips_a_run_that_began_before_the_change() -> None:
 
 def test_step_returns_once_an_hourly_collector_saw_the_new_phase(tmp_path: Path) -> None:
     host = DemoHost(root=tmp_path / "host", stepped=True)
-    s = Scheduler()
+    # a run's end renders nothing here: the reply must not count on a rendering that may
+    # still be under way on the render thread (it once lost that race under load)
+    s = Scheduler(on_update=lambda state: None)
     s.add(make_collector(host, "zpool", one_shot=False), interval=HOUR, timeout=60)
-    control = DemoControl(host, tmp_path / "demo.sock", lambda: s.workers)
+    control = DemoControl(host, tmp_path / "demo.sock", lambda: s.workers, s.snapshot.rerender)
     control.start()
     s.start()
     client = DemoControlClient(tmp_path / "demo.sock")

@@ -38,6 +38,8 @@ from unittest import mock
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from alert_rules.generate import group_names
+
 REPO = Path(__file__).resolve().parents[2]
 LAB = REPO / "tests" / "fixtures" / "lab"
 RULES_FILE = REPO / "alert_rules" / "zmon.rules.yml"
@@ -163,6 +165,7 @@ def test_file(timeline: Timeline, rules_file: Path = RULES_FILE) -> dict[str, An
     return {
         "rule_files": [str(rules_file)],
         "evaluation_interval": step,
+        "group_eval_order": group_names(),
         "tests": [
             {
                 "name": timeline.name,

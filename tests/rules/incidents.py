@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from alert_rules import generate
 from tests.rules import noise
 from tests.rules.noise import H, Host
 
@@ -253,7 +254,8 @@ def render_test(incident: Incident) -> str:
 
 
 def render_file(rules: Path, incidents: tuple[Incident, ...] = INCIDENTS) -> str:
-    head = ["rule_files:", f"  - {rules}", "evaluation_interval: 1m", "", "tests:"]
+    head = ["rule_files:", f"  - {rules}", "evaluation_interval: 1m",
+            *generate.eval_order_lines(), "", "tests:"]  # fmt: skip
     return "\n".join(head + [render_test(i) for i in incidents]) + "\n"
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from alert_rules import generate
 from zmon.judgment.thresholds import DEFAULTS, Duration
 
 SPEC_FILE = Path(__file__).with_name("noise.yml")
@@ -566,6 +567,7 @@ def render_file(episodes: list[Episode], kinds: dict[str, Kind], rules: Path) ->
         "rule_files:",
         f"  - {rules}",
         "evaluation_interval: 1m",
+        *generate.eval_order_lines(),
         "",
         "tests:",
     ]

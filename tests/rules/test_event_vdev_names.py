@@ -76,7 +76,8 @@ def _series(label: str) -> list[tuple[str, str]]:
 def _render(label: str) -> str:
     equal = ", ".join(_inhibition("DiskCableFault", "ZfsErrorEvents"))
     firing = 'ALERTS{alertstate="firing", alertname="%s"}'
-    lines = ["rule_files:", f"  - {generate.RULES_FILE}", "evaluation_interval: 1m", "tests:",
+    lines = ["rule_files:", f"  - {generate.RULES_FILE}", "evaluation_interval: 1m",
+             *generate.eval_order_lines(), "tests:",
              "  - interval: 1m", "    input_series:"]  # fmt: skip
     for series, values in _series(label):
         lines += [f"      - series: '{series}'", f"        values: '{values}'"]

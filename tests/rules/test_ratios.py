@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from alert_rules.generate import RULES_FILE
+from alert_rules.generate import RULES_FILE, group_names
 from tests.helpers import require_tool
 from tests.rules.exprs import recording_rules
 from tests.status.helpers import families
@@ -112,6 +112,7 @@ def test_prometheus_and_status_compute_the_same_ratio(ratio: CounterRatio, tmp_p
     test = {
         "rule_files": [str(RULES_FILE)],
         "evaluation_interval": "1m",
+        "group_eval_order": group_names(),
         "tests": [
             {
                 "interval": "1m",

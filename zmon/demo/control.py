@@ -79,12 +79,23 @@ def fresh_runs(
 class DemoControl:
     """Serves the control socket of a stepped demo host, on a background thread."""
 
-    def __init__(self, host: DemoHost, path: str | Path, workers: Workers) -> None:
+    def __init__(
+        self,
+        host: DemoHost,
+        path: str | Path,
+        workers: Workers,
+        render: Callable[[], None] | None = None,
+    ) -> None:
+        """``render`` re-renders the snapshot, where this process holds it (a ``Scheduler``
+        in-process): a reply then comes after the rendering that shows the runs it counts.
+        Without it (``zmon serve``, where the HTTP process renders) the runs show from that
+        process's next rendering, within about a second."""
         if not host.stepped:
             raise ValueError("the control socket steps a stepped demo host")
         self.host = host
         self.path = Path(path)
         self.workers = workers
+        self.render = render
         self._lock = threading.Lock()  # one step at a time
         control = self
 
@@ -127,6 +138,8 @@ class DemoControl:
                 runs, stale = fresh_runs(
                     {n: w for n, w in workers.items() if not names or n in names}
                 )
+                if self.render is not None:  # (a run's own rendering may still be under way)
+                    self.render()
                 return {**self.status(), "runs": runs, "stale": stale}
         return {"error": f"unknown request {command!r}; known: status, collect [NAME ...], step"}
 

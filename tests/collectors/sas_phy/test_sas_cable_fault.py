@@ -153,7 +153,9 @@ def promtool_input(served: list[str | None]) -> str:
 def run_promtool(tmp_path: Path, served: list[str | None], checks: str) -> str:
     promtool = require_tool("promtool", "Debian package prometheus")
     text = (
-        f"rule_files:\n  - {generate.RULES_FILE}\nevaluation_interval: 1m\ntests:\n"
+        f"rule_files:\n  - {generate.RULES_FILE}\nevaluation_interval: 1m\n"
+        + "".join(f"{line}\n" for line in generate.eval_order_lines())
+        + "tests:\n"
         f"  - name: sas host\n    interval: 1m\n    input_series:\n{promtool_input(served)}\n"
         f"    alert_rule_test:\n{checks}"
     )
