@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tests.judgment import scenario_disks
+
 STEP = 60  # seconds between samples, and between rule evaluations
 MINUTES = 180
 HOST = {"instance": "h1", "job": "zmon"}
@@ -153,4 +155,5 @@ def series() -> Series:
     # zmon's own blind spots
     _series(out, "zmon_kernel_log_following", {"source": "/var/log/kern.log"}, outside(10, 40))
     _series(out, "zmon_collector_state_writable", {"collector": "kernel_log"}, outside(150, 999))
+    scenario_disks.add(out)  # the disks' own health: SMART, sectors, NVMe, temperature, link
     return out
