@@ -23,7 +23,6 @@ from zmon.status.links import SiteLinks
 
 # the shared records' names, for the rules still written as text
 VDEV_INFO = declarations.VDEV_INFO.name
-DISK_POOL = "zmon:disk_pool:info"  # each disk's pools over the last disk_pool_memory
 
 
 @dataclass(frozen=True)
@@ -121,20 +120,6 @@ def per_vdev(expr: str, extra: str = "") -> str:
     return f"max by (instance, job, pool, vdev{extra}) {paren(expr)}"
 
 
-def with_pool(expr: str) -> str:
-    """Per-device ``expr`` with the ``pool`` the disk served (or none, if it served none).
-
-    The pool comes from ``zmon:disk_pool:info``, which remembers a disk's pools for a while:
-    a disk replaced out of its pool keeps its label set, so its alert does not resolve and
-    fire again (a second page). The vdev, which a replacement changes, is in the description.
-    """
-    per_device = f"max by (instance, job, device) {paren(expr)}"
-    return (
-        f"{per_device}\n* on(instance, job, device) group_right {DISK_POOL}\n"
-        f"or on(instance, job, device)\n{per_device}"
-    )
-
-
 def events_per_vdev(selector: str, window: object) -> str:
     """New events per vdev, all selected classes together (one alert per vdev). zmon labels
     an event's leaf as zpool status names it (a whole disk's ``ata-X``, not the event path's
@@ -144,11 +129,6 @@ def events_per_vdev(selector: str, window: object) -> str:
           increase({selector}[{window}])
         ) > 0
     """)
-
-
-def rise(metric: str, window: object) -> str:
-    """How far a gauge stands above its lowest value in ``window`` (exact, unlike delta)."""
-    return f"{metric} - min_over_time({metric}[{window}])"
 
 
 def hysteresis(metric: str, name: str, on: float, off: float) -> str:

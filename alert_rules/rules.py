@@ -14,16 +14,14 @@ from alert_rules.building import (
     Record,
     fill_alert,
     hysteresis,
-    rise,
-    with_pool,
     x,
 )
 from alert_rules.datasets import dataset_alerts
 from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
 from alert_rules.zmon_state import zmon_state_alerts
-from zmon.judgment import declarations, host, integrity
+from zmon.judgment import declarations, disks, host, integrity
 from zmon.judgment.thresholds import JOB_SELECTOR, Thresholds
-from zmon.judgment.words import DISK, DISK_, DISK_LOCATION, POOL
+from zmon.judgment.words import POOL
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
 
 
@@ -277,101 +275,13 @@ def memory_alerts(t: Thresholds) -> Group:
 
 
 def disk_alerts(t: Thresholds) -> Group:
-    cw, sw = t.cable_window, t.sector_window
-    awake = "unless on(instance, job, device) (zmon_disk_standby == 1)"
     return Group(
         "zmon-disks",
         [
             Record.of(declarations.DISK_REDUNDANCY),
             *(Record.of(r) for r in declarations.sas_records(t)),
             *(Alert.of(c) for c in declarations.cable_conditions(t)),
-            Alert(
-                "DiskSmartFailed",
-                with_pool("zmon_disk_smart_passed == 0"),
-                "A disk failed its SMART overall health self-assessment.",
-                f"{DISK_} reports SMART health FAILED. Replace it{DISK_LOCATION}.",
-            ),
-            Alert(
-                "DiskReallocatedSectorsRising",
-                with_pool(
-                    x(f"""
-            {rise("zmon_disk_reallocated_sectors", sw)} > 0
-            or {rise("zmon_disk_scsi_grown_defects", sw)} > 0
-        """)
-                ),
-                "A disk is reallocating sectors.",
-                f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
-                f"Plan its replacement{DISK_LOCATION}.",
-            ),
-            Alert(
-                "DiskPendingSectorsRising",
-                with_pool(
-                    x(f"""
-            {rise("zmon_disk_pending_sectors", sw)} > 0
-            or {rise("zmon_disk_offline_uncorrectable_sectors", sw)} > 0
-        """)
-                ),
-                "A disk has new pending or uncorrectable sectors.",
-                f"{DISK_} has {{{{ $value | humanize }}}} more pending or offline-uncorrectable "
-                f"sectors than at its lowest in the last {sw}: sectors it cannot read. "
-                f"Scrub the pool and plan the disk's replacement{DISK_LOCATION}.",
-            ),
-            Alert(
-                "DiskNvmeMediaErrors",
-                with_pool(f"increase(zmon_disk_nvme_media_errors_total[{sw}]) > 0"),
-                "An NVMe drive reported new media errors.",
-                f"{DISK_} had {{{{ $value | humanize }}}} new NVMe media and data integrity "
-                f"errors in the last {sw}{DISK_LOCATION}.",
-            ),
-            Alert(
-                "DiskMediumErrors",
-                with_pool(
-                    x(f"""
-            sum by (instance, job, device) (
-              increase(zmon_kernel_log_events_total{{pattern="medium_error"}}[{cw}])
-            ) > 0
-        """)
-                ),
-                "The kernel logged medium errors for a disk.",
-                f"The kernel logged {{{{ $value | humanize }}}} medium errors for {DISK} in the "
-                f"last {cw}: the disk could not read a sector{DISK_LOCATION}.",
-            ),
-            Alert(
-                "DiskTemperatureHigh",
-                with_pool(f"zmon_disk_temperature_celsius > {t.disk_temperature_max:g}\n{awake}"),
-                "A disk is running hot.",
-                f"{DISK_} is at {{{{ $value }}}} °C (limit {t.disk_temperature_max:g} °C). "
-                "Check fans, airflow and the room.",
-                str(t.disk_temperature_for),
-            ),
-            Alert(
-                "DiskNvmeCriticalWarning",
-                with_pool("zmon_disk_nvme_critical_warning > 0"),
-                "An NVMe drive raised its critical warning flag.",
-                f"{DISK_} reports NVMe critical warning bits {{{{ $value }}}} (spare low, "
-                f"temperature, reliability degraded, read-only or backup failed){DISK_LOCATION}.",
-            ),
-            Alert(
-                "DiskNvmeWearHigh",
-                with_pool(f"zmon_disk_nvme_percentage_used_ratio > {t.nvme_used_max}"),
-                "An NVMe drive is near the end of its rated endurance.",
-                f"{DISK_} has used {{{{ $value | humanizePercentage }}}} of its rated endurance. "
-                f"Plan its replacement{DISK_LOCATION}.",
-            ),
-            Alert(
-                "DiskLinkSpeedDegraded",
-                with_pool(
-                    x(f"""
-            zmon_disk_interface_speed_bytes > 0
-            < on(instance, job, device) zmon_disk_interface_max_speed_bytes
-            {awake}
-        """)
-                ),
-                "A disk's link runs below its maximum speed.",
-                f"{DISK_} negotiated {{{{ $value | humanize }}}}B/s, below the speed it supports: "
-                f"often a bad cable or backplane port. Reseat or replace the cable{DISK_LOCATION}.",
-                str(t.link_speed_for),
-            ),
+            *(Alert.of(c) for c in disks.disk_conditions(t)),
         ],
     )
 

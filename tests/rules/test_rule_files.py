@@ -10,9 +10,11 @@ import pytest
 import yaml
 
 from alert_rules import generate, rules
-from alert_rules.building import Alert, with_pool
+from alert_rules.building import Alert
 from tests.helpers import require_tool
 from tests.rules.exprs import alert_rules, family, metric_names, panel_exprs, rule_exprs
+from zmon.judgment.disks import with_pool
+from zmon.judgment.expr import metric
 from zmon.judgment.thresholds import DEFAULTS, Duration, format_seconds
 from zmon.status.links import DEFAULT_LINKS, INSTALLED_RUNBOOK, SiteLinks
 from zmon.status.policy import SEVERITIES
@@ -168,7 +170,7 @@ def test_every_metric_in_rules_and_dashboards_is_one_zmon_exports() -> None:
 
 
 def test_device_joins_keep_alerts_for_disks_zmon_cannot_map() -> None:
-    assert "or on(instance, job, device)" in with_pool("x > 0")
+    assert "or on(instance, job, device)" in with_pool(DEFAULTS, metric("x") > 0).promql()
 
 
 VDEV_ALERTS = (

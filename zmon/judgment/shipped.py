@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zmon.judgment import declarations, host, integrity
+from zmon.judgment import declarations, disks, host, integrity
 from zmon.judgment.conditions import Condition
 from zmon.judgment.expr import Record
 from zmon.judgment.thresholds import Thresholds
@@ -15,6 +15,7 @@ def conditions(t: Thresholds) -> list[Condition]:
         integrity.stuck(t),
         *integrity.integrity_conditions(t),
         *declarations.cable_conditions(t),
+        *disks.disk_conditions(t),
         *host.ups_conditions(t),
         *host.zmon_state_conditions(t),
     ]
