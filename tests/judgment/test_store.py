@@ -52,6 +52,14 @@ def big_host(pools: int = 10, vdevs: int = 10, width: int = 10) -> list[tuple[st
                     "scsi_grown_defects",
                 ):
                     out.append((f"zmon_disk_{sectors}", {"device": disk}))
+                for gauge in (
+                    "smart_passed",
+                    "temperature_celsius",
+                    "standby",
+                    "interface_speed_bytes",
+                    "interface_max_speed_bytes",
+                ):
+                    out.append((f"zmon_disk_{gauge}", {"device": disk}))
     return [(name, labels_of({**labels, "__name__": name})) for name, labels in out]  # fmt: skip
 
 
@@ -81,7 +89,9 @@ def test_a_host_of_a_thousand_disks_fed_every_minute_stays_within_the_budget() -
 
 def test_only_the_selected_metrics_are_kept_for_their_longest_window() -> None:
     kept = needs(CONDITIONS)
-    assert "zmon_disk_temperature_celsius" not in kept
+    assert "zmon_disk_power_on_seconds_total" not in kept
+    # a disk's temperature is read over its for: and the lookback, not a day
+    assert kept["zmon_disk_temperature_celsius"] < 3600
     # the sector counts are read over 24 h
     assert kept["zmon_disk_pending_sectors"] >= 24 * 3600
     # the 15-minute slices of DiskLinkFailing reach back 45 minutes, the cable window 1 h
