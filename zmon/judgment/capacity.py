@@ -20,7 +20,7 @@ from __future__ import annotations
 from zmon.judgment.conditions import Condition
 from zmon.judgment.declarations import POOL_ID
 from zmon.judgment.expr import Node, Record, active_alerts, max_by, metric, time
-from zmon.judgment.thresholds import Duration, Thresholds
+from zmon.judgment.thresholds import Thresholds
 from zmon.judgment.words import POOL
 
 CAPACITY = Record.of(
@@ -49,8 +49,8 @@ def hysteresis(value: Node, name: str, on: float, off: float) -> Node:
 
 
 def fill_description(subject: str, filled: str, bounds: str, consequence: str) -> str:
-    """ "{subject} <ratio> {filled} ({bounds}){consequence}", for example "ZFS pool p on h is
-    91% full (above 90%, clears below 85%); writes slow down…"."""
+    """A fill alert's description, "{subject} <ratio> {filled} ({bounds}){consequence}": for
+    example "ZFS pool p on h is 91% full (above 90%, clears below 85%); writes slow down…"."""
     return f"{subject} {{{{ $value | humanizePercentage }}}} {filled} ({bounds}){consequence}"
 
 
@@ -64,7 +64,7 @@ def _level(
         summary,
         fill_description(
             f"ZFS {POOL} is", "full", f"{above} {on:.0%}, clears below {off:.0%}", rest
-        ),  # fmt: skip
+        ),
         t.capacity_for,
     )
 
@@ -135,7 +135,7 @@ def snapshot_overdue(t: Thresholds) -> Condition:
     newest = NEWEST.and_(EXPECTED, on=DATASET_JOIN).or_(
         EXPECTED.and_(metric("zmon_dataset_snapshots").eq(0), on=DATASET_JOIN)
     )
-    max_age: Duration = t.snapshot_max_age
+    max_age = t.snapshot_max_age
     return Condition(
         "ZfsDatasetSnapshotOverdue",
         time() - max_by(DATASET_ID, newest) > max_age.seconds,
