@@ -12,16 +12,13 @@ from alert_rules.building import (
     Alert,
     Group,
     Record,
-    fill_alert,
-    hysteresis,
     rise,
     with_pool,
     x,
 )
-from alert_rules.datasets import dataset_alerts
 from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
 from alert_rules.zmon_state import zmon_state_alerts
-from zmon.judgment import declarations, host, integrity
+from zmon.judgment import capacity, declarations, host, integrity, scans
 from zmon.judgment.thresholds import JOB_SELECTOR, Thresholds
 from zmon.judgment.words import DISK, DISK_, DISK_LOCATION, POOL
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
@@ -31,41 +28,6 @@ def recording_rules(t: Thresholds) -> Group:
     """Records that several groups join with. A record used by one group's alerts lives in
     that group, before them: rules of a group run in order, so the alerts see fresh values."""
     return Group("zmon-recording", [Record.of(r) for r in declarations.shared_records(t)])
-
-
-CAPACITY_RECORDS = [
-    Record("zmon:pool_capacity:ratio", "zmon_pool_allocated_bytes / (zmon_pool_size_bytes > 0)"),
-]
-
-
-def scan_records(t: Thresholds) -> list[Record]:
-    running = "(max by (instance, job, pool) (zmon_pool_scan_in_progress) == 1)"
-    return [
-        Record(
-            "zmon:pool_scan_elapsed:seconds",
-            x(f"""
-            (time() - zmon_pool_scan_start_time_seconds)
-            and on(instance, job, pool) {running}
-        """),
-        ),
-        Record(
-            "zmon:pool_scan_issued_bytes:rate",
-            x(f"""
-            rate(zmon_pool_scan_issued_bytes[{t.resilver_rate_window}])
-            and on(instance, job, pool) {running}
-        """),
-        ),
-        Record(
-            "zmon:pool_scan_eta:seconds",
-            x("""
-            (
-              (zmon_pool_scan_to_issue_bytes or zmon_pool_scan_to_examine_bytes)
-              - zmon_pool_scan_issued_bytes
-            )
-            / (zmon:pool_scan_issued_bytes:rate > 0)
-        """),
-        ),
-    ]
 
 
 def pool_alerts(t: Thresholds) -> Group:
@@ -87,149 +49,24 @@ def integrity_alerts(t: Thresholds) -> Group:
 
 
 def scan_alerts(t: Thresholds) -> Group:
-    stall = t.resilver_stall_window
     return Group(
         "zmon-scans",
         [
-            *scan_records(t),
-            Alert(
-                "ZfsResilverStalled",
-                x(f"""
-            zmon_pool_scan_in_progress{{function=~"resilver|rebuild"}} == 1
-            unless on(instance, job, pool) (zmon_pool_scan_paused == 1)
-            and on(instance, job, pool) (changes(zmon_pool_scan_issued_bytes[{stall}]) == 0)
-            and on(instance, job, pool) (zmon_pool_scan_issued_bytes offset {stall})
-            and on(instance, job, pool)
-            (time() - zmon_pool_scan_start_time_seconds > {stall.seconds})
-            unless on(instance, job, pool)
-            (changes(zmon_pool_scan_examined_bytes[{stall}]) > 0)
-            unless on(instance, job)
-            (max_over_time(zmon_collector_stale{{collector="zpool"}}[{stall}]) == 1)
-        """),
-                "A ZFS resilver has stopped making progress.",
-                f"The {{{{ $labels.function }}}} of {POOL} has neither examined nor issued any "
-                f"bytes for {stall} and is not paused, while zpool status answers; the pool stays "
-                "without redundancy until it completes.",
-                str(t.resilver_stall_for),
-            ),
-            Alert(
-                "ZfsResilverSlow",
-                x(f"""
-            (zmon:pool_scan_elapsed:seconds + zmon:pool_scan_eta:seconds)
-            > {t.resilver_slow_factor} * zmon:pool_scan_elapsed:seconds
-              * (zmon_pool_scan_to_issue_bytes or zmon_pool_scan_to_examine_bytes)
-              / (zmon_pool_scan_issued_bytes > 0)
-            and on(instance, job, pool)
-            (zmon_pool_scan_in_progress{{function=~"resilver|rebuild"}} == 1)
-            and on(instance, job, pool)
-            (zmon:pool_scan_elapsed:seconds > {t.resilver_slow_min_age.seconds})
-        """),
-                "A ZFS resilver will take far longer than its own average rate predicts.",
-                f"At its rate over the last {t.resilver_rate_window}, the resilver of {POOL} "
-                f"would take {{{{ $value | humanizeDuration }}}} in all, more than "
-                f"{t.resilver_slow_factor:g} times what its average rate so far predicts. "
-                "Look for a slow or failing disk and competing load.",
-                str(t.resilver_slow_for),
-            ),
-            Alert(
-                "ZfsScrubOverdue",
-                x(f"""
-            (
-              time() - zmon_pool_last_scrub_end_time_seconds > {t.scrub_max_age.seconds}
-              or
-              (
-                time() - zmon_pool_creation_time_seconds > {t.scrub_max_age.seconds}
-                unless on(instance, job, pool) zmon_pool_last_scrub_end_time_seconds
-                and on(instance, job, pool) zmon_pool_state
-              )
-            )
-            unless on(instance, job, pool) (zmon_pool_scan_in_progress{{function="scrub"}} == 1)
-        """),
-                "A ZFS pool has not been scrubbed recently, or never.",
-                '{{ with printf "zmon_pool_last_scrub_end_time_seconds{instance=%q,pool=%q}" '
-                "$labels.instance $labels.pool | query }}The last completed scrub of "
-                f"{POOL} ended {{{{ $value | humanizeDuration }}}} ago{{{{ else }}}}ZFS {POOL} "
-                "was created {{ $value | humanizeDuration }} ago and has never been scrubbed"
-                f"{{{{ end }}}} (limit {t.scrub_max_age}). Run or schedule "
-                f"zpool scrub {{{{ $labels.pool }}}}.",
-                str(t.scrub_overdue_for),
-            ),
-            Alert(
-                "ZfsScrubFoundErrors",
-                x(f"""
-            (
-              zmon_pool_scan_errors > 0
-              or on(instance, job, pool)
-              zmon_pool_scan_processed_bytes > 0
-            )
-            and on(instance, job, pool)
-            zmon_pool_scan_info{{function="scrub", state="finished"}}
-            and on(instance, job, pool)
-            (time() - zmon_pool_last_scrub_end_time_seconds < {t.scrub_errors_max_age.seconds})
-            and on(instance, job, pool)
-            (
-              sum by (instance, job, pool) (
-                zmon_vdev_read_errors_total + zmon_vdev_write_errors_total
-                + zmon_vdev_checksum_errors_total
-              ) > 0
-              or zmon_pool_data_errors > 0
-              or zmon_pool_data_errors_present == 1
-            )
-        """),
-                "The last ZFS scrub found errors.",
-                f"The last scrub of {POOL} found damaged data (repaired, or errors it could not "
-                "repair). Check zpool status -v {{ $labels.pool }} and the vdev error counters. "
-                "The alert ends when zpool clear resets them, or "
-                f"{t.scrub_errors_max_age} after the scrub.",
-            ),
+            *(Record.of(r) for r in scans.scan_records(t)),
+            *(Alert.of(c) for c in scans.scan_conditions(t)),
         ],
     )
 
 
 def capacity_alerts(t: Thresholds) -> Group:
-    def level(name: str, on: float, off: float, summary: str, above: str, rest: str) -> Alert:
-        """Fires above ``on``, clears below ``off`` (hysteresis)."""
-        return fill_alert(
-            name,
-            hysteresis("zmon:pool_capacity:ratio", name, on, off),
-            summary,
-            subject=f"ZFS {POOL} is",
-            filled="full",
-            bounds=f"{above} {on:.0%}, clears below {off:.0%}",
-            consequence=rest,
-            for_=t.capacity_for,
-        )
-
     return Group(
         "zmon-capacity",
-        [
-            *CAPACITY_RECORDS,
-            level(
-                "ZfsPoolCapacityWarning",
-                t.capacity_warning_on,
-                t.capacity_warning_off,
-                "A ZFS pool is filling up.",
-                "warns above",
-                ".",
-            ),
-            level(
-                "ZfsPoolCapacityCritical",
-                t.capacity_critical_on,
-                t.capacity_critical_off,
-                "A ZFS pool is nearly full.",
-                "above",
-                "; writes slow down sharply and will fail when it is full.",
-            ),
-            Alert(
-                "ZfsPoolFragmentationHigh",
-                f"zmon_pool_fragmentation_ratio > {t.fragmentation_max}",
-                "A ZFS pool's free space is highly fragmented.",
-                f"Free space of {POOL} is {{{{ $value | humanizePercentage }}}} fragmented; "
-                "allocation and writes slow down, worse as the pool fills.",
-                str(t.fragmentation_for),
-            ),
-        ],
+        [Record.of(capacity.CAPACITY), *(Alert.of(c) for c in capacity.capacity_conditions(t))],
     )
+
+
+def dataset_alerts(t: Thresholds) -> Group:
+    return Group("zmon-datasets", [Alert.of(c) for c in capacity.dataset_conditions(t)])
 
 
 def memory_alerts(t: Thresholds) -> Group:

@@ -13,7 +13,7 @@ import yaml
 from tests.helpers import require_tool
 from tests.judgment import scenario
 from zmon.judgment import shipped
-from zmon.judgment.conditions import evaluate_conditions, needs
+from zmon.judgment.conditions import alerts_series, evaluate_conditions, needs
 from zmon.judgment.expr import NAME, Context, Labels
 from zmon.judgment.store import Store
 from zmon.judgment.thresholds import DEFAULTS
@@ -77,14 +77,16 @@ def expectations(store: Store) -> tuple[list[dict[str, object]], list[dict[str, 
     fired: set[str] = set()
     for minute in EVAL_MINUTES:
         at = float(minute * scenario.STEP)
+        instances = evaluate_conditions(CONDITIONS, store, at, interval=scenario.STEP)
+        # a query after the evaluation at ``at`` sees the ALERTS it wrote
+        ctx = Context(store, interval=scenario.STEP, alerts=alerts_series(instances))
         for node in [*(r.expr for r in RECORDS), *(c.expr for c in CONDITIONS)]:
-            vector = sorted(node.vector(Context(store, interval=scenario.STEP), at).items())
+            vector = sorted(node.vector(ctx, at).items())
             exprs.append({
                 "expr": node.promql(),
                 "eval_time": f"{minute}m",
                 "exp_samples": [{"labels": _selector(k), "value": v} for k, v in vector],
             })  # fmt: skip
-        instances = evaluate_conditions(CONDITIONS, store, at, interval=scenario.STEP)
         for c in CONDITIONS:
             firing = [i for i in instances if i.alert == c.name and i.state == "firing"]
             fired |= {i.alert for i in firing}
@@ -107,6 +109,7 @@ def test_every_declaration_evaluates_as_prometheus_does(tmp_path: Path) -> None:
     test = {
         "rule_files": ["rules.yml"],
         "evaluation_interval": "1m",
+        "group_eval_order": ["records", "conditions"],  # promtool's order is random otherwise
         "tests": [{
             "interval": "1m",
             "input_series": _input_series(),

@@ -9,6 +9,8 @@ from zmon.judgment.expr import (
     Context,
     EvaluationError,
     Record,
+    active_alerts,
+    alerts_read,
     count_by,
     increase,
     label_replace,
@@ -16,6 +18,7 @@ from zmon.judgment.expr import (
     max_over_time,
     metric,
     rate,
+    selected_metrics,
     sum_by,
 )
 from zmon.judgment.store import Store
@@ -186,3 +189,27 @@ def test_an_offset_range_reads_the_window_that_ended_that_long_ago() -> None:
     newer = increase(metric("c").at("2m"))
     assert value(older, store, 360) == {(): 5.0}
     assert value(newer, store, 360) == {(): 0.0}
+
+
+def test_alerts_selects_the_active_alerts_of_the_context_whatever_the_time() -> None:
+    """``ALERTS`` is no stored metric: it is the previous evaluation's active alerts."""
+    ratio = metric("ratio")
+    store = history(ratio__pool_tank=[(0, 0.78)], ratio__pool_vault=[(0, 0.78)])
+    held = (ratio > 0.8).or_((ratio > 0.75).and_(active_alerts("Full"), on=("pool",)))
+    assert held.promql() == (
+        'ratio > 0.8\nor (\n  ratio > 0.75\n  and on(pool) ALERTS{alertname="Full", '
+        'alertstate=~"pending|firing"}\n)'
+    )
+    alerts = {
+        (("__name__", "ALERTS"), ("alertname", "Full"), ("alertstate", "firing"),
+         ("pool", "tank")): 1.0,
+        (("__name__", "ALERTS"), ("alertname", "Other"), ("alertstate", "firing"),
+         ("pool", "vault")): 1.0,
+    }  # fmt: skip
+    assert held.evaluate(Context(store, alerts=alerts), 120) == {
+        (("__name__", "ratio"), ("pool", "tank")): 0.78
+    }
+    assert held.evaluate(Context(store), 120) == {}
+    assert alerts_read(held) == {"Full"}
+    assert alerts_read(metric("ALERTS")) == {""}
+    assert "ALERTS" not in selected_metrics(held)

@@ -36,6 +36,7 @@ Vector = dict[Labels, float]
 Value = Vector | float  # an instant vector or a scalar
 
 NAME = "__name__"
+ALERTS = "ALERTS"  # the series of the active alerts, as Prometheus' rule evaluation writes them
 LOOKBACK = 300.0  # seconds: how old an instant selector's sample may be (Prometheus default)
 PRECEDENCE = {"or": 1, "and": 2, "unless": 2, "==": 3, "!=": 3, ">": 3, "<": 3, ">=": 3,
               "<=": 3, "+": 4, "-": 4, "*": 5, "/": 5}  # fmt: skip
@@ -284,7 +285,7 @@ class Selector(Node):
         if isinstance(self, Record):
             yield from self._record_samples(ctx, start, end)
             return
-        if self.name == "ALERTS":
+        if self.name == ALERTS:  # the alerts active at the previous evaluation, whatever the time
             for labels, v in ctx.alerts.items():
                 if _matches(dict(labels), self.matchers):
                     yield labels, [(end, v)]
@@ -818,13 +819,30 @@ def on_bool(op: str, lhs: Node, rhs: Node | float) -> Binary:
     return Binary(op, lhs, lift(rhs), bool_=True)
 
 
+def active_alerts(name: str) -> Selector:
+    """``ALERTS{alertname="name", alertstate=~"pending|firing"}``: the active instances of
+    alert ``name`` at the previous evaluation (``Context.alerts``)."""
+    return metric(ALERTS, alertname=name, alertstate="=~pending|firing")
+
+
+def alerts_read(node: Node | Range) -> set[str]:
+    """The alert names whose ``ALERTS`` series ``node`` selects ("" for a selector naming
+    none), through the records it refers to."""
+    out: set[str] = set()
+    for part in walk(node):
+        if isinstance(part, Selector) and not isinstance(part, Record) and part.name == ALERTS:
+            names = [v for label, op, v in part.matchers if label == "alertname" and op == "="]
+            out.add(names[0] if names else "")
+    return out
+
+
 def selected_metrics(node: Node | Range) -> set[str]:
     """The metric names an expression reads, through the records it refers to."""
     out: set[str] = set()
     for part in walk(node):
         if isinstance(part, Record):
             out |= selected_metrics(part.expr)
-        elif isinstance(part, Selector) and part.name != "ALERTS":
+        elif isinstance(part, Selector) and part.name != ALERTS:
             out.add(part.name)
     return out
 
@@ -846,7 +864,7 @@ def lookback(node: Node | Range) -> dict[str, float]:
             need(n.expr, before + n.offset)
             return
         if isinstance(n, Selector):
-            if n.name != "ALERTS":
+            if n.name != ALERTS:
                 out[n.name] = max(out.get(n.name, 0.0), before + n.offset + LOOKBACK)
             return
         for child in children(n):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zmon.judgment import declarations, host, integrity
+from zmon.judgment import capacity, declarations, host, integrity, scans
 from zmon.judgment.conditions import Condition
 from zmon.judgment.expr import Record
 from zmon.judgment.thresholds import Thresholds
@@ -14,6 +14,9 @@ def conditions(t: Thresholds) -> list[Condition]:
         *declarations.pool_conditions(t),
         integrity.stuck(t),
         *integrity.integrity_conditions(t),
+        *scans.scan_conditions(t),
+        *capacity.capacity_conditions(t),
+        *capacity.dataset_conditions(t),
         *declarations.cable_conditions(t),
         *host.ups_conditions(t),
         *host.zmon_state_conditions(t),
@@ -25,6 +28,8 @@ def records(t: Thresholds) -> list[Record]:
     return [
         *declarations.shared_records(t),
         integrity.VDEV_ERRORS,
+        *scans.scan_records(t),
+        capacity.CAPACITY,
         declarations.DISK_REDUNDANCY,
         *declarations.sas_records(t),
     ]
