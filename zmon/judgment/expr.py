@@ -16,7 +16,20 @@ operators and aggregations the shipped rules use, with Prometheus 2.x semantics:
   ``on`` labels; ``and``/``or``/``unless`` keep the left side's labels;
 - a selector naming a record (``Record``) evaluates the record's expression at that time; a
   range over a record evaluates it at each evaluation ``interval`` step in the window, as the
-  samples Prometheus' rule evaluation would have stored.
+  samples Prometheus' rule evaluation would have stored;
+- ``histogram_quantile`` is Prometheus 2.x's bucketQuantile over ``le`` buckets (classic
+  histograms only), ``quantile_over_time`` and ``quantile`` interpolate between ranks as
+  Prometheus does; range windows include both ends, as in Prometheus 2.x.
+
+Where a range over a record cannot match Prometheus exactly: Prometheus reads the samples its
+rule evaluations stored, computed from the data each evaluation had, at the times its group
+was evaluated (an offset of the group's own within each interval); this evaluator recomputes
+the record from the history at hand at each multiple of ``interval`` since the epoch. The two
+agree when the evaluations fall on those multiples (promtool's do) and the history holds every
+sample. ``zmon.judgment.store.Store`` thins samples older than an hour to one per 5 minutes:
+there a record over a 5-minute ``rate`` (the slowdown's p99) has a value only at the steps whose
+window holds two of the kept samples, about one step in five, and ``quantile_over_time`` over a
+day of it (the usual) is the median of those steps and of every step of the last hour.
 """
 
 from __future__ import annotations
@@ -537,7 +550,7 @@ def _expand(m: re.Match[str], replacement: str) -> str:
 
 
 def clamp_min(v: Node, low: float) -> Call:
-    return Call("clamp_min", (v, Num(low)))
+    return Call("clamp_min", (v, Num(float(low))))
 
 
 def absent(v: Selector) -> Call:
@@ -549,22 +562,36 @@ def label_replace(v: Node, dst: str, replacement: str, src: str, regex: str) -> 
 
 
 def histogram_quantile(q: float, buckets: Node) -> Call:
-    return Call("histogram_quantile", (Num(q), buckets))
+    return Call("histogram_quantile", (Num(float(q)), buckets))
 
 
 def _histogram_quantile(q: float, vec: Vector) -> Vector:
-    """Prometheus' histogram_quantile over ``le`` buckets (linear within a bucket)."""
-    groups: dict[Labels, list[tuple[float, float]]] = {}
+    """Prometheus' histogram_quantile over ``le`` buckets (Prometheus 2.x bucketQuantile):
+    buckets of one upper bound written twice (``1`` and ``1.0``) are one, counts are made
+    monotonic, the rank ``q * total`` is found in the first bucket that reaches it and
+    interpolated linearly within it from the bucket below's bound (0 for the first bucket
+    unless its bound is at most 0, then that bound); a rank in the +Inf bucket is the highest
+    finite bound. NaN without a +Inf bucket, with fewer than two buckets or no observation;
+    -Inf/+Inf for ``q`` below 0 or above 1. Series whose ``le`` is not a number are ignored."""
+    groups: dict[Labels, dict[float, float]] = {}
     for labels, v in vec.items():
         d = dict(labels)
         le = d.pop("le", None)
         d.pop(NAME, None)
-        if le is None:
+        try:
+            bound = float(le) if le is not None else None
+        except ValueError:
+            bound = None
+        if bound is None:
             continue
-        groups.setdefault(labels_of(d), []).append((float(le), v))
+        group = groups.setdefault(labels_of(d), {})
+        group[bound] = group.get(bound, 0.0) + v
     out: Vector = {}
-    for labels, buckets in groups.items():
-        buckets.sort()
+    for labels, by_bound in groups.items():
+        if math.isnan(q) or q < 0 or q > 1:
+            out[labels] = math.nan if math.isnan(q) else math.copysign(math.inf, q)
+            continue
+        buckets = sorted(by_bound.items())
         if len(buckets) < 2 or buckets[-1][0] != math.inf:
             out[labels] = math.nan
             continue
@@ -590,25 +617,30 @@ def _histogram_quantile(q: float, vec: Vector) -> Vector:
 
 @dataclass(frozen=True, eq=False)
 class Aggregate(Node):
-    """``sum by (labels) (expr)``, and max, min, count, quantile (with its parameter)."""
+    """``sum by (labels) (expr)``, and max, min, count, quantile (with its parameter);
+    ``without`` aggregates away ``by``'s labels (and the name) instead."""
 
     aggregation: str
     by: tuple[str, ...]
     expr: Node
     param: float | None = None
+    without: bool = False
 
     def promql(self) -> str:
         inner = self.expr.promql()
         if self.param is not None:
             inner = f"{Num(self.param).promql()}, {inner}"
-        by = f" by ({', '.join(self.by)})" if self.by else ""
-        return f"{self.aggregation}{by} {_wrapped(inner)}"
+        by = f" {'without' if self.without else 'by'} ({', '.join(self.by)})"
+        return f"{self.aggregation}{by if self.by or self.without else ''} {_wrapped(inner)}"
 
     def evaluate(self, ctx: Context, at: float) -> Value:
         groups: dict[Labels, list[float]] = {}
         for labels, v in self.expr.vector(ctx, at).items():
-            d = dict(labels)
-            key = labels_of({k: d.get(k, "") for k in self.by})
+            if self.without:
+                key = tuple(kv for kv in labels if kv[0] not in self.by and kv[0] != NAME)
+            else:
+                d = dict(labels)
+                key = labels_of({k: d.get(k, "") for k in self.by})
             groups.setdefault(key, []).append(v)
         fn = {"sum": sum, "max": max, "min": min, "count": len}.get(self.aggregation)
         if self.aggregation == "quantile":
@@ -624,6 +656,10 @@ def sum_by(labels: Sequence[str], expr: Node) -> Aggregate:
 
 def max_by(labels: Sequence[str], expr: Node) -> Aggregate:
     return Aggregate("max", tuple(labels), expr)
+
+
+def max_without(labels: Sequence[str], expr: Node) -> Aggregate:
+    return Aggregate("max", tuple(labels), expr, without=True)
 
 
 def min_by(labels: Sequence[str], expr: Node) -> Aggregate:
