@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zmon.judgment import declarations, host, integrity
+from zmon.judgment import declarations, host, integrity, memory, self_watch
 from zmon.judgment.conditions import Condition
 from zmon.judgment.expr import Record
 from zmon.judgment.thresholds import Thresholds
@@ -14,8 +14,11 @@ def conditions(t: Thresholds) -> list[Condition]:
         *declarations.pool_conditions(t),
         integrity.stuck(t),
         *integrity.integrity_conditions(t),
+        *memory.memory_conditions(t),
+        memory.arc_slowdown(t),
         *declarations.cable_conditions(t),
         *host.ups_conditions(t),
+        *self_watch.self_conditions(t),
         *host.zmon_state_conditions(t),
     ]
 
@@ -25,6 +28,8 @@ def records(t: Thresholds) -> list[Record]:
     return [
         *declarations.shared_records(t),
         integrity.VDEV_ERRORS,
+        *memory.arc_records(),
+        *memory.latency_records(t),
         declarations.DISK_REDUNDANCY,
         *declarations.sas_records(t),
     ]
