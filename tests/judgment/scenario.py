@@ -153,4 +153,7 @@ def series() -> Series:
     # zmon's own blind spots
     _series(out, "zmon_kernel_log_following", {"source": "/var/log/kern.log"}, outside(10, 40))
     _series(out, "zmon_collector_state_writable", {"collector": "kernel_log"}, outside(150, 999))
+    from tests.judgment.scenario_memory import memory  # it builds on this module's helpers
+
+    memory(out)
     return out

@@ -107,6 +107,8 @@ def test_every_declaration_evaluates_as_prometheus_does(tmp_path: Path) -> None:
     test = {
         "rule_files": ["rules.yml"],
         "evaluation_interval": "1m",
+        # records first, as the rule file's groups run and as the evaluator reads them
+        "group_eval_order": ["records", "conditions"],
         "tests": [{
             "interval": "1m",
             "input_series": _input_series(),

@@ -3,9 +3,9 @@ policy's severity; what the rule file says is what is evaluated."""
 
 from __future__ import annotations
 
-from zmon.judgment import shipped
+from zmon.judgment import self_watch, shipped
 from zmon.judgment.conditions import Condition, evaluate_conditions, store_for
-from zmon.judgment.expr import metric
+from zmon.judgment.expr import metric, selected_metrics
 from zmon.judgment.thresholds import DEFAULTS
 
 DEGRADED = next(c for c in shipped.conditions(DEFAULTS) if c.name == "ZfsPoolDegraded")
@@ -43,3 +43,10 @@ def test_every_declaration_is_in_the_paging_policy_and_renders() -> None:
     for condition in shipped.conditions(DEFAULTS):
         assert condition.severity in ("critical", "warning", "info")
         assert condition.promql()
+
+
+def test_only_the_target_conditions_read_what_the_scraper_writes() -> None:
+    """``up`` is Prometheus' own: zmon's history never has it, so only the target conditions
+    read it (and `zmon status` cannot judge them)."""
+    reads_up = {c.name for c in shipped.conditions(DEFAULTS) if "up" in selected_metrics(c.expr)}
+    assert reads_up == set(self_watch.TARGET)
