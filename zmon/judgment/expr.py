@@ -21,15 +21,14 @@ operators and aggregations the shipped rules use, with Prometheus 2.x semantics:
   histograms only), ``quantile_over_time`` and ``quantile`` interpolate between ranks as
   Prometheus does; range windows include both ends, as in Prometheus 2.x.
 
-Where a range over a record cannot match Prometheus exactly: Prometheus reads the samples its
-rule evaluations stored, computed from the data each evaluation had, at the times its group
-was evaluated (an offset of the group's own within each interval); this evaluator recomputes
-the record from the history at hand at each multiple of ``interval`` since the epoch. The two
-agree when the evaluations fall on those multiples (promtool's do) and the history holds every
-sample. ``zmon.judgment.store.Store`` thins samples older than an hour to one per 5 minutes:
-there a record over a 5-minute ``rate`` (the slowdown's p99) has a value only at the steps whose
-window holds two of the kept samples, about one step in five, and ``quantile_over_time`` over a
-day of it (the usual) is the median of those steps and of every step of the last hour.
+A range over a record reads what the history recorded (``History.recorded``: a ``Store`` built
+by ``store_for`` records each record read over a range at every step once its feeds have passed
+the step, from the data the step had, as Prometheus' rule evaluation stores it) and computes
+the steps not recorded yet; a history that records nothing has the record recomputed at each
+step from the samples it holds. What still cannot match exactly: the steps are the multiples
+of ``interval`` since the epoch, while Prometheus evaluates a group at an offset of its own
+within each interval (promtool at the multiples, as here), and a step is recorded from the
+feeds before the next one, while Prometheus evaluates with the scrapes it has at that moment.
 """
 
 from __future__ import annotations
@@ -72,6 +71,13 @@ class History(Protocol):
     def series(self, name: str) -> Iterable[tuple[Labels, Sequence[float], Sequence[float]]]:
         """Each series of metric ``name``: its labels (with the name), its sample times and
         values, oldest first."""
+        ...
+
+    def recorded(
+        self, name: str
+    ) -> tuple[Iterable[tuple[Labels, Sequence[float], Sequence[float]]], float] | None:
+        """The samples the record ``name`` was recorded with at each evaluation step (as
+        ``series``) and the last step recorded; None where the history does not record it."""
         ...
 
 
@@ -321,6 +327,16 @@ class Selector(Node):
         step = ctx.interval
         t = math.ceil(start / step - 1e-9) * step
         found: dict[Labels, list[tuple[float, float]]] = {}
+        kept = ctx.history.recorded(self.name)
+        if kept is not None:  # as recorded up to ``until``; the steps after it computed
+            series, until = kept
+            for labels, times, values in series:
+                if not _matches(dict(labels), self.matchers):
+                    continue
+                lo, hi = bisect_left(times, start), bisect_right(times, min(end, until))
+                if hi > lo:
+                    found[labels] = [(times[i], values[i]) for i in range(lo, hi)]
+            t = max(t, math.floor(until / step + 1e-9) * step + step)
         while t <= end + 1e-9:
             for labels, v in ctx.record(self, t).items():
                 if _matches(dict(labels), self.matchers):
@@ -865,15 +881,23 @@ def selected_metrics(node: Node | Range) -> set[str]:
     return out
 
 
-def lookback(node: Node | Range) -> dict[str, float]:
+def lookback(node: Node | Range, recorded: float | None = None) -> dict[str, float]:
     """How far back, in seconds, an evaluation of ``node`` reads each metric (windows,
-    offsets, the instant selectors' lookback, and the same of the records it refers to)."""
+    offsets, the instant selectors' lookback, and the same of the records it refers to).
+
+    With ``recorded`` (an evaluation interval), a record read over a range is taken as
+    recorded at each step (``ranged_records``): its own name needs the window, what it reads
+    only enough to compute the steps not recorded yet (two intervals)."""
     out: dict[str, float] = {}
 
     def need(n: Node | Range, before: float) -> None:
         if isinstance(n, Range):
             s = n.selector
-            if isinstance(s, Record):
+            if isinstance(s, Record) and recorded is not None:
+                back = before + n.window + s.offset
+                out[s.name] = max(out.get(s.name, 0.0), back)
+                need(s.expr, before + s.offset + 2 * recorded)
+            elif isinstance(s, Record):
                 need(s.expr, before + n.window + s.offset)
             else:
                 out[s.name] = max(out.get(s.name, 0.0), before + n.window + s.offset)
@@ -890,6 +914,22 @@ def lookback(node: Node | Range) -> dict[str, float]:
 
     need(node, 0.0)
     return out
+
+
+def ranged_records(nodes: Iterable[Node | Range]) -> list[Record]:
+    """The records ``nodes`` read over a range, each once, a record after those it reads over
+    a range itself: the ones a history records at each evaluation step, as Prometheus does."""
+    out: dict[str, Record] = {}
+
+    def visit(n: Node | Range) -> None:
+        for child in children(n):
+            visit(child)
+        if isinstance(n, Range) and isinstance(n.selector, Record):
+            out.setdefault(n.selector.name, Record.of(n.selector.name, n.selector.expr))
+
+    for node in nodes:
+        visit(node)
+    return list(out.values())
 
 
 def children(node: Node | Range) -> list[Node | Range]:
