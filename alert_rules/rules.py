@@ -16,12 +16,10 @@ from alert_rules.building import (
     with_pool,
     x,
 )
-from alert_rules.slowdown import ARC_ACCESSES, arc_records, slowdown_group
 from alert_rules.zmon_state import zmon_state_alerts
-from zmon.judgment import capacity, declarations, host, integrity, scans
-from zmon.judgment.thresholds import JOB_SELECTOR, Thresholds
-from zmon.judgment.words import DISK, DISK_, DISK_LOCATION, POOL
-from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS
+from zmon.judgment import capacity, declarations, host, integrity, memory, scans, self_watch
+from zmon.judgment.thresholds import Thresholds
+from zmon.judgment.words import DISK, DISK_, DISK_LOCATION
 
 
 def recording_rules(t: Thresholds) -> Group:
@@ -70,47 +68,20 @@ def dataset_alerts(t: Thresholds) -> Group:
 
 
 def memory_alerts(t: Thresholds) -> Group:
-    w = t.error_window
     return Group(
         "zmon-memory",
         [
-            *arc_records(),
-            Alert(
-                "ZfsDedupTableTooLarge",
-                x(f"""
-            zmon_pool_ddt_in_core_bytes
-            / on(instance, job) group_left() (zmon_arc_max_size_bytes > 0)
-            > {t.ddt_arc_share_max}
-        """),
-                "A ZFS dedup table takes a large share of the ARC.",
-                f"The dedup table of {POOL} needs {{{{ $value | humanizePercentage }}}} of the "
-                f"ARC maximum in memory (limit {t.ddt_arc_share_max:.0%}); it will crowd out "
-                "cached data and slow every write.",
-            ),
-            Alert(
-                "ZfsArcGhostHitsHigh",
-                x(f"""
-            {ARC_GHOST_HITS_PER_ACCESS.record} > {t.arc_ghost_hit_ratio_max}
-            and on(instance, job) {ARC_ACCESSES} > {t.arc_min_ops}
-        """),
-                "ZFS ARC ghost hits are high: the ARC looks too small.",
-                "On {{ $labels.instance }}, ghost hits are {{ $value | humanizePercentage }} "
-                "of ARC accesses: recently evicted blocks are read again. A larger ARC "
-                "(zfs_arc_max) or an L2ARC would serve them.",
-                str(t.arc_for),
-            ),
-            Alert(
-                "ZfsL2arcErrors",
-                x(f"""
-            increase(zmon_arc_l2_io_errors_total[{w}]) > 0
-            or increase(zmon_arc_l2_checksum_errors_total[{w}]) > 0
-        """),
-                "The ZFS L2ARC device returned I/O or checksum errors.",
-                "The L2ARC (cache) device on {{ $labels.instance }} returned errors in the last "
-                f"{w}. ZFS falls back to the pool, but check the cache device.",
-            ),
+            *(Record.of(r) for r in memory.arc_records()),
+            *(Alert.of(c) for c in memory.memory_conditions(t)),
         ],
     )
+
+
+def slowdown_group(t: Thresholds) -> Group:
+    """The latency records and the alert that reads them, in a group of their own (the ARC
+    records stay with the memory alerts that read them, so those see fresh values)."""
+    records = [Record.of(r) for r in memory.latency_records(t)]
+    return Group("zmon-slowdown", [*records, Alert.of(memory.arc_slowdown(t))])
 
 
 def disk_alerts(t: Thresholds) -> Group:
@@ -218,71 +189,7 @@ def ups_alerts(t: Thresholds) -> Group:
 
 
 def zmon_alerts(t: Thresholds) -> Group:
-    return Group(
-        "zmon-self",
-        [
-            Alert(
-                "ZmonCollectorFailing",
-                "zmon_collector_success == 0",
-                "A zmon collector is failing.",
-                "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} fails; its "
-                "metrics are stale. See zmon's log.",
-                str(t.collector_failing_for),
-            ),
-            Alert(
-                "ZmonCollectorDataStale",
-                x(f"""
-            time() - zmon_collector_last_success_timestamp_seconds
-            > clamp_min(
-                {t.collector_stale_intervals} * zmon_collector_interval_seconds,
-                {t.collector_stale_min.seconds}
-              )
-            and zmon_collector_has_data == 1
-        """),
-                "Data from a zmon collector is stale.",
-                "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} last "
-                "succeeded {{ $value | humanizeDuration }} ago; alerts on its metrics are blind.",
-            ),
-            Alert(
-                "ZmonCollectorNoData",
-                # the uptime of zmon for each of its collectors that has never had a good run
-                # (a last-success time of 0: one that hangs from the start, which
-                # ZmonCollectorDataStale cannot see), past as many intervals as a stale one
-                x(f"""
-            zmon_collector_interval_seconds * 0
-            + on(instance, job) group_left() (time() - zmon_start_time_seconds)
-            > clamp_min(
-                {t.collector_stale_intervals} * zmon_collector_interval_seconds,
-                {t.collector_stale_min.seconds}
-              )
-            and on(instance, job, collector)
-            zmon_collector_last_success_timestamp_seconds == 0
-        """),
-                "A zmon collector has had no good run since zmon started.",
-                "Collector {{ $labels.collector }} of zmon on {{ $labels.instance }} has not "
-                "finished one good run since zmon started {{ $value | humanizeDuration }} ago "
-                "(a command that hangs, such as zpool on a stuck pool); alerts on its metrics "
-                "have seen nothing.",
-            ),
-            Alert(
-                "ZmonTargetDown",
-                f"up{{{JOB_SELECTOR}}} == 0",
-                "Prometheus cannot scrape zmon.",
-                "zmon on {{ $labels.instance }} does not answer scrapes: ZFS, disk and UPS "
-                "alerts for that host are blind.",
-                str(t.target_down_for),
-            ),
-            Alert(
-                "ZmonTargetMissing",
-                f"absent(up{{{JOB_SELECTOR}}})",
-                "Prometheus scrapes no zmon target.",
-                "Prometheus scrapes no target of job {{ $labels.job }} (selector "
-                f"{JOB_SELECTOR}): ZFS, disk and UPS alerts see nothing. "
-                "Check the scrape configuration.",
-                str(t.target_down_for),
-            ),
-        ],
-    )
+    return Group("zmon-self", [Alert.of(c) for c in self_watch.self_conditions(t)])
 
 
 def groups(t: Thresholds) -> list[Group]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from zmon.judgment import shipped
+from zmon.judgment import self_watch, shipped
 from zmon.judgment.conditions import (
     ALERTS_MEMORY,
     Condition,
@@ -13,7 +13,7 @@ from zmon.judgment.conditions import (
     evaluate_conditions,
     store_for,
 )
-from zmon.judgment.expr import EvaluationError, active_alerts, metric
+from zmon.judgment.expr import EvaluationError, active_alerts, metric, selected_metrics
 from zmon.judgment.store import Store
 from zmon.judgment.thresholds import DEFAULTS
 
@@ -122,3 +122,10 @@ def test_a_condition_reading_another_alerts_series_is_refused() -> None:
     other = Condition("X", metric("m").and_(active_alerts("Y")), "", "")
     with pytest.raises(EvaluationError, match="ALERTS of"):
         evaluate_conditions([other], store_for([DEGRADED]), 0.0)
+
+
+def test_only_the_target_conditions_read_what_the_scraper_writes() -> None:
+    """``up`` is Prometheus' own: zmon's history never has it, so only the target conditions
+    read it (and `zmon status` cannot judge them)."""
+    reads_up = {c.name for c in shipped.conditions(DEFAULTS) if "up" in selected_metrics(c.expr)}
+    assert reads_up == set(self_watch.TARGET)

@@ -31,6 +31,7 @@ from zmon.judgment.expr import (
     alerts_read,
     labels_of,
     lookback,
+    ranged_records,
     seconds,
 )
 from zmon.judgment.store import Store
@@ -98,20 +99,25 @@ class Instance:
 def needs(
     conditions: Iterable[Condition], records: Iterable[Record] = (), interval: float = INTERVAL
 ) -> dict[str, float]:
-    """Each metric the conditions (and records) read -> the seconds of past to keep."""
+    """Each metric the conditions (and records) read -> the seconds of past to keep; and
+    each record read over a range (recorded at each step, ``ranged_records``) -> the seconds
+    of its samples to keep."""
     out: dict[str, float] = {}
     for c in conditions:
-        for name, back in lookback(c.expr).items():
+        for name, back in lookback(c.expr, recorded=interval).items():
             out[name] = max(out.get(name, 0.0), back + c.hold + c.memory + interval)
     for r in records:
-        for name, back in lookback(r.expr).items():
+        for name, back in lookback(r.expr, recorded=interval).items():
             out[name] = max(out.get(name, 0.0), back + interval)
     return out
 
 
 def store_for(conditions: Sequence[Condition], interval: float = INTERVAL) -> Store:
-    """An empty store that keeps what ``conditions`` read."""
-    return Store(needs(conditions, interval=interval))
+    """An empty store that keeps what ``conditions`` read, recording the records they read
+    over a range at each step."""
+    conditions = list(conditions)
+    records = ranged_records(c.expr for c in conditions)
+    return Store(needs(conditions, interval=interval), records, interval)
 
 
 def unseen(conditions: Iterable[Condition], store: Store, now: float) -> dict[str, float]:
