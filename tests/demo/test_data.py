@@ -7,13 +7,14 @@ import re
 
 from zmon.demo.host import DATA
 from zmon.demo.kernlog import SataDisk, cable_lines, media_lines, new_lines, syslog_lines
-from zmon.demo.refresh import split_events, split_in_capture_order
+from zmon.demo.refresh import MIB, split_events, split_in_capture_order, with_demo_limits
 from zmon.demo.smartdata import sata_report, version_text
 from zmon.demo.timeline import PHASES, Phase
 from zmon.parsers.kernel_log import PatternSet, default_rules, scan_text
 from zmon.parsers.smartctl import parse_smartctl, parse_version
 
-HEALTHY = DATA / "scenarios" / PHASES[0].scenario
+SCENARIOS = DATA / "scenarios"
+HEALTHY = SCENARIOS / PHASES[0].scenario
 PHASE = {p.name: i for i, p in enumerate(PHASES)}
 
 
@@ -178,3 +179,17 @@ def test_scrub_phases_log_a_scrub_start_then_a_scrub_finish() -> None:
     assert "sysevent.fs.zfs.scrub_finish" not in scrub
     finished = [cls for _, cls in _phase_events(PHASES[PHASE["scrub-finished"]])]
     assert finished[-1] == "sysevent.fs.zfs.scrub_finish"
+
+
+def test_the_demo_sets_one_quota_and_one_refquota_as_zfs_would_show_them() -> None:
+    """The lab sets none; the quota panels and findings need one of each (refresh.py)."""
+    props = {"used": "150", "referenced": "100", "available": "5000", "quota": "0"}
+    quota = with_demo_limits("rz/data", {**props, "used": str(200 * MIB), "available": str(10**12)})
+    assert quota["quota"] == str(256 * MIB) and quota["available"] == str(56 * MIB)
+    ref = with_demo_limits("single/docs", props)
+    assert ref["refquota"] == str(MIB) and ref["available"] == "5000"  # the pool's is less
+    assert with_demo_limits("tank/data", props) == props
+    rows = (SCENARIOS / "15-resilver-finished" / "derived-zfs-list-datasets.txt").read_text()
+    limits = {r.split("\t")[0]: r.split("\t")[7:9] for r in rows.splitlines()}
+    assert limits["rz/data"] == [str(256 * MIB), "0"]
+    assert limits["single/docs"] == ["0", str(MIB)]

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.judgment import scenario_disks
-
 STEP = 60  # seconds between samples, and between rule evaluations
 MINUTES = 180
 HOST = {"instance": "h1", "job": "zmon"}
@@ -155,5 +153,10 @@ def series() -> Series:
     # zmon's own blind spots
     _series(out, "zmon_kernel_log_following", {"source": "/var/log/kern.log"}, outside(10, 40))
     _series(out, "zmon_collector_state_writable", {"collector": "kernel_log"}, outside(150, 999))
+    from tests.judgment import scenario_disks, scenario_scans  # they build on this module's helpers
+    from tests.judgment.scenario_memory import memory
+
+    scenario_scans.add(out)
+    memory(out)
     scenario_disks.add(out)  # the disks' own health: SMART, sectors, NVMe, temperature, link
     return out

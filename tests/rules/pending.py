@@ -13,9 +13,6 @@ from __future__ import annotations
 
 # Metric names, recording rule names, or exact selectors as written in a rule.
 NOT_IN_DEMO_YET: dict[str, str] = {
-    # zmon serves no series for "none" (0); a lab scenario that sets quotas would add them
-    "zmon_dataset_quota_bytes": "the lab pools the demo replays have no quota set",
-    "zmon_dataset_refquota_bytes": "the lab pools the demo replays have no refquota set",
     # each of the demo's pools has one top-level vdev (tank a mirror, rz a raidz1, single a disk)
     "zmon:vdev_io_latency_p99_vs_siblings:ratio": "no demo pool has two top-level vdevs to compare",
 }

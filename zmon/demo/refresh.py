@@ -110,6 +110,23 @@ def _zfs_properties(text: str) -> dict[str, dict[str, str]]:
     return props
 
 
+# The lab sets no quota. The demo host gives one dataset a quota and another a refquota, as
+# `zfs set` would show them (available capped at what the limit leaves), so the quota
+# panels and `zmon status` have something to show; both stay well below the alerts' limit.
+MIB = 1 << 20
+DEMO_LIMITS = {"rz/data": ("quota", 256 * MIB), "single/docs": ("refquota", 1 * MIB)}
+
+
+def with_demo_limits(name: str, p: dict[str, str]) -> dict[str, str]:
+    """``zfs get`` properties of dataset ``name`` with the demo's quota or refquota set."""
+    if name not in DEMO_LIMITS:
+        return p
+    prop, limit = DEMO_LIMITS[name]
+    used = int(p["used"] if prop == "quota" else p["referenced"])
+    left = max(limit - used, 0)
+    return {**p, prop: str(limit), "available": str(min(int(p["available"]), left))}
+
+
 def phase_anchor(scen: Path) -> list[str]:
     """The phase's ``time-anchors.tsv`` row: when its outputs were recorded.
 
@@ -282,6 +299,7 @@ def derived_recordings(dest: Path) -> list[str]:
         for name, p in props.items():
             kind = p.get("type", "")
             if kind in ("filesystem", "volume"):
+                p = with_demo_limits(name, p)
                 lines.append("\t".join(name if c == "name" else p.get(c, "-") for c in COLUMNS))
             elif kind == "snapshot":
                 snaps.append(f"{name}\t{p['creation']}")
