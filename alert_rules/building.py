@@ -1,28 +1,13 @@
-"""The pieces rules are built from: rule records, and PromQL and template fragments."""
+"""The rule file's pieces: records and alerts rendered from their declarations, in groups."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from textwrap import dedent, indent
 
-from zmon.judgment import declarations
 from zmon.judgment.conditions import Condition
 from zmon.judgment.expr import Record as DeclaredRecord
-from zmon.judgment.words import (  # noqa: F401 - the unconverted rule families use them here
-    DISK,
-    DISK_,
-    DISK_LOCATION,
-    POOL,
-    VDEV,
-    VDEV_DISK,
-    counted_since,
-    disk_location,
-)
 from zmon.status import policy
 from zmon.status.links import SiteLinks
-
-# the shared records' names, for the rules still written as text
-VDEV_INFO = declarations.VDEV_INFO.name
 
 
 @dataclass(frozen=True)
@@ -101,31 +86,3 @@ DASHBOARD_BY_PREFIX = (
 class Group:
     name: str
     rules: list[Record | Alert]
-
-
-def x(text: str) -> str:
-    """A PromQL block written indented in Python, as plain text."""
-    return dedent(text).strip()
-
-
-def paren(expr: str) -> str:
-    return "(\n" + indent(expr, "  ") + "\n)"
-
-
-def per_vdev(expr: str, extra: str = "") -> str:
-    """``expr`` with the vdev's identity only (instance, job, pool, vdev): no ``device``, no
-    ``class``. A label that can change during one incident (the ``device`` of a disk replaced
-    or re-enumerated under a slot-named vdev) would resolve the alert and fire it again under
-    new labels: a second notification."""
-    return f"max by (instance, job, pool, vdev{extra}) {paren(expr)}"
-
-
-def events_per_vdev(selector: str, window: object) -> str:
-    """New events per vdev, all selected classes together (one alert per vdev). zmon labels
-    an event's leaf as zpool status names it (a whole disk's ``ata-X``, not the event path's
-    ``ata-X-part1``), so it joins zmon_vdev_info; its counters start at 0 (zero-initialised)."""
-    return x(f"""
-        sum by (instance, job, pool, vdev) (
-          increase({selector}[{window}])
-        ) > 0
-    """)

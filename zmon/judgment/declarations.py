@@ -4,8 +4,8 @@ Each condition is declared here once: alert_rules/ renders the Prometheus rule f
 ``zmon.judgment.conditions.evaluate_conditions`` evaluates it over zmon's own history. The
 families here are the pool states and the suspect cable (SATA CRC errors, kernel-log link
 events and SAS PHY error counters), with the records and scopes others
-join with; integrity.py has the vdev errors and the stuck pool, shipped.py lists them all. The
-other alerts are still written as PromQL text in alert_rules/ (alert_rules/rules.py).
+join with; the other families have modules of their own (integrity.py, scans.py,
+capacity.py, memory.py, disks.py, host.py, self_watch.py), and shipped.py lists them all.
 """
 
 from __future__ import annotations
