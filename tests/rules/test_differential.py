@@ -44,8 +44,6 @@ DISAGREE: dict[str, str] = {
     "the demo's checksum-errors phase on (demo, fleet cable)",
     "UpsRuntimeLow": _MISSING + "Prometheus holds it pending for labups in the labs' "
     "06-permanent-errors step",
-    "UpsOnBatteryDuringScan": _MISSING + "Prometheus fires it for tank in the demo's "
-    "resilvering phase (status says the finding resilver_on_battery, no alert)",
     "ZfsVdevChecksumErrors": _WINDOW + "Prometheus keeps firing for 10m after the errors "
     "(labs: tank's ZLSATA1 from 05 on); in the demo and fleet cable status tells sdb's "
     "checksum errors as the cable finding (DiskLinkFailing) and drops this alert",
@@ -63,8 +61,6 @@ DISAGREE: dict[str, str] = {
     "(no alert) where Prometheus fires it (demo resilvering)",
     "UpsOnBattery": _GROUPED + "status drops it while UpsLowBattery fires for the same UPS "
     "(labs 06, fleet cable/offline/never) or while a resilver runs on battery (demo)",
-    "ZfsPoolDegraded": _GROUPED + "status names only ZfsPoolRedundancyLost for a pool with a "
-    "vdev without redundancy (demo degraded, fleet offline)",
     "ZfsSpareInUse": _GROUPED + "status tells the spare as the degraded pool's finding "
     "(labs 12-14)",
     "ZfsVdevFaulted": _GROUPED + "status tells a faulted or removed vdev of a DEGRADED pool "
