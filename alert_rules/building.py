@@ -149,39 +149,3 @@ def events_per_vdev(selector: str, window: object) -> str:
 def rise(metric: str, window: object) -> str:
     """How far a gauge stands above its lowest value in ``window`` (exact, unlike delta)."""
     return f"{metric} - min_over_time({metric}[{window}])"
-
-
-def hysteresis(metric: str, name: str, on: float, off: float) -> str:
-    """Fires above ``on`` and stays active (pending or firing) until it drops below ``off``."""
-    return x(f"""
-        {metric} > {on}
-        or
-        (
-          {metric} > {off}
-          and on(instance, job, pool)
-          ALERTS{{alertname="{name}", alertstate=~"pending|firing"}}
-        )
-    """)
-
-
-def fill_alert(
-    name: str,
-    expr: str,
-    summary: str,
-    *,
-    subject: str,
-    filled: str,
-    bounds: str,
-    consequence: str,
-    for_: object,
-) -> Alert:
-    """An alert on how full a pool or a dataset's quota is, where ``expr`` yields the ratio
-    used. Its description reads "{subject} <ratio> {filled} ({bounds}){consequence}", for
-    example "ZFS pool p on h is 91% full (above 90%, clears below 85%); writes slow down…"."""
-    return Alert(
-        name,
-        expr,
-        summary,
-        f"{subject} {{{{ $value | humanizePercentage }}}} {filled} ({bounds}){consequence}",
-        str(for_),
-    )

@@ -15,7 +15,6 @@ from grafana_foundation_sdk.builders.common import (
 )
 from grafana_foundation_sdk.models.common import GraphThresholdsStyleMode, ScaleDistribution
 
-from alert_rules import slowdown
 from grafana.builder import (
     I,
     Panel,
@@ -34,6 +33,7 @@ from grafana.builder import (
     unit,
     value_map,
 )
+from zmon.judgment import memory
 from zmon.status import ratios
 
 H = 'job=~"$job", instance=~"$instance"'  # host selector
@@ -292,8 +292,8 @@ def why_slow() -> list[Panel | Row]:
     a scan competing, one vdev or disk slower than its siblings (grafana/README.md)."""
     per_op = [
         timeseries(f"{op.capitalize()} latency p99 against the usual", [
-            T(_record(slowdown.POOL_P99, f'{H}, op="{op}"'), f"{PL} now"),
-            T(_record(slowdown.POOL_USUAL, f'{H}, op="{op}"'), f"{PL} usual"),
+            T(_record(memory.POOL_P99, f'{H}, op="{op}"'), f"{PL} now"),
+            T(_record(memory.POOL_USUAL, f'{H}, op="{op}"'), f"{PL} usual"),
         ], unit="s", min=0, width=12,
                    description=f"{op.capitalize()} latency p99 of each pool over the last 5 "
                    "minutes (queue plus disk), against its usual: the median of those 5-minute "
@@ -305,7 +305,7 @@ def why_slow() -> list[Panel | Row]:
         Row("Why is it slow?"),
         *per_op,
         timeseries("Latency against the usual", [
-            T(_record(slowdown.POOL_VS_USUAL), "{{instance}} {{pool}} {{op}}"),
+            T(_record(memory.POOL_VS_USUAL), "{{instance}} {{pool}} {{op}}"),
         ], unit="suffix:×", min=0, width=8,
                    thresholds=[(None, "green"), (2, "orange"), (5, "red")],
                    description="p99 now divided by the usual p99: 6× means six times slower "
@@ -371,7 +371,7 @@ def why_slow() -> list[Panel | Row]:
                    description="A scrub or resilver issuing I/O competes with reads and writes; "
                                "empty when no scan runs."),
         timeseries("Top-level vdevs against their siblings", [
-            T(_record(slowdown.VDEV_VS_SIBLINGS), "{{instance}} {{pool}} {{vdev}} {{op}}"),
+            T(_record(memory.VDEV_VS_SIBLINGS), "{{instance}} {{pool}} {{vdev}} {{op}}"),
         ], unit="suffix:×", min=0, width=8,
                    thresholds=[(None, "green"), (2, "orange"), (5, "red")],
                    description="Each top-level vdev's p99 divided by the median of its pool's "

@@ -153,4 +153,9 @@ def series() -> Series:
     # zmon's own blind spots
     _series(out, "zmon_kernel_log_following", {"source": "/var/log/kern.log"}, outside(10, 40))
     _series(out, "zmon_collector_state_writable", {"collector": "kernel_log"}, outside(150, 999))
+    from tests.judgment import scenario_scans  # it builds on this module's helpers
+    from tests.judgment.scenario_memory import memory
+
+    scenario_scans.add(out)
+    memory(out)
     return out

@@ -4,6 +4,7 @@ value at every evaluation, and the firing alerts) with the declarations rendered
 
 from __future__ import annotations
 
+import math
 import subprocess
 from pathlib import Path
 
@@ -13,8 +14,8 @@ import yaml
 from tests.helpers import require_tool
 from tests.judgment import scenario
 from zmon.judgment import shipped
-from zmon.judgment.conditions import evaluate_conditions, needs
-from zmon.judgment.expr import NAME, Context, Labels
+from zmon.judgment.conditions import alerts_series, evaluate_conditions, needs
+from zmon.judgment.expr import NAME, Context, Labels, ranged_records
 from zmon.judgment.store import Store
 from zmon.judgment.thresholds import DEFAULTS
 
@@ -24,11 +25,16 @@ EVAL_MINUTES = range(5, scenario.MINUTES + 1, 5)
 
 
 def fed_store() -> Store:
-    store = Store({name: 1e9 for name in needs(CONDITIONS, RECORDS)})
-    for (name, labels), values in scenario.series().items():
-        for minute, v in enumerate(values):
-            if v is not None:
-                store.add_sample(name, dict(labels), v, minute * scenario.STEP)
+    """The scenario fed in time order (the records read over a range are recorded as the
+    feeds pass each step), every sample kept as fed."""
+    ranged = ranged_records([*(c.expr for c in CONDITIONS), *(r.expr for r in RECORDS)])
+    keep = {name: 1e9 for name in needs(CONDITIONS, RECORDS, scenario.STEP)}
+    store = Store(keep, ranged, scenario.STEP, fine=math.inf)
+    series = scenario.series()
+    for minute in range(scenario.MINUTES + 1):
+        for (name, labels), values in series.items():
+            if values[minute] is not None:
+                store.add_sample(name, dict(labels), values[minute], minute * scenario.STEP)
     return store
 
 
@@ -77,14 +83,16 @@ def expectations(store: Store) -> tuple[list[dict[str, object]], list[dict[str, 
     fired: set[str] = set()
     for minute in EVAL_MINUTES:
         at = float(minute * scenario.STEP)
+        instances = evaluate_conditions(CONDITIONS, store, at, interval=scenario.STEP)
+        # a query after the evaluation at ``at`` sees the ALERTS it wrote
+        ctx = Context(store, interval=scenario.STEP, alerts=alerts_series(instances))
         for node in [*(r.expr for r in RECORDS), *(c.expr for c in CONDITIONS)]:
-            vector = sorted(node.vector(Context(store, interval=scenario.STEP), at).items())
+            vector = sorted(node.vector(ctx, at).items())
             exprs.append({
                 "expr": node.promql(),
                 "eval_time": f"{minute}m",
                 "exp_samples": [{"labels": _selector(k), "value": v} for k, v in vector],
             })  # fmt: skip
-        instances = evaluate_conditions(CONDITIONS, store, at, interval=scenario.STEP)
         for c in CONDITIONS:
             firing = [i for i in instances if i.alert == c.name and i.state == "firing"]
             fired |= {i.alert for i in firing}
@@ -107,6 +115,8 @@ def test_every_declaration_evaluates_as_prometheus_does(tmp_path: Path) -> None:
     test = {
         "rule_files": ["rules.yml"],
         "evaluation_interval": "1m",
+        # records first, as the rule file's groups run and as the evaluator reads them
+        "group_eval_order": ["records", "conditions"],
         "tests": [{
             "interval": "1m",
             "input_series": _input_series(),

@@ -3,19 +3,27 @@ every declaration is tests/judgment/test_against_promtool.py)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from zmon.judgment.expr import (
     Context,
     EvaluationError,
     Record,
+    active_alerts,
+    alerts_read,
     count_by,
+    histogram_quantile,
     increase,
     label_replace,
     max_by,
     max_over_time,
+    max_without,
     metric,
+    quantile_over_time,
     rate,
+    selected_metrics,
     sum_by,
 )
 from zmon.judgment.store import Store
@@ -186,3 +194,99 @@ def test_an_offset_range_reads_the_window_that_ended_that_long_ago() -> None:
     newer = increase(metric("c").at("2m"))
     assert value(older, store, 360) == {(): 5.0}
     assert value(newer, store, 360) == {(): 0.0}
+
+
+def test_alerts_selects_the_active_alerts_of_the_context_whatever_the_time() -> None:
+    """``ALERTS`` is no stored metric: it is the previous evaluation's active alerts."""
+    ratio = metric("ratio")
+    store = history(ratio__pool_tank=[(0, 0.78)], ratio__pool_vault=[(0, 0.78)])
+    held = (ratio > 0.8).or_((ratio > 0.75).and_(active_alerts("Full"), on=("pool",)))
+    assert held.promql() == (
+        'ratio > 0.8\nor (\n  ratio > 0.75\n  and on(pool) ALERTS{alertname="Full", '
+        'alertstate=~"pending|firing"}\n)'
+    )
+    alerts = {
+        (("__name__", "ALERTS"), ("alertname", "Full"), ("alertstate", "firing"),
+         ("pool", "tank")): 1.0,
+        (("__name__", "ALERTS"), ("alertname", "Other"), ("alertstate", "firing"),
+         ("pool", "vault")): 1.0,
+    }  # fmt: skip
+    assert held.evaluate(Context(store, alerts=alerts), 120) == {
+        (("__name__", "ratio"), ("pool", "tank")): 0.78
+    }
+    assert held.evaluate(Context(store), 120) == {}
+    assert alerts_read(held) == {"Full"}
+    assert alerts_read(metric("ALERTS")) == {""}
+    assert "ALERTS" not in selected_metrics(held)
+
+
+def buckets(**series: dict[str, float]) -> Store:
+    """A store of histogram buckets: ``p`` label -> {le: cumulative count}, at time 0."""
+    store = Store({"h_bucket": 1e9})
+    for p, counts in series.items():
+        for le, count in counts.items():
+            store.add_sample("h_bucket", {"p": p, "le": le}, count, 0)
+    return store
+
+
+def test_histogram_quantile_interpolates_within_the_bucket_as_prometheus_does() -> None:
+    store = buckets(
+        a={"0.1": 50, "0.2": 90, "+Inf": 100},  # rank 80: 3/4 into (0.1, 0.2]
+        b={"0.1": 50, "1.0": 60, "1": 30, "+Inf": 100},  # "1.0" and "1" are one bucket: 90
+        c={"0.1": 50, "0.2": 40, "0.3": 90, "+Inf": 100},  # not monotonic: 0.2 counts 50
+        d={"0.1": 10, "0.2": 20, "+Inf": 100},  # rank 80 in +Inf: the highest finite bound
+        e={"0.1": 100, "+Inf": 100},  # rank 80 in the first bucket: from 0
+        f={"-1": 90, "0.5": 100, "+Inf": 100},  # first bound at most 0: that bound
+        g={"0.1": 10, "0.2": 20},  # no +Inf bucket
+        h={"0.1": 0, "+Inf": 0},  # no observation
+    )
+    found = value(histogram_quantile(0.8, metric("h_bucket")), store, 0)
+    got = {dict(k)["p"]: v for k, v in found.items()}
+    assert got["a"] == pytest.approx(0.175)
+    assert got["b"] == pytest.approx(0.1 + 0.9 * 30 / 40)
+    assert got["c"] == pytest.approx(0.275)
+    assert got["d"] == 0.2
+    assert got["e"] == pytest.approx(0.08)
+    assert got["f"] == -1.0
+    assert math.isnan(got["g"]) and math.isnan(got["h"])
+    above = value(histogram_quantile(1.5, metric("h_bucket", p="a")), store, 0)
+    below = value(histogram_quantile(-1, metric("h_bucket", p="a")), store, 0)
+    assert list(above.values()) == [math.inf] and list(below.values()) == [-math.inf]
+    assert histogram_quantile(0.99, metric("h_bucket")).promql() == (
+        "histogram_quantile(0.99, h_bucket)"
+    )
+
+
+def test_quantile_over_time_interpolates_between_the_ranks_of_the_closed_window() -> None:
+    store = history(g=counter([9.0, 1.0, 4.0, 2.0, 3.0]))  # minutes 0-4
+    # [60, 240] holds 1, 4, 2, 3 (both ends included): the median is 2.5, the 0.9 quantile 3.7
+    assert value(quantile_over_time(0.5, metric("g").at("3m")), store, 240) == {(): 2.5}
+    q9 = value(quantile_over_time(0.9, metric("g").at("3m")), store, 240)
+    assert q9 == {(): pytest.approx(3.7)}
+    assert quantile_over_time(0.5, metric("g").at("1d")).promql() == (
+        "quantile_over_time(0.5, g[1d])"
+    )
+
+
+def test_a_quantile_over_a_record_reads_the_records_evaluation_steps() -> None:
+    """A record is a sample at each evaluation (every minute), as Prometheus stores it; the
+    samples of its input between evaluations count only through them."""
+    store = Store({"g": 1e9})
+    for t, v in ((0, 1.0), (30, 100.0), (60, 2.0), (90, 100.0), (120, 3.0), (180, 50.0)):
+        store.add_sample("g", {}, v, t)
+    record = Record.of("r", max_by((), metric("g")))
+    median = quantile_over_time(0.5, record.at("3m"))
+    # evaluations at 0, 60, 120, 180 recorded 1, 2, 3, 50 (30 and 90 were never evaluated)
+    assert value(median, store, 180) == {(): 2.5}
+
+
+def test_max_without_drops_the_named_labels_and_the_name() -> None:
+    store = Store({"m": 1e9})
+    store.add_sample("m", {"p": "t", "op": "read"}, 2.0, 0)
+    store.add_sample("m", {"p": "t", "op": "write"}, 5.0, 0)
+    store.add_sample("m", {"p": "u", "op": "read"}, 1.0, 0)
+    assert value(max_without(("op",), metric("m")), store, 0) == {
+        (("p", "t"),): 5.0,
+        (("p", "u"),): 1.0,
+    }
+    assert max_without(("op",), metric("m")).promql() == "max without (op) (m)"

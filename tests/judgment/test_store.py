@@ -3,11 +3,21 @@ fresh start has not seen."""
 
 from __future__ import annotations
 
+from statistics import median
+
 import pytest
 
 from zmon.judgment import shipped
-from zmon.judgment.conditions import needs, store_for, unseen
-from zmon.judgment.expr import Labels, labels_of
+from zmon.judgment.conditions import Condition, needs, store_for, unseen
+from zmon.judgment.expr import (
+    Context,
+    Labels,
+    Record,
+    labels_of,
+    metric,
+    quantile_over_time,
+    rate,
+)
 from zmon.judgment.store import COARSE_STEP, FINE, MEMORY_BUDGET, Store
 from zmon.judgment.thresholds import DEFAULTS
 
@@ -109,3 +119,26 @@ def test_a_fresh_start_says_which_windows_it_has_not_seen() -> None:
     missing = unseen(CONDITIONS, store, 2 * 3600.0)
     assert "ZfsPoolDegraded" not in missing  # 1 minute for: plus the 5-minute lookback
     assert missing["DiskCableFault"] == pytest.approx(22 * 3600)
+
+
+def test_a_record_read_over_a_range_is_kept_as_recorded_at_each_step() -> None:
+    """As Prometheus stores a record's value at each evaluation, the store records a record
+    that is read over a range (the slowdown's usual: a day of 5-minute p99s) at each step, and
+    keeps of its input only what the recent steps need: three hours of a counter, thinned
+    beyond the last hour, give the median of every 5-minute rate of the last two hours."""
+    per_minute = [m % 7 + 1.0 for m in range(181)]
+    rates = Record.of("r", rate(metric("c").at("5m")))
+    usual = quantile_over_time(0.5, rates.at("2h"))
+    condition = Condition("Usual", usual > 0, "", "")
+    store = store_for([condition])
+    assert store.needs["c"] < 3600 and store.needs["r"] >= 2 * 3600
+    total = 0.0
+    for minute, n in enumerate(per_minute):
+        total += n if minute else 0.0
+        store.add_sample("c", {}, total, minute * 60.0)
+    now = 180 * 60.0
+    steps = range(60, 181)  # the steps of the last two hours
+    expected = median(sum(per_minute[m - 4 : m + 1]) / 300 for m in steps)
+    assert usual.vector(Context(store), now) == {(): pytest.approx(expected)}
+    ((_, times, _),) = store.series("c")
+    assert times[0] >= now - 3600

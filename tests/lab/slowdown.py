@@ -8,7 +8,7 @@ read again (arc-raised: hits); then `zinject -D 1000:16` slows vde and a file wr
 export and import of the pool and not read since is read once in 8 MiB reads (slow-disk: cold
 misses, one top-level vdev slower than its siblings).
 
-The host's Prometheus evaluates zmon's recording rules (alert_rules/slowdown.py, the ratios of
+The host's Prometheus evaluates zmon's recording rules (zmon/judgment/memory.py, the ratios of
 zmon/status/ratios.py) with the rate window shortened from 5 minutes to RATE_WINDOW, so that
 each phase has a window of its own, and the minimum traffic below which latency is not judged
 lowered to RULE_THRESHOLDS' (the TCG guest reads slowly). At each phase's end the signal must
@@ -26,14 +26,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from alert_rules.slowdown import (
-    ARC_ACCESSES,
-    ARC_GHOST_SIZE,
-    POOL_P99,
-    POOL_VS_USUAL,
-    VDEV_P99,
-    VDEV_VS_SIBLINGS,
-)
 from tests.lab.checks import VERSIONS, pool_state
 from tests.lab.engine import (
     AllCollectorsSucceed,
@@ -50,6 +42,13 @@ from tests.lab.engine import (
 )
 from tests.lab.prometheus import AlertWatcher
 from tests.lab.session import Sequence
+from zmon.judgment import memory
+from zmon.judgment.memory import (
+    POOL_P99,
+    POOL_VS_USUAL,
+    VDEV_P99,
+    VDEV_VS_SIBLINGS,
+)
 from zmon.judgment.thresholds import DEFAULTS
 from zmon.parsers.arcstats import parse_arcstats_kstat
 from zmon.parsers.zpool_iostat import parse_zpool_iostat
@@ -87,6 +86,8 @@ TOLERANCE = 0.10
 HITS = ARC_HIT.record
 GHOSTS = ARC_GHOST_HITS_PER_ACCESS.record
 GHOSTS_PER_MISS = ARC_GHOST_HITS_PER_MISS.record
+ARC_ACCESSES = memory.ARC_ACCESSES.name
+ARC_GHOST_SIZE = memory.ARC_GHOST_SIZE.name
 RECORDS = (HITS, GHOSTS, GHOSTS_PER_MISS, ARC_ACCESSES, ARC_GHOST_SIZE, POOL_P99, POOL_VS_USUAL,
            VDEV_P99, VDEV_VS_SIBLINGS)  # fmt: skip
 # What a phase's capture keeps of Prometheus (prometheus.tsv): the records and what they read

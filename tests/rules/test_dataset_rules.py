@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from alert_rules.building import Alert
-from alert_rules.datasets import dataset_alerts
+from alert_rules.rules import dataset_alerts
 from zmon.judgment.thresholds import DEFAULTS, Thresholds
 from zmon.status.policy import severity
 

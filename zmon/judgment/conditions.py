@@ -3,6 +3,14 @@
 ``evaluate_conditions(conditions, store, now)`` is the API the health views call: for each
 declared condition, the instances that hold at ``now`` over the ``Store``'s history, pending or
 firing as Prometheus would have them (pending until the condition held for ``for_``).
+
+A condition may read its own ``ALERTS`` series (hysteresis: active above one bound until it
+drops below another). Its state then depends on its past, so it is walked back further: from
+the store's first feed, at most ``ALERTS_MEMORY``, as a Prometheus that started with zmon would
+have evaluated it. Past that memory, or before the first feed, it starts inactive: a pool that
+crossed the upper bound longer ago and has stayed between the bounds since is not seen active
+(nor after a restart of zmon). The store keeps what such a condition reads for as long, thinned
+to one sample per 5 minutes past an hour (``zmon.judgment.store``).
 """
 
 from __future__ import annotations
@@ -11,12 +19,27 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from zmon.judgment.expr import NAME, Context, Labels, Node, Record, lookback, seconds
+from zmon.judgment.expr import (
+    ALERTS,
+    NAME,
+    Context,
+    EvaluationError,
+    Labels,
+    Node,
+    Record,
+    Vector,
+    alerts_read,
+    labels_of,
+    lookback,
+    ranged_records,
+    seconds,
+)
 from zmon.judgment.store import Store
 from zmon.judgment.thresholds import Duration
 from zmon.status import policy
 
 INTERVAL = 60.0  # seconds between rule evaluations (the rule file's evaluation interval)
+ALERTS_MEMORY = 86400.0  # seconds a condition that reads its own ALERTS is walked back at most
 
 
 @dataclass(frozen=True)
@@ -44,13 +67,23 @@ class Condition:
     def promql(self) -> str:
         return self.expr.promql()
 
+    @property
+    def memory(self) -> float:
+        """Seconds of past before ``for_`` its state depends on: ``ALERTS_MEMORY`` if it reads
+        its own ``ALERTS``, else none. Reading another alert's is refused: each condition is
+        evaluated on its own."""
+        read = alerts_read(self.expr)
+        if read - {self.name}:
+            raise EvaluationError(f"{self.name} reads the ALERTS of {sorted(read)}, not its own")
+        return ALERTS_MEMORY if read else 0.0
+
 
 @dataclass(frozen=True)
 class Instance:
     """One alert instance at an evaluation: its labels (the alert's own, ``severity``
     included; ``instance`` and ``job`` absent, as zmon's history has none), ``pending`` or
-    ``firing``, since when it has been active (the earliest evaluation looked at: a
-    condition is walked back ``for_`` plus one interval), and the expression's value."""
+    ``firing``, since when it has been active (at the earliest, the earliest evaluation
+    looked at: ``for_`` back, or the condition's ``memory``), and the expression's value."""
 
     alert: str
     labels: Mapping[str, str]
@@ -66,20 +99,25 @@ class Instance:
 def needs(
     conditions: Iterable[Condition], records: Iterable[Record] = (), interval: float = INTERVAL
 ) -> dict[str, float]:
-    """Each metric the conditions (and records) read -> the seconds of past to keep."""
+    """Each metric the conditions (and records) read -> the seconds of past to keep; and
+    each record read over a range (recorded at each step, ``ranged_records``) -> the seconds
+    of its samples to keep."""
     out: dict[str, float] = {}
     for c in conditions:
-        for name, back in lookback(c.expr).items():
-            out[name] = max(out.get(name, 0.0), back + c.hold + interval)
+        for name, back in lookback(c.expr, recorded=interval).items():
+            out[name] = max(out.get(name, 0.0), back + c.hold + c.memory + interval)
     for r in records:
-        for name, back in lookback(r.expr).items():
+        for name, back in lookback(r.expr, recorded=interval).items():
             out[name] = max(out.get(name, 0.0), back + interval)
     return out
 
 
 def store_for(conditions: Sequence[Condition], interval: float = INTERVAL) -> Store:
-    """An empty store that keeps what ``conditions`` read."""
-    return Store(needs(conditions, interval=interval))
+    """An empty store that keeps what ``conditions`` read, recording the records they read
+    over a range at each step."""
+    conditions = list(conditions)
+    records = ranged_records(c.expr for c in conditions)
+    return Store(needs(conditions, interval=interval), records, interval)
 
 
 def unseen(conditions: Iterable[Condition], store: Store, now: float) -> dict[str, float]:
@@ -100,29 +138,59 @@ def _alert_labels(c: Condition, labels: Labels) -> Labels:
     return tuple(sorted(d.items()))
 
 
+def alerts_series(instances: Iterable[Instance]) -> Vector:
+    """The ``ALERTS`` series Prometheus writes for ``instances`` at their evaluation: the
+    alert's labels with ``alertname`` and ``alertstate``, each at 1."""
+    return {
+        labels_of({**i.labels, NAME: ALERTS, "alertname": i.alert, "alertstate": i.state}): 1.0
+        for i in instances
+    }
+
+
 def evaluate_conditions(
     conditions: Iterable[Condition], store: Store, now: float, interval: float = INTERVAL
 ) -> list[Instance]:
     """The instances of ``conditions`` that hold at ``now``, pending or firing.
 
     Each condition is evaluated at ``now`` and at the evaluation steps before it (every
-    ``interval`` seconds, back as far as its ``for_``), as Prometheus' rule evaluation would
-    have: an instance is pending from its first evaluation in an unbroken run and firing
-    once ``now - active_since >= for_``; a missed evaluation resets it. Sorted by alert and
-    labels."""
+    ``interval`` seconds, back as far as its ``for_``, or its ``memory`` within what the
+    store has seen), as Prometheus' rule evaluation would have: an instance is pending from
+    its first evaluation in an unbroken run and firing once ``now - active_since >= for_``;
+    a missed evaluation resets it. Its ``ALERTS`` at each step are its instances of the step
+    before. Sorted by alert and labels."""
     out: list[Instance] = []
+    ctx = Context(store, interval=interval)
     for c in conditions:
-        ctx = Context(store, interval=interval)
         steps = math.ceil(c.hold / interval) if c.hold else 0
+        memory = c.memory
+        if memory:
+            back = min(memory, store.seen(now))
+            steps = max(steps, math.floor(back / interval + 1e-9))
         active: dict[Labels, float] = {}
         value: dict[Labels, float] = {}
+        before: list[Instance] = []
         for k in range(steps, -1, -1):
             at = now - k * interval
+            ctx.alerts = alerts_series(before)
             vector = c.expr.vector(ctx, at)
             current = {_alert_labels(c, labels): v for labels, v in vector.items()}
             active = {labels: active.get(labels, at) for labels in current}
             value = current
-        for labels, since in active.items():
-            state = "firing" if now - since >= c.hold else "pending"
-            out.append(Instance(c.name, dict(labels), state, since, value[labels]))
+            before = _instances(c, active, value, at) if memory else []
+        out.extend(_instances(c, active, value, now))
     return sorted(out, key=lambda i: (i.alert, sorted(i.labels.items())))
+
+
+def _instances(
+    c: Condition, active: Mapping[Labels, float], value: Mapping[Labels, float], at: float
+) -> list[Instance]:
+    return [
+        Instance(
+            c.name,
+            dict(labels),
+            "firing" if at - since >= c.hold else "pending",
+            since,
+            value[labels],
+        )
+        for labels, since in active.items()
+    ]

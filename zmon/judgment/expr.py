@@ -16,7 +16,19 @@ operators and aggregations the shipped rules use, with Prometheus 2.x semantics:
   ``on`` labels; ``and``/``or``/``unless`` keep the left side's labels;
 - a selector naming a record (``Record``) evaluates the record's expression at that time; a
   range over a record evaluates it at each evaluation ``interval`` step in the window, as the
-  samples Prometheus' rule evaluation would have stored.
+  samples Prometheus' rule evaluation would have stored;
+- ``histogram_quantile`` is Prometheus 2.x's bucketQuantile over ``le`` buckets (classic
+  histograms only), ``quantile_over_time`` and ``quantile`` interpolate between ranks as
+  Prometheus does; range windows include both ends, as in Prometheus 2.x.
+
+A range over a record reads what the history recorded (``History.recorded``: a ``Store`` built
+by ``store_for`` records each record read over a range at every step once its feeds have passed
+the step, from the data the step had, as Prometheus' rule evaluation stores it) and computes
+the steps not recorded yet; a history that records nothing has the record recomputed at each
+step from the samples it holds. What still cannot match exactly: the steps are the multiples
+of ``interval`` since the epoch, while Prometheus evaluates a group at an offset of its own
+within each interval (promtool at the multiples, as here), and a step is recorded from the
+feeds before the next one, while Prometheus evaluates with the scrapes it has at that moment.
 """
 
 from __future__ import annotations
@@ -36,6 +48,7 @@ Vector = dict[Labels, float]
 Value = Vector | float  # an instant vector or a scalar
 
 NAME = "__name__"
+ALERTS = "ALERTS"  # the series of the active alerts, as Prometheus' rule evaluation writes them
 LOOKBACK = 300.0  # seconds: how old an instant selector's sample may be (Prometheus default)
 PRECEDENCE = {"or": 1, "and": 2, "unless": 2, "==": 3, "!=": 3, ">": 3, "<": 3, ">=": 3,
               "<=": 3, "+": 4, "-": 4, "*": 5, "/": 5}  # fmt: skip
@@ -59,6 +72,13 @@ class History(Protocol):
     def series(self, name: str) -> Iterable[tuple[Labels, Sequence[float], Sequence[float]]]:
         """Each series of metric ``name``: its labels (with the name), its sample times and
         values, oldest first."""
+        ...
+
+    def recorded(
+        self, name: str
+    ) -> tuple[Iterable[tuple[Labels, Sequence[float], Sequence[float]]], float] | None:
+        """The samples the record ``name`` was recorded with at each evaluation step (as
+        ``series``) and the last step recorded; None where the history does not record it."""
         ...
 
 
@@ -284,7 +304,7 @@ class Selector(Node):
         if isinstance(self, Record):
             yield from self._record_samples(ctx, start, end)
             return
-        if self.name == "ALERTS":
+        if self.name == ALERTS:  # the alerts active at the previous evaluation, whatever the time
             for labels, v in ctx.alerts.items():
                 if _matches(dict(labels), self.matchers):
                     yield labels, [(end, v)]
@@ -308,6 +328,16 @@ class Selector(Node):
         step = ctx.interval
         t = math.ceil(start / step - 1e-9) * step
         found: dict[Labels, list[tuple[float, float]]] = {}
+        kept = ctx.history.recorded(self.name)
+        if kept is not None:  # as recorded up to ``until``; the steps after it computed
+            series, until = kept
+            for labels, times, values in series:
+                if not _matches(dict(labels), self.matchers):
+                    continue
+                lo, hi = bisect_left(times, start), bisect_right(times, min(end, until))
+                if hi > lo:
+                    found[labels] = [(times[i], values[i]) for i in range(lo, hi)]
+            t = max(t, math.floor(until / step + 1e-9) * step + step)
         while t <= end + 1e-9:
             for labels, v in ctx.record(self, t).items():
                 if _matches(dict(labels), self.matchers):
@@ -537,7 +567,7 @@ def _expand(m: re.Match[str], replacement: str) -> str:
 
 
 def clamp_min(v: Node, low: float) -> Call:
-    return Call("clamp_min", (v, Num(low)))
+    return Call("clamp_min", (v, Num(float(low))))
 
 
 def absent(v: Selector) -> Call:
@@ -549,22 +579,36 @@ def label_replace(v: Node, dst: str, replacement: str, src: str, regex: str) -> 
 
 
 def histogram_quantile(q: float, buckets: Node) -> Call:
-    return Call("histogram_quantile", (Num(q), buckets))
+    return Call("histogram_quantile", (Num(float(q)), buckets))
 
 
 def _histogram_quantile(q: float, vec: Vector) -> Vector:
-    """Prometheus' histogram_quantile over ``le`` buckets (linear within a bucket)."""
-    groups: dict[Labels, list[tuple[float, float]]] = {}
+    """Prometheus' histogram_quantile over ``le`` buckets (Prometheus 2.x bucketQuantile):
+    buckets of one upper bound written twice (``1`` and ``1.0``) are one, counts are made
+    monotonic, the rank ``q * total`` is found in the first bucket that reaches it and
+    interpolated linearly within it from the bucket below's bound (0 for the first bucket
+    unless its bound is at most 0, then that bound); a rank in the +Inf bucket is the highest
+    finite bound. NaN without a +Inf bucket, with fewer than two buckets or no observation;
+    -Inf/+Inf for ``q`` below 0 or above 1. Series whose ``le`` is not a number are ignored."""
+    groups: dict[Labels, dict[float, float]] = {}
     for labels, v in vec.items():
         d = dict(labels)
         le = d.pop("le", None)
         d.pop(NAME, None)
-        if le is None:
+        try:
+            bound = float(le) if le is not None else None
+        except ValueError:
+            bound = None
+        if bound is None:
             continue
-        groups.setdefault(labels_of(d), []).append((float(le), v))
+        group = groups.setdefault(labels_of(d), {})
+        group[bound] = group.get(bound, 0.0) + v
     out: Vector = {}
-    for labels, buckets in groups.items():
-        buckets.sort()
+    for labels, by_bound in groups.items():
+        if math.isnan(q) or q < 0 or q > 1:
+            out[labels] = math.nan if math.isnan(q) else math.copysign(math.inf, q)
+            continue
+        buckets = sorted(by_bound.items())
         if len(buckets) < 2 or buckets[-1][0] != math.inf:
             out[labels] = math.nan
             continue
@@ -590,25 +634,30 @@ def _histogram_quantile(q: float, vec: Vector) -> Vector:
 
 @dataclass(frozen=True, eq=False)
 class Aggregate(Node):
-    """``sum by (labels) (expr)``, and max, min, count, quantile (with its parameter)."""
+    """``sum by (labels) (expr)``, and max, min, count, quantile (with its parameter);
+    ``without`` aggregates away ``by``'s labels (and the name) instead."""
 
     aggregation: str
     by: tuple[str, ...]
     expr: Node
     param: float | None = None
+    without: bool = False
 
     def promql(self) -> str:
         inner = self.expr.promql()
         if self.param is not None:
             inner = f"{Num(self.param).promql()}, {inner}"
-        by = f" by ({', '.join(self.by)})" if self.by else ""
-        return f"{self.aggregation}{by} {_wrapped(inner)}"
+        by = f" {'without' if self.without else 'by'} ({', '.join(self.by)})"
+        return f"{self.aggregation}{by if self.by or self.without else ''} {_wrapped(inner)}"
 
     def evaluate(self, ctx: Context, at: float) -> Value:
         groups: dict[Labels, list[float]] = {}
         for labels, v in self.expr.vector(ctx, at).items():
-            d = dict(labels)
-            key = labels_of({k: d.get(k, "") for k in self.by})
+            if self.without:
+                key = tuple(kv for kv in labels if kv[0] not in self.by and kv[0] != NAME)
+            else:
+                d = dict(labels)
+                key = labels_of({k: d.get(k, "") for k in self.by})
             groups.setdefault(key, []).append(v)
         fn = {"sum": sum, "max": max, "min": min, "count": len}.get(self.aggregation)
         if self.aggregation == "quantile":
@@ -624,6 +673,10 @@ def sum_by(labels: Sequence[str], expr: Node) -> Aggregate:
 
 def max_by(labels: Sequence[str], expr: Node) -> Aggregate:
     return Aggregate("max", tuple(labels), expr)
+
+
+def max_without(labels: Sequence[str], expr: Node) -> Aggregate:
+    return Aggregate("max", tuple(labels), expr, without=True)
 
 
 def min_by(labels: Sequence[str], expr: Node) -> Aggregate:
@@ -818,26 +871,51 @@ def on_bool(op: str, lhs: Node, rhs: Node | float) -> Binary:
     return Binary(op, lhs, lift(rhs), bool_=True)
 
 
+def active_alerts(name: str) -> Selector:
+    """``ALERTS{alertname="name", alertstate=~"pending|firing"}``: the active instances of
+    alert ``name`` at the previous evaluation (``Context.alerts``)."""
+    return metric(ALERTS, alertname=name, alertstate="=~pending|firing")
+
+
+def alerts_read(node: Node | Range) -> set[str]:
+    """The alert names whose ``ALERTS`` series ``node`` selects ("" for a selector naming
+    none), through the records it refers to."""
+    out: set[str] = set()
+    for part in walk(node):
+        if isinstance(part, Selector) and not isinstance(part, Record) and part.name == ALERTS:
+            names = [v for label, op, v in part.matchers if label == "alertname" and op == "="]
+            out.add(names[0] if names else "")
+    return out
+
+
 def selected_metrics(node: Node | Range) -> set[str]:
     """The metric names an expression reads, through the records it refers to."""
     out: set[str] = set()
     for part in walk(node):
         if isinstance(part, Record):
             out |= selected_metrics(part.expr)
-        elif isinstance(part, Selector) and part.name != "ALERTS":
+        elif isinstance(part, Selector) and part.name != ALERTS:
             out.add(part.name)
     return out
 
 
-def lookback(node: Node | Range) -> dict[str, float]:
+def lookback(node: Node | Range, recorded: float | None = None) -> dict[str, float]:
     """How far back, in seconds, an evaluation of ``node`` reads each metric (windows,
-    offsets, the instant selectors' lookback, and the same of the records it refers to)."""
+    offsets, the instant selectors' lookback, and the same of the records it refers to).
+
+    With ``recorded`` (an evaluation interval), a record read over a range is taken as
+    recorded at each step (``ranged_records``): its own name needs the window, what it reads
+    only enough to compute the steps not recorded yet (two intervals)."""
     out: dict[str, float] = {}
 
     def need(n: Node | Range, before: float) -> None:
         if isinstance(n, Range):
             s = n.selector
-            if isinstance(s, Record):
+            if isinstance(s, Record) and recorded is not None:
+                back = before + n.window + s.offset
+                out[s.name] = max(out.get(s.name, 0.0), back)
+                need(s.expr, before + s.offset + 2 * recorded)
+            elif isinstance(s, Record):
                 need(s.expr, before + n.window + s.offset)
             else:
                 out[s.name] = max(out.get(s.name, 0.0), before + n.window + s.offset)
@@ -846,7 +924,7 @@ def lookback(node: Node | Range) -> dict[str, float]:
             need(n.expr, before + n.offset)
             return
         if isinstance(n, Selector):
-            if n.name != "ALERTS":
+            if n.name != ALERTS:
                 out[n.name] = max(out.get(n.name, 0.0), before + n.offset + LOOKBACK)
             return
         for child in children(n):
@@ -854,6 +932,22 @@ def lookback(node: Node | Range) -> dict[str, float]:
 
     need(node, 0.0)
     return out
+
+
+def ranged_records(nodes: Iterable[Node | Range]) -> list[Record]:
+    """The records ``nodes`` read over a range, each once, a record after those it reads over
+    a range itself: the ones a history records at each evaluation step, as Prometheus does."""
+    out: dict[str, Record] = {}
+
+    def visit(n: Node | Range) -> None:
+        for child in children(n):
+            visit(child)
+        if isinstance(n, Range) and isinstance(n.selector, Record):
+            out.setdefault(n.selector.name, Record.of(n.selector.name, n.selector.expr))
+
+    for node in nodes:
+        visit(node)
+    return list(out.values())
 
 
 def children(node: Node | Range) -> list[Node | Range]:

@@ -19,6 +19,10 @@ beside them (labels, two arrays). ``MEMORY_BUDGET`` (64 MiB) holds the history o
 1,000 disks in 10 pools fed every 15 s for its longest window (RELIABILITY.md; a test feeds such
 a host and measures it).
 
+A record read over a range (the slowdown's usual: the median of a day of 5-minute p99s) is kept
+as recorded at each evaluation step, one sample a step, never thinned; of what it reads the
+store keeps only what the steps not recorded yet need, not a day of latency histograms.
+
 A fresh start knows nothing before its first feed: ``unseen`` says, for each declaration, how
 much of its longest window the store has not seen yet, data a caller can show ("cannot say yet
 whether the disk's sectors rose in the last 24 h: 23 h 10 min not seen").
@@ -34,7 +38,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from zmon.judgment.expr import STALE_BITS, Labels, is_stale, labels_of
+from zmon.judgment.expr import STALE_BITS, Context, Labels, Record, is_stale, labels_of
 
 FINE = 3600.0  # seconds of samples kept as fed
 COARSE_STEP = 300.0  # older samples: the first of each slot of this many seconds
@@ -56,11 +60,27 @@ class _Series:
 
 class Store:
     """The selected series' recent samples. ``needs``: metric (sample) name -> seconds of
-    past each must cover (``zmon.judgment.declarations.needs`` computes it)."""
+    past each must cover (``zmon.judgment.conditions.needs`` computes it), and of each of
+    ``records`` (the records read over a range, ``zmon.judgment.expr.ranged_records``) the
+    seconds of its recorded samples to keep: each is recorded at every ``interval`` step once
+    the feeds have passed it, as Prometheus' rule evaluation stores a record."""
 
-    def __init__(self, needs: Mapping[str, float]) -> None:
+    def __init__(
+        self,
+        needs: Mapping[str, float],
+        records: Sequence[Record] = (),
+        interval: float = 60.0,
+        fine: float = FINE,
+    ) -> None:
         self.needs = dict(needs)
-        self._series: dict[str, dict[Labels, _Series]] = {name: {} for name in needs}
+        self.fine = fine  # seconds of samples kept as fed (a replay may keep all: math.inf)
+        self.records = [r for r in records if r.name in self.needs]
+        self.interval = interval
+        self._series: dict[str, dict[Labels, _Series]] = {
+            name: {} for name in needs if name not in {r.name for r in self.records}
+        }
+        self._recorded: dict[str, dict[Labels, _Series]] = {r.name: {} for r in self.records}
+        self._recorded_until = -math.inf  # the last evaluation step recorded
         self.first: float | None = None  # time of the first feed
         self.last: float | None = None
         self._compacted = -math.inf
@@ -106,8 +126,39 @@ class Store:
     def _fed(self, at: float) -> None:
         self.first = at if self.first is None else min(self.first, at)
         self.last = at if self.last is None else max(self.last, at)
+        if self.records:
+            self._record(before=at)
         if at - self._compacted >= COARSE_STEP:
             self.compact(at)
+
+    def _record(self, before: float) -> None:
+        """Record the records at each evaluation step before ``before``, the time of a feed:
+        a step is recorded once every sample up to it is in (feeds come in time order), with
+        the data it had, as Prometheus' rule evaluation stores a record's value."""
+        step = self.interval
+        assert self.first is not None
+        t = max(self._recorded_until + step, math.ceil(self.first / step) * step)
+        while t < before:
+            ctx = Context(self, interval=step)
+            for record in self.records:
+                kept = self._recorded[record.name]
+                for key, value in ctx.record(record, t).items():
+                    s = kept.get(key)
+                    if s is None:
+                        s = kept[key] = _Series()
+                    s.times.append(t)
+                    s.values.append(value)
+            self._recorded_until = t
+            t += step
+
+    def recorded(
+        self, name: str
+    ) -> tuple[Iterator[tuple[Labels, Sequence[float], Sequence[float]]], float] | None:
+        """A recorded record's samples and the last step recorded (None if not recorded)."""
+        if name not in self._recorded:
+            return None
+        found = ((k, s.times, s.values) for k, s in self._recorded[name].items())
+        return found, self._recorded_until
 
     def compact(self, now: float) -> None:
         """Forget what no window needs any more; thin samples older than ``FINE``."""
@@ -116,7 +167,14 @@ class Store:
             keep = self.needs[name]
             for key in list(series):
                 s = series[key]
-                _compact(s, now - keep, now - FINE)
+                _compact(s, now - keep, now - self.fine)
+                if s.times[-1] < now - keep:
+                    del series[key]
+        for name, series in self._recorded.items():  # one sample a step: never thinned
+            keep = self.needs[name]
+            for key in list(series):
+                s = series[key]
+                _compact(s, now - keep, -math.inf)
                 if s.times[-1] < now - keep:
                     del series[key]
 
@@ -127,7 +185,7 @@ class Store:
     def memory_bytes(self) -> int:
         """The store's size: its samples' arrays and the per-series estimate."""
         total = sys.getsizeof(self._series)
-        for series in self._series.values():
+        for series in (*self._series.values(), *self._recorded.values()):
             for s in series.values():
                 total += s.times.buffer_info()[1] * 16 + SERIES_OVERHEAD
         return total

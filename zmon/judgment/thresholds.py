@@ -111,7 +111,7 @@ class Thresholds:
     arc_ghost_hit_ratio_max: float = 0.10  # (MRU+MFU ghost hits) / (hits + misses)
     arc_min_ops: float = 50.0  # ARC accesses per second below which hit ratios are noise
     arc_for: Duration = D("30m")
-    # --- slowdowns: a pool's latency p99 against its own usual (alert_rules/slowdown.py)
+    # --- slowdowns: a pool's latency p99 against its own usual (zmon/judgment/memory.py)
     slowdown_min_ops: float = 10.0  # I/Os per second of an op below which latency is not judged
     latency_baseline: Duration = D("1d")  # the usual: median of the 5-minute p99 over this
     slowdown_factor: float = 3.0  # read p99 at least this many times its usual: slower

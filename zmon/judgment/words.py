@@ -94,3 +94,15 @@ def counted_since(
         )
 
     return number(query, "", number(bound, "at least ", none or f"new {many}"))
+
+
+def looked_up(query: str, by: str, shown: str) -> str:
+    """A template that runs ``query`` (``{}`` where the alert's matchers go, ``by`` as in
+    ``counted_since``) when the alert fires and shows its value through ``shown`` (a template
+    pipeline stage such as ``humanizePercentage``); nothing when it has no value."""
+    matchers, args = by.split("|")
+    q = query.replace("{}", "{" + matchers + "}").replace('"', '\\"')
+    return (
+        f'{{{{ with printf "{q}" {args} | query }}}}{{{{ with . | first | value }}}}'
+        f"{shown}{{{{ end }}}}{{{{ end }}}}"
+    )

@@ -1,9 +1,10 @@
 """zmon's ratios of ARC counters, each defined once.
 
 A ratio names the arcstats counters above and below its line. From that one definition come
-the Prometheus recording rule (``zmon:<name>:ratio_rate5m``, rendered by alert_rules/ and read
-by the dashboards) and what `zmon status` and the status page compute from their own recent
-history: the increase of the same counters over the same window, divided the same way.
+the Prometheus recording rule (``zmon:<name>:ratio_rate5m``, declared in zmon/judgment/memory.py
+and read by the alerts and the dashboards) and what `zmon status` and the status page compute
+from their own recent history: the increase of the same counters over the same window, divided
+the same way.
 
 The ghost-hit ratio is per access (hits + misses) everywhere: "of all reads, this share missed
 but would have hit in an ARC larger by the ghost lists' size". As a share of misses it says
@@ -14,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any, Protocol
+
+from zmon.judgment.expr import Node, metric, rate, sum_by
 
 RATE_WINDOW = "5m"  # the recording rules' rate window ...
 RATE_SECONDS = 300.0  # ... and the same in seconds, for the status history
@@ -42,6 +46,12 @@ def history_key(field: str) -> str:
     return f"arc_{field}"
 
 
+def rates(fields: Sequence[str]) -> Node:
+    """The summed per-second rates of arcstats counters over the rate window."""
+    each: list[Node] = [rate(metric(counter_metric(f)).at(RATE_WINDOW)) for f in fields]
+    return reduce(lambda a, b: a + b, each)
+
+
 @dataclass(frozen=True)
 class CounterRatio:
     """sum(part) / sum(whole) of the increases of arcstats counters over one window."""
@@ -54,14 +64,13 @@ class CounterRatio:
     def record(self) -> str:
         return f"zmon:{self.name}:ratio_rate{RATE_WINDOW}"
 
+    def node(self) -> Node:
+        """The recording rule's expression: no value where the window saw no access."""
+        return rates(self.part) / (rates(self.whole) > 0)
+
     def expr(self) -> str:
-        """The recording rule's PromQL: no value where the window saw no access."""
-
-        def total(fields: tuple[str, ...]) -> str:
-            rates = [f"rate({counter_metric(f)}[{RATE_WINDOW}])" for f in fields]
-            return rates[0] if len(rates) == 1 else "(" + " + ".join(rates) + ")"
-
-        return f"{total(self.part)}\n/ ({total(self.whole)} > 0)"
+        """The recording rule's PromQL."""
+        return self.node().promql()
 
     def of(self, increases: Mapping[str, float]) -> float | None:
         """The ratio of counter increases by arcstats field; None when the whole is 0."""
@@ -140,10 +149,15 @@ GHOST_SIZE_METRIC = "zmon_arc_state_size_bytes"
 ARC_GHOST_SIZE = "zmon:arc_ghost_size:bytes"  # the recording rule of G
 
 
-def ghost_size_expr() -> str:
+def ghost_size() -> Node:
     """The recording rule of G: the MRU and MFU ghost lists' size, per host."""
     states = "|".join(GHOST_STATES)
-    return f'sum by (instance, job) ({GHOST_SIZE_METRIC}{{state=~"{states}"}})'
+    return sum_by(("instance", "job"), metric(GHOST_SIZE_METRIC, state=f"=~{states}"))
+
+
+def ghost_size_expr() -> str:
+    """The recording rule of G, as PromQL."""
+    return ghost_size().promql()
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Why is it slow? A pool's reads against its own usual, and what is behind a slowdown.
 
-The same measure as the recording rules of alert_rules/slowdown.py, computed from the status
+The same measure as the recording rules of zmon/judgment/memory.py, computed from the status
 history (an hour at most, where Prometheus keeps a day):
 
 - **now**: the p99 of the pool's read latency over the last 5 minutes, from the increase of
