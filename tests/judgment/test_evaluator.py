@@ -68,3 +68,11 @@ def test_the_offset_and_window_of_a_record_read_over_a_range_count() -> None:
     assert history_needed(pools.expr) == DEFAULTS.disk_pool_memory.seconds
     shifted = increase(metric("m").shifted("5m").at("10m"))
     assert history_needed(shifted) == 900.0
+
+
+def test_a_record_read_over_a_range_is_computed_before_its_first_recorded_step() -> None:
+    """The store records such records at each step once a feed passes it; before that the
+    evaluation computes every step itself."""
+    e = Evaluator([c for c in shipped.conditions(DEFAULTS) if c.name == "ZfsArcSlowdown"], 60.0)
+    e.store.add_sample("zmon_arc_hits_total", {}, 1.0, 30.0)
+    assert e.evaluate(30.0) == []

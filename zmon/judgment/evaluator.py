@@ -99,3 +99,13 @@ class Evaluator:
             }
             out[tuple(sorted(labels.items()))] = 1.0
         return out
+
+
+def host_evaluator(interval: float = INTERVAL) -> Evaluator:
+    """An Evaluator of every shipped condition a host can judge of itself: all but those on
+    its scrape target (``up`` is Prometheus' own)."""
+    from zmon.judgment import self_watch, shipped
+    from zmon.judgment.thresholds import DEFAULTS
+
+    kept = [c for c in shipped.conditions(DEFAULTS) if c.name not in self_watch.TARGET]
+    return Evaluator(kept, interval)
