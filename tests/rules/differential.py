@@ -279,6 +279,8 @@ def capture_time(text: str) -> float:
 def lab_timeline(version: str, step: float = STEP) -> Timeline:
     """The lab run of ``version`` as zmon served it: each step's capture from its moment until
     the next; compared right after each capture and just before the next."""
+    from zmon.judgment.evaluator import host_evaluator
+    from zmon.status.alerting import Judgment
     from zmon.status.history import History
     from zmon.status.model import read_model
     from zmon.status.report import report_of
@@ -289,6 +291,7 @@ def lab_timeline(version: str, step: float = STEP) -> Timeline:
     end = captures[-1][0] + 4 * step
     timeline = Timeline(f"lab {version}", start, step)
     history = History()
+    judge = host_evaluator(step)
     onsets: dict[Any, float] = {}
     n = int((end - start) // step) + 1
     for i in range(n):
@@ -296,9 +299,15 @@ def lab_timeline(version: str, step: float = STEP) -> Timeline:
         current = [c for c in captures if c[0] <= now + 1e-6]
         _, text, name = current[-1]
         timeline.scrapes.append(text)
-        model = read_model(list(text_string_to_metric_families(text)))
+        families = list(text_string_to_metric_families(text))
+        model = read_model(families)
         history.observe(now, model)
-        report = report_of(model, now, host="lab", history=history.view(), onsets=onsets)
+        judge.feed(families, now)
+        instances = judge.evaluate(now)
+        judgment = Judgment(judge.conditions, instances, judge.judged(now))
+        report = report_of(
+            model, now, host="lab", history=history.view(), onsets=onsets, judgment=judgment
+        )
         next_capture = [c for c in captures if c[0] > now + 1e-6]
         first_in_step = i == 0 or (start + (i - 1) * step) < current[-1][0] - 1e-6
         last_in_step = not next_capture or next_capture[0][0] <= now + step + 1e-6
@@ -361,7 +370,8 @@ def demo_timeline(
         cfg = demo_config(host)
         board, devices = Board(), DeviceMapCache(host.paths)
         scheduler = Scheduler(on_update=lambda state: None)
-        page = StatusPage(scheduler.snapshot, host="demo", clock=clock)
+        # judged at each scrape, as promtool evaluates the rules here (every ``step``)
+        page = StatusPage(scheduler.snapshot, host="demo", clock=clock, judge_every=step)
         scheduler.snapshot.on_render.append(page.observe)
         runner = PhaseRunner(host, clock)
         try:

@@ -42,10 +42,6 @@ DISAGREE: dict[str, str] = {
     "DiskMediumErrors": _MISSING + "Prometheus fires it for sda in the demo's resilver phases",
     "DiskLinkSpeedDegraded": _MISSING + "Prometheus holds it pending (for: 30m) for sdb from "
     "the demo's checksum-errors phase on (demo, fleet cable)",
-    "UpsRuntimeLow": _MISSING + "Prometheus holds it pending for labups in the labs' "
-    "06-permanent-errors step",
-    "UpsOnBatteryDuringScan": _MISSING + "Prometheus fires it for tank in the demo's "
-    "resilvering phase (status says the finding resilver_on_battery, no alert)",
     "ZfsVdevChecksumErrors": _WINDOW + "Prometheus keeps firing for 10m after the errors "
     "(labs: tank's ZLSATA1 from 05 on); in the demo and fleet cable status tells sdb's "
     "checksum errors as the cable finding (DiskLinkFailing) and drops this alert",
@@ -61,14 +57,6 @@ DISAGREE: dict[str, str] = {
     "reallocated sectors too (demo resilvered, where Prometheus fires "
     "DiskReallocatedSectorsRising); during the resilver status says resilver_source_failing "
     "(no alert) where Prometheus fires it (demo resilvering)",
-    "UpsOnBattery": _GROUPED + "status drops it while UpsLowBattery fires for the same UPS "
-    "(labs 06, fleet cable/offline/never) or while a resilver runs on battery (demo)",
-    "ZfsPoolDegraded": _GROUPED + "status names only ZfsPoolRedundancyLost for a pool with a "
-    "vdev without redundancy (demo degraded, fleet offline)",
-    "ZfsSpareInUse": _GROUPED + "status tells the spare as the degraded pool's finding "
-    "(labs 12-14)",
-    "ZfsVdevFaulted": _GROUPED + "status tells a faulted or removed vdev of a DEGRADED pool "
-    "as the pool's finding (labs 08, 13, 14)",
     "(finding resilver_running)": "a status finding no alert covers: a resilver under way "
     "(labs 09-10, demo, fleet)",
     "(finding resilver_source_failing)": "a critical status finding no alert covers: the "

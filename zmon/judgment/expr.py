@@ -39,6 +39,7 @@ import struct
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import lt
 from typing import Protocol
 
 from zmon.judgment.thresholds import Duration
@@ -46,6 +47,7 @@ from zmon.judgment.thresholds import Duration
 Labels = tuple[tuple[str, str], ...]  # sorted (name, value) pairs, "__name__" included
 Vector = dict[Labels, float]
 Value = Vector | float  # an instant vector or a scalar
+Points = tuple[Sequence[float], Sequence[float]]  # a series' sample times and values in a range
 
 NAME = "__name__"
 ALERTS = "ALERTS"  # the series of the active alerts, as Prometheus' rule evaluation writes them
@@ -314,11 +316,38 @@ class Selector(Node):
                 continue
             lo = bisect_left(times, start)
             hi = bisect_right(times, end)
-            points = [(times[i], values[i]) for i in range(lo, hi)]
-            if not stale:
+            if hi <= lo:
+                continue
+            kept = values[lo:hi]
+            points = list(zip(times[lo:hi], kept, strict=True))
+            total = sum(kept)  # NaN when a staleness marker (or another NaN) is among them
+            if not stale and total != total:
                 points = [p for p in points if not is_stale(p[1])]
             if points:
                 yield labels, points
+
+    def arrays(self, ctx: Context, start: float, end: float) -> Iterable[tuple[Labels, Points]]:
+        """``samples`` without staleness markers, as (times, values) of each series: slices
+        of the history's own arrays, so a range over many long series builds no tuples."""
+        if isinstance(self, Record) or self.name == ALERTS:
+            for labels, points in self.samples(ctx, start, end):
+                yield labels, ([t for t, _ in points], [v for _, v in points])
+            return
+        for labels, times, values in ctx.history.series(self.name):
+            if not _matches(dict(labels), self.matchers):
+                continue
+            lo = bisect_left(times, start)
+            hi = bisect_right(times, end)
+            if hi <= lo:
+                continue
+            kept_times, kept = times[lo:hi], values[lo:hi]
+            total = sum(kept)  # NaN when a staleness marker (or another NaN) is among them
+            if total != total:
+                pairs = [(t, v) for t, v in zip(kept_times, kept, strict=True) if not is_stale(v)]
+                if not pairs:
+                    continue
+                kept_times, kept = [t for t, _ in pairs], [v for _, v in pairs]
+            yield labels, (kept_times, kept)
 
     def _record_samples(
         self, ctx: Context, start: float, end: float
@@ -329,8 +358,8 @@ class Selector(Node):
         t = math.ceil(start / step - 1e-9) * step
         found: dict[Labels, list[tuple[float, float]]] = {}
         kept = ctx.history.recorded(self.name)
-        if kept is not None:  # as recorded up to ``until``; the steps after it computed
-            series, until = kept
+        if kept is not None and kept[1] > -math.inf:  # as recorded up to ``until``; the
+            series, until = kept  # steps after it computed (all of them before a first step)
             for labels, times, values in series:
                 if not _matches(dict(labels), self.matchers):
                     continue
@@ -402,25 +431,28 @@ class Range:
     def shifted(self, offset: Duration | str | int | float) -> Range:
         return Range(self.selector.shifted(offset), self.window, self.window_text)
 
-    def series(self, ctx: Context, at: float) -> Iterable[tuple[Labels, list[tuple[float, float]]]]:
+    def series(self, ctx: Context, at: float) -> Iterable[tuple[Labels, Points]]:
+        """Each selected series' sample times and values in the window ending at ``at``."""
         end = at - self.selector.offset
-        return self.selector.samples(ctx, end - self.window, end)
+        return self.selector.arrays(ctx, end - self.window, end)
 
 
-def _extrapolated(points: list[tuple[float, float]], start: float, end: float, rate: bool,
+def _extrapolated(points: Points, start: float, end: float, rate: bool,
                   window: float) -> float | None:  # fmt: skip
     """Prometheus 2.x extrapolatedRate for a counter: increase (or rate) over [start, end]."""
-    if len(points) < 2:
+    times, values = points
+    if len(values) < 2:
         return None
-    result = points[-1][1] - points[0][1]
-    for (_, before), (_, after) in zip(points, points[1:], strict=False):
-        if after < before:  # a counter reset: the counter rose by ``after`` since 0
-            result += before
-    first_t, first_v = points[0]
-    last_t = points[-1][0]
+    result = values[-1] - values[0]
+    if any(map(lt, values[1:], values)):  # (the loop only where a value went down)
+        for before, after in zip(values, values[1:], strict=False):
+            if after < before:  # a counter reset: the counter rose by ``after`` since 0
+                result += before
+    first_t, first_v = times[0], values[0]
+    last_t = times[-1]
     to_start, to_end = first_t - start, end - last_t
     sampled = last_t - first_t
-    average = sampled / (len(points) - 1)
+    average = sampled / (len(values) - 1)
     if result > 0 and first_v >= 0:
         to_zero = sampled * (first_v / result)
         to_start = min(to_start, to_zero)
@@ -434,7 +466,7 @@ def _extrapolated(points: list[tuple[float, float]], start: float, end: float, r
     return result * factor
 
 
-def _quantile(q: float, values: list[float]) -> float:
+def _quantile(q: float, values: Sequence[float]) -> float:
     """Prometheus' quantile: linear interpolation between the closest ranks."""
     if not values:
         return math.nan
@@ -475,11 +507,11 @@ class RangeCall(Node):
                 out[_without_name(labels)] = value
         return out
 
-    def _apply(self, points: list[tuple[float, float]], start: float, end: float) -> float | None:
-        values = [v for _, v in points]
+    def _apply(self, points: Points, start: float, end: float) -> float | None:
         f = self.function
         if f in ("increase", "rate"):
             return _extrapolated(points, start, end, f == "rate", self.range.window)
+        values = points[1]
         if f == "changes":
             return float(sum(1 for a, b in zip(values, values[1:], strict=False) if a != b))
         if f == "min_over_time":

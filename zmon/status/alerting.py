@@ -11,11 +11,13 @@ says each as it is now, ``firing``, with ``since`` unknown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from zmon.status.diagnoses import Finding
+from zmon.judgment.conditions import Condition, Instance
+from zmon.status.diagnoses import SEVERITIES, Finding, words_of
 
 AlertId = tuple[str, tuple[tuple[str, str], ...]]
 
@@ -123,3 +125,99 @@ def alert_states(
         for key in [k for k in onsets if k not in seen]:
             del onsets[key]
     return out
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """The declarations' verdict at one evaluation: the instances that hold, and the
+    conditions the history was long enough to judge (zmon.judgment.evaluator)."""
+
+    conditions: Sequence[Condition]
+    instances: Sequence[Instance]
+    judged: frozenset[str]
+
+
+def _identity(i: Instance) -> tuple[tuple[str, str], ...]:
+    """The labels that identify instance ``i`` (IDENTITY's, those it has)."""
+    keys = IDENTITY.get(i.alert)
+    if keys is None:
+        keys = tuple(k for k in i.labels if k != "severity")
+    return tuple(sorted((k, i.labels[k]) for k in keys if i.labels.get(k)))
+
+
+_SUBJECTS = (("device", "disk"), ("vdev", "vdev"), ("dataset", "dataset"), ("pool", "pool"),
+             ("ups", "UPS"), ("collector", "collector"), ("source", "kernel log source"),
+             ("sas_parent", "SAS link of"))  # fmt: skip
+
+
+def _subject(labels: Mapping[str, str]) -> str:
+    for key, word in _SUBJECTS:
+        if labels.get(key):
+            return f"{word} {labels[key]}"
+    return "host"
+
+
+def _state(i: Instance) -> dict[str, Any]:
+    labels = {k: v for k, v in i.labels.items() if k != "severity"}
+    return {"alert_labels": labels, "state": i.state, "since": i.active_since}
+
+
+def judged_findings(
+    findings: Sequence[Finding], judgment: Judgment
+) -> tuple[list[Finding], list[dict[str, Any]]]:
+    """The findings as the declarations judge them, with each one's alert state.
+
+    For a condition the history covers, the declaration decides: a finding naming its alert
+    says the instance's state and since, or, when no instance holds, stays as what it sees
+    without claiming the alert (severity info); an instance no finding describes is said in
+    the condition's own words. Findings of conditions not judged yet are left as they are
+    (their ``state`` is then set by ``alert_states``): the caller passes those on."""
+    by_alert: dict[str, dict[tuple[tuple[str, str], ...], Instance]] = {}
+    for i in judgment.instances:
+        by_alert.setdefault(i.alert, {})[_identity(i)] = i
+    out: list[Finding] = []
+    states: list[dict[str, Any]] = []
+    described: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+    for f in findings:
+        if not f.alert or f.alert not in judgment.judged:
+            out.append(f)
+            states.append({})
+            continue
+        found = [
+            (key, i)
+            for key, i in by_alert.get(f.alert, {}).items()
+            if all(f.labels.get(k) == v for k, v in key)
+        ]
+        if not found:  # the declaration does not hold: no alert, what it sees is said
+            out.append(replace(f, severity="info", alert=None))
+            states.append({"alert_labels": {}, "state": "firing", "since": None})
+            continue
+        key, inst = found[0]
+        described.add((f.alert, key))
+        out.append(replace(f, severity=inst.severity))
+        states.append(_state(inst))
+    declared = {c.name: c for c in judgment.conditions}
+    for alert, instances in by_alert.items():
+        if alert not in judgment.judged:
+            continue
+        for key, inst in instances.items():
+            if (alert, key) in described:
+                continue
+            summary = declared[alert].summary.rstrip(".")
+            labels = dict(key)
+            cause, action = words_of(alert, labels)
+            out.append(
+                Finding(
+                    alert[0].lower() + alert[1:],
+                    inst.severity,
+                    _subject(labels),
+                    f"{summary} (value {inst.value:g})",
+                    cause or summary,
+                    action,
+                    alert,
+                    labels,
+                )
+            )
+            states.append(_state(inst))
+    order = sorted(range(len(out)), key=lambda k: SEVERITIES.index(out[k].severity))
+    return [out[k] for k in order], [states[k] for k in order]

@@ -1954,6 +1954,14 @@ def diagnose(ev: Evidence, rules: Iterable[Rule] = RULES) -> list[Finding]:
     return sorted(out, key=lambda f: SEVERITIES.index(f.severity))
 
 
+def words_of(alert: str, labels: dict[str, str]) -> tuple[str, str]:
+    """(cause, action) of the first rule naming ``alert``, filled from ``labels``."""
+    for rule in RULES:
+        if rule.alert == alert:
+            return _fill(rule.cause, labels), _fill(rule.action, labels)
+    return "", "see the runbook"
+
+
 def alert_words() -> dict[str, tuple[str, str]]:
     """Alert name -> (cause, action) with Prometheus template references, for annotations.
 

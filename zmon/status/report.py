@@ -11,7 +11,7 @@ from typing import Any
 
 from zmon.host.last_pools import LastPools
 from zmon.status import words as w
-from zmon.status.alerting import alert_states
+from zmon.status.alerting import Judgment, alert_states, judged_findings
 from zmon.status.diagnoses import (
     CANNOT_KNOW,
     SEVERITIES,
@@ -55,14 +55,20 @@ def report_of(
     history: Window | None = None,
     limits: Limits | None = None,
     onsets: dict[tuple[str, tuple[tuple[str, str], ...]], float] | None = None,
+    judgment: Judgment | None = None,
 ) -> dict[str, Any]:
-    """The report of ``model`` at ``now``. ``onsets`` (kept by the caller from one report to
-    the next) is when each alert a finding names was first seen, so that a finding says
-    whether its alert is pending or firing, as Prometheus's ``for:`` would; without it each
-    finding is said as it is now (zmon/status/alerting.py)."""
+    """The report of ``model`` at ``now``. ``judgment`` is the declarations' verdict (the
+    status page's ``Evaluator``): for each condition it judged, its alert fires, is pending
+    or does not hold as it says. ``onsets`` (kept by the caller from one report to the next)
+    is when each alert a finding names was first seen, so that a finding the declarations
+    did not judge says whether its alert is pending or firing, as Prometheus's ``for:``
+    would; without it such a finding is said as it is now (zmon/status/alerting.py)."""
     ev = Evidence(model, now, history or Window(), limits or Limits())
     findings = diagnose(ev)
-    alerting = alert_states(findings, now, onsets)
+    judged: list[dict[str, Any]] = [{}] * len(findings)
+    if judgment is not None:  # the declarations decide what the history lets them judge
+        findings, judged = judged_findings(findings, judgment)
+    alerting = [j or a for j, a in zip(judged, alert_states(findings, now, onsets), strict=True)]
     state = overall_state(findings, [a["state"] for a in alerting])
     unknown = pools_unknown(ev)
     return {

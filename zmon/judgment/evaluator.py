@@ -1,0 +1,111 @@
+"""The declarations judged as a running Prometheus judges them, one evaluation after another.
+
+``evaluate_conditions`` (conditions.py) answers for one moment by walking back over the
+history. A running zmon (the status page) instead keeps an ``Evaluator``: it is fed what zmon
+serves at each observation and evaluates every declared condition then, carrying each alert
+instance from one evaluation to the next as Prometheus' rule manager does: pending from the
+first evaluation its expression holds, firing once it has held for the rule's ``for:``, gone
+at the first evaluation it does not hold. The previous evaluation's instances are the
+``ALERTS`` series a condition may read (a hysteresis).
+
+What zmon has not seen it cannot judge: a condition is ``judged`` only once the history covers
+its longest window and its ``for:`` (``history_needed``). Until then (a fresh start, or one
+``zmon status`` run that collects once) the caller says what it sees without the declaration's
+verdict, and says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from zmon.judgment.conditions import INTERVAL, Condition, Instance, _alert_labels, store_for
+from zmon.judgment.expr import NAME, Context, Labels, Node, Range, Record, Selector, children
+
+
+def history_needed(node: Node | Range) -> float:
+    """Seconds of past an evaluation of ``node`` reads through its ranges and offsets (and
+    those of the records it refers to); an instant selector's lookback is not counted: the
+    newest sample is what it reads."""
+
+    def need(n: Node | Range, before: float) -> float:
+        if isinstance(n, Range):
+            s = n.selector
+            reach = before + n.window + s.offset
+            return need(s.expr, reach) if isinstance(s, Record) else reach
+        if isinstance(n, Record):
+            return need(n.expr, before + n.offset)
+        if isinstance(n, Selector):
+            return before + n.offset
+        return max((need(child, before) for child in children(n)), default=before)
+
+    return need(node, 0.0)
+
+
+class Evaluator:
+    """The conditions evaluated at each ``evaluate(now)`` over what ``feed`` gave."""
+
+    def __init__(self, conditions: Sequence[Condition], interval: float = INTERVAL) -> None:
+        self.conditions = list(conditions)
+        self.interval = interval  # the step of a record read over a range
+        self.store = store_for(self.conditions, interval)
+        self._needed = {c.name: history_needed(c.expr) + c.hold for c in self.conditions}
+        self._active: dict[str, dict[Labels, float]] = {}
+        self._values: dict[str, dict[Labels, float]] = {}
+        self.at: float | None = None
+
+    def feed(self, families: Iterable[Any], at: float) -> None:
+        """One observation of what zmon serves (prometheus_client families) at ``at``."""
+        self.store.add(families, at)
+
+    def judged(self, now: float) -> frozenset[str]:
+        """The conditions whose windows and ``for:`` the history covers at ``now``."""
+        seen = self.store.seen(now)
+        return frozenset(c.name for c in self.conditions if self._needed[c.name] <= seen + 1e-6)
+
+    def evaluate(self, now: float) -> list[Instance]:
+        """Every condition at ``now``; the instances that hold, pending or firing."""
+        ctx = Context(self.store, interval=self.interval, alerts=self._alerts())
+        for c in self.conditions:
+            vector = c.expr.vector(ctx, now)
+            current = {_alert_labels(c, labels): v for labels, v in vector.items()}
+            before = self._active.get(c.name, {})
+            self._active[c.name] = {labels: before.get(labels, now) for labels in current}
+            self._values[c.name] = current
+        self.at = now
+        return self.instances()
+
+    def instances(self) -> list[Instance]:
+        """The instances of the last evaluation, sorted by alert and labels."""
+        if self.at is None:
+            return []
+        out = []
+        for c in self.conditions:
+            for labels, since in self._active.get(c.name, {}).items():
+                state = "firing" if self.at - since >= c.hold else "pending"
+                value = self._values[c.name][labels]
+                out.append(Instance(c.name, dict(labels), state, since, value))
+        return sorted(out, key=lambda i: (i.alert, sorted(i.labels.items())))
+
+    def _alerts(self) -> dict[Labels, float]:
+        """The last evaluation's instances as Prometheus' ``ALERTS`` series."""
+        out: dict[Labels, float] = {}
+        for i in self.instances():
+            labels: Mapping[str, str] = {
+                **i.labels,
+                NAME: "ALERTS",
+                "alertname": i.alert,
+                "alertstate": i.state,
+            }
+            out[tuple(sorted(labels.items()))] = 1.0
+        return out
+
+
+def host_evaluator(interval: float = INTERVAL) -> Evaluator:
+    """An Evaluator of every shipped condition a host can judge of itself: all but those on
+    its scrape target (``up`` is Prometheus' own)."""
+    from zmon.judgment import self_watch, shipped
+    from zmon.judgment.thresholds import DEFAULTS
+
+    kept = [c for c in shipped.conditions(DEFAULTS) if c.name not in self_watch.TARGET]
+    return Evaluator(kept, interval)
