@@ -76,3 +76,12 @@ def test_a_record_read_over_a_range_is_computed_before_its_first_recorded_step()
     e = Evaluator([c for c in shipped.conditions(DEFAULTS) if c.name == "ZfsArcSlowdown"], 60.0)
     e.store.add_sample("zmon_arc_hits_total", {}, 1.0, 30.0)
     assert e.evaluate(30.0) == []
+
+
+def test_a_replay_that_starts_with_the_host_is_judged_from_its_first_feed() -> None:
+    rising = Condition("Rising", increase(metric("errors_total").at("10m")) > 0, "", "")
+    e = Evaluator([rising], known_from=0.0)
+    e.store.add_sample("errors_total", {}, 0.0, 60.0)
+    assert e.judged(60.0) == set()  # (10 minutes from the host's start)
+    assert e.judged(600.0) == {"Rising"}
+    assert Evaluator([rising]).judged(600.0) == set()  # nothing fed, nothing known

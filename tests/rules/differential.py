@@ -291,7 +291,7 @@ def lab_timeline(version: str, step: float = STEP) -> Timeline:
     end = captures[-1][0] + 4 * step
     timeline = Timeline(f"lab {version}", start, step)
     history = History()
-    judge = host_evaluator(step)
+    judge = host_evaluator(step, known_from=start)  # (the lab's run starts with its pools)
     onsets: dict[Any, float] = {}
     n = int((end - start) // step) + 1
     for i in range(n):
@@ -371,7 +371,10 @@ def demo_timeline(
         board, devices = Board(), DeviceMapCache(host.paths)
         scheduler = Scheduler(on_update=lambda state: None)
         # judged at each scrape, as promtool evaluates the rules here (every ``step``)
-        page = StatusPage(scheduler.snapshot, host="demo", clock=clock, judge_every=step)
+        # (the demo host starts with the story: nothing happened on it before, for
+        # Prometheus here as for zmon, so the declarations judge from the first scrape)
+        page = StatusPage(scheduler.snapshot, host="demo", clock=clock, judge_every=step,
+                          known_from=START)  # fmt: skip
         scheduler.snapshot.on_render.append(page.observe)
         runner = PhaseRunner(host, clock)
         try:

@@ -12,8 +12,7 @@ result for these selectors is expected, not a failure.
 from __future__ import annotations
 
 # Metric names, recording rule names, or exact selectors as written in a rule.
-NOT_IN_DEMO_YET: dict[str, str] = {
-}
+NOT_IN_DEMO_YET: dict[str, str] = {}
 
 ABSENT_BY_DESIGN: dict[str, str] = {
     "zmon_disk_scsi_grown_defects": "SAS/SCSI disks only; the demo host has SATA, NVMe, virtio",

@@ -45,7 +45,16 @@ def history_needed(node: Node | Range) -> float:
 class Evaluator:
     """The conditions evaluated at each ``evaluate(now)`` over what ``feed`` gave."""
 
-    def __init__(self, conditions: Sequence[Condition], interval: float = INTERVAL) -> None:
+    def __init__(
+        self,
+        conditions: Sequence[Condition],
+        interval: float = INTERVAL,
+        known_from: float | None = None,
+    ) -> None:
+        """``known_from``: nothing happened on the host before this time (a replay that
+        starts with the host, as the Prometheus it is compared with does); otherwise the
+        history is known from its first feed."""
+        self.known_from = known_from
         self.conditions = list(conditions)
         self.interval = interval  # the step of a record read over a range
         self.store = store_for(self.conditions, interval)
@@ -60,7 +69,7 @@ class Evaluator:
 
     def judged(self, now: float) -> frozenset[str]:
         """The conditions whose windows and ``for:`` the history covers at ``now``."""
-        seen = self.store.seen(now)
+        seen = self.store.seen(now) if self.known_from is None else now - self.known_from
         return frozenset(c.name for c in self.conditions if self._needed[c.name] <= seen + 1e-6)
 
     def evaluate(self, now: float) -> list[Instance]:
@@ -101,11 +110,11 @@ class Evaluator:
         return out
 
 
-def host_evaluator(interval: float = INTERVAL) -> Evaluator:
+def host_evaluator(interval: float = INTERVAL, known_from: float | None = None) -> Evaluator:
     """An Evaluator of every shipped condition a host can judge of itself: all but those on
     its scrape target (``up`` is Prometheus' own)."""
     from zmon.judgment import self_watch, shipped
     from zmon.judgment.thresholds import DEFAULTS
 
     kept = [c for c in shipped.conditions(DEFAULTS) if c.name not in self_watch.TARGET]
-    return Evaluator(kept, interval)
+    return Evaluator(kept, interval, known_from)

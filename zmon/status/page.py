@@ -329,6 +329,7 @@ class StatusPage:
         state_dir: Path | None = None,
         last_pools: Callable[[], LastPools | None] | None = None,
         judge_every: float = INTERVAL,
+        known_from: float | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.state_dir = state_dir
@@ -344,7 +345,7 @@ class StatusPage:
         self._onsets_lock = threading.Lock()
         # the declared conditions, judged at each observation over what zmon served (but
         # those on the scrape target: only Prometheus sees ``up``)
-        self.evaluator = host_evaluator(judge_every)
+        self.evaluator = host_evaluator(judge_every, known_from)
         # fed and evaluated this often, as Prometheus scrapes and evaluates its rules (about
         # 1 s of CPU for a host of 1,000 disks: benchmarks/judgment.py)
         self.judge_every = judge_every
