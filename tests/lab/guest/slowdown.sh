@@ -90,7 +90,8 @@ reader $DATA/hot --passes 1 --twice --scan $DATA/scan
 phase arc-raised $DATA/hot --twice --scan $DATA/scan
 require_zmon
 mapfile -t W < "$OUT/windows.txt"
-ready 01-arc-phases "zfs_version=$ZVER" "c_max_raised=$(arc c_max)" "${W[@]}"
+zmon_processes
+ready 01-arc-phases "zfs_version=$ZVER" "c_max_raised=$(arc c_max)" "${W[@]}" "${ZMON_PROCS[@]}"
 
 zinject -d /dev/vde -D 1000:16 slow > "$CTL/zinject.log" 2>&1 ||
     { log "zinject -D failed: $(cat "$CTL/zinject.log")"; exit 1; }
