@@ -87,6 +87,7 @@ class Sequence:
     zmon_intervals: Mapping[str, float] = field(default_factory=dict)  # over INTERVALS
     after_step: AfterStep | None = None
     rate_window: str = ""  # the recording rules' rate window in this run (default: theirs)
+    scrape_interval: str = "5s"  # how often the host's Prometheus scrapes zmon
     thresholds: Mapping[str, float] = field(default_factory=dict)  # over alert_rules' DEFAULTS
 
 
@@ -241,4 +242,10 @@ def _prometheus(
     if os.environ.get("ZMON_LAB_PROMETHEUS", "1") == "0" and not IN_CI:
         progress("ZMON_LAB_PROMETHEUS=0: alert rules NOT evaluated in this run")
         return None
-    return AlertWatcher(run_dir / "prometheus", progress, sequence.rate_window, sequence.thresholds)
+    return AlertWatcher(
+        run_dir / "prometheus",
+        progress,
+        sequence.rate_window,
+        sequence.thresholds,
+        sequence.scrape_interval,
+    )

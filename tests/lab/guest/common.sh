@@ -45,8 +45,10 @@ load_zfs() {
 # packaging/zmon.service starts it: as root through setpriv with the flags the host wrote to
 # /ctl/zmon.setpriv (the unit's bounding set, the same set inheritable and ambient, the noroot
 # securebits, no_new_privs). The `zmon` system user is created as the .deb's postinst does.
-# Sets ZMONPID (zmon's main process: setpriv execs it).
+# Sets ZMONPID (zmon's main process: setpriv execs it). Waits WAIT seconds (default 5) to say
+# at once that zmon ended on a bad flag or import error (0: a later require_zmon says it).
 start_zmon() {
+    local wait=${1:-5}
     mkdir -p /opt/zmon /var/lib/zmon
     tar -C /opt/zmon -xf /zmon/zmon-site.tar
     getent passwd zmon > /dev/null ||
@@ -59,7 +61,8 @@ start_zmon() {
     PYTHONPATH=/opt/zmon setpriv "${priv[@]}" -- python3 -X faulthandler -m zmon.cli serve \
         "${args[@]}" > "$CTL/zmon.log" 2>&1 &
     ZMONPID=$!
-    sleep 5   # a bad flag or import error ends it at once: say so now, not after the setup
+    [ "$wait" = 0 ] && return 0
+    sleep "$wait"   # a bad flag or import error ends it at once: say so now, not after the setup
     kill -0 "$ZMONPID" 2>/dev/null || { log "zmon did not start"; tail -20 "$CTL/zmon.log"; exit 1; }
 }
 
