@@ -27,34 +27,15 @@ import pytest
 
 from tests.e2e.serve import ZmonProcess, arc_procfs, collectors_toml
 from tests.helpers import IN_CI, not_run, require_tool
+from tests.packaging.unit import setpriv_flags
 from zmon.privileges import COLLECTING, FOR_THE_DROP, mask_of, status_capabilities
 
 pytestmark = pytest.mark.real
 
-UNIT = Path(__file__).resolve().parents[2] / "packaging" / "zmon.service"
-
-
-def unit_capabilities(key: str) -> list[str]:
-    """The capabilities a setting of the shipped unit lists."""
-    for line in UNIT.read_text().splitlines():
-        if line.startswith(f"{key}="):
-            return line.split("=", 1)[1].split()
-    raise AssertionError(f"the unit sets no {key}")
-
 
 def setpriv_prefix() -> list[str]:
     """setpriv giving zmon the unit's bounding set, ambient set, securebits, no_new_privs."""
-    caps = ",".join(
-        "+" + c.removeprefix("CAP_").lower() for c in unit_capabilities("CapabilityBoundingSet")
-    )
-    return [
-        require_tool("setpriv", "starts zmon with the unit's capabilities"),
-        f"--bounding-set=-all,{caps}",
-        f"--inh-caps=-all,{caps}",
-        f"--ambient-caps=-all,{caps}",
-        "--securebits=+noroot,+noroot_locked",
-        "--no-new-privs",
-    ]
+    return [require_tool("setpriv", "starts zmon with the unit's capabilities"), *setpriv_flags()]
 
 
 def web_user() -> pwd.struct_passwd:

@@ -131,6 +131,7 @@ class LabVM:
         run_dir: Path,
         zmon_args: Sequence[str],
         *,
+        setpriv: Sequence[str] = (),
         capture: bool = False,
         driver: str = "driver.sh",
         smp: int = 2,
@@ -146,6 +147,7 @@ class LabVM:
         self.capture = capture
         self.driver = driver
         self.zmon_args = list(zmon_args)
+        self.setpriv = list(setpriv)  # how guest/common.sh starts zmon (the unit's privileges)
         self.smp, self.mem = smp, mem_mib
         self.progress = progress
         self.port = 0
@@ -201,6 +203,7 @@ class LabVM:
         for d in (self.steps, self.run_dir / "disks"):
             d.mkdir(parents=True, exist_ok=True)
         (self.ctl / "zmon.args").write_text("".join(a + "\n" for a in self.zmon_args))
+        (self.ctl / "zmon.setpriv").write_text("".join(a + "\n" for a in self.setpriv))
         self.port = free_port()
         argv = self._qemu_argv()
         (self.run_dir / "qemu.argv").write_text(" ".join(argv) + "\n")

@@ -36,8 +36,10 @@ class AlertWatcher:
         progress: Callable[[str], None],
         rate_window: str = "",
         thresholds: Mapping[str, float] | None = None,
+        scrape_interval: str = "5s",
     ) -> None:
         self.dir = workdir
+        self.scrape_interval = scrape_interval
         self.rate_window = rate_window
         self.thresholds = dict(thresholds or {})
         self.progress = progress
@@ -59,7 +61,7 @@ class AlertWatcher:
             text = text.replace(f"[{RATE_WINDOW}]", f"[{self.rate_window}]")
         rules.write_text(text)
         (self.dir / "prometheus.yml").write_text(
-            "global:\n  scrape_interval: 5s\n  evaluation_interval: 2s\n"
+            f"global:\n  scrape_interval: {self.scrape_interval}\n  evaluation_interval: 2s\n"
             f"rule_files:\n  - {rules}\n"
             "scrape_configs:\n  - job_name: zmon\n    static_configs:\n"
             f"      - targets: ['{self.targets[0]}']\n"

@@ -19,8 +19,10 @@ from tests.helpers import IN_CI
 from tests.lab import checks
 from tests.lab.engine import AllCollectorsSucceed, Check, Result, StepRunner, filter_exposition
 from tests.lab.labvm import GUEST_PORT, LabError, LabVM, Manifest, track
+from tests.lab.privilege_checks import WEB_USER, privilege_results, published
 from tests.lab.prometheus import AlertWatcher
 from tests.lab.status_checks import status_results
+from tests.packaging.unit import setpriv_flags
 
 # Collection in the VM. TCG runs tens of times slower than hardware, so the lab shortens the
 # intervals (a step is seen within seconds) but lengthens the hard timeouts.
@@ -41,11 +43,12 @@ def zmon_args(
     nut_port: int | None = None, intervals: Mapping[str, float] | None = None
 ) -> list[str]:
     """`zmon serve` flags for the guest, from the collectors this tree registers (`intervals`
-    overrides INTERVALS)."""
+    overrides INTERVALS); the HTTP process drops to WEB_USER, as with the shipped unit."""
     intervals = {**INTERVALS, **(intervals or {})}
     from zmon.registry import collectors
 
-    args = ["--web.listen-address", f":{GUEST_PORT}", "--log.format", "json",
+    args = ["--web.listen-address", f":{GUEST_PORT}", "--web.user", WEB_USER,
+            "--log.format", "json",
             "--path.state-dir", "/var/lib/zmon",
             "--command.timeout", str(COMMAND_TIMEOUT)]  # fmt: skip
     if nut_port is not None:  # qemu's user network forwards 10.0.2.2 to the host's loopback
@@ -84,6 +87,7 @@ class Sequence:
     zmon_intervals: Mapping[str, float] = field(default_factory=dict)  # over INTERVALS
     after_step: AfterStep | None = None
     rate_window: str = ""  # the recording rules' rate window in this run (default: theirs)
+    scrape_interval: str = "5s"  # how often the host's Prometheus scrapes zmon
     thresholds: Mapping[str, float] = field(default_factory=dict)  # over alert_rules' DEFAULTS
 
 
@@ -159,6 +163,7 @@ def run_lab(
         version,
         run_dir,
         zmon_args(ups.port, sequence.zmon_intervals),
+        setpriv=setpriv_flags(),
         capture=capture,
         driver=sequence.driver,
         progress=progress,
@@ -178,6 +183,8 @@ def run_lab(
             facts = vm.wait_ready(step)
             facts["host_time"] = f"{time.time():.3f}"  # within 0.5 s of the guest's guest_time
             results, scrape = runner.run(step, facts, sequence.checks, sequence.collectors)
+            if step == steps[0]:  # what each zmon process holds, published by every driver
+                results += privilege_results(step, facts)
             if alerts is not None:
                 results += alerts.check(
                     step, version, runner.facts, since=step_began, rows=sequence.alerts
@@ -197,7 +204,9 @@ def run_lab(
                 (cap / "metrics.prom").write_text(
                     filter_exposition(scrape.text, checks.keep_in_capture)
                 )
-                (cap / "facts.txt").write_text("".join(f"{k}={v}\n" for k, v in facts.items()))
+                (cap / "facts.txt").write_text(  # (without the pids of zmon's processes)
+                    "".join(f"{k}={v}\n" for k, v in facts.items() if not published({k: v}))
+                )
             run.results += results
             run.steps_seen.append(step)
             bad = [r for r in results if not r.ok and not r.pending]
@@ -233,4 +242,10 @@ def _prometheus(
     if os.environ.get("ZMON_LAB_PROMETHEUS", "1") == "0" and not IN_CI:
         progress("ZMON_LAB_PROMETHEUS=0: alert rules NOT evaluated in this run")
         return None
-    return AlertWatcher(run_dir / "prometheus", progress, sequence.rate_window, sequence.thresholds)
+    return AlertWatcher(
+        run_dir / "prometheus",
+        progress,
+        sequence.rate_window,
+        sequence.thresholds,
+        sequence.scrape_interval,
+    )

@@ -69,7 +69,11 @@ STEP_PHASES = {ARC_PHASES: (LARGE, SMALL, RAISED), SLOW_DISK: (SLOW,)}
 POOL, SLOW_VDEV, SIBLINGS = "slow", "vde", ("vdd", "vdf")
 ARC_SMALL, ARC_LARGE = 64 << 20, 512 << 20  # zfs_arc_max in slowdown.sh
 WORKING_SET = 80 << 20  # the hot and the scan file
-RATE_WINDOW = "20s"  # the recording rules' 5m rate window in this run: one phase (20 s)
+PHASE_S = 12  # each ARC phase's length (guest/slowdown.sh)
+# The recording rules' 5m rate window in this run: one phase. Prometheus scrapes zmon every
+# SCRAPE_INTERVAL, so that a window holds four samples
+RATE_WINDOW = f"{PHASE_S}s"
+SCRAPE_INTERVAL = "3s"
 # A loaded TCG guest reads a few I/Os a second from a disk delayed by 1 s: latency is judged
 # from 1 I/O per second here (production: slowdown_min_ops)
 RULE_THRESHOLDS = {"slowdown_min_ops": 1.0}
@@ -331,10 +335,11 @@ SLOWDOWN = Sequence(
         {name: [("the slowdown run does not judge collectors", (), ())] for name in collectors()}
     ),
     [],
-    # the ARC counters and the latency histograms are read often enough for 20 s phases; the
+    # the ARC counters and the latency histograms are read often enough for 12 s phases; the
     # rest rarely, to leave the slow guest's CPU to the reads
-    zmon_intervals={"arc": 2.0, "iostat": 5.0, **{c: 30.0 for c in QUIET}},
+    zmon_intervals={"arc": 2.0, "iostat": 3.0, **{c: 30.0 for c in QUIET}},
     after_step=after_step,
     rate_window=RATE_WINDOW,
+    scrape_interval=SCRAPE_INTERVAL,
     thresholds=RULE_THRESHOLDS,
 )

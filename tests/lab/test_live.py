@@ -52,7 +52,10 @@ def _run(
     print(run.report())
     for line in run.summary:
         show(f"[lab] {line}")
-    show(f"[lab] OpenZFS {version} {sequence.name}: report in {run.run_dir / 'report.txt'}")
+    show(
+        f"[lab] OpenZFS {version} {sequence.name}: {run.seconds:.0f} s from boot to result; "
+        f"report in {run.run_dir / 'report.txt'}"
+    )
     if run.error or run.failures:
         print(run.logs)
         problems = [f.line() for f in run.failures]

@@ -62,6 +62,11 @@ def test_steps_and_phases_match_the_guest_driver() -> None:
     assert tuple(dict.fromkeys(started)) == PHASES
     assert tuple(p for step in slowdown.STEPS for p in STEP_PHASES[step]) == PHASES
     assert {s for row in PHASE_CHECKS for s in row.steps} == set(PHASES)
+    # a rate window of one phase: no longer, or it reaches into the phase before
+    assert re.search(r"^PHASE_S=\$\{zmonlab_phase_seconds:-(\d+)\}$", driver, re.M)[1] == str(
+        slowdown.PHASE_S
+    )
+    assert slowdown.RATE_WINDOW == f"{slowdown.PHASE_S}s"
 
 
 def test_every_record_the_run_reads_is_rendered() -> None:

@@ -41,18 +41,57 @@ load_zfs() {
 }
 
 # start_zmon: zmon from the "zmon" share (host-built wheels installed to a directory, as one
-# tar) with the flags the host wrote to /ctl/zmon.args; sets ZMONPID
+# tar) with the flags the host wrote to /ctl/zmon.args (--web.user zmon among them), started as
+# packaging/zmon.service starts it: as root through setpriv with the flags the host wrote to
+# /ctl/zmon.setpriv (the unit's bounding set, the same set inheritable and ambient, the noroot
+# securebits, no_new_privs). The `zmon` system user is created as the .deb's postinst does.
+# Sets ZMONPID (zmon's main process: setpriv execs it). Waits WAIT seconds (default 5) to say
+# at once that zmon ended on a bad flag or import error (0: a later require_zmon says it).
 start_zmon() {
+    local wait=${1:-5}
     mkdir -p /opt/zmon /var/lib/zmon
     tar -C /opt/zmon -xf /zmon/zmon-site.tar
-    local args=()
+    getent passwd zmon > /dev/null ||
+        useradd --system --user-group --no-create-home --home-dir /nonexistent \
+            --shell /usr/sbin/nologin zmon || { log "cannot create the zmon user"; exit 1; }
+    local args=() priv=()
     [ -f "$CTL/zmon.args" ] && mapfile -t args < "$CTL/zmon.args"
-    log "zmon serve ${args[*]}"
-    PYTHONPATH=/opt/zmon python3 -X faulthandler -m zmon.cli serve "${args[@]}" \
-        > "$CTL/zmon.log" 2>&1 &
+    [ -f "$CTL/zmon.setpriv" ] && mapfile -t priv < "$CTL/zmon.setpriv"
+    log "setpriv ${priv[*]} zmon serve ${args[*]}"
+    PYTHONPATH=/opt/zmon setpriv "${priv[@]}" -- python3 -X faulthandler -m zmon.cli serve \
+        "${args[@]}" > "$CTL/zmon.log" 2>&1 &
     ZMONPID=$!
-    sleep 5   # a bad flag or import error ends it at once: say so now, not after the setup
+    [ "$wait" = 0 ] && return 0
+    sleep "$wait"   # a bad flag or import error ends it at once: say so now, not after the setup
     kill -0 "$ZMONPID" 2>/dev/null || { log "zmon did not start"; tail -20 "$CTL/zmon.log"; exit 1; }
+}
+
+# zmon_processes: sets ZMON_PROCS to one fact per zmon process, from /proc (the host checks
+# them, tests/lab/privilege_checks.py): zmon.main (ZMONPID), zmon.http (its forked child) and
+# zmon.worker (the child running zmon.worker), each "pid=P uid=R,E,S,F CapEff=.. CapPrm=..
+# CapBnd=..". Waits up to 60 s for both children (the worker starts after the HTTP process).
+zmon_processes() {
+    local pid i line role
+    for i in $(seq 60); do
+        : > /tmp/zmon-procs.facts
+        for pid in "$ZMONPID" $(cat /proc/"$ZMONPID"/task/*/children 2>/dev/null); do
+            line=$(tr '\0' ' ' < /proc/"$pid"/cmdline 2>/dev/null)
+            case "$line" in
+                *zmon.worker*) role=worker ;;
+                *zmon.cli*) if [ "$pid" = "$ZMONPID" ]; then role=main; else role=http; fi ;;
+                *) continue ;;   # a command the privileged side runs
+            esac
+            awk -v role="$role" -v pid="$pid" '
+                $1 == "Uid:" { uid = $2 "," $3 "," $4 "," $5 }
+                $1 ~ /^Cap(Eff|Prm|Bnd):$/ { cap[substr($1, 1, 6)] = $2 }
+                END { printf "zmon.%s=pid=%s uid=%s CapEff=%s CapPrm=%s CapBnd=%s\n",
+                      role, pid, uid, cap["CapEff"], cap["CapPrm"], cap["CapBnd"] }
+            ' /proc/"$pid"/status >> /tmp/zmon-procs.facts 2>/dev/null
+        done
+        [ "$(grep -c . /tmp/zmon-procs.facts)" -ge 3 ] && break
+        sleep 1
+    done
+    mapfile -t ZMON_PROCS < /tmp/zmon-procs.facts   # (the guest has no /dev/fd)
 }
 
 # require_zmon: end the run (exit 1) with the end of zmon's log if zmon has stopped; ZMONPID

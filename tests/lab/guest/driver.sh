@@ -125,7 +125,8 @@ dd if=/dev/urandom of=/dev/zvol/tank/vol bs=1M count=8 status=none
 zfs snapshot -r tank@snap1
 zpool sync
 require_zmon
-ready 01-healthy "zfs_version=$ZVER" "${DEVMAP[@]}"
+zmon_processes
+ready 01-healthy "zfs_version=$ZVER" "${DEVMAP[@]}" "${ZMON_PROCS[@]}"
 
 ########################################################################
 log "scrub tank, slowed down; I/Os over 100 ms count as slow (delay events, zpool status -s)"

@@ -21,7 +21,8 @@ zfs create rz/data
 dd if=/dev/urandom of=/rz/data/random.bin bs=1M count=32 status=none
 zpool sync rz
 require_zmon
-ready 01-ramp-baseline "zfs_version=$ZVER" "dev.vdb=vdb"
+zmon_processes
+ready 01-ramp-baseline "zfs_version=$ZVER" "dev.vdb=vdb" "${ZMON_PROCS[@]}"
 
 PROM=""
 [ -s "$CTL/prometheus.port" ] && PROM="10.0.2.2:$(cat "$CTL/prometheus.port")"

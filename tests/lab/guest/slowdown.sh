@@ -4,13 +4,17 @@
 # (vdd, vde, vdf), prefetch off (every 128 KiB block read is one ARC access).
 # The working set is a hot file of 40 MiB (each 8 MiB stretch read twice: the ARC's MFU list)
 # and a scan file of 40 MiB (read once: its MRU list), read in turn (guest/reader.py).
-# A first round runs with the ARC at its default size; then zfs_arc_min goes to 32 MiB and
-# zfs_arc_max to 64 MiB (OpenZFS 2.3 lets the ARC run up to 16 MiB over it while it evicts).
+# They are written after the export and import that empties the ARC (written blocks enter its
+# MRU list), so the first round, with the ARC at its default size, reads them from memory; then
+# zfs_arc_min goes to 32 MiB and zfs_arc_max to 64 MiB (OpenZFS 2.3 lets the ARC run up to
+# 16 MiB over it while it evicts). The phases are as short as the host's rate window allows
+# (PHASE_S, slowdown.PHASE_S), the files as small as the ARC's 64 MiB floor allows: the run
+# stays under 3 minutes per version (tests/lab/README.md).
 #   01-arc-phases  three phases read back to back, PHASE_S seconds each:
 #                  arc-large   hot and scan read in turn: the misses are nearly all ghost hits
 #                  arc-small   a 4 MiB file read round and round (hits: quiet)
 #                  arc-raised  zfs_arc_max 512 MiB, after one round hot and scan again (hits)
-#   02-slow-disk   `zinject -D 1000:16` on vde, a 40 MiB file written before an export and
+#   02-slow-disk   `zinject -D 1000:16` on vde, a 24 MiB file written before an export and
 #                  import of the pool and not read since (unknown to the ARC) read once in
 #                  8 MiB reads (many blocks in flight): cold misses, one slow top-level vdev
 # Every phase saves arcstats and `zpool iostat -p -w -v slow` at its start and end in
@@ -28,15 +32,22 @@ ARC_LARGE=$((512 << 20))
 HOT_MIB=40
 SCAN_MIB=40
 SMALL_MIB=4
-COLD_MIB=40
-PHASE_S=${zmonlab_phase_seconds:-20}
+COLD_MIB=24
+PHASE_S=${zmonlab_phase_seconds:-12}
 DATA=/slow/data
 READER=$(dirname "$0")/reader.py
 
 now() { date +%s.%N; }
 arc() { awk -v k="$1" '$1 == k {print $3}' /proc/spl/kstat/zfs/arcstats; }
-# the reads yield the CPU to zmon and its zpool commands
-reader() { nice -n 10 python3 "$READER" "$@" || { log "reader $* failed"; exit 1; }; }
+# arc_line: the ARC's limit, size, hits, misses and ghosts in one read (one process: each
+# costs seconds on a loaded TCG guest)
+arc_line() {
+    awk '{v[$1] = $3} END {printf "c_max %s size %s hits %s misses %s ghost hits %s+%s " \
+        "ghost sizes %s+%s", v["c_max"], v["size"], v["hits"], v["misses"], v["mru_ghost_hits"],
+        v["mfu_ghost_hits"], v["mru_ghost_size"], v["mfu_ghost_size"]}' /proc/spl/kstat/zfs/arcstats
+}
+# the reads yield the CPU to zmon and its zpool commands (-S -E: no site, a quicker start)
+reader() { nice -n 10 python3 -S -E "$READER" "$@" || { log "reader $* failed"; exit 1; }; }
 
 # snap PHASE start|end: the raw outputs the hermetic tests replay (COMMANDS.tsv as driver.sh)
 snap() {
@@ -55,27 +66,27 @@ phase() {
     snap "$name" start
     reader --seconds "$PHASE_S" "$@"
     snap "$name" end
-    log "phase $name: c_max $(arc c_max) size $(arc size) hits $(arc hits) misses $(arc misses)" \
-        "ghost hits $(arc mru_ghost_hits)+$(arc mfu_ghost_hits)" \
-        "ghost sizes $(arc mru_ghost_size)+$(arc mfu_ghost_size)"
+    log "phase $name: $(arc_line)"
 }
 
 log "slowdown driver start"
 load_zfs
 echo 1 > $PARAMS/zfs_prefetch_disable
-start_zmon
+start_zmon 0   # it starts while the pool is made (require_zmon below)
 log "create pool slow"
 mkpool slow /dev/vdd /dev/vde /dev/vdf
 zfs create -o recordsize=128k -o compression=off -o checksum=off -o atime=off slow/data
 # compression and checksums off: zeros are written as blocks
-for f in cold:$COLD_MIB hot:$HOT_MIB scan:$SCAN_MIB small:$SMALL_MIB; do
-    dd if=/dev/zero of="$DATA/${f%:*}" bs=1M count="${f#*:}" status=none
-done
+write() { dd if=/dev/zero of="$DATA/$1" bs=1M count="$2" status=none; }
+write cold $COLD_MIB
 zpool sync slow
 # out of the ARC with every ghost: the cold file stays unknown to it until slow-disk reads it
 zpool export slow && zpool import -d /dev slow || { log "cannot export and import slow"; exit 1; }
+# the working set, in the ARC as written: the first round reads it from memory
+write hot $HOT_MIB; write scan $SCAN_MIB; write small $SMALL_MIB
+zpool sync slow
 reader $DATA/hot --passes 1 --twice --scan $DATA/scan
-reader $DATA/small --passes 1 --twice
+log "first round read: $(arc_line)"
 echo $ARC_MIN > $PARAMS/zfs_arc_min
 echo $ARC_SMALL > $PARAMS/zfs_arc_max
 sleep 2   # the ARC shrinks to its new maximum
@@ -90,7 +101,8 @@ reader $DATA/hot --passes 1 --twice --scan $DATA/scan
 phase arc-raised $DATA/hot --twice --scan $DATA/scan
 require_zmon
 mapfile -t W < "$OUT/windows.txt"
-ready 01-arc-phases "zfs_version=$ZVER" "c_max_raised=$(arc c_max)" "${W[@]}"
+zmon_processes
+ready 01-arc-phases "zfs_version=$ZVER" "c_max_raised=$(arc c_max)" "${W[@]}" "${ZMON_PROCS[@]}"
 
 zinject -d /dev/vde -D 1000:16 slow > "$CTL/zinject.log" 2>&1 ||
     { log "zinject -D failed: $(cat "$CTL/zinject.log")"; exit 1; }
