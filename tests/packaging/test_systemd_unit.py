@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import require_tool
+from tests.packaging.unit import unit_setting
 
 pytestmark = pytest.mark.real
 
@@ -71,3 +72,9 @@ def test_limit_nofile_and_reload() -> None:
     text = UNIT.read_text()
     assert re.search(r"^LimitNOFILE=\d{4,}$", text, re.M)
     assert "ExecReload=/bin/kill -HUP $MAINPID" in text
+
+
+def test_root_gains_no_capability_on_exec_and_cannot_take_it_back() -> None:
+    """``noroot`` sets the bit, ``noroot-locked`` keeps it set: the lock alone would lock the
+    bit off (systemd.exec SecureBits=)."""
+    assert set(unit_setting("SecureBits")) == {"noroot", "noroot-locked"}

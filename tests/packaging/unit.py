@@ -9,8 +9,8 @@ from pathlib import Path
 UNIT = Path(__file__).resolve().parents[2] / "packaging" / "zmon.service"
 
 
-def unit_capabilities(key: str) -> list[str]:
-    """The capabilities a setting of the shipped unit lists."""
+def unit_setting(key: str) -> list[str]:
+    """The words a setting of the shipped unit lists (capabilities, secure bits)."""
     for line in UNIT.read_text().splitlines():
         if line.startswith(f"{key}="):
             return line.split("=", 1)[1].split()
@@ -22,12 +22,12 @@ def setpriv_flags() -> list[str]:
     inheritable and ambient (with SecureBits=noroot root gains nothing else on exec), the
     noroot securebits and no_new_privs."""
     caps = ",".join(
-        "+" + c.removeprefix("CAP_").lower() for c in unit_capabilities("CapabilityBoundingSet")
+        "+" + c.removeprefix("CAP_").lower() for c in unit_setting("CapabilityBoundingSet")
     )
     return [
         f"--bounding-set=-all,{caps}",
         f"--inh-caps=-all,{caps}",
         f"--ambient-caps=-all,{caps}",
-        "--securebits=+noroot,+noroot_locked",
+        "--securebits=" + ",".join("+" + b.replace("-", "_") for b in unit_setting("SecureBits")),
         "--no-new-privs",
     ]
