@@ -34,6 +34,7 @@ from grafana.builder import (
     value_map,
 )
 from zmon.judgment import memory
+from zmon.judgment.thresholds import DEFAULTS as LIMITS
 from zmon.status import ratios
 
 H = 'job=~"$job", instance=~"$instance"'  # host selector
@@ -45,6 +46,12 @@ PL, DL, UL = "{{instance}} {{pool}}", "{{instance}} {{device}}", "{{instance}} {
 # Alerts of the selected hosts, and those about the whole job (ZmonTargetMissing has no instance)
 HA = 'job=~"$job", instance=~"$instance|"'
 RI = "$__rate_interval"
+# The lines drawn where an alert or a finding judges come from the thresholds table the rules
+# are rendered from (zmon/judgment/thresholds.py); a line drawn before them (an early orange:
+# scrub due within 5 days, 10 °C below the limit, twice the runtime) is the boards' own.
+DAY = 86400
+SCRUB_DUE = LIMITS.scrub_max_age.seconds
+RUNTIME_MIN = LIMITS.ups_runtime_min.seconds
 ALERT_NAMES = 'alertname=~"(Zfs|Disk|Ups|Zmon).+"'
 OK_BAD: list[tuple[float | None, str]] = [(None, "green"), (1, "red")]
 
@@ -146,7 +153,8 @@ def pool() -> dict[str, Any]:
                    unit="Bps", min=0, width=8),
         stat("Since last scrub", [T(f"time() - zmon_pool_last_scrub_end_time_seconds{{{P}}}",
                                     PL)],
-             unit="s", thresholds=[(None, "green"), (30 * 86400, "orange"), (35 * 86400, "red")]),
+             unit="s", thresholds=[(None, "green"), (SCRUB_DUE - 5 * DAY, "orange"),
+                                   (SCRUB_DUE, "red")]),
         stat("Last scrub errors", [T(f"zmon_pool_last_scrub_errors{{{P}}}", PL)],
              thresholds=OK_BAD),
         stat("Data errors", [T(f"zmon_pool_data_errors{{{P}}}", PL)], thresholds=OK_BAD),
@@ -156,7 +164,8 @@ def pool() -> dict[str, Any]:
         Row("Capacity"),
         timeseries("Capacity", [T(f"zmon:pool_capacity:ratio{{{P}}}", PL)],
                    unit="percentunit", min=0, max=1, width=8,
-                   thresholds=[(None, "green"), (0.8, "orange"), (0.9, "red")])
+                   thresholds=[(None, "green"), (LIMITS.capacity_warning_on, "orange"),
+                               (LIMITS.capacity_critical_on, "red")])
         .thresholds_style(_threshold_lines()),
         timeseries("Fragmentation", [T(f"zmon_pool_fragmentation_ratio{{{P}}}", PL)],
                    unit="percentunit", min=0, max=1, width=8),
@@ -170,14 +179,15 @@ def pool() -> dict[str, Any]:
             T(f"topk(20, zmon_dataset_referenced_bytes{{{P}}} "
               f"/ (zmon_dataset_refquota_bytes{{{P}}} > 0))", "{{instance}} {{dataset}} refquota"),
         ], unit="percentunit", min=0, max=1, width=12,
-                   thresholds=[(None, "green"), (0.9, "red")],
+                   thresholds=[(None, "green"), (LIMITS.dataset_quota_full, "red")],
                    description="used / quota and referenced / refquota of the datasets with "
                                "one set; the line is where ZfsDatasetQuotaNearlyFull warns.")
         .thresholds_style(_threshold_lines()),
         timeseries("Newest snapshot age (oldest 20)", [
             T(f"topk(20, time() - zmon_dataset_newest_snapshot_timestamp_seconds{{{P}}})",
               "{{instance}} {{dataset}}"),
-        ], unit="s", min=0, width=12, thresholds=[(None, "green"), (26 * 3600, "red")],
+        ], unit="s", min=0, width=12,
+                   thresholds=[(None, "green"), (LIMITS.snapshot_max_age.seconds, "red")],
                    description="Age of each dataset's newest snapshot (datasets without "
                                "snapshots have none); the line is where "
                                "ZfsDatasetSnapshotOverdue warns.")
@@ -307,9 +317,10 @@ def why_slow() -> list[Panel | Row]:
         timeseries("Latency against the usual", [
             T(_record(memory.POOL_VS_USUAL), "{{instance}} {{pool}} {{op}}"),
         ], unit="suffix:×", min=0, width=8,
-                   thresholds=[(None, "green"), (2, "orange"), (5, "red")],
+                   thresholds=[(None, "green"), (LIMITS.slowdown_factor, "orange")],
                    description="p99 now divided by the usual p99: 6× means six times slower "
-                               "than this pool usually is.")
+                               "than this pool usually is; the line is where ZfsArcSlowdown "
+                               "and zmon status call it slower.")
         .thresholds_style(_threshold_lines()),
         timeseries("ARC hits, and what the misses were", [
             T(_record(ratios.ARC_HIT.record), "{{instance}} hit ratio"),
@@ -373,10 +384,11 @@ def why_slow() -> list[Panel | Row]:
         timeseries("Top-level vdevs against their siblings", [
             T(_record(memory.VDEV_VS_SIBLINGS), "{{instance}} {{pool}} {{vdev}} {{op}}"),
         ], unit="suffix:×", min=0, width=8,
-                   thresholds=[(None, "green"), (2, "orange"), (5, "red")],
+                   thresholds=[(None, "green"), (LIMITS.slowdown_sibling_factor, "orange")],
                    description="Each top-level vdev's p99 divided by the median of its pool's "
                                "top-level vdevs (pools with two or more): one slow mirror or "
-                               "raidz stands out.")
+                               "raidz stands out; the line is where zmon status calls it a "
+                               "slow vdev.")
         .thresholds_style(_threshold_lines()),
         bars("Slow I/Os per disk", [
             T(f"sum by (instance, pool, vdev) (increase(zmon_vdev_slow_ios_total{{{H}}}[{RI}]))",
@@ -445,7 +457,8 @@ def disks() -> dict[str, Any]:
               description="One row per disk, with the pool and vdev it serves."),
         timeseries("Temperature", [T(f"zmon_disk_temperature_celsius{{{D}}}", DL)],
                    unit="celsius",
-                   thresholds=[(None, "green"), (50, "orange"), (60, "red")])
+                   thresholds=[(None, "green"), (LIMITS.disk_temperature_max - 10, "orange"),
+                               (LIMITS.disk_temperature_max, "red")])
         .thresholds_style(_threshold_lines()),
         timeseries("Reallocated and pending sectors", [
             T(f"zmon_disk_reallocated_sectors{{{D}}}", f"{DL} reallocated"),
@@ -487,7 +500,7 @@ def ups() -> dict[str, Any]:
         stat("Battery charge", [T(f"zmon_ups_battery_charge_ratio{{{U}}}", UL)],
              unit="percentunit", thresholds=[(None, "red"), (0.5, "orange"), (0.8, "green")]),
         stat("Runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", UL)], unit="s",
-             thresholds=[(None, "red"), (600, "orange"), (1200, "green")]),
+             thresholds=[(None, "red"), (RUNTIME_MIN, "orange"), (2 * RUNTIME_MIN, "green")]),
         state_timeline("Status flags", [T(f"zmon_ups_status{{{U}}} == 1", UL + " {{flag}}")],
                        width=24, height=6),
         timeseries("Load", [T(f"zmon_ups_load_ratio{{{U}}}", UL)],

@@ -12,6 +12,7 @@ from grafana_foundation_sdk.models.common import GraphDrawStyle
 
 from grafana import builder, generate
 from grafana.boards import DASHBOARDS
+from zmon.judgment.thresholds import DEFAULTS
 
 GRAFANA = Path(generate.__file__).parent
 BOARDS = {uid: build() for uid, build in DASHBOARDS.items()}
@@ -288,3 +289,27 @@ def test_the_ghost_hit_ratio_on_the_arc_board_is_per_access() -> None:
     assert _titles_with(board, r"zmon:arc_ghost_hits_per_access:ratio_rate5m\{")
     for title, expr in _exprs(board):
         assert "ghost" not in expr or "per_hit" not in expr, title
+
+
+# panel -> (the thresholds table's value, the alert or finding that judges there)
+JUDGED_LINES = {
+    ("zmon-pool", "Since last scrub"): (DEFAULTS.scrub_max_age.seconds, "ZfsScrubOverdue"),
+    ("zmon-pool", "Capacity"): (DEFAULTS.capacity_warning_on, "ZfsPoolCapacityWarning"),
+    ("zmon-pool", "Quota use (highest 20)"): (DEFAULTS.dataset_quota_full, "quota alerts"),
+    ("zmon-pool", "Newest snapshot age (oldest 20)"): (
+        DEFAULTS.snapshot_max_age.seconds, "ZfsDatasetSnapshotOverdue"),
+    ("zmon-arc", "Latency against the usual"): (DEFAULTS.slowdown_factor, "ZfsArcSlowdown"),
+    ("zmon-arc", "Top-level vdevs against their siblings"): (
+        DEFAULTS.slowdown_sibling_factor, "the slow-vdev finding"),
+    ("zmon-disks", "Temperature"): (DEFAULTS.disk_temperature_max, "DiskTemperatureHigh"),
+    ("zmon-ups", "Runtime"): (DEFAULTS.ups_runtime_min.seconds, "UpsRuntimeLow"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("uid", "title"), sorted(JUDGED_LINES))
+def test_a_line_where_an_alert_judges_is_the_thresholds_tables_value(uid: str, title: str) -> None:
+    """Written once: the boards draw the rules' limits from zmon/judgment/thresholds.py."""
+    (panel,) = [p for p in _panels(BOARDS[uid]) if p["title"] == title]
+    steps = [s["value"] for s in panel["fieldConfig"]["defaults"]["thresholds"]["steps"]]
+    value, judge = JUDGED_LINES[uid, title]
+    assert value in steps, f"{title}: no line at {judge}'s limit {value} ({steps})"
