@@ -52,8 +52,8 @@ class Evaluator:
         known_from: float | None = None,
     ) -> None:
         """``known_from``: nothing happened on the host before this time (a replay that
-        starts with the host, as the Prometheus it is compared with does); otherwise the
-        history is known from its first feed."""
+        starts with the host, as the Prometheus it is compared with does), so every window
+        is known from then on; otherwise the history is known from its first feed."""
         self.known_from = known_from
         self.conditions = list(conditions)
         self.interval = interval  # the step of a record read over a range
@@ -68,8 +68,11 @@ class Evaluator:
         self.store.add(families, at)
 
     def judged(self, now: float) -> frozenset[str]:
-        """The conditions whose windows and ``for:`` the history covers at ``now``."""
-        seen = self.store.seen(now) if self.known_from is None else now - self.known_from
+        """The conditions whose windows and ``for:`` the history covers at ``now``: all of
+        them once the host's whole history is known (``known_from``)."""
+        if self.known_from is not None and now >= self.known_from:
+            return frozenset(c.name for c in self.conditions)
+        seen = self.store.seen(now)
         return frozenset(c.name for c in self.conditions if self._needed[c.name] <= seen + 1e-6)
 
     def evaluate(self, now: float) -> list[Instance]:
