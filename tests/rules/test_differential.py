@@ -30,33 +30,8 @@ from zmon.status.report import overall_state
 UNPAGED = tuple(f"(finding {r.id})" for r in RULES if r.alert is None)
 COMPARED = tuple(p.alert for p in POLICY if p.alert not in d.UNSEEN_BY_STATUS) + UNPAGED
 
-_MISSING = "status has no finding for it yet: "
-_GROUPED = "status says one finding where Prometheus fires both alerts (inhibition there): "
-_WINDOW = "status counts lifetime totals where the rule counts a new increase in 10m: "
 # alert -> why status and Prometheus disagree on it today (the test is xfail, strict)
 DISAGREE: dict[str, str] = {
-    "ZfsErrorEvents": _MISSING + "Prometheus fires it in every scenario with ZFS error events "
-    "(demo, fleet cable/offline/scrub, both labs)",
-    "ZfsPoolErrorsNotCleared": _MISSING + "Prometheus holds it pending (for: 1h) wherever a "
-    "vdev shows old errors on an ONLINE pool (demo, fleet cable/offline/scrub, both labs)",
-    "DiskMediumErrors": _MISSING + "Prometheus fires it for sda in the demo's resilver phases",
-    "DiskLinkSpeedDegraded": _MISSING + "Prometheus holds it pending (for: 30m) for sdb from "
-    "the demo's checksum-errors phase on (demo, fleet cable)",
-    "ZfsVdevChecksumErrors": _WINDOW + "Prometheus keeps firing for 10m after the errors "
-    "(labs: tank's ZLSATA1 from 05 on); in the demo and fleet cable status tells sdb's "
-    "checksum errors as the cable finding (DiskLinkFailing) and drops this alert",
-    "ZfsVdevIOErrors": _WINDOW + "Prometheus fires for rz/vdc for 10m after 05-io-errors, "
-    "status for as long as the counters stay (labs)",
-    "DiskCableFault": _GROUPED + "status names only DiskLinkFailing while the cable page fires "
-    "(demo, fleet cable); after the replacement Prometheus keeps sdb's pool and vdev labels "
-    "for an hour (zmon:disk_pool:info), status names sdb in no pool (demo resilvered)",
-    "DiskLinkFailing": "Prometheus keeps paging for sdb while it is OFFLINE and being "
-    "replaced (demo degraded, resilvering); status tells it as the degraded pool's finding "
-    "and gives no cable advice for a disk being replaced",
-    "DiskPendingSectorsRising": "status's media finding names DiskPendingSectorsRising for "
-    "reallocated sectors too (demo resilvered, where Prometheus fires "
-    "DiskReallocatedSectorsRising); during the resilver status says resilver_source_failing "
-    "(no alert) where Prometheus fires it (demo resilvering)",
     "(finding resilver_running)": "a status finding no alert covers: a resilver under way "
     "(labs 09-10, demo, fleet)",
     "(finding resilver_source_failing)": "a critical status finding no alert covers: the "
