@@ -779,11 +779,14 @@ def state_fields(state: CollectorState) -> dict[str, Any]:
     return _encode_fields(state)
 
 
-def summary_rows(state: CollectorState) -> list[SummaryRow] | None:
-    """The collector's landing-page rows from its kept families, if it has a table."""
+def summary_rows(
+    state: CollectorState, kept: list[Metric] | None = None
+) -> list[SummaryRow] | None:
+    """The collector's landing-page rows from its kept families (or ``kept``), if it has a
+    table."""
     if state.summary is None or not state.summary_title:
         return None
-    return list(state.summary(state.kept))
+    return list(state.summary(state.kept if kept is None else kept))
 
 
 class FixedRows:

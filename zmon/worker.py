@@ -20,6 +20,7 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Mapping
 
 from zmon import children, durable, logs, memory
 from zmon.channel import (
@@ -55,6 +56,9 @@ HEARTBEAT_SECONDS = 5.0  # the server restarts a worker it has not heard from in
 # Collection can wait: where both processes want the CPU, scrapes go first. Ten steps of
 # niceness give the server about ten times the worker's share of a contended core.
 NICENESS = 10
+# what the server holds of a collector once it took an update: its pieces and the families
+# the views read, as (family name, digest) pairs
+Held = tuple[set[tuple[str, bytes]], frozenset[tuple[str, bytes]]]
 
 
 def build_scheduler(
@@ -100,9 +104,10 @@ class CollectionWorker:
         self._stop = threading.Event()
         self._lock = threading.Lock()  # one reload at a time
         self._report_lock = threading.Lock()  # reports leave in the order they are made
-        # what the server holds of each collector's pieces: (family name, digest) pairs
+        # What the server holds of each collector's pieces, (family name, digest) pairs, and
+        # of the families the views read (by their texts): changed only by an update sent,
+        # under the report lock, as the server's mirrors apply it (zmon.supervisor.Mirrors).
         self._sent: dict[str, set[tuple[str, bytes]]] = {}
-        # and of the families the views read, those the server holds (by their texts)
         self._views_sent: dict[str, frozenset[tuple[str, bytes]]] = {}
         self._status = 0  # the exit status
 
@@ -235,9 +240,7 @@ class CollectionWorker:
         for state in self.snapshot.states():  # (those of a set that failed to start, too)
             settings = new.collectors.get(state.name)
             if settings is None or not settings.enabled:
-                self.snapshot.remove(state.name)
-                self._sent.pop(state.name, None)
-                self._views_sent.pop(state.name, None)
+                self.snapshot.remove(state.name)  # (the server drops it at the next update)
         self._start(new)
 
     def _run_started(self, state: CollectorState) -> None:
@@ -247,33 +250,52 @@ class CollectionWorker:
             self._send(Running(state.name, state.running_since))
 
     def _report(self, ran: CollectorState | None) -> None:
-        """Tell the server every collector's fields, and the data of ``ran`` if it has new."""
+        """Tell the server every collector's fields, and the data of ``ran`` if it has new
+        (``ran`` only while it is the collector's state: a loop that outlived a reload's
+        stop reports none)."""
         with self._report_lock:
             states = self.snapshot.states()
             fields = {s.name: state_fields(s) for s in states}
-            data = {
-                s.name: self._data_of(s)
-                for s in (states if ran is None else [ran])
-                if s.running_since is None
-            }
+            ended = states if ran is None else [s for s in states if s is ran]
+            data: dict[str, RunData] = {}
+            held: dict[str, Held] = {}
+            for s in ended:
+                if s.running_since is None:
+                    data[s.name], held[s.name] = self._data_of(s)
             with contextlib.suppress(Closed):
                 self._send(Update(fields, data))
+                self._sent_update(fields, held)
 
-    def _data_of(self, state: CollectorState) -> RunData:
+    def _data_of(self, state: CollectorState) -> tuple[RunData, Held]:
         """A collector's rendered pieces (those the server does not hold yet, by digest), the
         families the views read (None when their texts are those the server holds) and its
-        landing-page rows."""
+        landing-page rows; and what the server holds once it took them. The pieces are read
+        once: the collector's run may publish new ones meanwhile."""
+        rendered, kept = state.rendered, state.kept
         held = self._sent.get(state.name, set())
         pieces = [
             (name, digest, None if (name, digest) in held else piece)
-            for name, digest, piece in state.rendered
+            for name, digest, piece in rendered
         ]
-        self._sent[state.name] = {(name, digest) for name, digest, _ in state.rendered}
-        viewed = {fam.name for fam in state.kept}
-        views = frozenset((n, d) for n, d, _ in state.rendered if n in viewed)
-        same = len(views) == len(state.kept) and self._views_sent.get(state.name) == views
-        self._views_sent[state.name] = views
-        return RunData(pieces, None if same else state.kept, summary_rows(state))
+        viewed = {fam.name for fam in kept}
+        views = frozenset((n, d) for n, d, _ in rendered if n in viewed)
+        same = len(views) == len(kept) and self._views_sent.get(state.name) == views
+        sent = {(name, digest) for name, digest, _ in rendered}
+        return RunData(pieces, None if same else kept, summary_rows(state, kept)), (sent, views)
+
+    def _sent_update(
+        self,
+        fields: Mapping[str, object],
+        held: dict[str, Held],
+    ) -> None:
+        """What the server holds after an update it took: as its mirrors, it drops the
+        collectors the update does not name and takes the data the update carries."""
+        for name in [n for n in self._sent if n not in fields]:
+            del self._sent[name]
+        for name in [n for n in self._views_sent if n not in fields]:
+            del self._views_sent[name]
+        for name, (sent, views) in held.items():
+            self._sent[name], self._views_sent[name] = sent, views
 
     def _shutdown(self) -> None:
         if self.scheduler is not None:
