@@ -28,11 +28,13 @@ from pathlib import Path
 from alert_rules import policy_doc
 from alert_rules.building import Alert, Group, Record
 from alert_rules.rules import groups
+from zmon.judgment.inhibitions import inhibit_rules_yaml
 from zmon.judgment.thresholds import DEFAULTS, JOB_SELECTOR, Thresholds
 from zmon.status.diagnoses import ALERT_WORDS
 from zmon.status.links import DEFAULT_LINKS, SiteLinks, add_site_options, site_of
 
 RULES_FILE = Path(__file__).with_name("zmon.rules.yml")
+ALERTMANAGER_FILE = Path(__file__).parents[1] / "packaging" / "alertmanager" / "zmon.yml"
 # The order annotations are written in (here and by fill_annotations in the promtool tests);
 # cause and action only where the diagnosis table names the alert.
 ANNOTATION_ORDER = ("summary", "description", "cause", "action", "runbook_url", "dashboard")
@@ -110,6 +112,14 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+def alertmanager_config(text: str) -> str:
+    """The shipped Alertmanager configuration ``text`` with its ``inhibit_rules`` rendered from
+    zmon/judgment/inhibitions.py (the routes and receivers around them are written by hand)."""
+    start = text.index("inhibit_rules:\n")
+    end = text.index("\nreceivers:", start)
+    return text[:start] + inhibit_rules_yaml() + text[end:]
+
+
 def group_names(t: Thresholds = DEFAULTS) -> list[str]:
     """The rule groups in the file's order: a promtool test lists them as its
     ``group_eval_order``. Without it promtool evaluates the groups in a random order at each
@@ -152,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     outputs = {target: text}
     if args.output is None and args.scale is None:
         outputs[policy_doc.POLICY_FILE] = policy_doc.render()
+        outputs[ALERTMANAGER_FILE] = alertmanager_config(ALERTMANAGER_FILE.read_text())
     if args.check:
         stale = [p for p, t in outputs.items() if (p.read_text() if p.exists() else "") != t]
         for path in stale:

@@ -17,6 +17,7 @@ from functools import cache
 from typing import Any
 
 from zmon.judgment.conditions import Condition, Instance
+from zmon.judgment.inhibitions import muted_by
 from zmon.status.diagnoses import SEVERITIES, Finding, words_of
 
 AlertId = tuple[str, tuple[tuple[str, str], ...]]
@@ -221,3 +222,17 @@ def judged_findings(
             states.append(_state(inst))
     order = sorted(range(len(out)), key=lambda k: SEVERITIES.index(out[k].severity))
     return [out[k] for k in order], [states[k] for k in order]
+
+
+def muted(findings: Sequence[Finding], alerting: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """Per finding: the firing alert that mutes its alert in Alertmanager (the inhibitions
+    of zmon/judgment/inhibitions.py), or None. A muted finding is a symptom of that cause."""
+    firing = [
+        (f.alert, a.get("alert_labels", {}))
+        for f, a in zip(findings, alerting, strict=True)
+        if f.alert and a.get("state") == "firing"
+    ]
+    return [
+        muted_by(firing, f.alert, a.get("alert_labels", {})) if f.alert else None
+        for f, a in zip(findings, alerting, strict=True)
+    ]

@@ -149,7 +149,13 @@ def render_html(
                 f"<li class='finding sev-{f['severity']}'>"
                 f"<span class='state-{f['severity']}'>{_E(f['severity'].upper())}</span> "
                 f"<b>{_E(f['subject'])}</b>: {_E(f['evidence'])} → "
-                f"<span class='cause'>{_E(f['cause'])}</span>; {_E(f['action'])}{link}</li>"
+                f"<span class='cause'>{_E(f['cause'])}</span>; {_E(f['action'])}{link}"
+                + (
+                    f" <i>(a symptom of {_E(f['muted_by'])}: not paged on its own)</i>"
+                    if f.get("muted_by")
+                    else ""
+                )
+                + "</li>"
             )
         parts.append("</ul>")
     parts.append(_pools(report))

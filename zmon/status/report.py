@@ -11,7 +11,7 @@ from typing import Any
 
 from zmon.host.last_pools import LastPools
 from zmon.status import words as w
-from zmon.status.alerting import Judgment, alert_states, judged_findings
+from zmon.status.alerting import Judgment, alert_states, judged_findings, muted
 from zmon.status.diagnoses import (
     CANNOT_KNOW,
     SEVERITIES,
@@ -69,7 +69,9 @@ def report_of(
     if judgment is not None:  # the declarations decide what the history lets them judge
         findings, judged = judged_findings(findings, judgment)
     alerting = [j or a for j, a in zip(judged, alert_states(findings, now, onsets), strict=True)]
-    state = overall_state(findings, [a["state"] for a in alerting])
+    symptom_of = muted(findings, alerting)  # (Alertmanager's inhibitions: not paged)
+    heard = [k for k, cause in enumerate(symptom_of) if cause is None]
+    state = overall_state([findings[k] for k in heard], [alerting[k]["state"] for k in heard])
     unknown = pools_unknown(ev)
     return {
         "schema": SCHEMA,
@@ -77,8 +79,11 @@ def report_of(
         "time": now,
         "state": state,
         "exit_code": EXIT_CODES[state],
-        "headline": headline(state, findings, model),
-        "findings": [{**f.to_json(), **a} for f, a in zip(findings, alerting, strict=True)],
+        "headline": headline(state, [findings[k] for k in heard], model),
+        "findings": [
+            {**f.to_json(), **a, "muted_by": cause}
+            for f, a, cause in zip(findings, alerting, symptom_of, strict=True)
+        ],
         # what is unknown while zpool does not answer; then the pools are its last known state
         "pools_unknown": unknown.evidence if unknown is not None else None,
         "pools": [_pool(p, now, last_known=unknown is not None) for p in model.pools],

@@ -46,6 +46,8 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
             mark = _MARK.get(f["severity"], "  ")
             out.append(f"{pen(f['severity'], mark)} {f['subject']}: {f['evidence']}")
             out.append(f"   → {pen(f['severity'], f['cause'])}; {f['action']}")
+            if f.get("muted_by"):
+                out.append(pen("dim", f"   (a symptom of {f['muted_by']}: not paged on its own)"))
     out.append("")
     out.append(pen("bold", "Pools"))
     unknown = report.get("pools_unknown")
