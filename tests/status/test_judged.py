@@ -52,3 +52,31 @@ def test_a_finding_of_a_condition_not_judged_yet_is_left_as_it_is() -> None:
     judged = ALL - {"DiskReallocatedSectorsRising"}
     (out,), (state,) = judged_findings([f], Judgment(CONDITIONS, [], judged))
     assert out == f and state == {}
+
+
+def test_the_page_judges_what_the_snapshot_serves_now() -> None:
+    """A change the page has not judged yet is judged at the next report (cheap here), so a
+    finding never loses its alert to an evaluation older than its data."""
+    from zmon.status.page import StatusPage
+
+    class Snapshot:
+        generation = 1
+        start_time = 0.0
+
+        def __init__(self) -> None:
+            self.families: list[object] = []
+
+        def states(self) -> list[object]:
+            return []
+
+    clock = [1000.0]
+    snap = Snapshot()
+    page = StatusPage(snap, clock=lambda: clock[0], host="h", judge_every=3600)
+    page.report()
+    first = page.evaluator.at
+    clock[0] += 5
+    page.report()
+    assert page.evaluator.at == first  # nothing changed: no new evaluation
+    snap.generation = 2
+    page.report()
+    assert page.evaluator.at == 1005.0

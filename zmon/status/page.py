@@ -28,6 +28,7 @@ from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
 from zmon.status.report import report_of
 
 REFRESH_SECONDS = 15
+CHEAP_JUDGMENT = 0.2  # CPU seconds: an evaluation this cheap is redone at each change
 _E = html.escape
 
 CSS = """
@@ -352,9 +353,14 @@ class StatusPage:
         # the declared conditions, judged at each observation over what zmon served (but
         # those on the scrape target: only Prometheus sees ``up``)
         self.evaluator = host_evaluator(judge_every, known_from)
-        # fed and evaluated this often, as Prometheus scrapes and evaluates its rules (about
-        # 1 s of CPU for a host of 1,000 disks: benchmarks/judgment.py)
+        # The judgment says what the snapshot serves now: it is redone when the snapshot
+        # changed, at once where that is cheap (most hosts: milliseconds), else at most every
+        # ``judge_every`` seconds, as Prometheus evaluates its rules (about 1 s of CPU for a
+        # host of 1,000 disks: benchmarks/judgment.py); in between such a host's report is
+        # the diagnoses' alone.
         self.judge_every = judge_every
+        self._judged_generation: int | None = None
+        self._judge_cost = 0.0  # CPU seconds of the last evaluation
 
     def families(self, now: float) -> list[Any]:
         from zmon.snapshot import self_metrics
@@ -372,25 +378,35 @@ class StatusPage:
             families = self.families(now)
             model = read_model(families)
             self.history.observe(now, model)
-            last = self.evaluator.at
-            if last is None or now - last >= self.judge_every - 1e-6:
-                with self._onsets_lock:
-                    self.evaluator.feed(families, now)
-                    self.evaluator.evaluate(now)
-            self._report_of(model, now)
+            self._report_of(model, now, families)
 
     def report(self) -> dict[str, Any]:
         now = self.clock()
-        return self._report_of(read_model(self.families(now)), now)
+        families = self.families(now)
+        return self._report_of(read_model(families), now, families)
 
-    def _report_of(self, model: HostModel, now: float) -> dict[str, Any]:
+    def _judgment(self, now: float, families: list[Any]) -> Judgment | None:
+        """The declarations' verdict on what the snapshot serves now, or None when it is
+        out of date and too dear to redo yet."""
+        judge = self.evaluator
+        generation = getattr(self.snapshot, "generation", None)  # (None: a test's stand-in)
+        if judge.at is None or generation is None or generation != self._judged_generation:
+            due = judge.at is None or now - judge.at >= self.judge_every - 1e-6
+            if not (due or self._judge_cost <= CHEAP_JUDGMENT):
+                return None
+            started = time.process_time()
+            judge.feed(families, now)
+            judge.evaluate(now)
+            self._judge_cost = time.process_time() - started
+            self._judged_generation = generation
+        assert judge.at is not None
+        return Judgment(judge.conditions, judge.instances(), judge.judged(judge.at))
+
+    def _report_of(self, model: HostModel, now: float, families: list[Any]) -> dict[str, Any]:
         if self.last_pools is not None and not model.pools:  # zpool gave nothing (yet)
             model.last_pools = self.last_pools()
         with self._onsets_lock:
-            judge = self.evaluator
-            judgment = None
-            if judge.at is not None:
-                judgment = Judgment(judge.conditions, judge.instances(), judge.judged(judge.at))
+            judgment = self._judgment(now, families)
             return report_of(
                 model,
                 now,
