@@ -303,8 +303,8 @@ def lab_timeline(version: str, step: float = STEP) -> Timeline:
         model = read_model(families)
         history.observe(now, model)
         judge.feed(families, now)
-        instances = judge.evaluate(now)
-        judgment = Judgment(judge.conditions, instances, judge.judged(now))
+        judge.evaluate(now)
+        judgment = Judgment.of(judge)
         report = report_of(
             model, now, host="lab", history=history.view(), onsets=onsets, judgment=judgment
         )

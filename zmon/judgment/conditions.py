@@ -172,18 +172,25 @@ def evaluate_conditions(
         for k in range(steps, -1, -1):
             at = now - k * interval
             ctx.alerts = alerts_series(before)
-            vector = c.expr.vector(ctx, at)
-            current = {_alert_labels(c, labels): v for labels, v in vector.items()}
-            active = {labels: active.get(labels, at) for labels in current}
-            value = current
-            before = _instances(c, active, value, at) if memory else []
-        out.extend(_instances(c, active, value, now))
+            active, value = step(c, ctx, at, active)
+            before = instances_of(c, active, value, at) if memory else []
+        out.extend(instances_of(c, active, value, now))
     return sorted(out, key=lambda i: (i.alert, sorted(i.labels.items())))
 
 
-def _instances(
+def step(
+    c: Condition, ctx: Context, at: float, active: Mapping[Labels, float]
+) -> tuple[dict[Labels, float], dict[Labels, float]]:
+    """One evaluation of ``c`` at ``at``: since when each instance that holds has been
+    active (kept from ``active``, the previous evaluation's, else ``at``), and its value."""
+    value = {_alert_labels(c, labels): v for labels, v in c.expr.vector(ctx, at).items()}
+    return {labels: active.get(labels, at) for labels in value}, value
+
+
+def instances_of(
     c: Condition, active: Mapping[Labels, float], value: Mapping[Labels, float], at: float
 ) -> list[Instance]:
+    """The instances of ``c`` an evaluation at ``at`` left active, pending or firing."""
     return [
         Instance(
             c.name,

@@ -16,11 +16,19 @@ verdict, and says so.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from zmon.judgment.conditions import INTERVAL, Condition, Instance, _alert_labels, store_for
-from zmon.judgment.expr import NAME, Context, Labels, Node, Range, Record, Selector, children
+from zmon.judgment.conditions import (
+    INTERVAL,
+    Condition,
+    Instance,
+    alerts_series,
+    instances_of,
+    step,
+    store_for,
+)
+from zmon.judgment.expr import Context, Labels, Node, Range, Record, Selector, children
 
 
 def history_needed(node: Node | Range) -> float:
@@ -77,13 +85,11 @@ class Evaluator:
 
     def evaluate(self, now: float) -> list[Instance]:
         """Every condition at ``now``; the instances that hold, pending or firing."""
-        ctx = Context(self.store, interval=self.interval, alerts=self._alerts())
+        ctx = Context(self.store, interval=self.interval, alerts=alerts_series(self.instances()))
         for c in self.conditions:
-            vector = c.expr.vector(ctx, now)
-            current = {_alert_labels(c, labels): v for labels, v in vector.items()}
-            before = self._active.get(c.name, {})
-            self._active[c.name] = {labels: before.get(labels, now) for labels in current}
-            self._values[c.name] = current
+            self._active[c.name], self._values[c.name] = step(
+                c, ctx, now, self._active.get(c.name, {})
+            )
         self.at = now
         return self.instances()
 
@@ -91,26 +97,14 @@ class Evaluator:
         """The instances of the last evaluation, sorted by alert and labels."""
         if self.at is None:
             return []
-        out = []
-        for c in self.conditions:
-            for labels, since in self._active.get(c.name, {}).items():
-                state = "firing" if self.at - since >= c.hold else "pending"
-                value = self._values[c.name][labels]
-                out.append(Instance(c.name, dict(labels), state, since, value))
+        out = [
+            i
+            for c in self.conditions
+            for i in instances_of(
+                c, self._active.get(c.name, {}), self._values.get(c.name, {}), self.at
+            )
+        ]
         return sorted(out, key=lambda i: (i.alert, sorted(i.labels.items())))
-
-    def _alerts(self) -> dict[Labels, float]:
-        """The last evaluation's instances as Prometheus' ``ALERTS`` series."""
-        out: dict[Labels, float] = {}
-        for i in self.instances():
-            labels: Mapping[str, str] = {
-                **i.labels,
-                NAME: "ALERTS",
-                "alertname": i.alert,
-                "alertstate": i.state,
-            }
-            out[tuple(sorted(labels.items()))] = 1.0
-        return out
 
 
 def host_evaluator(interval: float = INTERVAL, known_from: float | None = None) -> Evaluator:

@@ -311,20 +311,8 @@ class Selector(Node):
                 if _matches(dict(labels), self.matchers):
                     yield labels, [(end, v)]
             return
-        for labels, times, values in ctx.history.series(self.name):
-            if not _matches(dict(labels), self.matchers):
-                continue
-            lo = bisect_left(times, start)
-            hi = bisect_right(times, end)
-            if hi <= lo:
-                continue
-            kept = values[lo:hi]
-            points = list(zip(times[lo:hi], kept, strict=True))
-            total = sum(kept)  # NaN when a staleness marker (or another NaN) is among them
-            if not stale and total != total:
-                points = [p for p in points if not is_stale(p[1])]
-            if points:
-                yield labels, points
+        for labels, (times, values) in self._windows(ctx, start, end, stale):
+            yield labels, list(zip(times, values, strict=True))
 
     def arrays(self, ctx: Context, start: float, end: float) -> Iterable[tuple[Labels, Points]]:
         """``samples`` without staleness markers, as (times, values) of each series: slices
@@ -333,6 +321,13 @@ class Selector(Node):
             for labels, points in self.samples(ctx, start, end):
                 yield labels, ([t for t, _ in points], [v for _, v in points])
             return
+        yield from self._windows(ctx, start, end, stale=False)
+
+    def _windows(
+        self, ctx: Context, start: float, end: float, stale: bool
+    ) -> Iterable[tuple[Labels, Points]]:
+        """Each stored series' times and values in [start, end], sliced from the history's
+        arrays (staleness markers only if ``stale``); series with none there are left out."""
         for labels, times, values in ctx.history.series(self.name):
             if not _matches(dict(labels), self.matchers):
                 continue
@@ -342,7 +337,7 @@ class Selector(Node):
                 continue
             kept_times, kept = times[lo:hi], values[lo:hi]
             total = sum(kept)  # NaN when a staleness marker (or another NaN) is among them
-            if total != total:
+            if not stale and total != total:
                 pairs = [(t, v) for t, v in zip(kept_times, kept, strict=True) if not is_stale(v)]
                 if not pairs:
                     continue

@@ -17,6 +17,7 @@ from functools import cache
 from typing import Any
 
 from zmon.judgment.conditions import Condition, Instance
+from zmon.judgment.evaluator import Evaluator
 from zmon.judgment.inhibitions import muted_by
 from zmon.status.diagnoses import SEVERITIES, Finding, words_of
 
@@ -92,12 +93,18 @@ def for_seconds() -> Mapping[str, float]:
     return {a.alert: float(Duration(str(a.for_)).seconds) for a in alerts(DEFAULTS)}
 
 
+def identity(alert: str, labels: Mapping[str, str]) -> dict[str, str]:
+    """The labels among ``labels`` that identify an instance of ``alert``: IDENTITY's that
+    it has, or all but ``severity`` for an alert IDENTITY does not list."""
+    keys = IDENTITY.get(alert)
+    if keys is None:
+        return {k: v for k, v in labels.items() if k != "severity"}
+    return {k: labels[k] for k in keys if labels.get(k)}
+
+
 def alert_labels(finding: Finding) -> dict[str, str]:
     """The identifying labels of the alert ``finding`` names."""
-    keys = IDENTITY.get(finding.alert or "")
-    if keys is None:
-        return dict(finding.labels)
-    return {k: finding.labels[k] for k in keys if finding.labels.get(k)}
+    return identity(finding.alert or "", finding.labels)
 
 
 def alert_states(
@@ -137,13 +144,15 @@ class Judgment:
     instances: Sequence[Instance]
     judged: frozenset[str]
 
+    @classmethod
+    def of(cls, judge: Evaluator) -> Judgment:
+        """The verdict of ``judge``'s last evaluation."""
+        assert judge.at is not None, "not evaluated yet"
+        return cls(judge.conditions, judge.instances(), judge.judged(judge.at))
+
 
 def _identity(i: Instance) -> tuple[tuple[str, str], ...]:
-    """The labels that identify instance ``i`` (IDENTITY's, those it has)."""
-    keys = IDENTITY.get(i.alert)
-    if keys is None:
-        keys = tuple(k for k in i.labels if k != "severity")
-    return tuple(sorted((k, i.labels[k]) for k in keys if i.labels.get(k)))
+    return tuple(sorted(identity(i.alert, i.labels).items()))
 
 
 _SUBJECTS = (("device", "disk"), ("vdev", "vdev"), ("dataset", "dataset"), ("pool", "pool"),

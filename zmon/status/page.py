@@ -399,8 +399,7 @@ class StatusPage:
             judge.evaluate(now)
             self._judge_cost = time.process_time() - started
             self._judged_generation = generation
-        assert judge.at is not None
-        return Judgment(judge.conditions, judge.instances(), judge.judged(judge.at))
+        return Judgment.of(judge)
 
     def _report_of(self, model: HostModel, now: float, families: list[Any]) -> dict[str, Any]:
         if self.last_pools is not None and not model.pools:  # zpool gave nothing (yet)
