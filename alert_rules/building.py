@@ -30,6 +30,7 @@ class Alert:
     for_: str = "0s"
     labels: dict[str, str] = field(default_factory=dict)
     dashboard: str = ""  # a key of DASHBOARDS; "" picks it from the alert's name
+    keep_firing_for: str = "0s"
 
     @classmethod
     def of(cls, condition: Condition) -> Alert:
@@ -42,6 +43,7 @@ class Alert:
             str(condition.for_),
             dict(condition.labels),
             condition.dashboard,
+            str(condition.keep_firing_for),
         )
 
     @property

@@ -61,6 +61,8 @@ def _rule_lines(rule: Record | Alert, site: SiteLinks) -> list[str]:
     out = [f"      - alert: {scalar(rule.alert)}", *_block("expr", rule.expr, pad)]
     if rule.for_ not in ("0s", "0m", ""):
         out.append(f"{pad}for: {rule.for_}")
+    if rule.keep_firing_for not in ("0s", "0m", ""):
+        out.append(f"{pad}keep_firing_for: {rule.keep_firing_for}")
     out.append(f"{pad}labels:")
     for key, value in {"severity": rule.severity, **rule.labels}.items():
         out.append(f"{pad}  {key}: {scalar(value)}")

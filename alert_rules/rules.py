@@ -8,6 +8,8 @@ they apply, and a runbook_url pointing at its section of RUNBOOK.md.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from alert_rules.building import (
     Alert,
     Group,
@@ -101,6 +103,19 @@ def zmon_alerts(t: Thresholds) -> Group:
 
 
 def groups(t: Thresholds) -> list[Group]:
+    """Every group, each alert kept firing for the table's ``keep_firing_for`` (as
+    ``zmon.judgment.shipped.conditions`` keeps the conditions the status report judges)."""
+    keep = str(t.keep_firing_for)
+    return [
+        Group(
+            g.name,
+            [replace(r, keep_firing_for=keep) if isinstance(r, Alert) else r for r in g.rules],
+        )
+        for g in _groups(t)
+    ]
+
+
+def _groups(t: Thresholds) -> list[Group]:
     return [
         recording_rules(t),
         pool_alerts(t),

@@ -66,6 +66,7 @@ def _rule_file() -> dict[str, object]:
                         "alert": c.name,
                         "expr": c.promql(),
                         "for": str(c.for_),
+                        "keep_firing_for": str(c.keep_firing_for),
                         "labels": {"severity": c.severity},
                     }
                     for c in CONDITIONS

@@ -74,13 +74,16 @@ def states(store: Store, minute: int) -> list[tuple[str, float]]:
 def test_hysteresis_holds_between_the_bounds_long_after_for_and_clears_below() -> None:
     """82 % full from minute 5, 78 % from minute 30, 74 % from minute 150: the warning fires
     at minute 20 and holds at 78 % (two hours after it crossed 80 %, much more than its for_
-    plus an interval back), then clears below 75 %."""
+    plus an interval back), then clears below 75 %, kept firing for keep_firing_for (3m) as
+    every shipped alert is."""
     store = capacity_fed([(0, 50.0), (5, 82.0), (30, 78.0), (150, 74.0)], 200)
     assert WARNING.hold == 900 and WARNING.memory == ALERTS_MEMORY
     assert states(store, 15) == [("pending", 300.0)]
     assert states(store, 20) == [("firing", 300.0)]
     assert states(store, 149) == [("firing", 300.0)]
-    assert states(store, 150) == []
+    assert WARNING.keep == 180
+    assert states(store, 150) == states(store, 152) == [("firing", 300.0)]
+    assert states(store, 153) == []
     assert states(store, 200) == []
 
 

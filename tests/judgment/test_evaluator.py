@@ -18,15 +18,23 @@ def _states(e: Evaluator, now: float) -> list[tuple[str, float]]:
     return [(i.state, i.active_since) for i in e.evaluate(now)]
 
 
-def test_an_instance_is_pending_then_firing_then_gone_from_one_evaluation_to_the_next() -> None:
+def test_an_instance_is_pending_then_firing_then_kept_then_gone() -> None:
+    """Firing once it held for ``for:`` (1m); kept firing for ``keep_firing_for`` (3m) after
+    it stops holding, and through a moment it holds again (a lost scrape: no sample)."""
+    assert DEGRADED.keep == 180
     e = Evaluator([DEGRADED])
-    for t, value in ((0.0, 0.0), (60.0, 1.0), (90.0, 1.0), (120.0, 1.0), (180.0, 0.0)):
-        e.store.add_sample("zmon_pool_state", TANK, value, t)
+    expected = {0.0: [], 60.0: [("pending", 60.0)], 90.0: [("pending", 60.0)],
+                120.0: [("firing", 60.0)], 180.0: [("firing", 60.0)], 240.0: [("firing", 60.0)],
+                300.0: [("firing", 60.0)], 359.0: [("firing", 60.0)], 360.0: [("firing", 60.0)],
+                420.0: [("firing", 60.0)], 599.0: [("firing", 60.0)], 600.0: []}  # fmt: skip
+    fed = {0.0: 0.0, 60.0: 1.0, 90.0: 1.0, 120.0: 1.0, 180.0: 0.0, 240.0: None, 300.0: 1.0,
+           359.0: None, 360.0: None, 420.0: 0.0, 599.0: 0.0, 600.0: 0.0}  # fmt: skip
+    for t, value in fed.items():
+        if value is not None:
+            e.store.add_sample("zmon_pool_state", TANK, value, t)
         e.evaluate(t)
         states = [(i.state, i.active_since) for i in e.instances()]
-        expected = {0.0: [], 60.0: [("pending", 60.0)], 90.0: [("pending", 60.0)],
-                    120.0: [("firing", 60.0)], 180.0: []}[t]  # fmt: skip
-        assert states == expected, t
+        assert states == expected[t], t
 
 
 def test_a_missed_evaluation_starts_the_hold_again() -> None:

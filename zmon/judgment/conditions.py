@@ -54,6 +54,9 @@ class Condition:
     for_: Duration | str = "0s"
     labels: Mapping[str, str] = field(default_factory=dict)
     dashboard: str = ""  # a dashboard kind (alert_rules.building.DASHBOARDS); "" by name
+    # how long it stays firing once its expression stops holding (Prometheus'
+    # ``keep_firing_for``): the thresholds table's ``keep_firing_for`` for every shipped alert
+    keep_firing_for: Duration | str = "0s"
 
     @property
     def severity(self) -> str:
@@ -63,6 +66,12 @@ class Condition:
     def hold(self) -> float:
         """``for_`` in seconds."""
         return float(seconds(self.for_)) if str(self.for_) not in ("", "0s", "0m") else 0.0
+
+    @property
+    def keep(self) -> float:
+        """``keep_firing_for`` in seconds."""
+        text = str(self.keep_firing_for)
+        return float(seconds(text)) if text not in ("", "0s", "0m") else 0.0
 
     def promql(self) -> str:
         return self.expr.promql()
@@ -105,7 +114,7 @@ def needs(
     out: dict[str, float] = {}
     for c in conditions:
         for name, back in lookback(c.expr, recorded=interval).items():
-            out[name] = max(out.get(name, 0.0), back + c.hold + c.memory + interval)
+            out[name] = max(out.get(name, 0.0), back + c.hold + c.keep + c.memory + interval)
     for r in records:
         for name, back in lookback(r.expr, recorded=interval).items():
             out[name] = max(out.get(name, 0.0), back + interval)
@@ -153,51 +162,70 @@ def evaluate_conditions(
     """The instances of ``conditions`` that hold at ``now``, pending or firing.
 
     Each condition is evaluated at ``now`` and at the evaluation steps before it (every
-    ``interval`` seconds, back as far as its ``for_``, or its ``memory`` within what the
-    store has seen), as Prometheus' rule evaluation would have: an instance is pending from
-    its first evaluation in an unbroken run and firing once ``now - active_since >= for_``;
-    a missed evaluation resets it. Its ``ALERTS`` at each step are its instances of the step
-    before. Sorted by alert and labels."""
+    ``interval`` seconds, back as far as its ``for_`` and ``keep_firing_for``, or its
+    ``memory`` within what the store has seen), as Prometheus' rule evaluation would have: an
+    instance is pending from its first evaluation in an unbroken run and firing once
+    ``now - active_since >= for_``; a missed evaluation resets a pending one, and a firing one
+    once it has missed ``keep_firing_for``. Its ``ALERTS`` at each step are its instances of
+    the step before. Sorted by alert and labels."""
     out: list[Instance] = []
     ctx = Context(store, interval=interval)
     for c in conditions:
-        steps = math.ceil(c.hold / interval) if c.hold else 0
+        steps = math.ceil((c.hold + c.keep) / interval - 1e-9) if c.hold or c.keep else 0
         memory = c.memory
         if memory:
             back = min(memory, store.seen(now))
             steps = max(steps, math.floor(back / interval + 1e-9))
-        active: dict[Labels, float] = {}
-        value: dict[Labels, float] = {}
+        active: dict[Labels, Active] = {}
         before: list[Instance] = []
         for k in range(steps, -1, -1):
             at = now - k * interval
             ctx.alerts = alerts_series(before)
-            active, value = step(c, ctx, at, active)
-            before = instances_of(c, active, value, at) if memory else []
-        out.extend(instances_of(c, active, value, now))
+            active = step(c, ctx, at, active)
+            before = instances_of(c, active) if memory else []
+        out.extend(instances_of(c, active))
     return sorted(out, key=lambda i: (i.alert, sorted(i.labels.items())))
 
 
+@dataclass(frozen=True)
+class Active:
+    """An alert instance between evaluations, as Prometheus' rule manager keeps it: active
+    since when, its last value, whether it fires, and since when it has been kept firing
+    without its expression holding (``keep_firing_for``; None while it holds)."""
+
+    since: float
+    value: float
+    firing: bool
+    kept_since: float | None = None
+
+
 def step(
-    c: Condition, ctx: Context, at: float, active: Mapping[Labels, float]
-) -> tuple[dict[Labels, float], dict[Labels, float]]:
-    """One evaluation of ``c`` at ``at``: since when each instance that holds has been
-    active (kept from ``active``, the previous evaluation's, else ``at``), and its value."""
-    value = {_alert_labels(c, labels): v for labels, v in c.expr.vector(ctx, at).items()}
-    return {labels: active.get(labels, at) for labels in value}, value
+    c: Condition, ctx: Context, at: float, before: Mapping[Labels, Active]
+) -> dict[Labels, Active]:
+    """One evaluation of ``c`` at ``at`` after the evaluation that left ``before``: each
+    instance that holds (active since its first evaluation in the run), each firing one kept
+    for ``keep_firing_for`` after its expression stopped holding, pending ones turned firing
+    once they have held for ``for_``."""
+    out: dict[Labels, Active] = {}
+    for labels, v in c.expr.vector(ctx, at).items():
+        key = _alert_labels(c, labels)
+        was = before.get(key)
+        out[key] = Active(at, v, False) if was is None else Active(was.since, v, was.firing)
+    for key, was in before.items():
+        if key in out or not (was.firing and c.keep):
+            continue
+        kept_since = at if was.kept_since is None else was.kept_since
+        if at - kept_since < c.keep:
+            out[key] = Active(was.since, was.value, True, kept_since)
+    return {
+        key: a if a.firing or at - a.since < c.hold else Active(a.since, a.value, True)
+        for key, a in out.items()
+    }
 
 
-def instances_of(
-    c: Condition, active: Mapping[Labels, float], value: Mapping[Labels, float], at: float
-) -> list[Instance]:
-    """The instances of ``c`` an evaluation at ``at`` left active, pending or firing."""
+def instances_of(c: Condition, active: Mapping[Labels, Active]) -> list[Instance]:
+    """The instances of ``c`` an evaluation left active, pending or firing."""
     return [
-        Instance(
-            c.name,
-            dict(labels),
-            "firing" if at - since >= c.hold else "pending",
-            since,
-            value[labels],
-        )
-        for labels, since in active.items()
+        Instance(c.name, dict(labels), "firing" if a.firing else "pending", a.since, a.value)
+        for labels, a in active.items()
     ]

@@ -5,7 +5,8 @@ history. A running zmon (the status page) instead keeps an ``Evaluator``: it is 
 serves at each observation and evaluates every declared condition then, carrying each alert
 instance from one evaluation to the next as Prometheus' rule manager does: pending from the
 first evaluation its expression holds, firing once it has held for the rule's ``for:``, gone
-at the first evaluation it does not hold. The previous evaluation's instances are the
+at the first evaluation it does not hold (a firing one only once it has not held for the rule's
+``keep_firing_for``). The previous evaluation's instances are the
 ``ALERTS`` series a condition may read (a hysteresis).
 
 What zmon has not seen it cannot judge: a condition is ``judged`` only once the history covers
@@ -21,6 +22,7 @@ from typing import Any
 
 from zmon.judgment.conditions import (
     INTERVAL,
+    Active,
     Condition,
     Instance,
     alerts_series,
@@ -67,8 +69,7 @@ class Evaluator:
         self.interval = interval  # the step of a record read over a range
         self.store = store_for(self.conditions, interval)
         self._needed = {c.name: history_needed(c.expr) + c.hold for c in self.conditions}
-        self._active: dict[str, dict[Labels, float]] = {}
-        self._values: dict[str, dict[Labels, float]] = {}
+        self._active: dict[str, dict[Labels, Active]] = {}
         self.at: float | None = None
 
     def feed(self, families: Iterable[Any], at: float) -> None:
@@ -87,9 +88,7 @@ class Evaluator:
         """Every condition at ``now``; the instances that hold, pending or firing."""
         ctx = Context(self.store, interval=self.interval, alerts=alerts_series(self.instances()))
         for c in self.conditions:
-            self._active[c.name], self._values[c.name] = step(
-                c, ctx, now, self._active.get(c.name, {})
-            )
+            self._active[c.name] = step(c, ctx, now, self._active.get(c.name, {}))
         self.at = now
         return self.instances()
 
@@ -97,13 +96,7 @@ class Evaluator:
         """The instances of the last evaluation, sorted by alert and labels."""
         if self.at is None:
             return []
-        out = [
-            i
-            for c in self.conditions
-            for i in instances_of(
-                c, self._active.get(c.name, {}), self._values.get(c.name, {}), self.at
-            )
-        ]
+        out = [i for c in self.conditions for i in instances_of(c, self._active.get(c.name, {}))]
         return sorted(out, key=lambda i: (i.alert, sorted(i.labels.items())))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from zmon.judgment import capacity, declarations, disks, host, integrity, memory, scans, self_watch
 from zmon.judgment.conditions import Condition
 from zmon.judgment.expr import Record
@@ -9,8 +11,8 @@ from zmon.judgment.thresholds import Thresholds
 
 
 def conditions(t: Thresholds) -> list[Condition]:
-    """Every declared condition."""
-    return [
+    """Every declared condition, each kept firing for the table's ``keep_firing_for``."""
+    declared = [
         *declarations.pool_conditions(t),
         integrity.stuck(t),
         *integrity.integrity_conditions(t),
@@ -25,6 +27,7 @@ def conditions(t: Thresholds) -> list[Condition]:
         *self_watch.self_conditions(t),
         *host.zmon_state_conditions(t),
     ]
+    return [replace(c, keep_firing_for=t.keep_firing_for) for c in declared]
 
 
 def records(t: Thresholds) -> list[Record]:

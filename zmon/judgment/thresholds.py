@@ -62,6 +62,10 @@ def D(text: str) -> Duration:  # noqa: N802 - reads like a literal in the table 
 class Thresholds:
     """Every threshold the rules use, with its default. One line each, one comment each."""
 
+    # --- every alert: once firing, it stays firing this long after its expression stops
+    # holding (Prometheus' keep_firing_for), so that a lost scrape or two (zmon's series go
+    # stale, the expression returns nothing) never resolves a page only to fire it again
+    keep_firing_for: Duration = D("3m")
     # --- pool and vdev state
     pool_state_for: Duration = D("1m")  # how long a bad pool/vdev state must last
     # --- ZFS stuck: sources that do not hang with zpool (kstat state, kernel log, timeouts)
