@@ -280,7 +280,7 @@ def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def
 
         host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket), story=cfg.demo_story)
         cfg = host.apply(cfg)
-    daemon = Daemon(cfg, config_loader(args.config, args))
+    daemon = Daemon(cfg, config_loader(args.config, args), demo=bool(args.demo))
     if host is not None:
         daemon.on_reload = host.apply
     # before start: a SIGTERM as soon as /metrics answers must already stop zmon cleanly

@@ -111,6 +111,7 @@ class Config:
     read_timeout: float = 10.0
     idle_timeout: float = 120.0
     web_user: str = ""
+    status_dir: str = ""
     paths: Paths = field(default_factory=Paths)
     binaries: dict[str, str] = field(default_factory=dict)
     command_timeout: float = 10.0
@@ -132,6 +133,10 @@ def _default_platform() -> str:
     return "freebsd" if sys.platform.startswith("freebsd") else "linux"
 
 
+def _default_status_dir() -> str:
+    return "/var/run/zmon" if _default_platform() == "freebsd" else "/run/zmon"
+
+
 def static_settings() -> list[Setting]:
     s = [
         Setting("web.listen_address", list, [DEFAULT_LISTEN],
@@ -151,6 +156,10 @@ def static_settings() -> list[Setting]:
                 "system user the HTTP process runs as, without capabilities, when zmon starts "
                 "as root (read at start only); '' keeps the user zmon started as",
                 "--web.user"),
+        Setting("web.status_dir", str, _default_status_dir(),
+                "directory the HTTP process publishes its judged report in, for `zmon status` "
+                "on this host (read at start only); '' publishes none",
+                "--web.status-dir"),
         Setting("paths.procfs", str, "/proc", "procfs mount point", "--path.procfs"),
         Setting("paths.sysfs", str, "/sys", "sysfs mount point", "--path.sysfs"),
         Setting("paths.rootfs", str, "/", "root of the host file system (/dev, /var/log)",
@@ -552,6 +561,7 @@ def build_config(
         read_timeout=v["web.read_timeout"],
         idle_timeout=v["web.idle_timeout"],
         web_user=v["web.user"],
+        status_dir=v["web.status_dir"],
         paths=paths,
         binaries={b: v[f"binaries.{b}"] for b in declared_binaries(registry)},
         command_timeout=v["commands.timeout"],
@@ -575,6 +585,7 @@ def config_values(cfg: Config) -> dict[str, Any]:
         "web.read_timeout": cfg.read_timeout,
         "web.idle_timeout": cfg.idle_timeout,
         "web.user": cfg.web_user,
+        "web.status_dir": cfg.status_dir,
         "paths.procfs": str(cfg.paths.procfs),
         "paths.sysfs": str(cfg.paths.sysfs),
         "paths.rootfs": str(cfg.paths.rootfs),

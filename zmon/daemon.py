@@ -28,9 +28,10 @@ from zmon.front import FrontProcess
 from zmon.host.last_pools import FILE as LAST_POOLS_FILE
 from zmon.host.last_pools import load_last_pools
 from zmon.listen import Listeners
-from zmon.privileges import FOR_THE_DROP, account, keep_only
+from zmon.privileges import FOR_THE_DROP, Account, account, keep_only
 from zmon.registry import collectors
 from zmon.snapshot import Snapshot
+from zmon.status.published import prepare_dir, report_file
 from zmon.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
 from zmon.webconfig import WebConfig, load_web_config
 
@@ -79,8 +80,14 @@ class FrontDoor:
 class Daemon:
     """The running zmon: collection in this process's supervised worker, HTTP in its child."""
 
-    def __init__(self, cfg: Config, reload_config: Callable[[], Config] | None = None) -> None:
+    def __init__(
+        self,
+        cfg: Config,
+        reload_config: Callable[[], Config] | None = None,
+        demo: bool = False,
+    ) -> None:
         self.cfg = cfg
+        self.demo = demo
         self._reload_config = reload_config
         memory.tune_malloc()  # before any thread starts (zmon/memory.py)
         self.snapshot = Snapshot()
@@ -105,7 +112,9 @@ class Daemon:
         if user is not None and os.geteuid() != 0:
             raise ConfigError("web.user", "dropping to another user needs zmon started as root")
         web = self._web = web_config(self.cfg)
-        front = FrontProcess(self.cfg, user, on_exit=self._front_ended)
+        front = FrontProcess(
+            self.cfg, user, on_exit=self._front_ended, status_file=self._status_file(user)
+        )
         front.fork()
         door = FrontDoor(front)
         try:
@@ -119,6 +128,25 @@ class Daemon:
             door.stop()
             raise
         self.server = door
+
+    def _status_file(self, user: Account | None) -> Path | None:
+        """Where the HTTP process publishes its judged report (its directory made writable
+        for it now, while this process may still set its group), or None."""
+        if not self.cfg.status_dir:
+            return None
+        path = report_file(self.cfg.status_dir, self.demo)
+        try:
+            prepare_dir(path.parent, user.gid if user is not None else None)
+        except OSError as exc:
+            say = log.info if self.demo else log.warning  # (a demo run without root)
+            say(
+                "cannot publish the status report: zmon status on this host will collect once "
+                "instead",
+                path=str(path.parent),
+                error=exc.strerror or str(exc),
+            )
+            return None
+        return path
 
     def start(self) -> None:
         """Listen first (OSError, ConfigError if the web config does not load), then collect

@@ -10,7 +10,9 @@ The child learns everything over one socket pair (zmon/channel.py): the sockets 
 the web config with its TLS material already read (``Serve``, sockets as SCM_RIGHTS), the
 worker's updates as the privileged side applied them (``Update``, ``Running``, ``Orphaned``),
 the worker's health and restarts (``Health``, about once a second) and the pools' last states
-for the status page (``Pools``). It answers only ``Served``. It ignores SIGTERM, SIGINT and
+for the status page (``Pools``). It answers only ``Served``. It writes one file: its judged
+report, in the one directory the privileged side made writable for it
+(zmon/status/published.py). It ignores SIGTERM, SIGINT and
 SIGHUP: it stops when told to (``Stop``) or when the privileged side is gone (the channel
 closes), so it never outlives it.
 """
@@ -26,6 +28,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from zmon import logs, memory
 from zmon.channel import (
@@ -49,6 +52,7 @@ from zmon.config import Config
 from zmon.host.last_pools import LastPools
 from zmon.privileges import Account, drop_to
 from zmon.snapshot import Snapshot
+from zmon.status.published import Publisher
 from zmon.webconfig import WebConfig
 
 log = logs.get("front")
@@ -67,9 +71,16 @@ class FrontProcess:
     """The privileged side's handle on the HTTP process: it forks it, hands it sockets and
     web configs, and relays the worker's updates to it."""
 
-    def __init__(self, cfg: Config, user: Account | None, on_exit: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        cfg: Config,
+        user: Account | None,
+        on_exit: Callable[[], None],
+        status_file: Path | None = None,
+    ) -> None:
         self.cfg = cfg
         self.user = user
+        self.status_file = status_file  # where it publishes its judged report
         self.pid: int | None = None
         self._channel: Channel | None = None
         self._replies: queue.Queue[Served | None] = queue.Queue()
@@ -91,7 +102,8 @@ class FrontProcess:
             ours.close()
             code = 1
             try:
-                code = _run(Channel(theirs, TO_FRONT, takes_fds=True), self.cfg, self.user)
+                channel = Channel(theirs, TO_FRONT, takes_fds=True)
+                code = _run(channel, self.cfg, self.user, self.status_file)
             except BaseException as exc:  # noqa: BLE001 - the child must never return
                 with contextlib.suppress(Exception):
                     log.error("the HTTP process failed", error=repr(exc)[:500])
@@ -208,11 +220,11 @@ def _waitpid(pid: int) -> tuple[int, int]:
 # -- the HTTP process ---------------------------------------------------------------------
 
 
-def _run(channel: Channel, cfg: Config, user: Account | None) -> int:
+def _run(channel: Channel, cfg: Config, user: Account | None, status_file: Path | None) -> int:
     """The HTTP process's life: drop, then serve what the privileged side says until Stop."""
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
-    front = Front(channel, cfg)
+    front = Front(channel, cfg, status_file=status_file)
     if user is not None:
         _import_what_serving_needs()
         drop_to(user)  # PrivilegeError: exit, and the privileged side stops zmon
@@ -238,7 +250,14 @@ def _import_what_serving_needs() -> None:
 class Front:
     """The HTTP process's state: the snapshot it serves, mirrored from the privileged side."""
 
-    def __init__(self, channel: Channel, cfg: Config, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        channel: Channel,
+        cfg: Config,
+        clock: Callable[[], float] = time.monotonic,
+        status_file: Path | None = None,
+    ):
+        from zmon.judgment.conditions import INTERVAL
         from zmon.server import HTTPFrontend, make_app
         from zmon.supervisor import Mirrors
 
@@ -252,9 +271,15 @@ class Front:
         self.last_pools: LastPools | None = None
         self._dirty = threading.Event()
         self._stopping = threading.Event()
+        # the judged report for ``zmon status`` on this host (zmon/status/published.py)
+        self.publisher = Publisher(status_file, INTERVAL) if status_file is not None else None
         self.server = HTTPFrontend(
             lambda w: make_app(
-                self.snapshot, self.healthy, web=w, last_pools=lambda: self.last_pools
+                self.snapshot,
+                self.healthy,
+                web=w,
+                last_pools=lambda: self.last_pools,
+                publish=self.publisher,
             ),
             max_connections=cfg.max_connections,
             read_timeout=cfg.read_timeout,
@@ -333,3 +358,5 @@ class Front:
         self.server.stop()
         if self._render.is_alive():
             self._render.join(5.0)
+        if self.publisher is not None:
+            self.publisher.withdraw()

@@ -22,6 +22,7 @@ from zmon.budget import within_budget
 from zmon.host.last_pools import LastPools
 from zmon.metrics import MetricSet
 from zmon.snapshot import Snapshot
+from zmon.status.published import Publisher
 from zmon.webconfig import BasicAuth, WebConfig
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -213,6 +214,7 @@ class App:
         gate: CredentialGate | None = None,
         state_dir: Path | None = None,
         last_pools: Callable[[], LastPools | None] | None = None,
+        publish: Publisher | None = None,
     ) -> None:
         from zmon.status.page import StatusPage
 
@@ -224,7 +226,9 @@ class App:
         self._custom_page = page
         self.auth = basic_auth(web.users) if web.users else None
         self.gate = gate or (CredentialGate(self.auth.check) if self.auth else None)
-        self.status_page = StatusPage(snapshot, title, state_dir=state_dir, last_pools=last_pools)
+        self.status_page = StatusPage(
+            snapshot, title, state_dir=state_dir, last_pools=last_pools, publish=publish
+        )
         self.pages = PageCache(snapshot, self._render_page)
         self._listener: Callable[[], None] | None = None
         if page is None:  # the status page keeps its history from renders
@@ -340,12 +344,23 @@ def make_app(
     page: PageRenderer | None = None,
     state_dir: Path | None = None,
     last_pools: Callable[[], LastPools | None] | None = None,
+    publish: Publisher | None = None,
 ) -> App:
     """The ASGI application serving one snapshot, with the web config's auth and headers.
     ``page`` renders ``/`` (default: the status page, zmon/status/page.py); it shows the
     pools' last known states while zpool does not answer, from ``last_pools`` or else the
-    file in ``state_dir``."""
-    return App(snapshot, healthy, title, web, page, state_dir=state_dir, last_pools=last_pools)
+    file in ``state_dir``; ``publish`` writes its judged report for ``zmon status`` on this
+    host (zmon/status/published.py)."""
+    return App(
+        snapshot,
+        healthy,
+        title,
+        web,
+        page,
+        state_dir=state_dir,
+        last_pools=last_pools,
+        publish=publish,
+    )
 
 
 def accepts_gzip(header: bytes) -> bool:

@@ -54,6 +54,8 @@ class ZmonProcess:
         self.log_path = log_path
         self._log = log_path.open("wb")
         listen = [] if port else ["--web.listen-address", f"127.0.0.1:{self.port}"]
+        if "--web.status-dir" not in args:  # (not the host's /run/zmon)
+            listen += ["--web.status-dir", str(log_path.parent / "run")]
         self.proc = subprocess.Popen(
             [
                 *prefix,

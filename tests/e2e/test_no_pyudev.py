@@ -46,6 +46,8 @@ def test_daemon_starts_and_serves_without_pyudev(tmp_path: Path) -> None:
             f"127.0.0.1:{port}",
             "--path.state-dir",
             str(tmp_path / "state"),
+            "--web.status-dir",
+            str(tmp_path / "run"),
             "--log.format",
             "json",
         ],

@@ -14,12 +14,16 @@ can be named in ZMON_TEST_WEB_USER.
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
+import shutil
 import signal
 import ssl
+import stat
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -28,6 +32,7 @@ import pytest
 from tests.e2e.serve import ZmonProcess, arc_procfs, collectors_toml
 from tests.helpers import IN_CI, not_run, require_tool
 from tests.packaging.unit import setpriv_flags
+from tests.support.waiting import wait_for
 from zmon.privileges import COLLECTING, FOR_THE_DROP, mask_of, status_capabilities
 
 pytestmark = pytest.mark.real
@@ -108,13 +113,17 @@ def test_the_http_process_holds_nothing_and_the_collecting_side_the_documented_s
     cfg = tmp_path / "zmon.toml"
     cfg.write_text(collectors_toml(["arc"]))
     procfs = arc_procfs(tmp_path / "host")
+    # the published report's directory: somewhere the web user can reach (tmp_path is root's)
+    outside = Path(tempfile.mkdtemp(prefix="zmon-status-"))
+    outside.chmod(0o755)
+    run = outside / "run"
     zmon = None
     try:
         zmon = _TLSZmon(
             [
                 "--config", str(cfg), "--path.procfs", str(procfs),
                 "--path.state-dir", str(tmp_path / "state"), "--web.config.file", str(web),
-                "--web.user", user.pw_name,
+                "--web.user", user.pw_name, "--web.status-dir", str(run),
             ],
             tmp_path / "zmon.log",
             prefix=prefix,
@@ -144,6 +153,26 @@ def test_the_http_process_holds_nothing_and_the_collecting_side_the_documented_s
             assert caps["CapAmb"] & mask_of(FOR_THE_DROP) == 0, hex(caps["CapAmb"])
             assert status(pid)["NoNewPrivs"] == "1"
 
+        # the HTTP process publishes its judged report in the one directory made writable for
+        # it (its group's, set without CAP_CHOWN); zmon status reads it without the TLS CA
+        published = run / "report.json"
+        wait_for(published.exists)
+        assert (published.stat().st_uid, stat.S_IMODE(published.stat().st_mode)) == (
+            user.pw_uid,
+            0o644,
+        )
+        assert (run.stat().st_uid, run.stat().st_gid) == (0, user.pw_gid)
+        assert stat.S_IMODE(run.stat().st_mode) == 0o775
+        local = subprocess.run(
+            [sys.executable, "-m", "zmon.cli", "status", "--json", "--config", str(cfg),
+             "--web.status-dir", str(run)],
+            capture_output=True,
+            timeout=300,
+        )  # fmt: skip
+        report = json.loads(local.stdout)
+        assert "not_judged" not in report, report["not_judged"]
+        assert report["host"] == json.loads(zmon.get("/?format=json"))["host"]
+
         # a reload still works: the privileged side re-reads the key and hands it over
         os.kill(parent, signal.SIGHUP)
         zmon.wait_logged('"config reloaded"')
@@ -151,9 +180,11 @@ def test_the_http_process_holds_nothing_and_the_collecting_side_the_documented_s
         assert status_capabilities(children(parent)[0])  # (still running)
         assert zmon.stop() == 0
         zmon = None
+        assert not published.exists()  # withdrawn: a stopped zmon leaves no report
     finally:
         if zmon is not None:
             zmon.stop()
+        shutil.rmtree(outside)
 
 
 class _TLSZmon(ZmonProcess):

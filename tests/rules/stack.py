@@ -102,6 +102,8 @@ class SteppedDemo:
                 str(self.socket),
                 "--web.listen-address",
                 self.address,
+                "--web.status-dir",
+                str(tmp / "run"),
                 "--log.format",
                 "json",
                 *args,

@@ -226,10 +226,12 @@ def test_tls_client_certificate_and_basic_auth(exporter, pki: Path, capsys) -> N
     assert "HTTP 401" in capsys.readouterr().out
 
 
-def test_local_demo_host_report_as_a_check() -> None:
-    """``zmon status --demo`` collects once from the demo host, as on a real host."""
+def test_local_demo_host_report_as_a_check(tmp_path: Path) -> None:
+    """``zmon status --demo`` without a demo daemon collects once from the demo host, as on a
+    real host, and says that nothing was judged."""
+    run = tmp_path / "run"
     result = subprocess.run(
-        [sys.executable, "-m", "zmon.cli", "status", "--demo"],
+        [sys.executable, "-m", "zmon.cli", "status", "--demo", "--web.status-dir", str(run)],
         capture_output=True,
         timeout=120,
         cwd=ROOT,
@@ -238,4 +240,5 @@ def test_local_demo_host_report_as_a_check() -> None:
     assert result.returncode == 0, out + result.stderr.decode()[-2000:]
     assert out.startswith("OK - 3 pools healthy (rz, single, tank)\n")
     assert "  tank  ONLINE" in out and "demo-ups" in out
+    assert "No alert was judged: zmon's history is not available (zmon is not running" in out
     assert result.stderr == b""  # a check prints its report only

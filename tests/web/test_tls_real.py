@@ -130,6 +130,8 @@ class TLSZmon:
                 str(web),
                 "--path.state-dir",
                 str(tmp / "state"),
+                "--web.status-dir",
+                str(tmp / "run"),
                 "--log.format",
                 "json",
             ],

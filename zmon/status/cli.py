@@ -9,6 +9,7 @@ import socket
 import sys
 import time
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 from zmon.status.report import EXIT_CODES, build_report
@@ -99,7 +100,36 @@ def remote_report(args: argparse.Namespace) -> dict[str, Any]:
     return build_report(families, time.time(), host=host)
 
 
-def local_report(cfg: Any, demo: bool) -> dict[str, Any]:
+def local_report(
+    cfg: Any,
+    demo: bool,
+    clock: Callable[[], float] = time.time,
+    collect: Callable[[Any, bool], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The running zmon's judged report, as its HTTP process published it on this host
+    (zmon/status/published.py), while it is fresh: the verdict of the declared alert
+    conditions over zmon's history, what ``--url`` and the status page give. Otherwise
+    one collection's diagnoses (``collect``, by default as ``zmon collect --once``), with
+    ``not_judged`` saying that no alert was judged and why."""
+    from zmon.status.published import Published, Unavailable, read_published, report_file
+
+    found: Published | Unavailable
+    if cfg.status_dir:
+        found = read_published(report_file(cfg.status_dir, demo), clock())
+    else:
+        found = Unavailable("zmon publishes no report (web.status_dir is empty)")
+    if isinstance(found, Published):
+        return found.report
+    report = (collect or collect_once)(cfg, demo)
+    report["not_judged"] = {
+        "why": found.why,
+        "text": f"No alert was judged: zmon's history is not available ({found.why}), so "
+        "these findings are one collection's diagnoses.",
+    }
+    return report
+
+
+def collect_once(cfg: Any, demo: bool) -> dict[str, Any]:
     """Collect once from this host (as ``zmon collect --once``) and diagnose."""
     from zmon.snapshot import self_metrics
     from zmon.worker import build_scheduler

@@ -24,6 +24,7 @@ from zmon.status import words as w
 from zmon.status.alerting import AlertId, Judgment
 from zmon.status.history import History, Window
 from zmon.status.model import HostModel, read_model
+from zmon.status.published import Publisher
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
 from zmon.status.report import report_of
 
@@ -323,7 +324,8 @@ class StatusPage:
     """Serves ``/`` for one snapshot and keeps the history its charts and trends need.
 
     ``observe()`` is called after each rendering of the snapshot (it samples at most every
-    ``history.step`` seconds); ``respond()`` builds the page for a request.
+    ``history.step`` seconds, and publishes the report it judged then with ``publish``);
+    ``respond()`` builds the page for a request.
     """
 
     def __init__(
@@ -337,8 +339,11 @@ class StatusPage:
         last_pools: Callable[[], LastPools | None] | None = None,
         judge_every: float = INTERVAL,
         known_from: float | None = None,
+        publish: Publisher | None = None,
     ) -> None:
         self.snapshot = snapshot
+        # the judged report, published at each history sample for ``zmon status`` on this host
+        self.publish = publish
         self.state_dir = state_dir
         if last_pools is None and state_dir is not None:
             last_pools = lambda: load_last_pools(state_dir)  # noqa: E731
@@ -378,7 +383,9 @@ class StatusPage:
             families = self.families(now)
             model = read_model(families)
             self.history.observe(now, model)
-            self._report_of(model, now, families)
+            report = self._report_of(model, now, families)
+            if self.publish is not None:
+                self.publish.publish(report)
 
     def report(self) -> dict[str, Any]:
         now = self.clock()

@@ -38,6 +38,8 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
     out.append(pen(state if state != "unknown" else "warning", report["headline"]))
     if report.get("host"):
         out.append(pen("dim", f"host {report['host']}"))
+    if report.get("not_judged"):  # one collection, not zmon's judgment
+        out.append(pen("warning", report["not_judged"]["text"]))
     findings = report["findings"]
     if findings:
         out.append("")
