@@ -137,7 +137,7 @@ def failing_path(t: Thresholds) -> Condition:
 def integrity_conditions(t: Thresholds) -> list[Condition]:
     w = t.error_window
     checksum_text = "zmon_vdev_checksum_errors_total"
-    events_text = 'zmon_zfs_events_total{class=~"checksum|io|data"}'
+    events_text = ERROR_EVENTS.promql()
     return [
         Condition(
             "ZfsVdevChecksumErrors",
