@@ -7,6 +7,7 @@ scraping the demo host in tests/rules.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from grafana_foundation_sdk.builders.common import (
@@ -33,12 +34,16 @@ from grafana.builder import (
     unit,
     value_map,
 )
-from zmon.judgment import memory
+from zmon.judgment import capacity, memory, scans
+from zmon.judgment.expr import Node, scoped
 from zmon.judgment.thresholds import DEFAULTS as LIMITS
 from zmon.status import ratios
 
 H = 'job=~"$job", instance=~"$instance"'  # host selector
 P = H + ', pool=~"$pool"'  # pool selector
+# the same, as matchers of a declared expression (``drawn``)
+HOSTS = {"job": "=~$job", "instance": "=~$instance"}
+POOLS = {**HOSTS, "pool": "=~$pool"}
 D = H + ', device=~"$device"'  # disk selector
 U = H + ', ups=~"$ups"'  # UPS selector
 # Legends: every one names the instance, so two hosts' tank or sda never look the same
@@ -52,8 +57,29 @@ RI = "$__rate_interval"
 DAY = 86400
 SCRUB_DUE = LIMITS.scrub_max_age.seconds
 RUNTIME_MIN = LIMITS.ups_runtime_min.seconds
+# The boards' own lines, drawn where no alert or finding judges: each a value of the table
+# moved earlier, or a colour for a figure no condition reads (the UPS's charge: its own
+# low-battery flag makes UpsLowBattery).
+OWN_LINES = {
+    "scrub due within 5 days": SCRUB_DUE - 5 * DAY,
+    "disk 10 °C below its limit": LIMITS.disk_temperature_max - 10,
+    "runtime twice the minimum": 2 * RUNTIME_MIN,
+    "battery half charged": 0.5,
+    "battery charged": 0.8,
+}
 ALERT_NAMES = 'alertname=~"(Zfs|Disk|Ups|Zmon).+"'
 OK_BAD: list[tuple[float | None, str]] = [(None, "green"), (1, "red")]
+
+
+def one_line(promql: str) -> str:
+    """``promql`` as one line (a declaration renders long expressions on several)."""
+    text = " ".join(promql.split())
+    return re.sub(r"\s+\)", ")", re.sub(r"\(\s+", "(", text))
+
+
+def drawn(node: Node, **matchers: str) -> str:
+    """A declared expression (zmon/judgment/) for the selected hosts, on one line."""
+    return one_line(scoped(node, **matchers).promql())
 
 
 def _threshold_lines() -> GraphThresholdsStyleConfig:
@@ -151,10 +177,9 @@ def pool() -> dict[str, Any]:
                                "estimates it."),
         timeseries("Scan issue rate", [T(f"zmon:pool_scan_issued_bytes:rate{{{P}}}", PL)],
                    unit="Bps", min=0, width=8),
-        stat("Since last scrub", [T(f"time() - zmon_pool_last_scrub_end_time_seconds{{{P}}}",
-                                    PL)],
-             unit="s", thresholds=[(None, "green"), (SCRUB_DUE - 5 * DAY, "orange"),
-                                   (SCRUB_DUE, "red")]),
+        stat("Since last scrub", [T(drawn(scans.SCRUB_AGE, **POOLS), PL)],
+             unit="s", thresholds=[(None, "green"), (OWN_LINES["scrub due within 5 days"],
+                                                     "orange"), (SCRUB_DUE, "red")]),
         stat("Last scrub errors", [T(f"zmon_pool_last_scrub_errors{{{P}}}", PL)],
              thresholds=OK_BAD),
         stat("Data errors", [T(f"zmon_pool_data_errors{{{P}}}", PL)], thresholds=OK_BAD),
@@ -174,30 +199,25 @@ def pool() -> dict[str, Any]:
                    unit="bytes", min=0, width=8),
         Row("Datasets"),
         timeseries("Quota use (highest 20)", [
-            T(f"topk(20, zmon_dataset_used_bytes{{{P}}} / (zmon_dataset_quota_bytes{{{P}}} > 0))",
-              "{{instance}} {{dataset}} quota"),
-            T(f"topk(20, zmon_dataset_referenced_bytes{{{P}}} "
-              f"/ (zmon_dataset_refquota_bytes{{{P}}} > 0))", "{{instance}} {{dataset}} refquota"),
+            T(f"topk(20, {_quota_use(limit)})", f"{{{{instance}}}} {{{{dataset}}}} {limit}")
+            for limit in capacity.QUOTA_USED
         ], unit="percentunit", min=0, max=1, width=12,
                    thresholds=[(None, "green"), (LIMITS.dataset_quota_full, "red")],
                    description="used / quota and referenced / refquota of the datasets with "
                                "one set; the line is where ZfsDatasetQuotaNearlyFull warns.")
         .thresholds_style(_threshold_lines()),
         timeseries("Newest snapshot age (oldest 20)", [
-            T(f"topk(20, time() - zmon_dataset_newest_snapshot_timestamp_seconds{{{P}}})",
-              "{{instance}} {{dataset}}"),
+            T(f"topk(20, {drawn(capacity.snapshot_age(), **POOLS)})", "{{instance}} {{dataset}}"),
         ], unit="s", min=0, width=12,
                    thresholds=[(None, "green"), (LIMITS.snapshot_max_age.seconds, "red")],
-                   description="Age of each dataset's newest snapshot (datasets without "
-                               "snapshots have none); the line is where "
+                   description="Age of the newest snapshot of each dataset that should be "
+                               "snapshotted (with none, since its creation); the line is where "
                                "ZfsDatasetSnapshotOverdue warns.")
         .thresholds_style(_threshold_lines()),
         table("Datasets", [
             I(f"max by (instance, pool, dataset) (zmon_dataset_used_bytes{{{P}}})"),
-            I(f"max by (instance, pool, dataset) (zmon_dataset_used_bytes{{{P}}} "
-              f"/ (zmon_dataset_quota_bytes{{{P}}} > 0))"),
-            I(f"max by (instance, pool, dataset) (zmon_dataset_referenced_bytes{{{P}}} "
-              f"/ (zmon_dataset_refquota_bytes{{{P}}} > 0))"),
+            *(I(f"max by (instance, pool, dataset) ({_quota_use(limit)})")
+              for limit in capacity.QUOTA_USED),
             I(f"max by (instance, pool, dataset) (zmon_dataset_used_by_snapshots_bytes{{{P}}})"),
             I(f"max by (instance, pool, dataset) (zmon_dataset_snapshots{{{P}}})"),
             I(f"max by (instance, pool, dataset) (time() - "
@@ -239,6 +259,11 @@ def pool() -> dict[str, Any]:
         [_job(), _instance(), _pool()],
         items,
     )
+
+
+def _quota_use(limit: str) -> str:
+    """The share of its quota or refquota a dataset uses, as the quota alerts judge it."""
+    return drawn(capacity.quota_use(capacity.QUOTA_USED[limit], limit), **POOLS)
 
 
 def _quantiles(metric: str, by: str, op: str, legend: str) -> list[Query]:
@@ -457,7 +482,8 @@ def disks() -> dict[str, Any]:
               description="One row per disk, with the pool and vdev it serves."),
         timeseries("Temperature", [T(f"zmon_disk_temperature_celsius{{{D}}}", DL)],
                    unit="celsius",
-                   thresholds=[(None, "green"), (LIMITS.disk_temperature_max - 10, "orange"),
+                   thresholds=[(None, "green"), (OWN_LINES["disk 10 °C below its limit"],
+                                                 "orange"),
                                (LIMITS.disk_temperature_max, "red")])
         .thresholds_style(_threshold_lines()),
         timeseries("Reallocated and pending sectors", [
@@ -498,9 +524,12 @@ def ups() -> dict[str, Any]:
         stat("On battery", [T(f'zmon_ups_status{{{U}, flag="OB"}}', UL)],
              mappings=value_map(("0", "MAINS", "green"), ("1", "ON BATTERY", "red"))),
         stat("Battery charge", [T(f"zmon_ups_battery_charge_ratio{{{U}}}", UL)],
-             unit="percentunit", thresholds=[(None, "red"), (0.5, "orange"), (0.8, "green")]),
+             unit="percentunit", thresholds=[(None, "red"),
+                                             (OWN_LINES["battery half charged"], "orange"),
+                                             (OWN_LINES["battery charged"], "green")]),
         stat("Runtime", [T(f"zmon_ups_battery_runtime_seconds{{{U}}}", UL)], unit="s",
-             thresholds=[(None, "red"), (RUNTIME_MIN, "orange"), (2 * RUNTIME_MIN, "green")]),
+             thresholds=[(None, "red"), (RUNTIME_MIN, "orange"),
+                         (OWN_LINES["runtime twice the minimum"], "green")]),
         state_timeline("Status flags", [T(f"zmon_ups_status{{{U}}} == 1", UL + " {{flag}}")],
                        width=24, height=6),
         timeseries("Load", [T(f"zmon_ups_load_ratio{{{U}}}", UL)],

@@ -23,6 +23,7 @@ from zmon.judgment.expr import (
     metric,
     quantile_over_time,
     rate,
+    scoped,
     selected_metrics,
     sum_by,
 )
@@ -290,3 +291,16 @@ def test_max_without_drops_the_named_labels_and_the_name() -> None:
         (("p", "u"),): 1.0,
     }
     assert max_without(("op",), metric("m")).promql() == "max without (op) (m)"
+
+
+def test_scoped_adds_the_matchers_to_every_selector_before_its_own() -> None:
+    node = (
+        sum_by(("instance",), increase(metric("a", op="read").at("5m")))
+        / Record.of("r:x", metric("b"))
+        > 0.5
+    )
+    assert scoped(node, instance="=~$instance").promql() == (
+        'sum by (instance) (increase(a{instance=~"$instance", op="read"}[5m])) '
+        '/ r:x{instance=~"$instance"} > 0.5'
+    )
+    assert node.promql() == 'sum by (instance) (increase(a{op="read"}[5m])) / r:x > 0.5'

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from grafana_foundation_sdk.models.common import GraphDrawStyle
 
 from grafana import builder, generate
-from grafana.boards import DASHBOARDS
+from grafana.boards import DASHBOARDS, OWN_LINES
 from zmon.judgment.thresholds import DEFAULTS
 
 GRAFANA = Path(generate.__file__).parent
@@ -291,25 +292,63 @@ def test_the_ghost_hit_ratio_on_the_arc_board_is_per_access() -> None:
         assert "ghost" not in expr or "per_hit" not in expr, title
 
 
-# panel -> (the thresholds table's value, the alert or finding that judges there)
+# panel -> (the thresholds table's values it draws, the alert or finding that judges there)
 JUDGED_LINES = {
-    ("zmon-pool", "Since last scrub"): (DEFAULTS.scrub_max_age.seconds, "ZfsScrubOverdue"),
-    ("zmon-pool", "Capacity"): (DEFAULTS.capacity_warning_on, "ZfsPoolCapacityWarning"),
-    ("zmon-pool", "Quota use (highest 20)"): (DEFAULTS.dataset_quota_full, "quota alerts"),
+    ("zmon-pool", "Since last scrub"): ((DEFAULTS.scrub_max_age.seconds,), "ZfsScrubOverdue"),
+    ("zmon-pool", "Capacity"): (
+        (DEFAULTS.capacity_warning_on, DEFAULTS.capacity_critical_on),
+        "ZfsPoolCapacityWarning and ZfsPoolCapacityCritical"),
+    ("zmon-pool", "Quota use (highest 20)"): ((DEFAULTS.dataset_quota_full,), "quota alerts"),
     ("zmon-pool", "Newest snapshot age (oldest 20)"): (
-        DEFAULTS.snapshot_max_age.seconds, "ZfsDatasetSnapshotOverdue"),
-    ("zmon-arc", "Latency against the usual"): (DEFAULTS.slowdown_factor, "ZfsArcSlowdown"),
+        (DEFAULTS.snapshot_max_age.seconds,), "ZfsDatasetSnapshotOverdue"),
+    ("zmon-arc", "Latency against the usual"): ((DEFAULTS.slowdown_factor,), "ZfsArcSlowdown"),
     ("zmon-arc", "Top-level vdevs against their siblings"): (
-        DEFAULTS.slowdown_sibling_factor, "the slow-vdev finding"),
-    ("zmon-disks", "Temperature"): (DEFAULTS.disk_temperature_max, "DiskTemperatureHigh"),
-    ("zmon-ups", "Runtime"): (DEFAULTS.ups_runtime_min.seconds, "UpsRuntimeLow"),
+        (DEFAULTS.slowdown_sibling_factor,), "the slow-vdev finding"),
+    ("zmon-disks", "Temperature"): ((DEFAULTS.disk_temperature_max,), "DiskTemperatureHigh"),
+    ("zmon-ups", "Runtime"): ((DEFAULTS.ups_runtime_min.seconds,), "UpsRuntimeLow"),
 }  # fmt: skip
+
+
+def _steps(panel: dict[str, Any]) -> list[float]:
+    defaults = panel.get("fieldConfig", {}).get("defaults", {})
+    steps = defaults.get("thresholds", {}).get("steps", [])
+    return [s["value"] for s in steps if s["value"] is not None]
 
 
 @pytest.mark.parametrize(("uid", "title"), sorted(JUDGED_LINES))
 def test_a_line_where_an_alert_judges_is_the_thresholds_tables_value(uid: str, title: str) -> None:
     """Written once: the boards draw the rules' limits from zmon/judgment/thresholds.py."""
     (panel,) = [p for p in _panels(BOARDS[uid]) if p["title"] == title]
-    steps = [s["value"] for s in panel["fieldConfig"]["defaults"]["thresholds"]["steps"]]
-    value, judge = JUDGED_LINES[uid, title]
-    assert value in steps, f"{title}: no line at {judge}'s limit {value} ({steps})"
+    values, judge = JUDGED_LINES[uid, title]
+    for value in values:
+        assert value in _steps(panel), f"{title}: no line at {judge}'s limit {value}"
+
+
+def undeclared_lines(board: dict[str, Any]) -> list[str]:
+    """Lines on ``board`` that are neither a judged line of its panel (JUDGED_LINES), one of
+    the boards' own (grafana.boards.OWN_LINES), nor the red of a count or flag (1: any)."""
+    found = []
+    for panel in _panels(board):
+        steps = _steps(panel)
+        if steps == [1]:
+            continue
+        judged = JUDGED_LINES.get((board["uid"], panel["title"]), ((), ""))[0]
+        allowed = {*judged, *OWN_LINES.values()}
+        found += [f"{panel['title']}: {v}" for v in steps if v not in allowed]
+    return found
+
+
+@pytest.mark.parametrize("uid", sorted(BOARDS))
+def test_every_line_on_a_board_is_declared(uid: str) -> None:
+    on_disk = json.loads((GRAFANA / "dashboards" / f"{uid}.json").read_text())
+    assert undeclared_lines(on_disk) == []
+
+
+def test_a_line_copied_by_hand_into_a_board_is_found(tmp_path: Path) -> None:
+    copy = tmp_path / "zmon-pool.json"
+    shutil.copy(GRAFANA / "dashboards" / "zmon-pool.json", copy)
+    board = json.loads(copy.read_text())
+    (panel,) = [p for p in _panels(board) if p["title"] == "Capacity"]
+    panel["fieldConfig"]["defaults"]["thresholds"]["steps"][-1]["value"] = 0.95
+    copy.write_text(json.dumps(board))
+    assert undeclared_lines(json.loads(copy.read_text())) == ["Capacity: 0.95"]

@@ -32,7 +32,7 @@ def test_each_named_alert_exists_with_a_runbook_section(alert: str) -> None:
 
 
 def test_limits_equal_the_alert_thresholds() -> None:
-    lim = Limits()
+    lim = Limits.of()
     assert lim.scrub_max_age == DEFAULTS.scrub_max_age.seconds
     assert lim.capacity_warning == DEFAULTS.capacity_warning_on
     assert lim.capacity_critical == DEFAULTS.capacity_critical_on
@@ -58,18 +58,6 @@ def test_limits_equal_the_alert_thresholds() -> None:
     assert lim.cable_window == DEFAULTS.cable_window.seconds
     assert lim.link_speed_for == DEFAULTS.link_speed_for.seconds
     assert lim.sas_expander_phys == DEFAULTS.sas_expander_phys
-
-
-def test_sas_link_counters_equal_the_cable_alert_counters() -> None:
-    from zmon.status.model import SAS_LINK_COUNTERS
-
-    assert set(SAS_LINK_COUNTERS) == set(DEFAULTS.sas_link_counters.split("|"))
-
-
-def test_link_patterns_equal_the_cable_alert_patterns() -> None:
-    from zmon.status.model import LINK_PATTERNS
-
-    assert set(LINK_PATTERNS) == set(DEFAULTS.cable_patterns.split("|"))
 
 
 def test_alert_words_are_prometheus_templates() -> None:

@@ -86,7 +86,7 @@ def test_a_history_shorter_than_the_window_has_no_usual_yet() -> None:
 
 
 def test_the_limits_are_the_rules_thresholds() -> None:
-    lim, t = Limits(), DEFAULTS
+    lim, t = Limits.of(), DEFAULTS
     assert (
         lim.slowdown_factor,
         lim.slowdown_ghost_share,

@@ -108,6 +108,16 @@ def _limit(name: str) -> str:
     )
 
 
+QUOTA_USED = {"quota": "zmon_dataset_used_bytes", "refquota": "zmon_dataset_referenced_bytes"}
+"""What each limit counts: ``used`` against the quota, ``referenced`` against the refquota."""
+
+
+def quota_use(used: str, limit: str) -> Node:
+    """``used`` bytes of a dataset per byte of its ``limit`` (quota or refquota), where one
+    is set: what the quota alerts judge and the pool dashboard draws."""
+    return metric(used) / (metric(f"zmon_dataset_{limit}_bytes") > 0)
+
+
 def _quota(
     t: Thresholds, name: str, limit: str, *, used: str, verb: str, consequence: str
 ) -> Condition:
@@ -117,7 +127,7 @@ def _quota(
     full = t.dataset_quota_full
     return Condition(
         name,
-        max_by(DATASET_ID, metric(used) / (metric(size) > 0)) > full,
+        max_by(DATASET_ID, quota_use(used, limit)) > full,
         f"A ZFS dataset is nearly at its {limit}.",
         fill_description(
             f"ZFS {DATASET} (pool {{{{ $labels.pool }}}}) {verb}",
@@ -129,16 +139,23 @@ def _quota(
     )
 
 
-def snapshot_overdue(t: Thresholds) -> Condition:
-    """A dataset the snapshot policy selects whose newest snapshot (or, with none, its
-    creation) is older than ``snapshot_max_age``."""
+def snapshot_age() -> Node:
+    """Per dataset the snapshot policy selects: how old its newest snapshot is (with none,
+    how long ago it was created); what ZfsDatasetSnapshotOverdue judges and the pool
+    dashboard draws."""
     newest = NEWEST.and_(EXPECTED, on=DATASET_JOIN).or_(
         EXPECTED.and_(metric("zmon_dataset_snapshots").eq(0), on=DATASET_JOIN)
     )
+    return time() - max_by(DATASET_ID, newest)
+
+
+def snapshot_overdue(t: Thresholds) -> Condition:
+    """A dataset the snapshot policy selects whose newest snapshot (or, with none, its
+    creation) is older than ``snapshot_max_age``."""
     max_age = t.snapshot_max_age
     return Condition(
         "ZfsDatasetSnapshotOverdue",
-        time() - max_by(DATASET_ID, newest) > max_age.seconds,
+        snapshot_age() > max_age.seconds,
         "A ZFS dataset that should be snapshotted has had no new snapshot for too long.",
         f"ZFS {DATASET} (pool {{{{ $labels.pool }}}}) should be snapshotted and "
         f"{SNAPSHOT_AGE} (limit {max_age}): its snapshot schedule "
@@ -154,7 +171,7 @@ def dataset_conditions(t: Thresholds) -> list[Condition]:
             t,
             "ZfsDatasetQuotaNearlyFull",
             "quota",
-            used="zmon_dataset_used_bytes",
+            used=QUOTA_USED["quota"],
             verb="uses",
             consequence=". The quota counts its children and snapshots; at the quota, "
             "writes to it and below it fail (EDQUOT).",
@@ -163,7 +180,7 @@ def dataset_conditions(t: Thresholds) -> list[Condition]:
             t,
             "ZfsDatasetRefquotaNearlyFull",
             "refquota",
-            used="zmon_dataset_referenced_bytes",
+            used=QUOTA_USED["refquota"],
             verb="references",
             consequence="; at the refquota, writes to it fail (EDQUOT).",
         ),

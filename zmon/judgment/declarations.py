@@ -30,6 +30,17 @@ from zmon.judgment.expr import (
 from zmon.judgment.thresholds import Duration, Thresholds, format_seconds
 from zmon.judgment.words import DISK_, DISK_LOCATION, POOL, SAS_LINK, VDEV, VDEV_DISK
 
+POOL_UNAVAILABLE = ("faulted", "unavail", "removed", "suspended")
+"""The pool states in which its data cannot be read or written (ZfsPoolFaulted)."""
+VDEV_LOST = ("faulted", "unavail", "removed")
+"""The states of a vdev ZFS no longer uses (ZfsVdevFaulted)."""
+
+
+def one_of(values: tuple[str, ...]) -> str:
+    """A regex matcher value (``metric``'s) for any of ``values``."""
+    return "=~" + "|".join(values)
+
+
 DEVICE = ("instance", "job", "device")
 POOL_ID = ("instance", "job", "pool")
 VDEV_ID = ("instance", "job", "pool", "vdev")
@@ -246,7 +257,7 @@ def pool_conditions(t: Thresholds) -> list[Condition]:
         ),
         Condition(
             "ZfsPoolFaulted",
-            metric("zmon_pool_state", state="=~faulted|unavail|removed|suspended").eq(1),
+            metric("zmon_pool_state", state=one_of(POOL_UNAVAILABLE)).eq(1),
             "A ZFS pool is faulted, unavailable or suspended.",
             f"ZFS {POOL} is {{{{ $labels.state | toUpper }}}}: its data cannot be read or "
             "written. Run zpool status -v {{ $labels.pool }} now.",
@@ -273,7 +284,7 @@ def pool_conditions(t: Thresholds) -> list[Condition]:
         Condition(
             "ZfsVdevFaulted",
             per_vdev(
-                metric("zmon_vdev_state", state="=~faulted|unavail|removed")
+                metric("zmon_vdev_state", state=one_of(VDEV_LOST))
                 .eq(1)
                 .unless(metric("zmon_vdev_info", type="root"), on=VDEV_ID),
                 "state",

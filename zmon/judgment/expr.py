@@ -38,7 +38,7 @@ import re
 import struct
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import lt
 from typing import Protocol
 
@@ -997,3 +997,26 @@ def walk(node: Node | Range) -> Iterable[Node | Range]:
     yield node
     for child in children(node):
         yield from walk(child)
+
+
+def scoped(node: Node, **matchers: str) -> Node:
+    """``node`` with ``matchers`` (as ``metric`` takes them) added before each selector's own:
+    a declared expression drawn for the hosts a dashboard selects."""
+    extra = metric("", **matchers).matchers
+    return _scoped(node, extra)
+
+
+def _scoped(node: Node, extra: tuple[Matcher, ...]) -> Node:
+    if isinstance(node, Selector):
+        return replace(node, matchers=(*extra, *node.matchers))
+    if isinstance(node, RangeCall):
+        selector = node.range.selector
+        inner = replace(selector, matchers=(*extra, *selector.matchers))
+        return replace(node, range=replace(node.range, selector=inner))
+    if isinstance(node, Call):
+        return replace(node, args=tuple(_scoped(a, extra) for a in node.args))
+    if isinstance(node, Aggregate):
+        return replace(node, expr=_scoped(node.expr, extra))
+    if isinstance(node, Binary):
+        return replace(node, lhs=_scoped(node.lhs, extra), rhs=_scoped(node.rhs, extra))
+    return node

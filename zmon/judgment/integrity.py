@@ -7,9 +7,11 @@ from zmon.judgment.conditions import Condition
 from zmon.judgment.declarations import (
     DEVICE,
     POOL_ID,
+    POOL_UNAVAILABLE,
     VDEV_ID,
     VDEV_INFO,
     link_errors,
+    one_of,
     per_vdev,
 )
 from zmon.judgment.expr import Node, Record, Selector, changes, increase, max_by, metric, sum_by
@@ -20,7 +22,9 @@ READS, WRITES, CHECKSUMS = (
     metric(f"zmon_vdev_{k}_errors_total") for k in ("read", "write", "checksum")
 )
 VDEV_ERRORS = Record.of("zmon:vdev_errors:sum", READS + WRITES + CHECKSUMS)
-ERROR_EVENTS = metric("zmon_zfs_events_total", **{"class": "=~checksum|io|data"})
+ERROR_EVENT_CLASSES = ("checksum", "io", "data")
+"""The classes of ZFS events the error-event alert counts."""
+ERROR_EVENTS = metric("zmon_zfs_events_total", **{"class": one_of(ERROR_EVENT_CLASSES)})
 DEADMAN_EVENTS = metric("zmon_zfs_events_total", **{"class": "deadman"})
 # the identity of a vdev alert, for the exact counts its description looks up
 BY_VDEV = "instance=%q,pool=%q,vdev=%q|$labels.instance $labels.pool $labels.vdev"
@@ -68,7 +72,7 @@ def failing_path(t: Thresholds) -> Condition:
     # ZfsPoolStuck, after their for:): its disks' failed writes are its symptom, and a page
     # for them a minute earlier would be a second page for one incident
     pool_down = (
-        metric("zmon_pool_state", state="=~faulted|unavail|removed|suspended")
+        metric("zmon_pool_state", state=one_of(POOL_UNAVAILABLE))
         .eq(1)
         .or_(metric("zmon_pool_kstat_state", state="suspended").eq(1))
         .or_(
@@ -133,7 +137,7 @@ def failing_path(t: Thresholds) -> Condition:
 def integrity_conditions(t: Thresholds) -> list[Condition]:
     w = t.error_window
     checksum_text = "zmon_vdev_checksum_errors_total"
-    events_text = 'zmon_zfs_events_total{class=~"checksum|io|data"}'
+    events_text = ERROR_EVENTS.promql()
     return [
         Condition(
             "ZfsVdevChecksumErrors",

@@ -8,7 +8,7 @@ paused scrub is not in progress (``zmon_pool_scan_paused`` is 1).
 from __future__ import annotations
 
 from zmon.judgment.conditions import Condition
-from zmon.judgment.declarations import POOL_ID
+from zmon.judgment.declarations import POOL_ID, one_of
 from zmon.judgment.expr import (
     Node,
     Record,
@@ -29,9 +29,14 @@ IN_PROGRESS = metric("zmon_pool_scan_in_progress")
 ISSUED = metric("zmon_pool_scan_issued_bytes")
 START = metric("zmon_pool_scan_start_time_seconds")
 LAST_SCRUB_END = metric("zmon_pool_last_scrub_end_time_seconds")
+SCRUB_AGE = time() - LAST_SCRUB_END
+"""How long ago a pool's last scrub ended: what ZfsScrubOverdue judges and the pool dashboard
+draws."""
 # the bytes the scan has to get through: to issue, or to examine where zpool says no more
 TOTAL = metric("zmon_pool_scan_to_issue_bytes").or_(metric("zmon_pool_scan_to_examine_bytes"))
-RESILVERING = metric("zmon_pool_scan_in_progress", function="=~resilver|rebuild").eq(1)
+RESILVER_FUNCTIONS = ("resilver", "rebuild")
+"""The scans that restore redundancy (a rebuild is a dRAID's sequential resilver)."""
+RESILVERING = metric("zmon_pool_scan_in_progress", function=one_of(RESILVER_FUNCTIONS)).eq(1)
 
 
 def _running() -> Node:
@@ -122,7 +127,7 @@ def scrub_overdue(t: Thresholds) -> Condition:
         .and_(metric("zmon_pool_state"), on=POOL_ID)
     )
     expr = (
-        (time() - LAST_SCRUB_END > limit)
+        (SCRUB_AGE > limit)
         .or_(never)
         .unless(metric("zmon_pool_scan_in_progress", function="scrub").eq(1), on=POOL_ID)
     )

@@ -21,9 +21,12 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import cast
 
+from zmon.judgment.declarations import POOL_UNAVAILABLE, VDEV_LOST
+from zmon.judgment.scans import RESILVER_FUNCTIONS
+from zmon.judgment.thresholds import DEFAULTS, Thresholds
 from zmon.status import policy, slowdown
 from zmon.status import words as w
-from zmon.status.history import DAY, Window, vdev_key
+from zmon.status.history import Window, vdev_key
 from zmon.status.links import DEFAULT_LINKS
 from zmon.status.model import (
     FAILED_IO_PATTERNS,
@@ -37,7 +40,7 @@ from zmon.status.model import (
     Ups,
     Vdev,
 )
-from zmon.status.ratios import ACCESSES, ARC_GHOST_HITS_PER_ACCESS, STATUS_FIELDS
+from zmon.status.ratios import ACCESSES, ARC_GHOST_HITS_PER_ACCESS, RATE_SECONDS, STATUS_FIELDS
 
 SEVERITIES = policy.SEVERITIES
 # How far the first sample of a window may lie inside it (about one history step, with
@@ -47,41 +50,88 @@ HISTORY_SLACK = 60.0
 
 @dataclass(frozen=True)
 class Limits:
-    """Thresholds of the diagnoses; the defaults equal zmon/judgment/thresholds.py's."""
+    """Thresholds of the diagnoses, in seconds where they are durations: each the value of
+    zmon/judgment/thresholds.py that the alert naming the same problem judges with
+    (``Limits.of``), so a finding and its alert agree."""
 
-    scrub_max_age: float = 35 * 86400
-    scrub_errors_max_age: float = 7 * 86400  # a scrub's errors are news this long after it
-    capacity_warning: float = 0.80
-    capacity_critical: float = 0.90
-    fragmentation_max: float = 0.70
-    ddt_arc_share_max: float = 0.25
-    arc_ghost_hit_ratio_max: float = 0.10
-    arc_min_accesses: float = 10_000  # fewer ARC accesses than this: ratios are noise
-    resilver_stall: float = 15 * 60  # issued bytes unchanged this long = stalled
-    disk_temperature_max: float = 60.0
-    nvme_used_max: float = 0.90
-    ups_runtime_min: float = 600.0
-    dataset_quota_full: float = 0.90  # used/quota or referenced/refquota above this
-    snapshot_max_age: float = 26 * 3600  # no snapshot this long, where one is expected
-    stuck_timeouts: int = 2  # zpool timeouts that, with a kstat sign, make a pool stuck
-    cable_page_redundancy: float = 1  # a suspect cable pages when its vdev survives no more
-    slowdown_factor: float = 3.0  # read p99 this many times its usual: slower than usual
-    slowdown_ghost_share: float = 0.5  # ghost hits per miss above this: mostly ghost hits
-    slowdown_min_ops: float = 10.0  # reads per second below which latency is not judged
-    slowdown_sibling_factor: float = 3.0  # a vdev this much slower than its siblings
-    error_window: float = 600.0  # new vdev errors and ZFS error events count this long
-    errors_not_cleared_for: float = 3600.0  # old error counts on an ONLINE pool this long
-    failing_window: float = 600.0  # a failing path: errors in this window ...
-    failing_io_errors: float = 5  # ... this many read + write errors of one vdev, or
-    failing_checksum_errors: float = 5  # this many checksum errors, in both of its halves
-    resilver_rate_window: float = 1800.0  # the resilver's current rate over this window
-    resilver_slow_factor: float = 3.0  # projected duration vs. its average rate's
-    resilver_slow_min_age: float = 1800.0  # a younger resilver's rate is noise
-    resilver_slow_for: float = 1800.0
-    sector_window: float = DAY  # reallocated sectors and NVMe media errors rising in this
-    cable_window: float = 3600.0  # kernel-log medium errors count this long
-    link_speed_for: float = 1800.0  # a slow link this long
-    sas_expander_phys: int = 3  # PHYs of one expander or HBA with link errors that blame it
+    scrub_max_age: float
+    scrub_errors_max_age: float  # a scrub's errors are news this long after it
+    capacity_warning: float
+    capacity_critical: float
+    fragmentation_max: float
+    ddt_arc_share_max: float
+    arc_ghost_hit_ratio_max: float
+    arc_min_ops: float  # ARC accesses per second below which its ratios are noise
+    resilver_stall: float  # issued bytes unchanged this long = stalled
+    disk_temperature_max: float
+    nvme_used_max: float
+    ups_runtime_min: float
+    dataset_quota_full: float  # used/quota or referenced/refquota above this
+    snapshot_max_age: float  # no snapshot this long, where one is expected
+    stuck_timeouts: int  # zpool timeouts that, with a kstat sign, make a pool stuck
+    cable_page_redundancy: int  # a suspect cable pages when its vdev survives no more
+    slowdown_factor: float  # read p99 this many times its usual: slower than usual
+    slowdown_ghost_share: float  # ghost hits per miss above this: mostly ghost hits
+    slowdown_min_ops: float  # reads per second below which latency is not judged
+    slowdown_sibling_factor: float  # a vdev this much slower than its siblings
+    error_window: float  # new vdev errors and ZFS error events count this long
+    errors_not_cleared_for: float  # old error counts on an ONLINE pool this long
+    failing_window: float  # a failing path: errors in this window ...
+    failing_io_errors: int  # ... this many read + write errors of one vdev, or
+    failing_checksum_errors: int  # this many checksum errors, in both of its halves
+    resilver_rate_window: float  # the resilver's current rate over this window
+    resilver_slow_factor: float  # projected duration vs. its average rate's
+    resilver_slow_min_age: float  # a younger resilver's rate is noise
+    resilver_slow_for: float
+    sector_window: float  # reallocated sectors and NVMe media errors rising in this
+    cable_window: float  # kernel-log medium errors count this long
+    link_speed_for: float  # a slow link this long
+    sas_expander_phys: int  # PHYs of one expander or HBA with link errors that blame it
+
+    @classmethod
+    def of(cls, t: Thresholds = DEFAULTS) -> Limits:
+        """The diagnoses' limits in the thresholds table ``t``."""
+        return cls(
+            scrub_max_age=t.scrub_max_age.seconds,
+            scrub_errors_max_age=t.scrub_errors_max_age.seconds,
+            capacity_warning=t.capacity_warning_on,
+            capacity_critical=t.capacity_critical_on,
+            fragmentation_max=t.fragmentation_max,
+            ddt_arc_share_max=t.ddt_arc_share_max,
+            arc_ghost_hit_ratio_max=t.arc_ghost_hit_ratio_max,
+            arc_min_ops=t.arc_min_ops,
+            resilver_stall=t.resilver_stall_window.seconds,
+            disk_temperature_max=t.disk_temperature_max,
+            nvme_used_max=t.nvme_used_max,
+            ups_runtime_min=t.ups_runtime_min.seconds,
+            dataset_quota_full=t.dataset_quota_full,
+            snapshot_max_age=t.snapshot_max_age.seconds,
+            stuck_timeouts=t.stuck_timeouts,
+            cable_page_redundancy=t.cable_page_redundancy,
+            slowdown_factor=t.slowdown_factor,
+            slowdown_ghost_share=t.slowdown_ghost_share,
+            slowdown_min_ops=t.slowdown_min_ops,
+            slowdown_sibling_factor=t.slowdown_sibling_factor,
+            error_window=t.error_window.seconds,
+            errors_not_cleared_for=t.errors_not_cleared_for.seconds,
+            failing_window=t.failing_window.seconds,
+            failing_io_errors=t.failing_io_errors,
+            failing_checksum_errors=t.failing_checksum_errors,
+            resilver_rate_window=t.resilver_rate_window.seconds,
+            resilver_slow_factor=t.resilver_slow_factor,
+            resilver_slow_min_age=t.resilver_slow_min_age.seconds,
+            resilver_slow_for=t.resilver_slow_for.seconds,
+            sector_window=t.sector_window.seconds,
+            cable_window=t.cable_window.seconds,
+            link_speed_for=t.link_speed_for.seconds,
+            sas_expander_phys=t.sas_expander_phys,
+        )
+
+    @property
+    def arc_min_accesses(self) -> float:
+        """ARC accesses in one rate window (the ARC records') at ``arc_min_ops`` per
+        second: fewer, and the ARC's ratios are noise."""
+        return self.arc_min_ops * RATE_SECONDS
 
 
 @dataclass(frozen=True)
@@ -91,7 +141,7 @@ class Evidence:
     model: HostModel
     now: float
     history: Window = field(default_factory=Window)
-    limits: Limits = field(default_factory=Limits)
+    limits: Limits = field(default_factory=Limits.of)
     # what one diagnosis computes for several rules (the failing paths), once per Evidence
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
@@ -294,7 +344,7 @@ def spare_advice(pool: Pool, failed: Vdev) -> str:
 
 def _resilvering(pool: Pool) -> bool:
     scan = pool.scan
-    return scan is not None and scan.running and scan.function in ("resilver", "rebuild")
+    return scan is not None and scan.running and scan.function in RESILVER_FUNCTIONS
 
 
 def _top_level(pool: Pool, v: Vdev) -> Vdev:
@@ -399,7 +449,7 @@ def _pattern_counts(disk: Disk, patterns: Iterable[str]) -> list[str]:
 # ---- pools
 
 
-UNAVAILABLE = ("faulted", "unavail", "removed", "suspended")  # pool states: ZfsPoolFaulted
+UNAVAILABLE = POOL_UNAVAILABLE  # pool states: ZfsPoolFaulted
 
 
 def find_pool_unavailable(ev: Evidence) -> Iterable[Hit]:
@@ -503,7 +553,7 @@ def find_vdev_faulted(ev: Evidence) -> Iterable[Hit]:
         if p.state != "online":
             continue  # a degraded or faulted pool names its vdevs itself
         for v in p.vdevs():
-            if v.is_leaf and v.state in ("faulted", "unavail", "removed"):
+            if v.is_leaf and v.state in VDEV_LOST:
                 disk = ev.model.disks.get(v.device) if v.device else None
                 cable = _cable_evidence(disk) if disk is not None else None
                 replaced = being_replaced(p, v)
@@ -1069,7 +1119,7 @@ def _covered_elsewhere(ev: Evidence, disk: Disk) -> bool:
                 return True
             if p.state == "degraded" and v in _bad_leaves(p):
                 return True
-            if p.state == "online" and v.state in ("faulted", "unavail", "removed"):
+            if p.state == "online" and v.state in VDEV_LOST:
                 return True
     return False
 
@@ -1535,7 +1585,7 @@ def resilver_too_slow(ev: Evidence, p: Pool) -> str | None:
     over resilver_rate_window it would take more than resilver_slow_factor times what its
     average rate so far predicts, at every sample of the last resilver_slow_for."""
     scan, lim = p.scan, ev.limits
-    if scan is None or not scan.running or scan.function not in ("resilver", "rebuild"):
+    if scan is None or not scan.running or scan.function not in RESILVER_FUNCTIONS:
         return None
     if scan.start is None:
         return None

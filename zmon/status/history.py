@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from zmon.judgment.integrity import ERROR_EVENT_CLASSES
 from zmon.status.model import LINK_PATTERNS, HostModel, Pool, Vdev
 from zmon.status.ratios import STATUS_FIELDS, history_key
 from zmon.status.slowdown import DIRTY_WAITS, slowdown_series
@@ -36,8 +37,6 @@ Step = tuple[float, float]  # (time, the value it changed to)
 HOUR = 3600.0
 DAY = 86400.0
 MAX_DAY_STEPS = 32  # changes kept per day series
-# the classes of ZFS events the error-event and deadman alerts count
-ERROR_EVENT_CLASSES = ("checksum", "io", "data")
 
 
 class Values(Mapping[str, float]):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zmon.host.last_pools import LastPools
+from zmon.judgment.thresholds import DEFAULTS
 from zmon.status.ratios import GHOST_SIZE_METRIC, GHOST_STATES
 from zmon.viewed import wanted
 
@@ -22,19 +23,11 @@ Labels = dict[str, str]
 THROTTLE_REASONS = ("dirty_throttle", "dirty_over_max")
 
 # Kernel-log patterns that point at the link to a disk (cable, backplane, port, HBA) and not
-# at its media. The same list is in zmon/judgment/thresholds.py (cable_patterns).
-LINK_PATTERNS = (
-    "crc_error",
-    "link_reset",
-    "link_down",
-    "ata_timeout",
-    "ahci_timeout",
-    "cam_timeout",
-)
+# at its media: the cable alerts' (zmon/judgment/thresholds.py, cable_patterns).
+LINK_PATTERNS = tuple(DEFAULTS.cable_patterns.split("|"))
 # SAS PHY error counters that count as link errors (zmon_sas_phy_<name>_total from sysfs,
-# zmon_disk_sas_phy_<name>_total from smartctl). The same list is in
-# zmon/judgment/thresholds.py (sas_link_counters).
-SAS_LINK_COUNTERS = ("invalid_dwords", "running_disparity_errors", "loss_of_dword_sync")
+# zmon_disk_sas_phy_<name>_total from smartctl): the cable alerts' (sas_link_counters).
+SAS_LINK_COUNTERS = tuple(DEFAULTS.sas_link_counters.split("|"))
 # Kernel-log patterns that point at the disk's media.
 MEDIA_PATTERNS = ("medium_error",)
 # Kernel-log patterns that say an I/O to the disk failed (a consequence, not a cause).

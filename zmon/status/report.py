@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from zmon.host.last_pools import LastPools
+from zmon.judgment.declarations import POOL_UNAVAILABLE, VDEV_LOST
 from zmon.status import words as w
 from zmon.status.alerting import Judgment, alert_states, judged_findings, muted
 from zmon.status.diagnoses import (
@@ -63,7 +64,7 @@ def report_of(
     is when each alert a finding names was first seen, so that a finding the declarations
     did not judge says whether its alert is pending or firing, as Prometheus's ``for:``
     would; without it such a finding is said as it is now (zmon/status/alerting.py)."""
-    ev = Evidence(model, now, history or Window(), limits or Limits())
+    ev = Evidence(model, now, history or Window(), limits or Limits.of())
     findings = diagnose(ev)
     judged: list[dict[str, Any]] = [{}] * len(findings)
     if judgment is not None:  # the declarations decide what the history lets them judge
@@ -188,9 +189,7 @@ def _tree(root: Vdev | None) -> list[dict[str, Any]]:
                 "write": v.write_errors,
                 "checksum": v.checksum_errors,
                 "notes": v.notes,
-                "level": "ok"
-                if healthy
-                else ("critical" if v.state in ("faulted", "unavail", "removed") else "warning"),
+                "level": "ok" if healthy else ("critical" if v.state in VDEV_LOST else "warning"),
             }
         )
         for child in v.children:
@@ -202,7 +201,7 @@ def _tree(root: Vdev | None) -> list[dict[str, Any]]:
 
 def _pool(p: Pool, now: float, last_known: bool = False) -> dict[str, Any]:
     level = "ok"
-    if p.state in ("faulted", "unavail", "removed", "suspended") or p.io_suspended:
+    if p.state in POOL_UNAVAILABLE or p.io_suspended:
         level = "critical"
     elif p.state != "online" or p.data_errors or any(v.errors for v in p.vdevs()):
         level = "warning"
