@@ -86,7 +86,6 @@ def disk_alerts(t: Thresholds) -> Group:
     return Group(
         "zmon-disks",
         [
-            Record.of(declarations.DISK_REDUNDANCY),
             *(Record.of(r) for r in declarations.sas_records(t)),
             *(Alert.of(c) for c in declarations.cable_conditions(t)),
             *(Alert.of(c) for c in disks.disk_conditions(t)),

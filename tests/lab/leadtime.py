@@ -29,6 +29,9 @@ from tests.lab.checks import alert, errors, events, pool_state, vdev_state
 from tests.lab.engine import AllCollectorsSucceed, Check, Result, eq, ge, gt, present
 from tests.lab.prometheus import AlertWatcher
 from tests.lab.session import Sequence
+from zmon.judgment import shipped
+from zmon.judgment.conditions import needs
+from zmon.judgment.thresholds import DEFAULTS
 
 BASELINE = "01-ramp-baseline"
 FAULTED = "02-vdev-faulted"
@@ -265,6 +268,82 @@ def timeline(
     return lines, first
 
 
+RECORDING = "ramp-scrapes.txt"
+
+
+def record_scrapes(watcher: AlertWatcher, facts: Mapping[str, str], offset: float) -> Recording:
+    """Every scrape of zmon the lab's Prometheus stored until now, in the series the shipped
+    rules read (as ``needs`` lists them), for the hermetic replay with the unscaled rules
+    (tests/rules/test_lead_time.py)."""
+    start = float(facts["ramp_start"])
+    end = time.time()
+    names = sorted(n for n in needs(shipped.conditions(DEFAULTS), shipped.records(DEFAULTS))
+                   if n.startswith("zmon_"))  # fmt: skip
+    scrapes: dict[float, list[str]] = {}
+    for name in names:
+        for item in watcher.at(f"{name}[{int(end - start) + 600}s]", end):
+            shown = sorted(item["metric"].items())
+            labels = ",".join(
+                f'{k}="{_escaped(v)}"' for k, v in shown if k not in ("__name__", "job", "instance")
+            )
+            for t, value in item["values"]:
+                at = round(float(t) - offset - start, 3)
+                scrapes.setdefault(at, []).append(f"{name}{{{labels}}} {value}")
+    faulted = _time(facts, "faulted_at")
+    return Recording(
+        start,
+        None if faulted is None else faulted - start,
+        [(at, "\n".join(sorted(lines)) + "\n") for at, lines in sorted(scrapes.items())],
+    )
+
+
+def _escaped(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What zmon served during a lead-time ramp, scrape by scrape: the ramp's start (guest
+    clock, Unix seconds), when ZFS faulted the disk and each scrape's time (seconds since
+    the ramp began), and each scrape's exposition of the series the rules read."""
+
+    ramp_start: float
+    faulted_at: float | None
+    scrapes: list[tuple[float, str]]
+
+    def text(self) -> str:
+        faulted = "none" if self.faulted_at is None else f"{self.faulted_at:+.3f}"
+        out = [
+            "# zmon's series during the lead-time ramp, as the lab's Prometheus scraped them",
+            "# (tests/lab/leadtime.py); times in seconds since the ramp began (guest clock)",
+            f"# ramp_start {self.ramp_start:.3f}",
+            f"# faulted_at {faulted}",
+        ]
+        for at, exposition in self.scrapes:
+            out.append(f"# scrape {at:+.3f}")
+            out.append(exposition.rstrip("\n"))
+        return "\n".join(out) + "\n"
+
+    @classmethod
+    def parse(cls, text: str) -> Recording:
+        head: dict[str, str] = {}
+        scrapes: list[tuple[float, list[str]]] = []
+        for line in text.splitlines():
+            if line.startswith("# scrape "):
+                scrapes.append((float(line.split()[2]), []))
+            elif line.startswith("# ") and not scrapes:
+                key, _, value = line[2:].partition(" ")
+                head[key] = value
+            elif line and scrapes:
+                scrapes[-1][1].append(line)
+        faulted = head.get("faulted_at", "none")
+        return cls(
+            float(head["ramp_start"]),
+            None if faulted == "none" else float(faulted),
+            [(at, "\n".join(lines) + "\n") for at, lines in scrapes],
+        )
+
+
 def after_step(
     version: str, step: str, facts: Mapping[str, str], watcher: AlertWatcher | None, run_dir: Path
 ) -> tuple[list[Result], list[str]]:
@@ -280,6 +359,8 @@ def after_step(
             float(facts["host_time"]) - float(facts["guest_time"])
         )
         lines, evidence = timeline(watcher, facts, offset)
+        recording = record_scrapes(watcher, facts, offset)
+        (run_dir / RECORDING).write_text(recording.text())
         (run_dir / "ramp-timeline.txt").write_text(
             f"# seconds since the ramp began (guest clock; host clock - {offset:.1f} s)\n"
             + "\n".join(lines)

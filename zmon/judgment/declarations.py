@@ -99,7 +99,7 @@ redundancy yet. Log vdevs are left out: losing one does not lose the pool."""
 
 def shared_records(t: Thresholds) -> list[Record]:
     """The records of the zmon-recording group, in order."""
-    return [VDEV_INFO, disk_pool(t), disk_vdev(t)]
+    return [VDEV_INFO, disk_pool(t), disk_vdev(t), DISK_REDUNDANCY]
 
 
 # ---- scopes
@@ -347,7 +347,7 @@ def link_failing(t: Thresholds) -> Condition:
     )
     expr = max_by(
         LEAF,
-        (DISK_REDUNDANCY <= t.cable_page_redundancy)
+        (DISK_REDUNDANCY <= t.page_redundancy)
         .or_(VDEV_INFO.and_(max_by(VDEV_ID, zfs_errors), on=VDEV_ID), on=VDEV_ID)
         .or_(VDEV_INFO.and_(slices, on=DEVICE), on=DEVICE)
         .and_(suspect, on=DEVICE),
@@ -359,7 +359,7 @@ def link_failing(t: Thresholds) -> Condition:
         for kind in ("read", "write", "checksum")
     )
     why = (
-        f'{{{{ with printf "{DISK_REDUNDANCY.name}{{{where}}} <= {t.cable_page_redundancy}" '
+        f'{{{{ with printf "{DISK_REDUNDANCY.name}{{{where}}} <= {t.page_redundancy}" '
         f"{args} | query }}}}{{{{ with . | first }}}}; losing it would leave its vdev without "
         "redundancy (further failures the vdev survives now: {{ .Value }}){{ end }}{{ else }}"
         f'{{{{ with printf "({zfs_counted}) > 0" {args} {args} {args} | query }}}}'

@@ -6,6 +6,7 @@ from __future__ import annotations
 from zmon.judgment.conditions import Condition
 from zmon.judgment.declarations import (
     DEVICE,
+    DISK_REDUNDANCY,
     POOL_ID,
     POOL_UNAVAILABLE,
     VDEV_ID,
@@ -44,7 +45,9 @@ def failing_path(t: Thresholds) -> Condition:
     """Page while a disk's path fails, before ZFS faults the vdev and redundancy is lost.
 
     Repaired errors that come once are tickets (ZfsVdevIOErrors, ZfsVdevChecksumErrors,
-    DiskCableFault); errors that keep coming are what precedes a FAULTED vdev.
+    DiskCableFault); errors that keep coming are what precedes a FAULTED vdev. A disk whose
+    loss would leave its vdev without redundancy has none to spare: its first new read or
+    write errors page.
     """
     w = t.failing_window
     h = Duration(format_seconds(max(1, w.seconds // 2)))
@@ -57,7 +60,12 @@ def failing_path(t: Thresholds) -> Condition:
         "*", link_errors(t, h, h.seconds), on=DEVICE, group_left=()
     )
     zfs_errors = increase(READS.at(w)) + increase(WRITES.at(w)) + increase(CHECKSUMS.at(w)) > 0
-    io_errors = increase(READS.at(w)) + increase(WRITES.at(w)) >= t.failing_io_errors
+    new_io_errors = increase(READS.at(w)) + increase(WRITES.at(w))
+    io_errors = new_io_errors >= t.failing_io_errors
+    # a disk its vdev cannot lose without losing redundancy (a raidz1 member, a side of a
+    # two-way mirror) has none to spare: its first new read or write errors page
+    cannot_lose = max_by(VDEV_ID, DISK_REDUNDANCY <= t.page_redundancy)
+    exposed = (new_io_errors > 0).and_(cannot_lose, on=VDEV_ID)
     # a scrub reads old data and repairs what it finds, for hours: its repairs are tickets
     # (ZfsVdevChecksumErrors, ZfsScrubFoundErrors), not a failing path
     now, before = both_halves(CHECKSUMS)
@@ -81,7 +89,8 @@ def failing_path(t: Thresholds) -> Condition:
         )
     )
     expr = (
-        io_errors.or_(checksum)
+        io_errors.or_(exposed)
+        .or_(checksum)
         .or_(slow_now.and_(slow_before))
         .or_(zfs_errors.and_(leaf_link_rising, on=VDEV_ID))
         .unless(pool_down, on=POOL_ID)
@@ -122,6 +131,8 @@ def failing_path(t: Thresholds) -> Condition:
                "{{ . | humanize }} checksum errors")
         + seen(f"{vdev_sum(('zmon_vdev_slow_ios_total',))} > 0", "{{ . | humanize }} slow I/Os")
         + link_seen
+        + seen(f"max({DISK_REDUNDANCY.name}{{{where}}}) <= {t.page_redundancy}",
+               "its vdev cannot lose this disk without losing redundancy")
     )  # fmt: skip
     return Condition(
         "ZfsVdevFailing",

@@ -39,6 +39,5 @@ def records(t: Thresholds) -> list[Record]:
         capacity.CAPACITY,
         *memory.arc_records(),
         *memory.latency_records(t),
-        declarations.DISK_REDUNDANCY,
         *declarations.sas_records(t),
     ]

@@ -137,7 +137,11 @@ class Thresholds:
     # burst each: tickets)
     cable_page_slice: Duration = D("15m")
     cable_page_slices: int = 3
-    cable_page_redundancy: int = 1  # page when the disk's vdev survives at most this many
+    # a failing path pages when losing its disk would leave its vdev without redundancy: the
+    # ONLINE top-level vdev the disk sits in survives at most this many more failures (a
+    # raidz1 member, a side of a two-way mirror, a single-disk vdev). Its link errors then page
+    # (DiskLinkFailing), and so do its first new read or write errors (ZfsVdevFailing)
+    page_redundancy: int = 1
     # --- SAS links: the PHY error counters that count as link errors, as the HBA or expander
     # counts them (zmon_sas_phy_*) and as the disk does (zmon_disk_sas_phy_*); the sas_phy
     # collector's README says why these three and not PHY reset problems. They count only when

@@ -69,7 +69,7 @@ class Limits:
     dataset_quota_full: float  # used/quota or referenced/refquota above this
     snapshot_max_age: float  # no snapshot this long, where one is expected
     stuck_timeouts: int  # zpool timeouts that, with a kstat sign, make a pool stuck
-    cable_page_redundancy: int  # a suspect cable pages when its vdev survives no more
+    page_redundancy: int  # a suspect cable pages when its vdev survives no more
     slowdown_factor: float  # read p99 this many times its usual: slower than usual
     slowdown_ghost_share: float  # ghost hits per miss above this: mostly ghost hits
     slowdown_min_ops: float  # reads per second below which latency is not judged
@@ -107,7 +107,7 @@ class Limits:
             dataset_quota_full=t.dataset_quota_full,
             snapshot_max_age=t.snapshot_max_age.seconds,
             stuck_timeouts=t.stuck_timeouts,
-            cable_page_redundancy=t.cable_page_redundancy,
+            page_redundancy=t.page_redundancy,
             slowdown_factor=t.slowdown_factor,
             slowdown_ghost_share=t.slowdown_ghost_share,
             slowdown_min_ops=t.slowdown_min_ops,
@@ -1136,9 +1136,7 @@ def _cable_cannot_wait(ev: Evidence, disk: Disk, recent: Recent | None) -> bool:
         for v in p.vdevs():
             if v.device != disk.device or not v.is_leaf:
                 continue
-            top = parent_of(p, v) or v
-            left = top.redundancy if top.klass != "log" and top.state == "online" else None
-            if left is not None and left <= ev.limits.cable_page_redundancy:
+            if _cannot_lose(p, v, ev.limits.page_redundancy):
                 return True
             if v.errors and recent is not None:
                 return True
@@ -1496,6 +1494,11 @@ def failing_paths(ev: Evidence) -> dict[tuple[str, str], str]:
             checksum_rising = not scrubbing and _both_halves(ev, ck_key, win)
             if ck >= lim.failing_checksum_errors and checksum_rising:
                 seen.append(w.count(ck, "checksum error") + " (in each half of that time)")
+            if rw and not seen and _cannot_lose(p, v, lim.page_redundancy):
+                seen.append(
+                    w.count(rw, "read or write error", "read or write errors")
+                    + " on a disk its vdev cannot lose without losing redundancy"
+                )
             if _both_halves(ev, slow_key, win):
                 seen.append(w.count(slow, "slow I/O") + " (in each half of that time)")
             link = f"disk_cable:{v.device}"
@@ -1511,6 +1514,20 @@ def failing_paths(ev: Evidence) -> dict[tuple[str, str], str]:
                 out[(p.name, v.name)] = f"{w.join(seen)} in {_span(ev, rw_key, win)}"
     ev.memo["failing"] = out
     return out
+
+
+def _cannot_lose(p: Pool, v: Vdev, most: int) -> bool:
+    """Whether losing the disk of leaf ``v`` would leave the ONLINE top-level vdev it sits in
+    directly surviving at most ``most`` more failures (as zmon:disk_vdev_redundancy:min)."""
+    if not v.is_leaf or not v.device:
+        return False
+    top = parent_of(p, v) or v
+    return (
+        top.klass != "log"
+        and top.state == "online"
+        and top.redundancy is not None
+        and (top.redundancy <= most)
+    )
 
 
 def find_vdev_failing(ev: Evidence) -> Iterable[Hit]:
