@@ -49,6 +49,8 @@ together) and UPS alerts by UPS, and lets the cause outrank its symptoms:
   link (instance and device), the cable page the cable ticket, and the failing path both;
 - a SAS expander or HBA with link errors on several PHYs (`DiskSasExpanderLinkErrors`) mutes
   the cable tickets of the disks behind it (instance and `sas_parent`; a cable page stays);
+- a resilver reading the last good copy of a vdev from a failing disk
+  (`ZfsResilverSourceFailing`) mutes that disk's SMART and media alerts (instance and device);
 - a low battery (`UpsLowBattery`) mutes "on battery" and "runtime low" of the same UPS;
 - a nearly full pool (`ZfsPoolCapacityCritical`) mutes its "filling up" warning.
 """

@@ -1,7 +1,8 @@
 """The scans, capacity and dataset events of the synthetic host (scenario.py): tank's scrub
 (minutes 90 to 115) ends having repaired data while its vdevs count errors, after a last
 scrub that was overdue; fast was never scrubbed; pool rz resilvers from minute 20 and stalls
-at minute 62, with zpool's collector stale for minutes 100 to 105; pool slow resilvers at a
+at minute 62, with zpool's collector stale for minutes 100 to 105, and reads the last good
+copy of its mirror from a disk with pending sectors from minute 30; pool slow resilvers at a
 tenth of its earlier rate from minute 40. tank fills: 85 % at minute 10, 93 % at 30, back to
 87 % at 60 and 78 % at 90 (between each alert's bounds), 70 % at 120. fast's free space
 fragments from minute 20. Datasets of tank near their quota (home) and refquota (vm), one
@@ -69,6 +70,44 @@ def _resilvers(out: Series) -> None:
         _series(out, "zmon_pool_scan_paused", pool, lambda i: 0.0)
 
 
+def _resilver_source(out: Series) -> None:
+    """rz's mirror-0: sdr, and replacing-1 (sds onto sdt, which the resilver writes). sdr,
+    the only good copy, counts pending sectors from minute 30; sds is leaving and is not read.
+    wide's raidz2-0 resilvers vdx and has a column to spare: its failing vdu (SMART FAILED) is
+    not the last copy."""
+
+    def leaf(pool: str, vdev: str, device: str, kind: str, parent: str) -> None:
+        _series(out, "zmon_vdev_info", {"pool": pool, "vdev": vdev, "device": device,
+                "type": kind, "parent": parent, "class": "normal"}, lambda i: 1.0)  # fmt: skip
+        _series(out, "zmon_vdev_state", {"pool": pool, "vdev": vdev, "class": "normal",
+                "state": "online"}, lambda i: 1.0)  # fmt: skip
+
+    for vdev, device, kind, parent in (("mirror-0", "", "mirror", "rz"),
+                                       ("sdr", "sdr", "disk", "mirror-0"),
+                                       ("replacing-1", "", "replacing", "mirror-0"),
+                                       ("sds", "sds", "disk", "replacing-1"),
+                                       ("sdt", "sdt", "disk", "replacing-1"),
+                                       ("raidz2-0", "", "raidz", "wide"),
+                                       ("vdu", "vdu", "disk", "raidz2-0"),
+                                       ("vdv", "vdv", "disk", "raidz2-0"),
+                                       ("vdw", "vdw", "disk", "raidz2-0"),
+                                       ("vdx", "vdx", "disk", "raidz2-0")):  # fmt: skip
+        leaf(
+            "wide" if device.startswith("vd") or vdev == "raidz2-0" else "rz",
+            vdev,
+            device,
+            kind,
+            parent,
+        )
+    for pool, vdev in (("rz", "sdt"), ("wide", "vdx")):
+        _series(out, "zmon_vdev_note_info", {"pool": pool, "vdev": vdev, "class": "normal",
+                "kind": "resilvering"}, lambda i: 1.0)  # fmt: skip
+    _series(out, "zmon_pool_scan_in_progress", {"pool": "wide", "function": "resilver"},
+            lambda i: 1.0)  # fmt: skip
+    _series(out, "zmon_disk_pending_sectors", {"device": "sdr"}, _steps((0, 0.0), (30, 8.0)))
+    _series(out, "zmon_disk_smart_passed", {"device": "vdu"}, lambda i: 0.0)
+
+
 def _capacity(out: Series) -> None:
     _series(out, "zmon_pool_size_bytes", {"pool": "tank"}, lambda i: 1000.0)
     _series(out, "zmon_pool_allocated_bytes", {"pool": "tank"},
@@ -110,5 +149,6 @@ def add(out: Series) -> None:
     """The scans, capacity and dataset series, into ``out``."""
     _scrubs(out)
     _resilvers(out)
+    _resilver_source(out)
     _capacity(out)
     _datasets(out)

@@ -26,6 +26,15 @@ def test_a_cause_mutes_its_symptoms_with_the_same_labels_only() -> None:
     assert muted_by(ups, "UpsOnBattery", {"ups": "v", "server": "s", "flag": "OB"}) is None
 
 
+def test_the_failing_source_of_a_resilver_mutes_that_disks_smart_and_media_tickets() -> None:
+    source = [("ZfsResilverSourceFailing", {**VDEV, "device": "sda"})]
+    for ticket in ("DiskSmartFailed", "DiskPendingSectorsRising", "DiskReallocatedSectorsRising",
+                   "DiskMediumErrors", "DiskNvmeMediaErrors"):  # fmt: skip
+        assert muted_by(source, ticket, {"device": "sda", "pool": "tank"}), ticket
+        assert muted_by(source, ticket, {"device": "sdb", "pool": "tank"}) is None, ticket
+    assert muted_by(source, "ZfsPoolDegraded", {"pool": "tank"}) is None
+
+
 def test_an_alert_does_not_mute_itself() -> None:
     down = [("ZmonTargetDown", {})]
     assert muted_by(down, "ZmonTargetDown", {}) is None

@@ -26,20 +26,10 @@ from zmon.status.diagnoses import RULES, Finding
 from zmon.status.policy import POLICY
 from zmon.status.report import overall_state
 
-# Status findings that name no alert: each is said as "(finding <rule>)"
-UNPAGED = tuple(f"(finding {r.id})" for r in RULES if r.alert is None)
-COMPARED = tuple(p.alert for p in POLICY if p.alert not in d.UNSEEN_BY_STATUS) + UNPAGED
+COMPARED = tuple(p.alert for p in POLICY if p.alert not in d.UNSEEN_BY_STATUS)
 
 # alert -> why status and Prometheus disagree on it today (the test is xfail, strict)
-DISAGREE: dict[str, str] = {
-    "(finding resilver_running)": "a status finding no alert covers: a resilver under way "
-    "(labs 09-10, demo, fleet)",
-    "(finding resilver_source_failing)": "a critical status finding no alert covers: the "
-    "failing disk a resilver reads (demo resilvering)",
-    "(finding slow_reads)": "a status finding no alert covers: reads slower than the pool's "
-    "usual that are not the ARC's (a scan, cold reads, one slow disk, the write throttle) are "
-    "info in status and carry no alert (fleet scrub, offline)",
-}
+DISAGREE: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

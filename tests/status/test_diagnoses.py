@@ -246,7 +246,7 @@ CASES: dict[str, Case] = {
                           f'zmon_collector_last_success_timestamp_seconds{{collector="zpool"}}'
                           f' {NOW - 600}\n',
                           "zpool", "has not answered for 10 min; last known state: tank ONLINE, "
-                          "10 min ago"),
+                          "10 min ago", severity="warning"),  # ZmonCollectorDataStale's
     "resilver_running": Case(pool_text() + RESILVER + ISSUED.format(5e6) +
                              'zmon_pool_scan_remaining_seconds{pool="tank"} 720\n',
                              "resilver of tank", "15 % done, about 12 min to go, started 60 min "

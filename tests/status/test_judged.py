@@ -26,7 +26,8 @@ def _instance(alert: str, when: str = "firing", since: float = 100.0, **labels: 
 def test_a_finding_whose_declaration_does_not_hold_claims_no_alert() -> None:
     f = _finding("ZfsVdevChecksumErrors", pool="tank", vdev="sda")
     (out,), (state,) = judged_findings([f], Judgment(CONDITIONS, [], ALL))
-    assert (out.alert, out.severity, out.evidence) == (None, "info", "evidence")
+    assert (out.alert, out.severity, out.evidence) == (None, "", "evidence")
+    assert out.is_note  # said as a note: no alert, no severity
     assert state["alert_labels"] == {}
 
 

@@ -9,7 +9,9 @@ import re
 from pathlib import Path
 
 from tests.status.helpers import families
+from zmon.status.page import render_html
 from zmon.status.report import build_report
+from zmon.status.terminal import render_text
 
 LAB = Path(__file__).resolve().parents[1] / "fixtures" / "lab" / "2.3.2"
 # 09: tank's mirror-0 is sda and replacing-1 (sdb, the old disk, onto nvme0n1), resilvering
@@ -33,7 +35,8 @@ def lab(step: str, *extra: str, replace: tuple[tuple[str, str], ...] = ()) -> di
 
 
 def rules(report: dict) -> list[str]:  # type: ignore[type-arg]
-    return [f["rule"] for f in report["findings"]]
+    """The rules of the report's findings and notes."""
+    return [f["rule"] for f in report["findings"] + report["notes"]]
 
 
 def only(report: dict, rule: str) -> dict:  # type: ignore[type-arg]
@@ -55,6 +58,9 @@ def test_a_failing_disk_holding_the_last_good_copy_is_critical_and_must_stay() -
     report = lab(RESILVER, PENDING_SDA)
     source = only(report, "resilver_source_failing")
     assert source["severity"] == "critical" and report["exit_code"] == 2
+    assert source["alert"] == "ZfsResilverSourceFailing"
+    assert source["alert_labels"] == {
+        "pool": "tank", "vdev": "ata-QEMU_HARDDISK_ZLSATA0", "device": "sda"}  # fmt: skip
     assert source["subject"] == "sda (serial ZLSATA0, mirror-0 of tank)"
     assert source["evidence"].startswith(
         "8 sectors pending, and it holds the only good copy of mirror-0 while tank resilvers ("
@@ -67,6 +73,18 @@ def test_a_failing_disk_holding_the_last_good_copy_is_critical_and_must_stay() -
     assert "media_failing" not in rules(report)
     assert "resilver_running" not in rules(report)
     assert not any("replace the disk" in f["action"] for f in report["findings"])
+
+
+def test_a_resilver_of_healthy_disks_is_a_note_that_names_no_alert() -> None:
+    report = lab(RESILVER)
+    (note,) = [n for n in report["notes"] if n["rule"] == "resilver_running"]
+    assert "alert" not in note and "severity" not in note
+    assert note["subject"] == "resilver of tank" and "started 45 s ago" in note["evidence"]
+    assert "resilver_running" not in [f["rule"] for f in report["findings"]]
+    assert all(f["alert"] and f["severity"] for f in report["findings"])
+    text = render_text(report)
+    assert "\nNotes\n" in text and note["evidence"] in text
+    assert "id='notes'" in render_html(report, "lab") and note["evidence"] in text
 
 
 def test_the_same_pending_sectors_without_a_resilver_say_replace_it() -> None:

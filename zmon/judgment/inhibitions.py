@@ -123,6 +123,12 @@ INHIBITIONS: tuple[Inhibition, ...] = (
     Inhibition("The failing path pages and names the cable evidence: the cable page and "
                "ticket add nothing (and, muted, they still mute their own symptoms).",
                "ZfsVdevFailing", CABLE, ("instance", "pool", "vdev")),
+    Inhibition("A resilver reads the last good copy of a vdev from a failing disk: that disk's "
+               "SMART and media alerts are the page's evidence (it says to keep the disk in "
+               "until the resilver ends, not to replace it now).",
+               "ZfsResilverSourceFailing",
+               "DiskSmartFailed|DiskPendingSectorsRising|DiskReallocatedSectorsRising|"
+               "DiskMediumErrors|DiskNvmeMediaErrors", ("instance", "device")),
     Inhibition('A pool nearly full: the "filling up" warning adds nothing.',
                "ZfsPoolCapacityCritical", "ZfsPoolCapacityWarning", ("instance", "pool")),
     Inhibition('A low battery supersedes "on battery" and "runtime low" for the same UPS.',

@@ -1,5 +1,6 @@
-"""The scans family: a resilver that stalls or crawls, a scrub overdue or one that found
-errors, and the records of a running scan's progress (declarations.py has the conventions).
+"""The scans family: a resilver that stalls or crawls or reads its last good copy from a
+failing disk, a scrub overdue or one that found errors, and the records of a running scan's
+progress (declarations.py has the conventions).
 
 zmon serves a scan's ``zmon_pool_scan_*`` values from zpool status while one is known; a
 paused scrub is not in progress (``zmon_pool_scan_paused`` is 1).
@@ -7,12 +8,16 @@ paused scrub is not in progress (``zmon_pool_scan_paused`` is 1).
 
 from __future__ import annotations
 
+from functools import reduce
+
 from zmon.judgment.conditions import Condition
-from zmon.judgment.declarations import POOL_ID, one_of
+from zmon.judgment.declarations import DEVICE, LEAF, POOL_ID, VDEV_ID, one_of
 from zmon.judgment.expr import (
     Node,
     Record,
     changes,
+    count_by,
+    label_replace,
     max_by,
     max_over_time,
     metric,
@@ -22,7 +27,7 @@ from zmon.judgment.expr import (
 )
 from zmon.judgment.integrity import CHECKSUMS, READS, WRITES
 from zmon.judgment.thresholds import Thresholds
-from zmon.judgment.words import POOL
+from zmon.judgment.words import DISK_, DISK_LOCATION, POOL
 
 HOST = ("instance", "job")
 IN_PROGRESS = metric("zmon_pool_scan_in_progress")
@@ -65,7 +70,7 @@ def scan_eta(t: Thresholds) -> Record:
 
 def scan_records(t: Thresholds) -> list[Record]:
     """The records of the zmon-scans group, before the conditions that read them."""
-    return [SCAN_ELAPSED, scan_issued_rate(t), scan_eta(t)]
+    return [SCAN_ELAPSED, scan_issued_rate(t), scan_eta(t), GOOD_COPIES]
 
 
 def resilver_stalled(t: Thresholds) -> Condition:
@@ -114,6 +119,90 @@ def resilver_slow(t: Thresholds) -> Condition:
         f"{t.resilver_slow_factor:g} times what its average rate so far predicts. "
         "Look for a slow or failing disk and competing load.",
         t.resilver_slow_for,
+    )
+
+
+# ---- the last good copy a resilver reads
+
+TOP = ("instance", "job", "pool", "parent")  # a vdev's parent, by the parent's name
+_VDEV_CLASS = (*VDEV_ID, "class")
+
+
+def _as_parent(expr: Node) -> Node:
+    """``expr`` (vdevs) with each vdev's name as ``parent``: to join with its children."""
+    return max_by(TOP, label_replace(expr, "parent", "$1", "vdev", "(.+)"))
+
+
+def _good_copies() -> Record:
+    leaves = max_by((*LEAF, "parent", "class"), metric("zmon_vdev_info", device="!="))
+    groups = _as_parent(metric("zmon_vdev_info", type="=~replacing|spare"))
+    return Record.of(
+        "zmon:vdev_good_copy:info",
+        leaves.and_(metric("zmon_vdev_state", state="online").eq(1), on=_VDEV_CLASS)
+        .unless(metric("zmon_vdev_note_info", kind="resilvering"), on=_VDEV_CLASS)
+        .unless(groups, on=TOP),
+    )
+
+
+GOOD_COPIES = _good_copies()
+"""The leaves a resilver can read a whole copy from (per leaf, with its ``parent``): ONLINE,
+not being resilvered, and not in a ``replacing-N`` or ``spare-N`` (the new disk is being
+written; the old one is leaving because it is suspect and may lack what was written while it
+was away). As zmon status's ``last_good_copies`` counts them."""
+
+
+def _last_copies(good: Record) -> Node:
+    """The top-level vdevs (as ``parent``) whose every read needs each of their good copies:
+    a mirror with one, a raidz or dRAID of parity N with N columns or more not readable."""
+    readable = count_by(TOP, good)
+    columns = count_by(TOP, max_by((*TOP, "vdev"), metric("zmon_vdev_info", parent="!=")))
+    data = {"class": "=~normal|special|dedup"}
+    mirrors = (readable <= 1).and_(_as_parent(metric("zmon_vdev_info", type="mirror", **data)))
+    parity = [
+        (readable + n).op("<=", columns, on=TOP).and_(
+            _as_parent(
+                metric("zmon_vdev_info", type="=~raidz|draid", vdev=f"=~{names}", **data)
+            )
+        )
+        for n, names in ((1, "(raidz1?|draid1)[-:].*"), (2, "(raidz|draid)2[-:].*"),
+                         (3, "(raidz|draid)3[-:].*"))
+    ]  # fmt: skip
+    return reduce(lambda a, b: a.or_(b), parity, mirrors)
+
+
+def failing_disks() -> Node:
+    """The disks SMART says FAILED, or with media defects: pending, reallocated or
+    uncorrectable sectors, grown defects, NVMe media errors or kernel-logged medium errors."""
+    counts = ("pending_sectors", "reallocated_sectors", "offline_uncorrectable_sectors",
+              "scsi_grown_defects", "nvme_media_errors_total")  # fmt: skip
+    medium = sum_by(DEVICE, metric("zmon_kernel_log_events_total", pattern="medium_error"))
+    signs = [
+        metric("zmon_disk_smart_passed").eq(0),
+        *(metric(f"zmon_disk_{c}") > 0 for c in counts),
+        medium > 0,
+    ]
+    return max_by(DEVICE, reduce(lambda a, b: a.or_(b), signs))
+
+
+def resilver_source_failing(t: Thresholds) -> Condition:
+    """A failing disk that holds the last good copy of its top-level vdev while the pool
+    resilvers: pulling it, or its failure, loses the data the resilver copies."""
+    good = GOOD_COPIES
+    expr = max_by(
+        LEAF,
+        good.and_(_last_copies(good), on=TOP)
+        .and_(failing_disks(), on=DEVICE)
+        .and_(RESILVERING, on=POOL_ID),
+    )
+    return Condition(
+        "ZfsResilverSourceFailing",
+        expr,
+        "A resilver reads the last good copy of a vdev from a failing disk.",
+        f"{DISK_} is failing (SMART FAILED, or bad sectors or medium errors) and holds the "
+        f"only good copy of its vdev while {POOL} resilvers: without it the pool loses the "
+        "data the resilver copies. Do not pull it or take it offline; let the resilver "
+        "finish, then replace it (zpool replace {{ $labels.pool }} {{ $labels.vdev }} "
+        f"<new-disk-by-id>){DISK_LOCATION}.",
     )
 
 
@@ -173,4 +262,10 @@ def scrub_found_errors(t: Thresholds) -> Condition:
 
 
 def scan_conditions(t: Thresholds) -> list[Condition]:
-    return [resilver_stalled(t), resilver_slow(t), scrub_overdue(t), scrub_found_errors(t)]
+    return [
+        resilver_stalled(t),
+        resilver_slow(t),
+        resilver_source_failing(t),
+        scrub_overdue(t),
+        scrub_found_errors(t),
+    ]

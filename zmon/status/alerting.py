@@ -19,7 +19,7 @@ from typing import Any
 from zmon.judgment.conditions import Condition, Instance
 from zmon.judgment.evaluator import Evaluator
 from zmon.judgment.inhibitions import muted_by
-from zmon.status.diagnoses import SEVERITIES, Finding, words_of
+from zmon.status.diagnoses import Finding, rank, words_of
 
 AlertId = tuple[str, tuple[tuple[str, str], ...]]
 
@@ -47,6 +47,7 @@ IDENTITY: dict[str, tuple[str, ...]] = {
     "ZfsDeadmanEvents": _VDEV,
     "ZfsResilverStalled": ("pool", "function"),
     "ZfsResilverSlow": _POOL,
+    "ZfsResilverSourceFailing": _LEAF,
     "ZfsScrubOverdue": _POOL,
     "ZfsScrubFoundErrors": _POOL,
     "ZfsPoolCapacityWarning": _POOL,
@@ -178,8 +179,8 @@ def judged_findings(
     """The findings as the declarations judge them, with each one's alert state.
 
     For a condition the history covers, the declaration decides: a finding naming its alert
-    says the instance's state and since, or, when no instance holds, stays as what it sees
-    without claiming the alert (severity info); an instance no finding describes is said in
+    says the instance's state and since, or, when no instance holds, becomes a note (what it
+    sees, claiming no alert and no severity); an instance no finding describes is said in
     the condition's own words. Findings of conditions not judged yet are left as they are
     (their ``state`` is then set by ``alert_states``): the caller passes those on."""
     by_alert: dict[str, dict[tuple[tuple[str, str], ...], Instance]] = {}
@@ -198,8 +199,8 @@ def judged_findings(
             for key, i in by_alert.get(f.alert, {}).items()
             if all(f.labels.get(k) == v for k, v in key)
         ]
-        if not found:  # the declaration does not hold: no alert, what it sees is said
-            out.append(replace(f, severity="info", alert=None))
+        if not found:  # the declaration does not hold: no alert, what it sees is a note
+            out.append(f.as_note())
             states.append({"alert_labels": {}, "state": "firing", "since": None})
             continue
         key, inst = found[0]
@@ -229,7 +230,7 @@ def judged_findings(
                 )
             )
             states.append(_state(inst))
-    order = sorted(range(len(out)), key=lambda k: SEVERITIES.index(out[k].severity))
+    order = sorted(range(len(out)), key=lambda k: rank(out[k].severity))
     return [out[k] for k in order], [states[k] for k in order]
 
 

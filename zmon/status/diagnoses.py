@@ -166,8 +166,9 @@ class Hit:
 @dataclass(frozen=True)
 class Rule:
     """A row of the table. Its severity is the paging policy's for its alert
-    (zmon/status/policy.py), so ``zmon status`` and the alert agree; a row no alert pages
-    for names its own (``unpaged``)."""
+    (zmon/status/policy.py), so ``zmon status`` and the alert agree. A row that names no
+    alert, neither its own nor its hits' (``also``), is a note: information with no
+    severity, never counted in the host's state."""
 
     id: str
     alert: str | None
@@ -175,12 +176,17 @@ class Rule:
     action: str
     find: Callable[[Evidence], Iterable[Hit]]
     doc: str = ""
-    unpaged: str = ""  # the severity of a row without an alert
     also: tuple[str, ...] = ()  # other alerts its hits may name (Hit.alert)
 
     @property
     def severity(self) -> str:
-        return policy.severity(self.alert) if self.alert else self.unpaged
+        """The policy's severity of its alert; "" for a row whose hits name theirs, or a note."""
+        return policy.severity(self.alert) if self.alert else ""
+
+    @property
+    def note(self) -> bool:
+        """A row that names no alert: what it sees is said as a note."""
+        return not self.alerts
 
     @property
     def alerts(self) -> tuple[str, ...]:
@@ -188,8 +194,17 @@ class Rule:
         return ((self.alert,) if self.alert else ()) + self.also
 
 
+def rank(severity: str) -> int:
+    """Most severe first; a note ("": no severity) after every finding."""
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
+
+
 @dataclass(frozen=True)
 class Finding:
+    """What a rule saw. One that names an alert is a finding of the report; one that names
+    none (a note's row, or a finding whose declared condition does not hold) is a note:
+    said, with no severity, and never counted in the host's state."""
+
     rule: str
     severity: str
     subject: str
@@ -206,6 +221,27 @@ class Finding:
 
     def line(self, arrow: str = "→") -> str:
         return f"{self.subject}: {self.evidence} {arrow} {self.cause}; {self.action}"
+
+    @property
+    def is_note(self) -> bool:
+        return self.alert is None
+
+    def as_note(self) -> Finding:
+        """The same words as a note: no alert, no severity."""
+        return replace(self, severity="", alert=None)
+
+    def note_json(self) -> dict[str, object]:
+        """A note of the report: what was seen, its cause and action; no alert, no severity."""
+        return {
+            "rule": self.rule,
+            "subject": self.subject,
+            "evidence": self.evidence,
+            "cause": self.cause,
+            "action": self.action,
+            "labels": self.labels,
+            "locate": self.locate,
+            "text": self.line(),
+        }
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -1803,7 +1839,7 @@ RULES: tuple[Rule, ...] = (
          "block it)",
          "read zmon's log for the zpool collector's error; if zpool status hangs in a shell "
          "too, look for a hung disk or a suspended pool in the kernel log and in "
-         "/proc/spl/kstat/zfs/*/state", find_pools_unknown, unpaged="warning",
+         "/proc/spl/kstat/zfs/*/state", find_pools_unknown,
          also=("ZfsPoolStuck", "ZmonCollectorNoData", "ZmonCollectorFailing",
                "ZmonCollectorDataStale")),
     Rule("pool_unavailable", "ZfsPoolFaulted",
@@ -1832,16 +1868,10 @@ RULES: tuple[Rule, ...] = (
     Rule("ups_low_battery", "UpsLowBattery",
          "power will fail soon",
          "shut down cleanly now unless power is back", find_ups_low_battery),
-    Rule("resilver_source_failing", None,
+    Rule("resilver_source_failing", "ZfsResilverSourceFailing",
          "the resilver reads this failing disk: without it {pool} loses the data it copies",
          "do not pull it or take it offline; let the resilver finish, then replace it "
-         "(zpool replace {pool} {vdev} <new-disk-by-id>)", find_resilver_source_failing,
-         unpaged="critical"),
-    Rule("resilver_on_battery", None,
-         "a power cut would stop the resilver while {pool} lacks redundancy",
-         "keep the host up while the UPS lasts and start no scrub; shut down cleanly before "
-         "the battery runs out (the resilver resumes after boot)", find_resilver_on_battery,
-         unpaged="warning", also=("UpsOnBatteryDuringScan",)),
+         "(zpool replace {pool} {vdev} <new-disk-by-id>)", find_resilver_source_failing),
     Rule("pool_degraded", "ZfsPoolDegraded",
          "the pool runs with reduced redundancy",
          "bring the disk back (zpool online {pool} <disk>) or replace it (zpool replace "
@@ -1947,6 +1977,12 @@ RULES: tuple[Rule, ...] = (
     Rule("scan_on_battery", "UpsOnBatteryDuringScan",
          "a scrub or resilver drains the battery faster",
          "pause a scrub (zpool scrub -p {pool}) until power is back", find_scan_on_battery),
+    # UpsOnBatteryDuringScan for a resilver that moves, in words of which ends first (after
+    # scan_on_battery: the alert's annotation keeps the general words)
+    Rule("resilver_on_battery", "UpsOnBatteryDuringScan",
+         "a power cut would stop the resilver while {pool} lacks redundancy",
+         "keep the host up while the UPS lasts and start no scrub; shut down cleanly before "
+         "the battery runs out (the resilver resumes after boot)", find_resilver_on_battery),
     Rule("ups_unreachable", "UpsUnreachable",
          "zmon cannot see the UPS",
          "check upsd or apcupsd and the network", find_ups_unreachable),
@@ -1961,28 +1997,28 @@ RULES: tuple[Rule, ...] = (
          "zmon forgets log positions, counts and scrub history at its next restart",
          "free space in zmon's state directory or make it writable; see zmon's log",
          find_state_not_writable),
-    Rule("resilver_running", None,
-         "redundancy is reduced until it finishes",
-         "let it finish; do not take another disk of {pool} offline", find_resilver_running,
-         unpaged="warning"),
     Rule("arc_slowdown", "ZfsArcSlowdown",
          "the ARC is too small for what is read",
          "raise zfs_arc_max if memory allows, or add RAM or an L2ARC", find_arc_slowdown),
-    Rule("slow_reads", None,
-         "reads on {pool} are slower than usual, not because of the ARC",
-         "find what competes with the reads", find_slow_reads, unpaged="info"),
     Rule("arc_too_small", "ZfsArcGhostHitsHigh",
          "ARC is too small for the working set",
          "add RAM or raise zfs_arc_max", find_arc_too_small),
     Rule("fragmentation", "ZfsPoolFragmentationHigh",
          "writes slow down as free space fragments",
          "free space or add a vdev", find_fragmentation),
+    # notes: no alert (zmon/status/README.md says why each is information, not a ticket)
+    Rule("resilver_running", None,
+         "redundancy is reduced until it finishes",
+         "let it finish; do not take another disk of {pool} offline", find_resilver_running),
+    Rule("slow_reads", None,
+         "reads on {pool} are slower than usual, not because of the ARC",
+         "find what competes with the reads", find_slow_reads),
     Rule("nvme_error_log_rising", None,
          "the drive's controller logs new errors: failed reads or writes when the disk is "
          "failing, or commands it refused (some drives log a monitoring tool's queries)",
          "read the entries with smartctl -l error /dev/{device}; replace the disk if they "
          "show failed reads or writes, or if media errors follow",
-         find_nvme_error_log_rising, unpaged="info"),
+         find_nvme_error_log_rising),
 )  # fmt: skip
 
 RULES_BY_ID = {r.id: r for r in RULES}
@@ -2001,7 +2037,8 @@ def _with_locate(action: str, locate: str) -> str:
 
 
 def diagnose(ev: Evidence, rules: Iterable[Rule] = RULES) -> list[Finding]:
-    """Every finding of every rule, most severe first (the table's order within one)."""
+    """Every finding of every rule, most severe first (the table's order within one), the
+    notes last."""
     out: list[Finding] = []
     for rule in rules:
         for hit in rule.find(ev):
@@ -2018,7 +2055,7 @@ def diagnose(ev: Evidence, rules: Iterable[Rule] = RULES) -> list[Finding]:
                     hit.locate,
                 )
             )
-    return sorted(out, key=lambda f: SEVERITIES.index(f.severity))
+    return sorted(out, key=lambda f: rank(f.severity))
 
 
 def words_of(alert: str, labels: dict[str, str]) -> tuple[str, str]:

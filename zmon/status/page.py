@@ -48,6 +48,8 @@ ul.findings li { border-left: .35em solid #999; padding: .3em .6em; margin: .4em
 ul.findings li.sev-critical { border-color: #b00020; }
 ul.findings li.sev-warning { border-color: #d99a00; }
 ul.findings li.sev-info { border-color: #245c8a; }
+ul.notes { list-style: none; padding: 0; }
+ul.notes li { border-left: .35em solid #ccc; padding: .3em .6em; margin: .4em 0; }
 .cause { font-weight: bold; }
 table { border-collapse: collapse; margin-bottom: 1em; font-size: .92em; }
 td, th { border-bottom: 1px solid #ddd; padding: .2em .5em; text-align: left; }
@@ -158,6 +160,14 @@ def render_html(
                     else ""
                 )
                 + "</li>"
+            )
+        parts.append("</ul>")
+    if report.get("notes"):
+        parts.append("<h2>Notes</h2><ul class='notes' id='notes'>")
+        for n in report["notes"]:
+            parts.append(
+                f"<li class='note'><b>{_E(n['subject'])}</b>: {_E(n['evidence'])} → "
+                f"<span class='cause'>{_E(n['cause'])}</span>; {_E(n['action'])}</li>"
             )
         parts.append("</ul>")
     parts.append(_pools(report))

@@ -90,6 +90,11 @@ POLICY: tuple[Policy, ...] = (
        ZfsPoolRedundancyLost pages if none is left meanwhile."""),
     _p("ZfsResilverSlow", "warning", """Redundancy comes back later than it should; the pool
        alerts page if none is left meanwhile."""),
+    _p("ZfsResilverSourceFailing", "critical", """The resilver that restores redundancy reads
+       the only good copy of a vdev from a failing disk (SMART FAILED, bad sectors, medium
+       errors): if that disk is pulled, taken offline or dies before the resilver ends, the
+       pool loses the data it copies. Page so that a human keeps it in and watches the
+       resilver; its media and SMART tickets tell the same disk and are muted."""),
     _p("ZfsScrubOverdue", "warning", """No scrub for too long (or never): latent errors go
        unseen until a disk fails and redundancy is needed."""),
     _p("ZfsScrubFoundErrors", "warning", """The scrub found and repaired (or listed) bad data;

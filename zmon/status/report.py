@@ -69,6 +69,10 @@ def report_of(
     judged: list[dict[str, Any]] = [{}] * len(findings)
     if judgment is not None:  # the declarations decide what the history lets them judge
         findings, judged = judged_findings(findings, judgment)
+    # a finding names its alert; what names none is a note: said, never in the state
+    notes = [f for f in findings if f.is_note]
+    judged = [j for j, f in zip(judged, findings, strict=True) if not f.is_note]
+    findings = [f for f in findings if not f.is_note]
     alerting = [j or a for j, a in zip(judged, alert_states(findings, now, onsets), strict=True)]
     symptom_of = muted(findings, alerting)  # (Alertmanager's inhibitions: not paged)
     heard = [k for k, cause in enumerate(symptom_of) if cause is None]
@@ -85,6 +89,8 @@ def report_of(
             {**f.to_json(), **a, "muted_by": cause}
             for f, a, cause in zip(findings, alerting, symptom_of, strict=True)
         ],
+        # what zmon sees that no alert pages or tickets for: information, no severity
+        "notes": [n.note_json() for n in notes],
         # what is unknown while zpool does not answer; then the pools are its last known state
         "pools_unknown": unknown.evidence if unknown is not None else None,
         "pools": [_pool(p, now, last_known=unknown is not None) for p in model.pools],

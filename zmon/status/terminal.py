@@ -50,6 +50,13 @@ def render_text(report: dict[str, Any], colour: bool = False) -> str:
             out.append(f"   → {pen(f['severity'], f['cause'])}; {f['action']}")
             if f.get("muted_by"):
                 out.append(pen("dim", f"   (a symptom of {f['muted_by']}: not paged on its own)"))
+    notes = report.get("notes") or []
+    if notes:
+        out.append("")
+        out.append(pen("bold", "Notes"))
+        for n in notes:
+            out.append(f"{pen('dim', '- ')} {n['subject']}: {n['evidence']}")
+            out.append(f"   → {n['cause']}; {n['action']}")
     out.append("")
     out.append(pen("bold", "Pools"))
     unknown = report.get("pools_unknown")
