@@ -46,9 +46,13 @@ def replays(rec: Recording) -> list[tuple[str, float, d.Timeline]]:
     for every, phase in ((1, 0), (3, 0), (3, 1), (3, 2)):
         scrapes = slots[phase::every]
         at = first + phase * SCRAPE
-        name = f"every {every * SCRAPE:g} s" + (f", phase +{phase * SCRAPE:g} s" if every > 1 else "")
+        name = f"every {every * SCRAPE:g} s" + (
+            f", phase +{phase * SCRAPE:g} s" if every > 1 else ""
+        )
         timeline = d.Timeline(name, rec.ramp_start + at, every * SCRAPE, scrapes)
-        timeline.moments = [d.Moment(i, f"+{at + i * every * SCRAPE:.0f}s", {}) for i in range(len(scrapes))]
+        timeline.moments = [
+            d.Moment(i, f"+{at + i * every * SCRAPE:.0f}s", {}) for i in range(len(scrapes))
+        ]
         out.append((name, at, timeline))
     return out
 
@@ -60,11 +64,16 @@ def pages(alerts: frozenset[d.Fired]) -> list[d.Fired]:
         for a in alerts
         if a.severity == "critical"
         and a.state == "firing"
-        and (dict(a.labels).get("pool") == POOL or VDEV in (dict(a.labels).get("vdev"), dict(a.labels).get("device")))
+        and (
+            dict(a.labels).get("pool") == POOL
+            or VDEV in (dict(a.labels).get("vdev"), dict(a.labels).get("device"))
+        )
     ]
 
 
-def first_page(timeline: d.Timeline, at: float, promtool: str, workdir: Path) -> tuple[float, str] | None:
+def first_page(
+    timeline: d.Timeline, at: float, promtool: str, workdir: Path
+) -> tuple[float, str] | None:
     """When (seconds since the ramp began) the first page fired, and which alert."""
     held = d.prometheus_alerts(timeline, promtool, workdir)
     for index in sorted(held):
@@ -95,7 +104,9 @@ def test_the_unscaled_rules_page_before_zfs_faults_the_disk(
     assert rec.faulted_at is not None
     figures = []
     for name, at, timeline in replays(rec):
-        page = first_page(timeline, at, promtool, tmp_path / name.replace(" ", "-").replace(",", ""))
+        page = first_page(
+            timeline, at, promtool, tmp_path / name.replace(" ", "-").replace(",", "")
+        )
         assert page is not None, f"OpenZFS {version}, {name}: no page before the recording ends"
         when, alert = page
         figures.append(
