@@ -133,9 +133,13 @@ def _as_parent(expr: Node) -> Node:
     return max_by(TOP, label_replace(expr, "parent", "$1", "vdev", "(.+)"))
 
 
+STANDING_IN_TYPES = ("replacing", "spare")
+"""The interior vdevs whose children are an old disk and the one resilvered in its place."""
+
+
 def _good_copies() -> Record:
     leaves = max_by((*LEAF, "parent", "class"), metric("zmon_vdev_info", device="!="))
-    groups = _as_parent(metric("zmon_vdev_info", type="=~replacing|spare"))
+    groups = _as_parent(metric("zmon_vdev_info", type=one_of(STANDING_IN_TYPES)))
     return Record.of(
         "zmon:vdev_good_copy:info",
         leaves.and_(metric("zmon_vdev_state", state="online").eq(1), on=_VDEV_CLASS)
@@ -151,17 +155,23 @@ written; the old one is leaving because it is suspect and may lack what was writ
 was away). As zmon status's ``last_good_copies`` counts them."""
 
 
+PARITY_TYPES = ("raidz", "draid")
+"""The top-level vdev types that keep parity columns (their parity is in their name)."""
+DATA_CLASSES = ("normal", "special", "dedup")
+"""The classes of top-level vdevs whose loss loses pool data (not log, cache or spare)."""
+
+
 def _last_copies(good: Record) -> Node:
     """The top-level vdevs (as ``parent``) whose every read needs each of their good copies:
     a mirror with one, a raidz or dRAID of parity N with N columns or more not readable."""
     readable = count_by(TOP, good)
     columns = count_by(TOP, max_by((*TOP, "vdev"), metric("zmon_vdev_info", parent="!=")))
-    data = {"class": "=~normal|special|dedup"}
+    data = {"class": one_of(DATA_CLASSES)}
     mirrors = (readable <= 1).and_(_as_parent(metric("zmon_vdev_info", type="mirror", **data)))
     parity = [
         (readable + n).op("<=", columns, on=TOP).and_(
             _as_parent(
-                metric("zmon_vdev_info", type="=~raidz|draid", vdev=f"=~{names}", **data)
+                metric("zmon_vdev_info", type=one_of(PARITY_TYPES), vdev=f"=~{names}", **data)
             )
         )
         for n, names in ((1, "(raidz1?|draid1)[-:].*"), (2, "(raidz|draid)2[-:].*"),

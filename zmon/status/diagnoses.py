@@ -22,7 +22,7 @@ from functools import partial
 from typing import cast
 
 from zmon.judgment.declarations import POOL_UNAVAILABLE, VDEV_LOST
-from zmon.judgment.scans import RESILVER_FUNCTIONS
+from zmon.judgment.scans import DATA_CLASSES, PARITY_TYPES, RESILVER_FUNCTIONS, STANDING_IN_TYPES
 from zmon.judgment.thresholds import DEFAULTS, Thresholds
 from zmon.status import policy, slowdown
 from zmon.status import words as w
@@ -355,7 +355,7 @@ def being_replaced(pool: Pool, v: Vdev) -> bool:
     parent = parent_of(pool, v)
     return (
         parent is not None
-        and parent.type in ("replacing", "spare")
+        and parent.type in STANDING_IN_TYPES
         and bool(parent.children)
         and parent.children[-1] is not v
     )
@@ -394,7 +394,7 @@ def _parity(top: Vdev) -> int | None:
     """How many columns ``top`` can lose: mirror width - 1, raidzN/draidN N; None if none."""
     if top.type == "mirror":
         return len(top.children) - 1
-    m = re.match(r"^d?raidz?(\d)?", top.name) if top.type in ("raidz", "draid") else None
+    m = re.match(r"^d?raidz?(\d)?", top.name) if top.type in PARITY_TYPES else None
     if m:
         return int(m.group(1) or 1)
     return None
@@ -412,7 +412,7 @@ def last_good_copies(pool: Pool) -> dict[str, Vdev]:
         return out
     for top in pool.root.children:
         parity = _parity(top)
-        if parity is None or top.klass not in ("normal", "special", "dedup"):
+        if parity is None or top.klass not in DATA_CLASSES:
             continue
         readable: list[list[Vdev]] = []  # per column, the leaves a read can come from
         for column in top.children:
@@ -422,7 +422,7 @@ def last_good_copies(pool: Pool) -> dict[str, Vdev]:
                 if v.state == "online"
                 and "resilvering" not in v.notes
                 # the new disk of a replacing-N or spare-N (last), or the old one (before it)
-                and parent.type not in ("replacing", "spare")
+                and parent.type not in STANDING_IN_TYPES
             ]
             if leaves:
                 readable.append(leaves)
