@@ -51,6 +51,12 @@ Exactly once, and where Alertmanager is only at-least-once:
   10s): the alerts of that rule group never change on a flush. Alerts of other rule groups in
   the same notification group could still, with a chance of a few milliseconds in ten
   seconds; with the shipped 5m group_interval, a few in 300s.
+- A scrape a replica loses (its 1 s timeout passed on a loaded machine) makes every series of
+  that host stale at once, and each alert's expression returns nothing: without
+  ``keep_firing_for`` every firing alert of the host resolved and fired again (seen here:
+  DiskPendingSectorsRising notified resolved, firing, resolved). The rules keep a firing
+  alert for ``keep_firing_for`` (3m, 6 s scaled), so a lost scrape or two changes nothing;
+  alert_rules/tests/pools.test.yml shows it without timing.
 - Prometheus replica a is killed (SIGKILL) once the first incidents have paged; the
   Alertmanager node at position 0 once the power cut is over; incidents keep paging and
   resolving through the survivors.
