@@ -68,7 +68,7 @@ NOT_OUTPUTS = re.compile(
     r"|disks/freebsd/.*|.*smartctl-scan-open\.json|disks/synthetic/scan-open-nas\.json"
     r"|arc/freebsd_legacy_arcstats_fields\.txt|arc/openzfs_arcstats_fields\.tsv"
     r"|pools/synthetic/kstat-oldpool-state\.txt|pools/lab/zfs-fuse-0\.7\.0/(?:datasets|snapshots)/.*"
-    r"|arc/(?:proc|sys)/.*|lab/[^/]+/slowdown/windows\.txt"
+    r"|arc/(?:proc|sys)/.*|lab/[^/]+/slowdown/windows\.txt|lab/[^/]+/leadtime/ramp-scrapes\.txt"
 )
 COMMANDS = {
     "apcaccess": "apcaccess status", "upsc": "upsc ups@localhost",

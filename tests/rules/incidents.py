@@ -190,8 +190,9 @@ INCIDENTS = (
     Incident("mirror losing a side", mirror_loses_a_side, {
         _labels(alertname="ZfsPoolRedundancyLost", pool="fast"): (1, 21),
     }),
+    # a raidz1 member has no redundancy to spare: its first read error pages
     Incident("raidz1 disk failing", raidz1_disk_failing, {
-        _labels(alertname="ZfsVdevFailing", pool="rz", vdev="sdj"): (1, 28),
+        _labels(alertname="ZfsVdevFailing", pool="rz", vdev="sdj"): (1, 20),
     }),
     # two alerts of one group in one evaluation: one notification
     Incident("pool suspended", pool_suspended, {

@@ -35,6 +35,12 @@ ABSENT_BY_DESIGN: dict[str, str] = {
     # disk); tests/rules/test_lab_panels.py runs the panel on the lab's slow-disk recording
     "zmon:vdev_io_latency_p99_vs_siblings:ratio": "no demo pool has two top-level vdevs to "
     "compare (the lab's slow-disk phase shows the panel: tests/rules/test_lab_panels.py)",
+    # ZfsResilverSourceFailing's parity branches: the demo's one raidz is a raidz1
+    **{
+        f'zmon_vdev_info{{type=~"raidz|draid", vdev=~"(raidz|draid){n}[-:].*", '
+        'class=~"normal|special|dedup"}': "the demo host has no raidz2 or raidz3 vdev"
+        for n in (2, 3)
+    },
     # l2_hits and l2_misses stay 0: no L2ARC access, so no ratio (not 0/0)
     "zmon:arc_l2_hit:ratio_rate5m": "the demo host has no L2ARC (cache) device",
 }
