@@ -59,10 +59,9 @@ def _rule_lines(rule: Record | Alert, site: SiteLinks) -> list[str]:
     if isinstance(rule, Record):
         return [f"      - record: {scalar(rule.record)}", *_block("expr", rule.expr, pad)]
     out = [f"      - alert: {scalar(rule.alert)}", *_block("expr", rule.expr, pad)]
-    if rule.for_ not in ("0s", "0m", ""):
-        out.append(f"{pad}for: {rule.for_}")
-    if rule.keep_firing_for not in ("0s", "0m", ""):
-        out.append(f"{pad}keep_firing_for: {rule.keep_firing_for}")
+    for key, duration in (("for", rule.for_), ("keep_firing_for", rule.keep_firing_for)):
+        if duration not in ("0s", "0m", ""):
+            out.append(f"{pad}{key}: {duration}")
     out.append(f"{pad}labels:")
     for key, value in {"severity": rule.severity, **rule.labels}.items():
         out.append(f"{pad}  {key}: {scalar(value)}")

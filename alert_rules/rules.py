@@ -8,15 +8,23 @@ they apply, and a runbook_url pointing at its section of RUNBOOK.md.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from alert_rules.building import (
     Alert,
     Group,
     Record,
 )
 from alert_rules.zmon_state import zmon_state_alerts
-from zmon.judgment import capacity, declarations, disks, host, integrity, memory, scans, self_watch
+from zmon.judgment import (
+    capacity,
+    declarations,
+    disks,
+    host,
+    integrity,
+    memory,
+    scans,
+    self_watch,
+    shipped,
+)
 from zmon.judgment.thresholds import Thresholds
 
 
@@ -102,14 +110,11 @@ def zmon_alerts(t: Thresholds) -> Group:
 
 
 def groups(t: Thresholds) -> list[Group]:
-    """Every group, each alert kept firing for the table's ``keep_firing_for`` (as
-    ``zmon.judgment.shipped.conditions`` keeps the conditions the status report judges)."""
-    keep = str(t.keep_firing_for)
+    """Every group, each alert rendered from the condition ``zmon.judgment.shipped`` gives
+    (kept firing for the table's ``keep_firing_for``): the one the status report judges."""
+    judged = {c.name: c for c in shipped.conditions(t)}
     return [
-        Group(
-            g.name,
-            [replace(r, keep_firing_for=keep) if isinstance(r, Alert) else r for r in g.rules],
-        )
+        Group(g.name, [Alert.of(judged[r.alert]) if isinstance(r, Alert) else r for r in g.rules])
         for g in _groups(t)
     ]
 

@@ -27,7 +27,7 @@ from alert_rules import generate
 from tests.lab import checks
 from tests.lab.checks import alert, errors, events, pool_state, vdev_state
 from tests.lab.engine import AllCollectorsSucceed, Check, Result, eq, ge, gt, present
-from tests.lab.prometheus import AlertWatcher
+from tests.lab.prometheus import AlertWatcher, escaped
 from tests.lab.session import Sequence
 from zmon.judgment import shipped
 from zmon.judgment.conditions import needs
@@ -284,7 +284,7 @@ def record_scrapes(watcher: AlertWatcher, facts: Mapping[str, str], offset: floa
         for item in watcher.at(f"{name}[{int(end - start) + 600}s]", end):
             shown = sorted(item["metric"].items())
             labels = ",".join(
-                f'{k}="{_escaped(v)}"' for k, v in shown if k not in ("__name__", "job", "instance")
+                f'{k}="{escaped(v)}"' for k, v in shown if k not in ("__name__", "job", "instance")
             )
             for t, value in item["values"]:
                 at = round(float(t) - offset - start, 3)
@@ -295,10 +295,6 @@ def record_scrapes(watcher: AlertWatcher, facts: Mapping[str, str], offset: floa
         None if faulted is None else faulted - start,
         [(at, "\n".join(sorted(lines)) + "\n") for at, lines in sorted(scrapes.items())],
     )
-
-
-def _escaped(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 @dataclass(frozen=True)

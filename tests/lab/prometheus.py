@@ -100,7 +100,7 @@ class AlertWatcher:
         lines = []
         for item in data.get("data", {}).get("result", []):
             labels = {k: v for k, v in item["metric"].items() if k != "__name__"}
-            body = ",".join(f'{k}="{_esc(v)}"' for k, v in sorted(labels.items()))
+            body = ",".join(f'{k}="{escaped(v)}"' for k, v in sorted(labels.items()))
             lines.append(f"ALERTS{{{body}}} 1")
         return Scrape("\n".join(lines) + "\n")
 
@@ -150,5 +150,6 @@ class AlertWatcher:
             time.sleep(2)
 
 
-def _esc(v: str) -> str:
+def escaped(v: str) -> str:
+    """A label value as the exposition format writes it between double quotes."""
     return v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

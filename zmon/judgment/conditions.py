@@ -65,13 +65,12 @@ class Condition:
     @property
     def hold(self) -> float:
         """``for_`` in seconds."""
-        return float(seconds(self.for_)) if str(self.for_) not in ("", "0s", "0m") else 0.0
+        return _seconds_or_none(self.for_)
 
     @property
     def keep(self) -> float:
         """``keep_firing_for`` in seconds."""
-        text = str(self.keep_firing_for)
-        return float(seconds(text)) if text not in ("", "0s", "0m") else 0.0
+        return _seconds_or_none(self.keep_firing_for)
 
     def promql(self) -> str:
         return self.expr.promql()
@@ -85,6 +84,11 @@ class Condition:
         if read - {self.name}:
             raise EvaluationError(f"{self.name} reads the ALERTS of {sorted(read)}, not its own")
         return ALERTS_MEMORY if read else 0.0
+
+
+def _seconds_or_none(d: Duration | str) -> float:
+    """A rule's optional duration in seconds: 0 where it has none ("", "0s", "0m")."""
+    return float(seconds(d)) if str(d) not in ("", "0s", "0m") else 0.0
 
 
 @dataclass(frozen=True)

@@ -71,20 +71,20 @@ def _redundancy() -> Node:
     return built.and_(metric("zmon_vdev_state", state="online").eq(1), on=VDEV_ID)
 
 
+TOP = ("instance", "job", "pool", "parent")  # a vdev's parent, by the parent's name
+
+
+def as_parent(expr: Node) -> Node:
+    """``expr`` (vdevs) with each vdev's name as ``parent``: to join with its children."""
+    return max_by(TOP, label_replace(expr, "parent", "$1", "vdev", "(.+)"))
+
+
 DISK_REDUNDANCY = Record.of(
     "zmon:disk_vdev_redundancy:min",
     min_by(
         LEAF,
         (info := max_by((*LEAF, "parent"), metric("zmon_vdev_info", device="!=")))
-        .op(
-            "*",
-            max_by(
-                ("instance", "job", "pool", "parent"),
-                label_replace(_redundancy(), "parent", "$1", "vdev", "(.+)"),
-            ),
-            on=("instance", "job", "pool", "parent"),
-            group_left=(),
-        )
+        .op("*", as_parent(_redundancy()), on=TOP, group_left=())
         .or_(info.op("*", max_by(VDEV_ID, _redundancy()), on=VDEV_ID, group_left=())),
     ),
 )
@@ -95,6 +95,12 @@ ZfsPoolDegraded and ZfsPoolRedundancyLost; a link blip on another of its disks (
 touched while one is swapped) pages only when it keeps coming or ZFS counts errors. A disk
 under ``replacing-N`` or ``spare-N`` has none: it is being resilvered in and carries no
 redundancy yet. Log vdevs are left out: losing one does not lose the pool."""
+
+
+def cannot_lose(t: Thresholds) -> Node:
+    """The pool disks whose loss would leave their vdev without redundancy (a raidz1 member,
+    a side of a two-way mirror, a single-disk vdev): they page at their first fault."""
+    return DISK_REDUNDANCY <= t.page_redundancy
 
 
 def shared_records(t: Thresholds) -> list[Record]:
@@ -347,7 +353,7 @@ def link_failing(t: Thresholds) -> Condition:
     )
     expr = max_by(
         LEAF,
-        (DISK_REDUNDANCY <= t.page_redundancy)
+        cannot_lose(t)
         .or_(VDEV_INFO.and_(max_by(VDEV_ID, zfs_errors), on=VDEV_ID), on=VDEV_ID)
         .or_(VDEV_INFO.and_(slices, on=DEVICE), on=DEVICE)
         .and_(suspect, on=DEVICE),

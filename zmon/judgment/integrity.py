@@ -11,6 +11,7 @@ from zmon.judgment.declarations import (
     POOL_UNAVAILABLE,
     VDEV_ID,
     VDEV_INFO,
+    cannot_lose,
     link_errors,
     one_of,
     per_vdev,
@@ -59,13 +60,12 @@ def failing_path(t: Thresholds) -> Condition:
     leaf_link_rising = VDEV_INFO.op("*", link_errors(t, h), on=DEVICE, group_left=()).op(
         "*", link_errors(t, h, h.seconds), on=DEVICE, group_left=()
     )
-    zfs_errors = increase(READS.at(w)) + increase(WRITES.at(w)) + increase(CHECKSUMS.at(w)) > 0
     new_io_errors = increase(READS.at(w)) + increase(WRITES.at(w))
+    zfs_errors = new_io_errors + increase(CHECKSUMS.at(w)) > 0
     io_errors = new_io_errors >= t.failing_io_errors
-    # a disk its vdev cannot lose without losing redundancy (a raidz1 member, a side of a
-    # two-way mirror) has none to spare: its first new read or write errors page
-    cannot_lose = max_by(VDEV_ID, DISK_REDUNDANCY <= t.page_redundancy)
-    exposed = (new_io_errors > 0).and_(cannot_lose, on=VDEV_ID)
+    # a disk its vdev cannot lose without losing redundancy has none to spare: its first new
+    # read or write errors page
+    exposed = (new_io_errors > 0).and_(max_by(VDEV_ID, cannot_lose(t)), on=VDEV_ID)
     # a scrub reads old data and repairs what it finds, for hours: its repairs are tickets
     # (ZfsVdevChecksumErrors, ZfsScrubFoundErrors), not a failing path
     now, before = both_halves(CHECKSUMS)

@@ -11,13 +11,12 @@ from __future__ import annotations
 from functools import reduce
 
 from zmon.judgment.conditions import Condition
-from zmon.judgment.declarations import DEVICE, LEAF, POOL_ID, VDEV_ID, one_of
+from zmon.judgment.declarations import DEVICE, LEAF, POOL_ID, TOP, VDEV_ID, as_parent, one_of
 from zmon.judgment.expr import (
     Node,
     Record,
     changes,
     count_by,
-    label_replace,
     max_by,
     max_over_time,
     metric,
@@ -124,13 +123,7 @@ def resilver_slow(t: Thresholds) -> Condition:
 
 # ---- the last good copy a resilver reads
 
-TOP = ("instance", "job", "pool", "parent")  # a vdev's parent, by the parent's name
 _VDEV_CLASS = (*VDEV_ID, "class")
-
-
-def _as_parent(expr: Node) -> Node:
-    """``expr`` (vdevs) with each vdev's name as ``parent``: to join with its children."""
-    return max_by(TOP, label_replace(expr, "parent", "$1", "vdev", "(.+)"))
 
 
 STANDING_IN_TYPES = ("replacing", "spare")
@@ -139,7 +132,7 @@ STANDING_IN_TYPES = ("replacing", "spare")
 
 def _good_copies() -> Record:
     leaves = max_by((*LEAF, "parent", "class"), metric("zmon_vdev_info", device="!="))
-    groups = _as_parent(metric("zmon_vdev_info", type=one_of(STANDING_IN_TYPES)))
+    groups = as_parent(metric("zmon_vdev_info", type=one_of(STANDING_IN_TYPES)))
     return Record.of(
         "zmon:vdev_good_copy:info",
         leaves.and_(metric("zmon_vdev_state", state="online").eq(1), on=_VDEV_CLASS)
@@ -167,10 +160,10 @@ def _last_copies(good: Record) -> Node:
     readable = count_by(TOP, good)
     columns = count_by(TOP, max_by((*TOP, "vdev"), metric("zmon_vdev_info", parent="!=")))
     data = {"class": one_of(DATA_CLASSES)}
-    mirrors = (readable <= 1).and_(_as_parent(metric("zmon_vdev_info", type="mirror", **data)))
+    mirrors = (readable <= 1).and_(as_parent(metric("zmon_vdev_info", type="mirror", **data)))
     parity = [
         (readable + n).op("<=", columns, on=TOP).and_(
-            _as_parent(
+            as_parent(
                 metric("zmon_vdev_info", type=one_of(PARITY_TYPES), vdev=f"=~{names}", **data)
             )
         )
