@@ -1,7 +1,8 @@
 """Panels the demo cannot exercise, run by Prometheus on what the real-ZFS lab recorded.
 
 No demo pool has two top-level vdevs (tank is a mirror, rz a raidz1, single one disk), so the
-"Top-level vdevs against their siblings" panel is empty on the demo (tests/rules/pending.py).
+"Top-level vdevs against their siblings" panel is empty on the demo (tests/rules/pending.py,
+SHOWN_ON_LAB: the live demo test accepts it as empty there because it runs here).
 The lab's slowdown run has one: pool `slow`, a stripe of vdd, vde and vdf, whose slow-disk
 phase slows vde (`zinject -D`). Its capture (tests/fixtures/lab/<version>/slowdown/slow-disk/
 prometheus.tsv) holds what the lab's Prometheus recorded with zmon's rules; here promtool runs
@@ -19,10 +20,12 @@ import yaml
 from tests.helpers import require_tool
 from tests.lab.checks import VERSIONS
 from tests.lab.slowdown import SIBLINGS, SLOW, SLOW_VDEV
+from tests.rules import pending
 from tests.rules.exprs import panel_exprs
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
 PANEL = "zmon-arc/Top-level vdevs against their siblings"
+PANELS = (PANEL,)  # what this file shows on the lab's recordings (pending.SHOWN_ON_LAB)
 TARGET = {"instance": "lab:10124", "job": "zmon"}
 STEP = 2  # seconds between the capture's rows
 
@@ -82,3 +85,11 @@ def test_the_siblings_panel_shows_the_slow_vdev_on_the_labs_recording(
     slow = next(float(v) for k, v in at_end.items() if f'vdev="{SLOW_VDEV}"' in k)
     siblings = [float(v) for k, v in at_end.items() if f'vdev="{SLOW_VDEV}"' not in k]
     assert siblings and slow > max(siblings), at_end
+
+
+def test_every_panel_the_demo_cannot_show_runs_here() -> None:
+    """pending.SHOWN_ON_LAB names this file for exactly the panels it runs, and they exist."""
+    here = "tests/rules/" + Path(__file__).name
+    assert {p for p, test in pending.SHOWN_ON_LAB.items() if test == here} == set(PANELS)
+    names = {e.name.rsplit("/", 1)[0] for e in panel_exprs()}
+    assert set(PANELS) <= names, set(PANELS) - names

@@ -8,7 +8,9 @@ time: it must execute, and each zmon selector in it must have returned data at s
 Selectors the demo cannot serve yet are listed, with the reason, in tests/rules/pending.py:
 those expressions are xfail. Each dashboard panel is also run phase by phase: the phases in
 which it shows nothing are reported per panel (a warning: a scan panel is empty while no scan
-runs), and a panel empty through the whole loop fails unless pending.py says why.
+runs), and a panel empty through the whole loop fails unless pending.py says why; one the
+demo cannot show at all passes only where pending.SHOWN_ON_LAB names the test that runs it on
+the lab's recording.
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def test_dashboard_panel_shows_data_in_the_demo(demo: Window, panel: str) -> Non
     }
     unexplained = [name for name, why in reasons.items() if not why]
     assert not unexplained, f"{panel}: empty through a whole demo loop: {unexplained}"
-    if empty:
+    if empty and panel not in pending.SHOWN_ON_LAB:
         pytest.xfail(f"{panel}: " + "; ".join(sorted({r for why in reasons.values() for r in why})))
 
 

@@ -45,6 +45,8 @@ _ARC_COUNTERS = {
     "prefetch_metadata_misses": ("arc_misses", 0.02),
     "mru_ghost_hits": ("mru_ghost_hits", 1.0),
     "mfu_ghost_hits": ("mfu_ghost_hits", 1.0),
+    "l2_hits": ("l2_hits", 1.0),
+    "l2_misses": ("l2_misses", 1.0),
 }
 # ``zpool iostat -w`` columns the demo's I/Os land in: total_wait and disk_wait, read and write.
 _READ_COLUMNS, _WRITE_COLUMNS = (0, 2), (1, 3)

@@ -46,6 +46,8 @@ class Phase:
     ``zpool iostat -w`` histograms with the latency profile ``latency`` (a key of ``LATENCY``),
     so the pool's latency p99 moves with the story. ``ghost_bytes`` is the ARC's MRU + MFU
     ghost lists' size (arcstats mru_ghost_size, mfu_ghost_size; None: as recorded).
+    ``l2_hit_share`` is the share of the ARC's misses that tank's cache device (vde1, holding
+    258 MB as recorded) serves: arcstats ``l2_hits``; the rest are ``l2_misses``.
     ``new_events`` is False for a phase that replays its scenario again: its events and kernel
     messages are not logged twice.
     """
@@ -70,6 +72,17 @@ class Phase:
     latency: str = "usual"
     ghost_bytes: float | None = None
     new_events: bool = True
+    l2_hit_share: float = 0.25
+
+    @property
+    def l2_hits(self) -> float:
+        """L2ARC reads served per second."""
+        return self.arc_misses * self.l2_hit_share
+
+    @property
+    def l2_misses(self) -> float:
+        """L2ARC reads not served per second (the ARC's other misses)."""
+        return self.arc_misses - self.l2_hits
 
 
 # Latency profiles of tank's I/Os: (``zpool iostat -w`` row, share of the I/Os). "usual" is a
@@ -160,6 +173,7 @@ PHASES: tuple[Phase, ...] = (
     # hit ratio falls from 98 % to 71 %, 64 % of the misses are ghost hits, and the misses
     # queue twenty times as many reads as usual on tank's disks. zmon status says the ARC is
     # too small; ZfsArcSlowdown, a ticket, waits 15 min. The disks stay as resilvered left them.
+    # The L2ARC, 258 MB, serves a tenth of the misses (a quarter before).
     Phase(
         "slowdown",
         "15-resilver-finished",
@@ -174,6 +188,7 @@ PHASES: tuple[Phase, ...] = (
         latency="queued",
         ghost_bytes=1.1 * GIB,
         new_events=False,
+        l2_hit_share=0.1,  # the cache device holds a fraction of the grown working set
         length=5,
     ),
 )
