@@ -354,8 +354,8 @@ def why_slow() -> list[Panel | Row]:
               "ghost hits"),
         ], unit="percentunit", min=0, max=1, width=8,
                    description="All on one axis, over 5 minutes. Ghost hits are reads of blocks "
-                               "the ARC had just evicted: when most misses are ghost hits, the "
-                               "slowdown is memory (a larger ARC would serve them); when few are, "
+                               "the ARC had just evicted: when many misses are ghost hits "
+                               f"(over {LIMITS.slowdown_ghost_share:.0%}), the slowdown is memory (a larger ARC would serve them); when few are, "
                                "the misses are cold reads (the workload)."),
         table("What a larger ARC would buy", [
             I(f"max by (instance) ({_record(ghost_share)})"),

@@ -157,7 +157,7 @@ POOL_MATCH = "instance=%q,job=%q,pool=%q|$labels.instance $labels.job $labels.po
 
 
 def arc_slowdown(t: Thresholds) -> Condition:
-    """Reads slower than usual, the misses behind them mostly ghost hits, no other cause."""
+    """Reads slower than usual, many of the misses behind them ghost hits, no other cause."""
     records = {r.name: r for r in latency_records(t)}
     ghost_share = ARC_RATIOS[ARC_GHOST_HITS_PER_MISS.record]
     vdev_read = records[VDEV_P99].where(op="read")

@@ -116,8 +116,8 @@ POLICY: tuple[Policy, ...] = (
     _p("ZfsDedupTableTooLarge", "warning", """The dedup table crowds the ARC: slower I/O, no
        risk to data."""),
     _p("ZfsArcGhostHitsHigh", "info", """The ARC looks too small: tuning, no risk to data."""),
-    _p("ZfsArcSlowdown", "warning", """Reads are slower than usual and the misses behind them
-       are mostly ghost hits: the ARC is too small for what is read. Users feel it, no data
+    _p("ZfsArcSlowdown", "warning", """Reads are slower than usual and many of the misses
+       behind them are ghost hits: the ARC is too small for what is read. Users feel it, no data
        is at risk, and the fix (zfs_arc_max, RAM) is day work: a ticket. A scrub or resilver
        competing, a slow disk or the write throttle raise no ARC ticket."""),
     _p("ZfsL2arcErrors", "warning", """The cache device fails: ZFS reads the pool instead, no
