@@ -1,5 +1,5 @@
-"""The demo's slowdown phase: tank's reads slow down while the ARC misses mostly ghost hits,
-and `zmon status` and the status page say the ARC is too small.
+"""The demo's slowdown phase, replayed from the lab: tank's reads slow down while every ARC
+miss is a ghost hit, and `zmon status` and the status page say the ARC is too small.
 
 The demo host is stepped on an explicit clock (never waited for): the test lives each phase
 ten seconds at a time, collects what the status history keeps (the zpool, iostat, arc and
@@ -74,12 +74,12 @@ def test_the_slowdown_phase_is_told_as_an_arc_too_small(
         "arc_slowdown", "warning", "ZfsArcSlowdown")  # fmt: skip
     assert finding["subject"] == "pool tank"
     assert finding["evidence"].startswith(
-        "reads are 14x slower than usual (p99 101 ms, usually 7.0 ms); ARC hit ratio fell from "
+        "reads are 19x slower than usual (p99 130 ms, usually 7.0 ms); ARC hit ratio fell from "
     ), finding
-    assert finding["evidence"].endswith(" to 72 %; 64 % of the misses were ghost hits")
-    assert "a larger ARC (up to 1.1 GiB more) would have served them" in finding["cause"]
+    assert finding["evidence"].endswith(" to 72 %; 100 % of the misses were ghost hits")
+    assert "a larger ARC (up to 592.2 MiB more) would have served them" in finding["cause"]
     assert "raise zfs_arc_max (now 1.9 GiB of 2.9 GiB RAM)" in finding["action"]
     text = render_text(report)
-    assert "!  pool tank: reads are 14x slower than usual" in text
+    assert "!  pool tank: reads are 19x slower than usual" in text
     page = render_html(report, "demo")
     assert "runbook: ZfsArcSlowdown" in page and "would have served them" in page

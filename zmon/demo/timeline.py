@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from zmon.demo.labslowdown import captured, recorded_c_max
 from zmon.demo.variants import HEALTHY_DISKS
 
 CABLE_FAULT_SERIAL = "ZLSATA1"  # tank's second mirror member, sdb on ata2
 MEDIA_FAULT_SERIAL = "ZLSATA0"  # tank's first mirror member, sda on ata1
 LINK_GBPS = 6.0  # the link speed of every healthy SATA disk
+LAB = captured()  # the lab's memory-bound slowdown, as shares (labslowdown.py)
 
 
 @dataclass(frozen=True)
@@ -86,15 +88,17 @@ class Phase:
 
 
 # Latency profiles of tank's I/Os: (``zpool iostat -w`` row, share of the I/Os). "usual" is a
-# SATA mirror serving what the ARC misses (p99 about 7 ms); "queued" the same disks with twenty
-# times the reads queued on them (p99 about 100 ms): a memory-bound slowdown.
+# SATA mirror serving what the ARC misses (p99 about 7 ms); "lab" the lab's pool reading a
+# working set larger than its ARC (labslowdown.py: p99 about 120 ms): a memory-bound slowdown.
 LATENCY: dict[str, tuple[tuple[str, float], ...]] = {
     "usual": (("131us", 0.10), ("262us", 0.45), ("524us", 0.25), ("1ms", 0.10), ("2ms", 0.05),
               ("4ms", 0.03), ("8ms", 0.015), ("16ms", 0.005)),
-    "queued": (("262us", 0.05), ("1ms", 0.10), ("4ms", 0.20), ("8ms", 0.25), ("16ms", 0.20),
-               ("33ms", 0.12), ("67ms", 0.06), ("134ms", 0.02)),
+    "lab": LAB.latency,
 }  # fmt: skip
-GIB = 1024**3
+# The slowdown's ARC accesses per second (the misses queue tank's reads), and its c_max
+SLOWDOWN_ACCESSES = 4100.0
+SLOWDOWN_MISSES = SLOWDOWN_ACCESSES * (1 - LAB.hit_ratio)
+RECORDED_C_MAX = recorded_c_max()
 
 # The scrub phase replays 04b, the lab's second scrub of tank, captured after 04's scrub had
 # finished: 02's scrub was too slow for zpool to print an estimate ("... to go"). Events are
@@ -169,24 +173,25 @@ PHASES: tuple[Phase, ...] = (
         length=2,
         alerts=("DiskReallocatedSectorsRising",),
     ),
-    # A working set larger than the ARC (1.9 GiB max), on a host that has run a while: the
-    # hit ratio falls from 98 % to 71 %, 64 % of the misses are ghost hits, and the misses
-    # queue twenty times as many reads as usual on tank's disks. zmon status says the ARC is
-    # too small; ZfsArcSlowdown, a ticket, waits 15 min. The disks stay as resilvered left them.
-    # The L2ARC, 258 MB, serves a tenth of the misses (a quarter before).
+    # A working set larger than the ARC (1.9 GiB max), replayed from the lab (labslowdown.py):
+    # the hit ratio falls from 98 % to 71 %, every miss is a ghost hit (OpenZFS 2.1.11, as the
+    # demo host runs), the ghost lists hold 30 % of c_max, and tank's reads take the lab's
+    # latency distribution (p99 about 120 ms) at twenty times its usual rate. zmon status says
+    # the ARC is too small; ZfsArcSlowdown, a ticket, waits 15 min. The disks stay as resilvered
+    # left them. The L2ARC, 258 MB, serves a tenth of the misses (a quarter before).
     Phase(
         "slowdown",
         "15-resilver-finished",
-        2900,
-        1200,
-        560,
-        208,
+        SLOWDOWN_ACCESSES * LAB.hit_ratio,
+        SLOWDOWN_MISSES,
+        SLOWDOWN_MISSES * LAB.mru_ghost_share,
+        SLOWDOWN_MISSES * LAB.mfu_ghost_share,
         crc_errors=44,
         link_gbps=1.5,
         reallocated_sectors=8,
         reads=1200,
-        latency="queued",
-        ghost_bytes=1.1 * GIB,
+        latency="lab",
+        ghost_bytes=LAB.ghost_per_c_max * RECORDED_C_MAX,
         new_events=False,
         l2_hit_share=0.1,  # the cache device holds a fraction of the grown working set
         length=5,
