@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.status.helpers import NOW, families, pool_text
-from zmon.judgment import memory
+from zmon.judgment import memory, shipped
 from zmon.judgment.expr import Context
 from zmon.judgment.thresholds import DEFAULTS
 from zmon.snapshot import CollectorState
@@ -48,7 +48,7 @@ def exposition(t: float) -> str:
     for le, n in buckets.items():
         lines.append(f'zmon_pool_io_latency_seconds_bucket{{op="read",pool="tank",le="{le}"}} {n}')
     lines.append(f'zmon_pool_io_latency_seconds_count{{op="read",pool="tank"}} {buckets["+Inf"]}')
-    lines.append(f'zmon_pool_io_latency_seconds_sum{{op="read",pool="tank"}} 0')
+    lines.append('zmon_pool_io_latency_seconds_sum{op="read",pool="tank"} 0')
     hits, misses, ghosts = arc
     lines += [f"zmon_arc_hits_total {hits}", f"zmon_arc_misses_total {misses}",
               f"zmon_arc_mru_ghost_hits_total {ghosts * 0.8}",
@@ -130,3 +130,12 @@ def test_one_collection_has_no_usual_and_says_so() -> None:
     (note,) = [n for n in report["notes"] if n["rule"] == "slow_reads"]
     assert note["subject"] == "pool tank"
     assert "no usual yet" in note["text"]
+
+
+def test_the_ticket_reads_the_usual_hit_ratio_status_says() -> None:
+    """ZfsArcSlowdown's "fell from" looks up the expression the status page evaluates."""
+    (slowdown,) = [c for c in shipped.conditions(DEFAULTS) if c.name == "ZfsArcSlowdown"]
+    usual = memory.slowdown_measures(DEFAULTS).usual_hit.promql()
+    assert usual == "quantile_over_time(0.5, zmon:arc_hit:ratio_rate5m[1d])"
+    looked_up = usual.replace("[", "{instance=%q,job=%q}[")
+    assert looked_up in slowdown.description
