@@ -2,8 +2,8 @@
 miss is a ghost hit, and `zmon status` and the status page say the ARC is too small.
 
 The demo host is stepped on an explicit clock (never waited for): the test lives each phase
-ten seconds at a time, collects what the status history keeps (the zpool, iostat, arc and
-zfs_kstats collectors, in-process), and builds the report as the daemon does.
+ten seconds at a time, collects what the status history and the evaluator keep (the zpool,
+iostat, arc and zfs_kstats collectors, in-process), and builds the report as the daemon does.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ from tests.demo.conftest import PhaseRunner, make_collector
 from tests.status.demo_story import START, SteppedClock
 from zmon.demo.host import DemoHost
 from zmon.demo.timeline import PHASES
+from zmon.judgment.evaluator import host_evaluator
 from zmon.status.history import History
 from zmon.status.model import read_model
 from zmon.status.page import render_html
 from zmon.status.report import report_of
+from zmon.status.slowdown import Recorded
 from zmon.status.terminal import render_text
 
 NAMES = ("zpool", "iostat", "arc", "zfs_kstats")
@@ -41,6 +43,7 @@ def _lived(
     runner = PhaseRunner(host, clock)
     made = [make_collector(host, name, runner=runner) for name in NAMES]
     history = History()
+    judge = host_evaluator()
     try:
         for index in range(SLOWDOWN + 1):
             phase = PHASES[index]
@@ -49,11 +52,15 @@ def _lived(
             while t <= last:
                 clock.t = host.time_of(index) + t
                 host.tick(clock.t)
-                model = read_model([f for c in made for f in c.collect().families()])
+                families = [f for c in made for f in c.collect().families()]
+                model = read_model(families)
                 history.observe(clock.t, model)
+                judge.feed(families, clock.t)
                 t += 10.0
+            judge.evaluate(clock.t)
             yield phase.name, clock.t, report_of(model, clock.t, host="demo",
-                                                 history=history.view())  # fmt: skip
+                                                 history=history.view(),
+                                                 recorded=Recorded.of(judge))  # fmt: skip
     finally:
         for c in made:
             c.close()
@@ -64,7 +71,7 @@ def test_the_slowdown_phase_is_told_as_an_arc_too_small(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reports = {name: report for name, _, report in _lived(tmp_path, monkeypatch, until=290.0)}
-    for phase in PHASES[:SLOWDOWN]:  # an hour's usual: 14 minutes of reads at about 7 ms
+    for phase in PHASES[:SLOWDOWN]:  # the usual: 14 minutes of reads at about 7 ms
         told = reports[phase.name]["findings"] + reports[phase.name]["notes"]
         assert not [f for f in told if f["rule"] in SLOW], phase.name
     report = reports["slowdown"]
@@ -74,7 +81,8 @@ def test_the_slowdown_phase_is_told_as_an_arc_too_small(
         "arc_slowdown", "warning", "ZfsArcSlowdown")  # fmt: skip
     assert finding["subject"] == "pool tank"
     assert finding["evidence"].startswith(
-        "reads are 19x slower than usual (p99 130 ms, usually 7.0 ms); ARC hit ratio fell from "
+        "reads are 19x slower than usual (p99 130 ms, usually 7.0 ms over the 19 min seen); ARC "
+        "hit ratio fell from 86 % to 72 %; "
     ), finding
     assert finding["evidence"].endswith(" to 72 %; 100 % of the misses were ghost hits")
     assert "a larger ARC (up to 592.2 MiB more) would have served them" in finding["cause"]

@@ -284,6 +284,7 @@ def lab_timeline(version: str, step: float = STEP) -> Timeline:
     from zmon.status.history import History
     from zmon.status.model import read_model
     from zmon.status.report import report_of
+    from zmon.status.slowdown import Recorded
 
     captures = [(capture_time(t), t, p.name) for p in lab_steps(version) for t in
                 [(p / "metrics.prom").read_text()]]  # fmt: skip
@@ -305,9 +306,8 @@ def lab_timeline(version: str, step: float = STEP) -> Timeline:
         judge.feed(families, now)
         judge.evaluate(now)
         judgment = Judgment.of(judge)
-        report = report_of(
-            model, now, host="lab", history=history.view(), onsets=onsets, judgment=judgment
-        )
+        report = report_of(model, now, host="lab", history=history.view(), onsets=onsets,
+                           judgment=judgment, recorded=Recorded.of(judge))  # fmt: skip
         next_capture = [c for c in captures if c[0] > now + 1e-6]
         first_in_step = i == 0 or (start + (i - 1) * step) < current[-1][0] - 1e-6
         last_in_step = not next_capture or next_capture[0][0] <= now + step + 1e-6

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from zmon.judgment.evaluator import host_evaluator
 from zmon.status.diagnoses import Evidence, Finding, diagnose
 from zmon.status.history import History
 from zmon.status.model import read_model
+from zmon.status.slowdown import Recorded
 
 NOW = 1_800_000_000.0  # an explicit "now" for every test
 
@@ -50,7 +53,19 @@ def pool_text(
     return "\n".join(lines) + "\n"
 
 
-def findings(text: str, history: History | None = None, now: float = NOW) -> list[Finding]:
+def findings(
+    text: str, history: History | None = None, now: float = NOW, recorded: Recorded | None = None
+) -> list[Finding]:
     model = read_model(families(text))
     window = history.view() if history is not None else Evidence(model, now).history
-    return diagnose(Evidence(model, now, window))
+    return diagnose(Evidence(model, now, window, recorded=recorded))
+
+
+def recorded(points: Iterable[tuple[float, str]], now: float = NOW) -> Recorded:
+    """The slowdown's records after the status page's evaluator was fed each (seconds before
+    ``now``, exposition) and evaluated at ``now``."""
+    judge = host_evaluator()
+    for before, text in points:
+        judge.feed(families(text), now - before)
+    judge.evaluate(now)
+    return Recorded.of(judge)

@@ -26,7 +26,6 @@ from zmon.judgment.expr import (
     EvaluationError,
     Labels,
     Node,
-    Record,
     Vector,
     alerts_read,
     labels_of,
@@ -110,27 +109,29 @@ class Instance:
 
 
 def needs(
-    conditions: Iterable[Condition], records: Iterable[Record] = (), interval: float = INTERVAL
+    conditions: Iterable[Condition], read: Iterable[Node] = (), interval: float = INTERVAL
 ) -> dict[str, float]:
-    """Each metric the conditions (and records) read -> the seconds of past to keep; and
-    each record read over a range (recorded at each step, ``ranged_records``) -> the seconds
-    of its samples to keep."""
+    """Each metric the conditions (and the records or expressions ``read``) read -> the
+    seconds of past to keep; and each record read over a range (recorded at each step,
+    ``ranged_records``) -> the seconds of its samples to keep."""
     out: dict[str, float] = {}
     for c in conditions:
         for name, back in lookback(c.expr, recorded=interval).items():
             out[name] = max(out.get(name, 0.0), back + c.hold + c.keep + c.memory + interval)
-    for r in records:
-        for name, back in lookback(r.expr, recorded=interval).items():
+    for node in read:
+        for name, back in lookback(node, recorded=interval).items():
             out[name] = max(out.get(name, 0.0), back + interval)
     return out
 
 
-def store_for(conditions: Sequence[Condition], interval: float = INTERVAL) -> Store:
-    """An empty store that keeps what ``conditions`` read, recording the records they read
-    over a range at each step."""
+def store_for(
+    conditions: Sequence[Condition], interval: float = INTERVAL, read: Sequence[Node] = ()
+) -> Store:
+    """An empty store that keeps what ``conditions`` (and the expressions ``read``) read,
+    recording the records they read over a range at each step."""
     conditions = list(conditions)
-    records = ranged_records(c.expr for c in conditions)
-    return Store(needs(conditions, interval=interval), records, interval)
+    records = ranged_records([*(c.expr for c in conditions), *read])
+    return Store(needs(conditions, read, interval), records, interval)
 
 
 def unseen(conditions: Iterable[Condition], store: Store, now: float) -> dict[str, float]:

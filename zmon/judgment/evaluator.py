@@ -30,7 +30,7 @@ from zmon.judgment.conditions import (
     step,
     store_for,
 )
-from zmon.judgment.expr import Context, Labels, Node, Range, Record, Selector, children
+from zmon.judgment.expr import Context, Labels, Node, Range, Record, Selector, Vector, children
 
 
 def history_needed(node: Node | Range) -> float:
@@ -60,16 +60,21 @@ class Evaluator:
         conditions: Sequence[Condition],
         interval: float = INTERVAL,
         known_from: float | None = None,
+        measures: Sequence[Node] = (),
     ) -> None:
         """``known_from``: nothing happened on the host before this time (a replay that
         starts with the host, as the Prometheus it is compared with does), so every window
-        is known from then on; otherwise the history is known from its first feed."""
+        is known from then on; otherwise the history is known from its first feed.
+        ``measures``: the records and expressions a caller reads (``value``) besides the
+        conditions; the store keeps what they read (a record they read over a range is
+        recorded at each step)."""
         self.known_from = known_from
         self.conditions = list(conditions)
         self.interval = interval  # the step of a record read over a range
-        self.store = store_for(self.conditions, interval)
+        self.store = store_for(self.conditions, interval, measures)
         self._needed = {c.name: history_needed(c.expr) + c.hold for c in self.conditions}
         self._active: dict[str, dict[Labels, Active]] = {}
+        self._context: Context | None = None  # the last evaluation's (its records' values)
         self.at: float | None = None
 
     def feed(self, families: Iterable[Any], at: float) -> None:
@@ -89,8 +94,14 @@ class Evaluator:
         ctx = Context(self.store, interval=self.interval, alerts=alerts_series(self.instances()))
         for c in self.conditions:
             self._active[c.name] = step(c, ctx, now, self._active.get(c.name, {}))
-        self.at = now
+        self.at, self._context = now, ctx
         return self.instances()
+
+    def value(self, node: Node) -> Vector:
+        """``node`` (one of the ``measures``) at the last evaluation, over the same history
+        and with the records as that evaluation computed them."""
+        assert self.at is not None and self._context is not None, "not evaluated yet"
+        return node.vector(self._context, self.at)
 
     def instances(self) -> list[Instance]:
         """The instances of the last evaluation, sorted by alert and labels."""
@@ -102,9 +113,10 @@ class Evaluator:
 
 def host_evaluator(interval: float = INTERVAL, known_from: float | None = None) -> Evaluator:
     """An Evaluator of every shipped condition a host can judge of itself: all but those on
-    its scrape target (``up`` is Prometheus' own)."""
-    from zmon.judgment import self_watch, shipped
+    its scrape target (``up`` is Prometheus' own); and of the slowdown's measures, the words
+    of "Why is it slow?" (``memory.slowdown_measures``)."""
+    from zmon.judgment import memory, self_watch, shipped
     from zmon.judgment.thresholds import DEFAULTS
 
     kept = [c for c in shipped.conditions(DEFAULTS) if c.name not in self_watch.TARGET]
-    return Evaluator(kept, interval, known_from)
+    return Evaluator(kept, interval, known_from, memory.slowdown_measures(DEFAULTS))

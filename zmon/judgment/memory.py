@@ -22,11 +22,14 @@ The measure of a slowdown (zmon-slowdown; grafana/README.md, "Why is it slow?"):
 ARC's misses were ghost hits, while nothing else explains it: no scrub or resilver runs on the
 pool, no vdev's read p99 is ``slowdown_sibling_factor`` times its fastest sibling's (one slow
 disk or vdev; the fastest rather than the median, which two siblings cannot tell apart), and no
-write waited for dirty data at its limit. `zmon status` says the same in words, and names the
-other cause when there is one (zmon/status/slowdown.py).
+write waited for dirty data at its limit. `zmon status` says the same in words, with the now,
+usual and factor of these records (``slowdown_measures``, evaluated by the status page's
+evaluator), and names the other cause when there is one (zmon/status/slowdown.py).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from zmon.judgment.conditions import Condition
 from zmon.judgment.expr import (
@@ -152,6 +155,36 @@ def latency_records(t: Thresholds) -> list[Record]:
     ]
 
 
+def usual_hit_ratio(t: Thresholds) -> Node:
+    """The ARC hit ratio's usual: the median of its 5-minute values over ``latency_baseline``,
+    as the read latency's usual is of the 5-minute p99s."""
+    return quantile_over_time(0.5, ARC_RATIOS[ARC_HIT.record].at(t.latency_baseline))
+
+
+class SlowdownMeasures(NamedTuple):
+    """What "Why is it slow?" says, as the records measure it: a pool's read p99 now, its
+    usual and the one against the other, the ARC hit ratio now and usually. The status page's
+    evaluator evaluates them with the conditions (zmon.judgment.evaluator), so `zmon status`
+    says the numbers ZfsArcSlowdown fires with."""
+
+    now: Node
+    usual: Node
+    factor: Node
+    hit: Node
+    usual_hit: Node
+
+
+def slowdown_measures(t: Thresholds) -> SlowdownMeasures:
+    records = {r.name: r for r in latency_records(t)}
+    return SlowdownMeasures(
+        records[POOL_P99].where(op="read"),
+        records[POOL_USUAL].where(op="read"),
+        records[POOL_VS_USUAL].where(op="read"),
+        ARC_RATIOS[ARC_HIT.record],
+        usual_hit_ratio(t),
+    )
+
+
 HOST = "instance=%q,job=%q|$labels.instance $labels.job"
 POOL_MATCH = "instance=%q,job=%q,pool=%q|$labels.instance $labels.job $labels.pool"
 
@@ -181,7 +214,7 @@ def arc_slowdown(t: Thresholds) -> Condition:
     )
     share = looked_up(f"{ARC_GHOST_HITS_PER_MISS.record}{{}}", HOST, "{{ . | humanizePercentage }}")
     hit_usual = looked_up(
-        f"quantile_over_time(0.5, {ARC_HIT.record}{{}}[{t.latency_baseline}])",
+        usual_hit_ratio(t).promql().replace(f"{ARC_HIT.record}[", f"{ARC_HIT.record}{{}}["),
         HOST,
         "{{ . | humanizePercentage }}",
     )

@@ -72,8 +72,8 @@ class Limits:
     page_redundancy: int  # a suspect cable pages when its vdev survives no more
     slowdown_factor: float  # read p99 this many times its usual: slower than usual
     slowdown_ghost_share: float  # ghost hits per miss above this: mostly ghost hits
-    slowdown_min_ops: float  # reads per second below which latency is not judged
     slowdown_sibling_factor: float  # a vdev this much slower than its siblings
+    latency_baseline: float  # a slowdown's usual: the median p99 over this
     error_window: float  # new vdev errors and ZFS error events count this long
     errors_not_cleared_for: float  # old error counts on an ONLINE pool this long
     failing_window: float  # a failing path: errors in this window ...
@@ -110,8 +110,8 @@ class Limits:
             page_redundancy=t.page_redundancy,
             slowdown_factor=t.slowdown_factor,
             slowdown_ghost_share=t.slowdown_ghost_share,
-            slowdown_min_ops=t.slowdown_min_ops,
             slowdown_sibling_factor=t.slowdown_sibling_factor,
+            latency_baseline=t.latency_baseline.seconds,
             error_window=t.error_window.seconds,
             errors_not_cleared_for=t.errors_not_cleared_for.seconds,
             failing_window=t.failing_window.seconds,
@@ -142,6 +142,9 @@ class Evidence:
     now: float
     history: Window = field(default_factory=Window)
     limits: Limits = field(default_factory=Limits.of)
+    # the slowdown's records at the declarations' last evaluation (the status page's
+    # evaluator); None without one (one collection): then there is no usual
+    recorded: slowdown.Recorded | None = None
     # what one diagnosis computes for several rules (the failing paths), once per Evidence
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
@@ -953,22 +956,29 @@ def find_arc_too_small(ev: Evidence) -> Iterable[Hit]:
 
 def _slowdowns(ev: Evidence) -> list[slowdown.Slowdown]:
     lim = ev.limits
-    return slowdown.slowdowns(ev.model, ev.history, slowdown.Limits(
-        lim.slowdown_factor, lim.slowdown_ghost_share, lim.slowdown_min_ops,
-        lim.slowdown_sibling_factor, lim.arc_min_accesses))  # fmt: skip
+    if ev.recorded is None:
+        return []
+    return slowdown.slowdowns(ev.model, ev.history, ev.recorded, slowdown.Limits(
+        lim.slowdown_factor, lim.slowdown_ghost_share, lim.slowdown_sibling_factor,
+        lim.arc_min_accesses))  # fmt: skip
 
 
-def _slow_reads(s: slowdown.Slowdown) -> list[str]:
-    """'reads are 6.0x slower than usual (p99 41 ms, usually 7.1 ms)' and the ARC's words."""
+def _slow_reads(s: slowdown.Slowdown, recorded: slowdown.Recorded, baseline: float) -> list[str]:
+    """'reads are 6.0x slower than usual (p99 41 ms, usually 7.1 ms)' and the ARC's words:
+    the records' numbers; a usual of less than its baseline says what it covers."""
     lat = s.latency
+    usual = w.latency(lat.usual)
+    if recorded.covers < baseline:
+        usual += f" over the {w.duration(recorded.covers)} seen"
     parts = [f"reads are {w.times(lat.factor)} slower than usual (p99 {w.latency(lat.now)}, "
-             f"usually {w.latency(lat.usual)})"]  # fmt: skip
+             f"usually {usual})"]  # fmt: skip
     if s.arc is not None:
-        if s.usual_hit is not None and s.usual_hit > s.arc.hit_ratio:
-            parts.append(f"ARC hit ratio fell from {w.percent(s.usual_hit)} to "
-                         f"{w.percent(s.arc.hit_ratio)}")  # fmt: skip
+        hit = recorded.hit if recorded.hit is not None else s.arc.hit_ratio
+        if recorded.usual_hit is not None and recorded.usual_hit > hit:
+            parts.append(f"ARC hit ratio fell from {w.percent(recorded.usual_hit)} to "
+                         f"{w.percent(hit)}")  # fmt: skip
         else:
-            parts.append(f"ARC hit ratio {w.percent(s.arc.hit_ratio)}")
+            parts.append(f"ARC hit ratio {w.percent(hit)}")
         if s.arc.ghost_share is not None:
             parts.append(f"{w.percent(s.arc.ghost_share)} of the misses were ghost hits")
     return parts
@@ -977,7 +987,7 @@ def _slow_reads(s: slowdown.Slowdown) -> list[str]:
 def find_arc_slowdown(ev: Evidence) -> Iterable[Hit]:
     """Reads slower than usual and the misses behind them mostly ghost hits: memory."""
     for s in _slowdowns(ev):
-        if s.cause != "arc" or s.arc is None:
+        if s.cause != "arc" or s.arc is None or ev.recorded is None:
             continue
         arc = ev.model.arc
         extra = f"up to {w.size(s.arc.extra_bytes)} more" if s.arc.extra_bytes else "more"
@@ -987,7 +997,7 @@ def find_arc_slowdown(ev: Evidence) -> Iterable[Hit]:
             limit = f" (now {w.size(arc.max_size)}{ram})"
         yield Hit(
             f"pool {s.pool.name}",
-            "; ".join(_slow_reads(s)),
+            "; ".join(_slow_reads(s, ev.recorded, ev.limits.latency_baseline)),
             _pool_labels(s.pool),
             cause=f"a larger ARC ({extra}) would have served them: up to "
             f"{w.percent(s.arc.more_hits)} more reads would have hit",
@@ -1012,13 +1022,30 @@ _NOT_THE_ARC = {
 
 
 def find_slow_reads(ev: Evidence) -> Iterable[Hit]:
-    """Reads slower than usual for a reason no ARC size changes: say which, raise no ticket."""
+    """Reads slower than usual for a reason no ARC size changes: say which, raise no ticket.
+    Without the records (one collection) no pool whose reads zmon measures has a usual: say
+    that, not a usual of its own."""
+    if ev.recorded is None:
+        measured = [p for p in ev.model.pools if p.read_latency]
+        if measured:
+            names = [p.name for p in measured]
+            yield Hit(
+                f"pool {names[0]}" if len(names) == 1 else f"pools {w.join(names)}",
+                "reads not compared with their usual",
+                _pool_labels(measured[0]) if len(names) == 1 else {},
+                cause="no usual yet: one collection keeps no history (the usual is the median of "
+                f"the 5-minute read p99s over {w.duration(ev.limits.latency_baseline)}, which "
+                "a running zmon records)",
+                action="see the running zmon's report (its status page, or zmon status on the "
+                "host while it runs)",
+            )
+        return
     for s in _slowdowns(ev):
         if s.cause == "arc":
             continue
         cause, action = _NOT_THE_ARC[s.cause]
         labels = _pool_labels(s.pool)
-        seen = _slow_reads(s)
+        seen = _slow_reads(s, ev.recorded, ev.limits.latency_baseline)
         scan = s.pool.scan.function if s.pool.scan is not None else "scan"
         kind = "disk"
         if s.sibling is not None:

@@ -27,6 +27,7 @@ from zmon.status.model import HostModel, read_model
 from zmon.status.published import Publisher
 from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
 from zmon.status.report import report_of
+from zmon.status.slowdown import Recorded
 
 REFRESH_SECONDS = 15
 CHEAP_JUDGMENT = 0.2  # CPU seconds: an evaluation this cheap is redone at each change
@@ -423,6 +424,7 @@ class StatusPage:
             model.last_pools = self.last_pools()
         with self._onsets_lock:
             judgment = self._judgment(now, families)
+            judge = self.evaluator
             return report_of(
                 model,
                 now,
@@ -430,6 +432,8 @@ class StatusPage:
                 history=self.history.view(),
                 onsets=self.onsets,
                 judgment=judgment,
+                # the slowdown's records at the last evaluation (at most judge_every old)
+                recorded=Recorded.of(judge) if judge.at is not None else None,
             )
 
     def respond(self, query: str = "") -> tuple[bytes, str]:

@@ -27,6 +27,7 @@ from zmon.status.diagnoses import (
 from zmon.status.history import Window
 from zmon.status.model import Disk, HostModel, Pool, Scan, Vdev, read_model
 from zmon.status.ratios import ARC_HIT
+from zmon.status.slowdown import Recorded
 
 EXIT_CODES = {"ok": 0, "warning": 1, "critical": 2, "unknown": 3}
 SCHEMA = 1
@@ -57,14 +58,17 @@ def report_of(
     limits: Limits | None = None,
     onsets: dict[tuple[str, tuple[tuple[str, str], ...]], float] | None = None,
     judgment: Judgment | None = None,
+    recorded: Recorded | None = None,
 ) -> dict[str, Any]:
     """The report of ``model`` at ``now``. ``judgment`` is the declarations' verdict (the
     status page's ``Evaluator``): for each condition it judged, its alert fires, is pending
     or does not hold as it says. ``onsets`` (kept by the caller from one report to the next)
     is when each alert a finding names was first seen, so that a finding the declarations
     did not judge says whether its alert is pending or firing, as Prometheus's ``for:``
-    would; without it such a finding is said as it is now (zmon/status/alerting.py)."""
-    ev = Evidence(model, now, history or Window(), limits or Limits.of())
+    would; without it such a finding is said as it is now (zmon/status/alerting.py).
+    ``recorded``: the slowdown's records at the evaluator's last evaluation, a slowdown's now,
+    usual and factor (zmon/status/slowdown.py); without them no usual is said."""
+    ev = Evidence(model, now, history or Window(), limits or Limits.of(), recorded=recorded)
     findings = diagnose(ev)
     judged: list[dict[str, Any]] = [{}] * len(findings)
     if judgment is not None:  # the declarations decide what the history lets them judge

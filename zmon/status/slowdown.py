@@ -1,44 +1,48 @@
-"""Why is it slow? A pool's reads against its own usual, and what is behind a slowdown.
+"""Why is it slow? A pool's reads against their usual, and what is behind a slowdown.
 
-The same measure as the recording rules of zmon/judgment/memory.py, computed from the status
-history (an hour at most, where Prometheus keeps a day):
+How slow, against what usual, is what the records of zmon/judgment/memory.py say
+(``slowdown_measures``), as the status page's evaluator computed them over zmon's own series:
 
-- **now**: the p99 of the pool's read latency over the last 5 minutes, from the increase of
-  its ``zpool iostat -w`` histogram (Prometheus' ``histogram_quantile``); nothing is judged
-  below ``min_ops`` reads per second;
-- **usual**: the median of those 5-minute p99s at every point of the history;
-- **what is behind it**, in this order: a scrub or resilver running on the pool; a vdev whose
-  reads take ``sibling_factor`` times as long as its fastest sibling's (a slow disk);
-  writes waiting for dirty data at its limit (the write throttle); else the ARC: the misses of
-  the same 5 minutes were mostly ghost hits (memory: a larger ARC would have served them) or
-  not (cold reads: the workload).
+- **now**: the p99 of the pool's read latency over the last 5 minutes (nothing below
+  ``slowdown_min_ops`` reads per second);
+- **usual**: the median of those 5-minute p99s over ``latency_baseline`` (1 day), of what the
+  evaluator has recorded (less, the first day: said with the words);
+- **against the usual**: the one over the other; and the ARC hit ratio now and its usual
+  (the median of its 5-minute values over the same day).
+
+These are the numbers ZfsArcSlowdown fires with and the dashboards draw. Without an evaluator
+(one collection: ``zmon status`` with no running zmon) there is no usual, and the report says
+so instead of making one up.
+
+**What is behind it** is read from the status history (the last 5 minutes), in this order: a
+scrub or resilver running on the pool; a vdev whose reads take ``sibling_factor`` times as long
+as its fastest sibling's (a slow disk); writes waiting for dirty data at its limit (the write
+throttle); else the ARC: the misses of the same 5 minutes were mostly ghost hits (memory: a
+larger ARC would have served them) or not (cold reads: the workload).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-from statistics import median
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from zmon.judgment.memory import slowdown_measures
+from zmon.judgment.thresholds import DEFAULTS, Thresholds
 from zmon.status.model import Arc, HostModel, Pool, Vdev
 from zmon.status.ratios import (
     ACCESSES,
     ARC_GHOST_HITS_PER_ACCESS,
-    ARC_HIT,
     RATE_SECONDS,
     LargerArc,
     Window,
 )
 
+if TYPE_CHECKING:
+    from zmon.judgment.evaluator import Evaluator
+
 DIRTY_WAITS = "dirty_waits"  # the history's key of the dirty-data waits (dmu_tx)
-_READ = "pool_read_le:"
-MIN_USUAL_POINTS = 3  # 5-minute p99s the history needs before it has a usual
-
-
-def read_key(pool: str, le: float) -> str:
-    """The status history's key of one bucket of a pool's read latency histogram."""
-    return f"{_READ}{pool}:{'+Inf' if math.isinf(le) else repr(le)}"
 
 
 def vdev_keys(pool: str, vdev: Vdev) -> tuple[str, str]:
@@ -48,31 +52,13 @@ def vdev_keys(pool: str, vdev: Vdev) -> tuple[str, str]:
 
 
 def slowdown_series(pool: Pool) -> dict[str, float]:
-    """What the history keeps of a pool for the slowdown judgement."""
-    out = {read_key(pool.name, le): count for le, count in pool.read_latency.items()}
+    """What the history keeps of a pool for the slowdown's causes: its vdevs' reads."""
+    out = {}
     for v in pool.vdevs():
         if v.read_ops is not None and v.read_seconds is not None:
             ops, seconds = vdev_keys(pool.name, v)
             out[ops], out[seconds] = v.read_ops, v.read_seconds
     return out
-
-
-def quantile(q: float, buckets: Sequence[tuple[float, float]]) -> float | None:
-    """``histogram_quantile(q, ...)`` as Prometheus computes it, over (bound, cumulative
-    count) pairs: linear within the bucket the rank falls in, the last finite bound when it
-    falls in +Inf; None without observations."""
-    buckets = sorted(buckets)
-    if len(buckets) < 2 or not math.isinf(buckets[-1][0]) or buckets[-1][1] <= 0:
-        return None
-    rank = q * buckets[-1][1]
-    index = next(i for i, (_, c) in enumerate(buckets) if c >= rank)
-    if index == len(buckets) - 1:
-        return buckets[-2][0]
-    upper, count = buckets[index]
-    lower, below = (0.0, 0.0) if index == 0 else buckets[index - 1]
-    if index == 0 and upper <= 0:
-        return upper
-    return lower + (upper - lower) * (rank - below) / (count - below) if count > below else upper
 
 
 def _running(window: Window, key: str) -> list[float]:
@@ -100,41 +86,43 @@ def _start(times: list[float], end: int) -> int:
 
 @dataclass(frozen=True)
 class Latency:
-    """A pool's read p99 over the last 5 minutes against its usual."""
+    """A pool's read p99 over the last 5 minutes, its usual and the one over the other, as
+    recorded."""
 
     now: float  # seconds
     usual: float  # seconds
-    reads_per_second: float
-
-    @property
-    def factor(self) -> float:
-        return self.now / self.usual if self.usual > 0 else math.inf
+    factor: float
 
 
-def read_latency(window: Window, pool: str, min_ops: float) -> Latency | None:
-    """The pool's read p99 now and usually (None without enough traffic or history)."""
-    if len(window.points) < 2:
-        return None
-    newest = window.points[-1][1]
-    bounds = sorted(float(k.rsplit(":", 1)[1]) for k in newest if k.startswith(f"{_READ}{pool}:"))
-    if not bounds or not math.isinf(bounds[-1]):
-        return None
-    series = {le: _running(window, read_key(pool, le)) for le in bounds}
-    times = [t for t, _ in window.points]
-    p99s: list[tuple[float, float]] = []  # (p99, reads per second) at each point
-    for end in range(1, len(times)):
-        start = _start(times, end)
-        covered = times[end] - times[start]
-        rises = [(le, series[le][end] - series[le][start]) for le in bounds]
-        if covered <= 0 or any(math.isnan(r) for _, r in rises):
-            continue
-        rate = rises[-1][1] / covered
-        p99 = quantile(0.99, rises) if rate >= min_ops else None
-        if p99 is not None:
-            p99s.append((p99, rate) if end == len(times) - 1 else (p99, -1.0))
-    if len(p99s) < MIN_USUAL_POINTS or p99s[-1][1] < 0:
-        return None  # no usual yet, or the newest window is too quiet to judge
-    return Latency(p99s[-1][0], median(p for p, _ in p99s), p99s[-1][1])
+@dataclass(frozen=True)
+class Recorded:
+    """The slowdown's measures at an evaluation of the declarations: each pool's reads, the
+    ARC hit ratio now and usually, and the seconds of history the usual covers (what the
+    evaluator has seen: the first day, less than ``latency_baseline``)."""
+
+    reads: Mapping[str, Latency] = field(default_factory=dict)
+    hit: float | None = None
+    usual_hit: float | None = None
+    covers: float = 0.0
+
+    @classmethod
+    def of(cls, judge: Evaluator, t: Thresholds = DEFAULTS) -> Recorded:
+        """What ``judge`` (evaluated, with ``slowdown_measures(t)`` among its measures) says."""
+        m = slowdown_measures(t)
+        by_pool = {
+            name: {dict(k).get("pool", ""): v for k, v in judge.value(node).items()}
+            for name, node in (("now", m.now), ("usual", m.usual), ("factor", m.factor))
+        }
+        reads = {
+            pool: Latency(now, by_pool["usual"][pool], by_pool["factor"][pool])
+            for pool, now in by_pool["now"].items()
+            if pool in by_pool["usual"] and pool in by_pool["factor"]
+        }
+        hit = list(judge.value(m.hit).values())
+        usual_hit = list(judge.value(m.usual_hit).values())
+        assert judge.at is not None
+        seen = judge.store.seen(judge.at)
+        return cls(reads, hit[0] if hit else None, usual_hit[0] if usual_hit else None, seen)
 
 
 @dataclass(frozen=True)
@@ -189,12 +177,6 @@ def larger_arc(window: Window, arc: Arc | None, min_accesses: float) -> LargerAr
     return LargerArc.of(found[0], arc.ghost_sizes)
 
 
-def usual_hit_ratio(window: Window) -> float | None:
-    """The median of the ARC hit ratio's 5-minute values over the history."""
-    values = [v for _, v in ARC_HIT.series(window)]
-    return median(values) if values else None
-
-
 @dataclass(frozen=True)
 class Slowdown:
     """A pool whose reads are slower than usual, and what is behind it: ``cause`` is one of
@@ -204,7 +186,6 @@ class Slowdown:
     latency: Latency
     cause: str
     arc: LargerArc | None = None
-    usual_hit: float | None = None
     sibling: SlowSibling | None = None
     waits: float = 0.0
 
@@ -213,30 +194,35 @@ class Slowdown:
 class Limits:
     factor: float
     ghost_share: float
-    min_ops: float
     sibling_factor: float
     arc_min_accesses: float
 
 
-def slowdowns(model: HostModel, window: Window, limits: Limits) -> list[Slowdown]:
-    """Every pool whose reads are ``limits.factor`` times slower than usual, judged."""
+def slowdowns(
+    model: HostModel, window: Window, recorded: Recorded, limits: Limits
+) -> list[Slowdown]:
+    """Every pool whose reads are ``limits.factor`` times slower than usual (as recorded),
+    and what is behind it."""
     out = []
-    judged = [(p, read_latency(window, p.name, limits.min_ops)) for p in model.pools]
-    slow = [(p, lat) for p, lat in judged if lat is not None and lat.factor >= limits.factor]
+    slow = [
+        (p, lat)
+        for p in model.pools
+        if (lat := recorded.reads.get(p.name)) is not None and lat.factor >= limits.factor
+    ]
     arc = larger_arc(window, model.arc, limits.arc_min_accesses) if slow else None
     for pool, latency in slow:
-        found = Slowdown(pool, latency, "cold", arc, usual_hit_ratio(window))
+        found = Slowdown(pool, latency, "cold", arc)
         sibling = slow_sibling(window, pool, limits.sibling_factor)
         waits = dirty_waits(window)
         if pool.scan is not None and pool.scan.running:
-            found = Slowdown(pool, latency, "scan", arc, found.usual_hit)
+            found = Slowdown(pool, latency, "scan", arc)
         elif sibling is not None:
-            found = Slowdown(pool, latency, "vdev", arc, found.usual_hit, sibling=sibling)
+            found = Slowdown(pool, latency, "vdev", arc, sibling=sibling)
         elif waits > 0:
-            found = Slowdown(pool, latency, "throttle", arc, found.usual_hit, waits=waits)
+            found = Slowdown(pool, latency, "throttle", arc, waits=waits)
         elif arc is None:
             continue  # no ARC figures: nothing to say what the misses were
         elif arc.ghost_share is not None and arc.ghost_share > limits.ghost_share:
-            found = Slowdown(pool, latency, "arc", arc, found.usual_hit)
+            found = Slowdown(pool, latency, "arc", arc)
         out.append(found)
     return out
