@@ -140,8 +140,26 @@ class FrontProcess:
             log.error("the HTTP process sent an invalid message; stopping zmon", fault=fault)
             self._kill()
         else:
-            log.error("the HTTP process ended; stopping zmon")
+            log.error("the HTTP process ended; stopping zmon", how=self._ended())
         self._on_exit()
+
+    def _ended(self) -> str:
+        """How the HTTP process ended ("exit code 1", "signal 9"), reaping it; waits up to a
+        second for it to be gone once its end of the channel closed."""
+        pid = self.pid
+        if pid is None:
+            return "unknown"
+        deadline = time.monotonic() + 1.0
+        while True:
+            done, status = _waitpid(pid)
+            if done:
+                self.pid = None
+                if os.WIFSIGNALED(status):
+                    return f"signal {os.WTERMSIG(status)}"
+                return f"exit code {os.waitstatus_to_exitcode(status)}"
+            if time.monotonic() >= deadline:
+                return "still running"
+            time.sleep(0.02)
 
     def serve(self, addresses: list[str], sockets: list[socket.socket], web: WebConfig) -> None:
         """Have the HTTP process serve ``sockets`` (bound to ``addresses``) with ``web``;

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from tests.core.test_channel import _state, _trip
 from tests.e2e.serve import arc_procfs, collectors_toml
@@ -216,16 +217,19 @@ def test_each_tick_relays_health_and_the_pools_last_states_when_they_change(
     assert relay.sent == [Health(False, 0)]
 
 
-def test_zmon_stops_when_its_http_process_dies(tmp_path: Path) -> None:
+def test_zmon_stops_when_its_http_process_dies_and_says_how(tmp_path: Path) -> None:
     daemon = _daemon(tmp_path)
-    daemon.start()
-    try:
-        assert daemon.server is not None and daemon.server.front.pid is not None
-        os.kill(daemon.server.front.pid, signal.SIGKILL)
-        assert poll(lambda: daemon.failed)
-        assert daemon._stop.is_set()
-    finally:
-        daemon.shutdown()
+    with capture_logs() as logged:
+        daemon.start()
+        try:
+            assert daemon.server is not None and daemon.server.front.pid is not None
+            os.kill(daemon.server.front.pid, signal.SIGKILL)
+            assert poll(lambda: daemon.failed)
+            assert daemon._stop.is_set()
+        finally:
+            daemon.shutdown()
+    ended = [e for e in logged if e["event"] == "the HTTP process ended; stopping zmon"]
+    assert [e["how"] for e in ended] == [f"signal {signal.SIGKILL}"], ended
 
 
 def test_an_http_process_that_stops_reading_is_killed() -> None:
