@@ -137,8 +137,8 @@ class Store:
         if name not in self._series:
             return
         s = self._series[name].get(key)
-        if s is None:
-            s = self._series[name][self._shared(key)] = _Series()
+        if s is None:  # (``add`` gives a key of the pairs held; a replay keeps its own keys)
+            s = self._series[name][key] = _Series()
         if s.times and at <= s.times[-1]:
             return  # out of order or repeated: Prometheus drops it too
         s.times.append(at)
