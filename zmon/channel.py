@@ -34,6 +34,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from sys import intern
 from typing import Any, ClassVar, TypeVar
 
 from prometheus_client.core import Metric
@@ -263,7 +264,9 @@ def _decode_family(v: object) -> Metric:
         ):
             raise ProtocolError(f"a sample of {name!r:.80} with a field of the wrong type")
         ts = None if timestamp is None else _float(timestamp)
-        out.append(Sample(s_name, labels, float(value), ts))
+        for key, label in labels.items():  # (one string for a device's name in every family)
+            labels[key] = intern(label)
+        out.append(Sample(intern(s_name), labels, float(value), ts))
     return fam
 
 

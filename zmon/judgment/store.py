@@ -38,7 +38,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from zmon.judgment.expr import STALE_BITS, Context, Labels, Record, is_stale, labels_of
+from zmon.judgment.expr import NAME, STALE_BITS, Context, Labels, Record, is_stale, labels_of
 
 FINE = 3600.0  # seconds of samples kept as fed
 COARSE_STEP = 300.0  # older samples: the first of each slot of this many seconds
@@ -47,6 +47,7 @@ SERIES_OVERHEAD = 600  # bytes per series beside its samples (estimate used by m
 # Prometheus' staleness marker: a NaN with its own bit pattern, told apart from an ordinary NaN
 STALE = struct.unpack("<d", struct.pack("<Q", STALE_BITS))[0]
 DROPPED_LABELS = ("instance", "job")
+NOTHING_THINNED = -math.inf  # (one float for every new series)
 
 
 class _Series:
@@ -55,7 +56,7 @@ class _Series:
     def __init__(self) -> None:
         self.times = array("d")
         self.values = array("d")
-        self.thinned = -math.inf  # samples before this are already thinned
+        self.thinned = NOTHING_THINNED  # samples before this are already thinned
 
 
 class Store:
@@ -84,25 +85,45 @@ class Store:
         self.first: float | None = None  # time of the first feed
         self.last: float | None = None
         self._compacted = -math.inf
+        # one tuple for each label pair the kept series have: a host's 25,000 series share
+        # a few thousand (the pool, the device, the state), held once, not in every key
+        self._pairs: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def _shared(self, key: Labels) -> Labels:
+        """``key`` made of the pairs the store holds already (a new series' key)."""
+        pairs = self._pairs
+        return tuple([pairs.setdefault(pair, pair) for pair in key])
 
     def add(self, families: Iterable[Any], at: float) -> None:
         """One scrape at time ``at``: every sample of the selected metrics in ``families``
         (prometheus_client metric families). Selected series absent from it go stale."""
-        seen: set[tuple[str, Labels]] = set()
         for family in families:
             samples = family.each_sample() if hasattr(family, "each_sample") else family.samples
             for sample in samples:
-                if sample.name not in self._series:
-                    continue
-                labels = {k: v for k, v in sample.labels.items() if k not in DROPPED_LABELS}
-                key = labels_of({**labels, "__name__": sample.name})
-                seen.add((sample.name, key))
-                self.append(sample.name, key, float(sample.value), at)
-        for name, series in self._series.items():
-            for key, s in series.items():
-                if (name, key) not in seen and s.values and not is_stale(s.values[-1]):
-                    self.append(name, key, STALE, at)
+                if sample.name in self._series:
+                    key = self._key_of(sample.name, sample.labels)
+                    self.append(sample.name, key, float(sample.value), at)
+        # a series the scrape had was given a sample at ``at`` (or one it had later, dropped)
+        for series in self._series.values():
+            for s in series.values():
+                if s.times and s.times[-1] < at and not is_stale(s.values[-1]):
+                    s.times.append(at)
+                    s.values.append(STALE)
         self._fed(at)
+
+    def _key_of(self, name: str, labels: Mapping[str, str]) -> Labels:
+        """A sample's series key (``labels_of`` its labels and name, without the dropped
+        ones) made of the pairs the store holds: a scrape of 25,000 series leaves no new
+        pairs behind, only those of the series new in it."""
+        pairs = self._pairs
+        kept = [
+            pairs.setdefault(pair, pair)
+            for pair in labels.items()
+            if pair[1] != "" and pair[0] not in DROPPED_LABELS and pair[0] != NAME
+        ]
+        kept.append(pairs.setdefault((NAME, name), (NAME, name)))
+        kept.sort()
+        return tuple(kept)
 
     def add_sample(self, name: str, labels: Mapping[str, str], value: float, at: float) -> None:
         """One sample, without staleness for the others (tests, replays)."""
@@ -116,7 +137,7 @@ class Store:
         if name not in self._series:
             return
         s = self._series[name].get(key)
-        if s is None:
+        if s is None:  # (``add`` gives a key of the pairs held; a replay keeps its own keys)
             s = self._series[name][key] = _Series()
         if s.times and at <= s.times[-1]:
             return  # out of order or repeated: Prometheus drops it too
@@ -145,7 +166,7 @@ class Store:
                 for key, value in ctx.record(record, t).items():
                     s = kept.get(key)
                     if s is None:
-                        s = kept[key] = _Series()
+                        s = kept[self._shared(key)] = _Series()
                     s.times.append(t)
                     s.values.append(value)
             self._recorded_until = t
@@ -177,6 +198,8 @@ class Store:
                 _compact(s, now - keep, -math.inf)
                 if s.times[-1] < now - keep:
                     del series[key]
+        held = (*self._series.values(), *self._recorded.values())
+        self._pairs = {pair: pair for series in held for key in series for pair in key}
 
     def series(self, name: str) -> Iterator[tuple[Labels, Sequence[float], Sequence[float]]]:
         for key, s in self._series.get(name, {}).items():

@@ -121,6 +121,15 @@ def series_of(model: HostModel) -> dict[str, float]:
     return out
 
 
+def _within_day(steps: tuple[Step, ...], now: float) -> tuple[Step, ...]:
+    """``steps`` without those a day old, but for the last of them: the value at the day's
+    start."""
+    first = 0
+    while first + 1 < len(steps) and steps[first + 1][0] <= now - DAY:
+        first += 1
+    return steps[first:]
+
+
 def vdev_key(kind: str, pool: Pool, v: Vdev) -> str:
     """The history key of a vdev's error counter: ``rw``, ``cksum`` or ``slow``."""
     return f"vdev_{kind}:{pool.name}/{v.name}"
@@ -245,7 +254,9 @@ class History:
         self.window = window
         self.step = step
         self._points: deque[Point] = deque(maxlen=max_points)
-        self._days: dict[str, deque[Step]] = {}
+        # (a tuple a series, replaced when it changes: most hold one or two steps, and 6,000
+        # deques would cost 2.4 MB)
+        self._days: dict[str, tuple[Step, ...]] = {}
         self._lock = threading.Lock()
         self._keys: tuple[str, ...] = ()
         self._index: dict[str, int] = {}
@@ -277,13 +288,12 @@ class History:
         for key in [k for k in self._days if k not in days]:
             del self._days[key]
         for key, value in days.items():
-            steps = self._days.get(key)
-            if steps is None:
-                steps = self._days[key] = deque(maxlen=MAX_DAY_STEPS)
-            if not steps or steps[-1][1] != value:
-                steps.append((now, value))
-            while len(steps) > 1 and steps[1][0] <= now - DAY:
-                steps.popleft()  # the one left is the value at the day's start
+            steps = self._days.get(key, ())
+            if steps and steps[-1][1] == value:
+                if len(steps) > 1 and steps[1][0] <= now - DAY:
+                    self._days[key] = _within_day(steps, now)
+                continue
+            self._days[key] = _within_day((*steps[1 - MAX_DAY_STEPS :], (now, value)), now)
 
     def due(self, now: float) -> bool:
         with self._lock:
@@ -291,7 +301,7 @@ class History:
 
     def view(self) -> Window:
         with self._lock:
-            return Window(tuple(self._points), {k: tuple(v) for k, v in self._days.items()})
+            return Window(tuple(self._points), dict(self._days))
 
     def __len__(self) -> int:
         return len(self._points)
