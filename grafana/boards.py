@@ -355,8 +355,9 @@ def why_slow() -> list[Panel | Row]:
         ], unit="percentunit", min=0, max=1, width=8,
                    description="All on one axis, over 5 minutes. Ghost hits are reads of blocks "
                                "the ARC had just evicted: when many misses are ghost hits "
-                               f"(over {LIMITS.slowdown_ghost_share:.0%}), the slowdown is memory (a larger ARC would serve them); when few are, "
-                               "the misses are cold reads (the workload)."),
+                               f"(over {LIMITS.slowdown_ghost_share:.0%}), the slowdown is memory "
+                               "(a larger ARC would serve them); when few are, the misses are cold "
+                               "reads (the workload)."),
         table("What a larger ARC would buy", [
             I(f"max by (instance) ({_record(ghost_share)})"),
             I(f"max by (instance) ({_record(ratios.ARC_GHOST_SIZE)})"),
