@@ -149,17 +149,13 @@ class FrontProcess:
         pid = self.pid
         if pid is None:
             return "unknown"
-        deadline = time.monotonic() + 1.0
-        while True:
-            done, status = _waitpid(pid)
-            if done:
-                self.pid = None
-                if os.WIFSIGNALED(status):
-                    return f"signal {os.WTERMSIG(status)}"
-                return f"exit code {os.waitstatus_to_exitcode(status)}"
-            if time.monotonic() >= deadline:
-                return "still running"
-            time.sleep(0.02)
+        status = _reaped(pid, 1.0)
+        if status is None:
+            return "still running"
+        self.pid = None
+        if os.WIFSIGNALED(status):
+            return f"signal {os.WTERMSIG(status)}"
+        return f"exit code {os.waitstatus_to_exitcode(status)}"
 
     def serve(self, addresses: list[str], sockets: list[socket.socket], web: WebConfig) -> None:
         """Have the HTTP process serve ``sockets`` (bound to ``addresses``) with ``web``;
@@ -206,13 +202,7 @@ class FrontProcess:
             with contextlib.suppress(Closed):
                 channel.send(Stop())
         if pid is not None:
-            deadline = time.monotonic() + STOP_TIMEOUT
-            while time.monotonic() < deadline:
-                done, _ = _waitpid(pid)
-                if done:
-                    break
-                time.sleep(0.02)
-            else:
+            if _reaped(pid, STOP_TIMEOUT) is None:
                 self._kill()
                 os.waitpid(pid, 0)
             self.pid = None
@@ -233,6 +223,19 @@ def _waitpid(pid: int) -> tuple[int, int]:
         return os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
         return pid, 0
+
+
+def _reaped(pid: int, seconds: float) -> int | None:
+    """The wait status of ``pid`` once it has ended, reaped, waiting up to ``seconds``; None
+    if it still runs then."""
+    deadline = time.monotonic() + seconds
+    while True:
+        done, status = _waitpid(pid)
+        if done:
+            return status
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.02)
 
 
 # -- the HTTP process ---------------------------------------------------------------------
