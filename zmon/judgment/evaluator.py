@@ -71,6 +71,7 @@ class Evaluator:
         self.known_from = known_from
         self.conditions = list(conditions)
         self.interval = interval  # the step of a record read over a range
+        self.measures = measures
         self.store = store_for(self.conditions, interval, measures)
         self._needed = {c.name: history_needed(c.expr) + c.hold for c in self.conditions}
         self._active: dict[str, dict[Labels, Active]] = {}

@@ -28,8 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from zmon.judgment.memory import slowdown_measures
-from zmon.judgment.thresholds import DEFAULTS, Thresholds
+from zmon.judgment.memory import SlowdownMeasures
 from zmon.status.model import Arc, HostModel, Pool, Vdev
 from zmon.status.ratios import (
     ACCESSES,
@@ -106,9 +105,10 @@ class Recorded:
     covers: float = 0.0
 
     @classmethod
-    def of(cls, judge: Evaluator, t: Thresholds = DEFAULTS) -> Recorded:
-        """What ``judge`` (evaluated, with ``slowdown_measures(t)`` among its measures) says."""
-        m = slowdown_measures(t)
+    def of(cls, judge: Evaluator) -> Recorded:
+        """What ``judge`` (evaluated, its measures the slowdown's: ``host_evaluator``) says."""
+        m = judge.measures
+        assert isinstance(m, SlowdownMeasures), "an evaluator without the slowdown's measures"
         by_pool = {
             name: {dict(k).get("pool", ""): v for k, v in judge.value(node).items()}
             for name, node in (("now", m.now), ("usual", m.usual), ("factor", m.factor))
