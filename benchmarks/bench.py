@@ -298,14 +298,20 @@ def scrape(port: int, clients: int, seconds: float, gzip_ok: bool) -> dict[str, 
 
 
 def daemon_section(
-    tmp: Path, vdevs: int, seconds: float, host: BigHost | None = None, during: Any = None
+    tmp: Path,
+    vdevs: int,
+    seconds: float,
+    host: BigHost | None = None,
+    during: Any = None,
+    checkout: Path = REPO,
 ) -> dict[str, Any]:
     """The daemon for ``seconds``; ``during()`` (other sections) runs meanwhile, in this
-    thread, and the daemon's figures are its own CPU seconds and memory."""
+    thread, and the daemon's figures are its own CPU seconds and memory. ``checkout``: the
+    zmon that serves (another checkout measures an earlier zmon on the same host)."""
     host = host or build_host(tmp / "daemon-host", vdevs)
     port = free_port()
     config = tmp / "zmon.toml"
-    config.write_text(host.config_toml(f"127.0.0.1:{port}"))
+    config.write_text(config_in_terms_of(checkout, host.config_toml(f"127.0.0.1:{port}"), tmp))
     log = (tmp / "daemon.log").open("wb")
     say(f"daemon: zmon serve on the {vdevs}-vdev host for {seconds:.0f}s")
     t0 = time.monotonic()
@@ -325,7 +331,8 @@ def daemon_section(
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        cwd=REPO,
+        cwd=checkout,
+        env={**os.environ, "PYTHONPATH": str(checkout)},
     )
     stop = threading.Event()
     writer = threading.Thread(target=grow_kernel_log, args=(host.kernel_log, stop), daemon=True)
@@ -973,6 +980,12 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="short pass: 60 s daemon, 64 MiB log, one repeat"
     )
     ap.add_argument("--daemon-seconds", type=float, default=None)
+    ap.add_argument(
+        "--daemon-checkout",
+        type=Path,
+        default=REPO,
+        help="sections 2 and 3: the zmon checkout that serves (an earlier one, side by side)",
+    )
     ap.add_argument("--kernel-log-bytes", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=None, help="cycles per collector and scale")
     ap.add_argument(
@@ -1060,7 +1073,9 @@ def main(argv: list[str] | None = None) -> int:
             for prog in (copy / "bin").iterdir():  # the fake programs name their host
                 prog.write_text(prog.read_text().replace(str(host.root), str(copy)))
             mine = BigHost(copy, host.shape, host.layout)
-            daemon = daemon_section(tmp, SCALES[-1], seconds, mine, others if overlap else None)
+            daemon = daemon_section(
+                tmp, SCALES[-1], seconds, mine, others if overlap else None, args.daemon_checkout
+            )
         if daemon is None or not overlap:
             others()
         if coll:

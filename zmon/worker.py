@@ -22,6 +22,8 @@ import sys
 import threading
 from collections.abc import Mapping
 
+from prometheus_client.core import Metric
+
 from zmon import children, durable, logs, memory
 from zmon.channel import (
     TO_WORKER,
@@ -48,7 +50,7 @@ from zmon.host.devices import DeviceMapCache
 from zmon.registry import Board, Context, collectors
 from zmon.runner import CommandRunner
 from zmon.scheduler import RunHook, Scheduler
-from zmon.snapshot import CollectorState, Snapshot
+from zmon.snapshot import CollectorState, Snapshot, SummaryRow
 
 log = logs.get("worker")
 BAD_MESSAGE = 3  # the exit status after a message from the server that is not a valid one
@@ -109,6 +111,10 @@ class CollectionWorker:
         # under the report lock, as the server's mirrors apply it (zmon.supervisor.Mirrors).
         self._sent: dict[str, set[tuple[str, bytes]]] = {}
         self._views_sent: dict[str, frozenset[tuple[str, bytes]]] = {}
+        # Collectors whose families for the views were sent and dropped here (the server
+        # holds them; on a big host they were 7 MB of this process): the empty list left in
+        # their state's ``kept`` and the landing-page rows sent with them.
+        self._dropped: dict[str, tuple[list[Metric], list[SummaryRow] | None]] = {}
         self._status = 0  # the exit status
 
     def run(self) -> int:
@@ -265,6 +271,8 @@ class CollectionWorker:
             with contextlib.suppress(Closed):
                 self._send(Update(fields, data))
                 self._sent_update(fields, held)
+                if ran is not None and ran.name in data:
+                    self._drop_kept(ran, data[ran.name])
 
     def _data_of(self, state: CollectorState) -> tuple[RunData, Held]:
         """A collector's rendered pieces (those the server does not hold yet, by digest), the
@@ -277,11 +285,26 @@ class CollectionWorker:
             (name, digest, None if (name, digest) in held else piece)
             for name, digest, piece in rendered
         ]
+        sent = {(name, digest) for name, digest, _ in rendered}
+        dropped = self._dropped.get(state.name)
+        if dropped is not None and kept is dropped[0]:  # sent, and no run published since
+            views_held = self._views_sent.get(state.name, frozenset())
+            return RunData(pieces, None, dropped[1]), (sent, views_held)
         viewed = {fam.name for fam in kept}
         views = frozenset((n, d) for n, d, _ in rendered if n in viewed)
         same = len(views) == len(kept) and self._views_sent.get(state.name) == views
-        sent = {(name, digest) for name, digest, _ in rendered}
         return RunData(pieces, None if same else kept, summary_rows(state, kept)), (sent, views)
+
+    def _drop_kept(self, state: CollectorState, data: RunData) -> None:
+        """After an update that carried ``state``'s run (sent from the run's own thread, so
+        no run of it publishes meanwhile): its families for the views are the server's now,
+        and are dropped here."""
+        dropped = self._dropped.get(state.name)  # (the caller holds the report lock)
+        if dropped is not None and state.kept is dropped[0]:
+            return
+        empty: list[Metric] = []
+        state.kept = empty
+        self._dropped[state.name] = (empty, data.rows)
 
     def _sent_update(
         self,
@@ -294,6 +317,8 @@ class CollectionWorker:
             del self._sent[name]
         for name in [n for n in self._views_sent if n not in fields]:
             del self._views_sent[name]
+        for name in [n for n in self._dropped if n not in fields]:
+            del self._dropped[name]
         for name, (sent, views) in held.items():
             self._sent[name], self._views_sent[name] = sent, views
 
