@@ -160,7 +160,7 @@ class Store:
         """``s`` with the sample (``at``, ``value``). Most of a host's series hold still (error
         counts at 0, states): those with the same past that get the same sample in a feed
         move to one new pair of arrays, so a past is held once, not once a series (a
-        1,000-disk host fed every 10 s: 12 MB for an hour and a half, was 134 MB)."""
+        1,000-disk host fed every 10 s, by ``memory_bytes``: 20 MiB at 70 minutes, was 134)."""
         if s.owned:
             s.times.append(at)
             s.values.append(value)
