@@ -38,11 +38,11 @@ from sys import intern
 from typing import Any, ClassVar, TypeVar
 
 from prometheus_client.core import Metric
-from prometheus_client.samples import Sample
 
 from zmon import failures, gzipjoin
 from zmon.config import Config, ConfigError, config_values, from_values
 from zmon.host.last_pools import LastPools
+from zmon.metrics import HeldFamily
 from zmon.registry import collectors
 from zmon.snapshot import CollectorState, SummaryRow
 from zmon.webconfig import CLIENT_AUTH, TLS_VERSIONS, TLSSettings, WebConfig
@@ -236,22 +236,24 @@ def _decode_pieces(v: object, blobs: _Blobs) -> Pieces:
 
 
 def _encode_family(fam: Metric) -> list[Any]:
+    each = getattr(fam, "each_sample", None)  # (a compact family: its samples not kept)
     samples = [
         [s.name, s.labels, s.value, None if s.timestamp is None else float(s.timestamp)]
-        for s in fam.samples
+        for s in (each() if each is not None else fam.samples)
     ]
     return [fam.name, fam.documentation, fam.type, fam.unit, samples]
 
 
-def _decode_family(v: object) -> Metric:
+def _decode_family(v: object, shared: dict[tuple[str, ...], tuple[str, ...]]) -> HeldFamily:
+    """A family as the HTTP process holds it (``HeldFamily``); ``shared``: the message's
+    label-value tuples, for every family it carries."""
     name, doc, typ, unit, samples = _items(v, 5)
     try:
-        fam = Metric(_str(name), _str(doc), _str(typ), _str(unit))
+        fam = HeldFamily(_str(name), _str(doc), _str(typ), _str(unit))
     except ValueError as exc:
         raise ProtocolError(f"a bad metric family: {exc}") from None
     if fam.name != name or fam.type != typ:
         raise ProtocolError(f"a metric family named {name!r:.80} of type {typ!r:.20} changed")
-    out = fam.samples
     for item in _list(samples):  # (checked inline: a big host sends tens of thousands)
         if type(item) is not list or len(item) != 4:
             raise ProtocolError(f"a sample of {name!r:.80} that is not [name, labels, value, ts]")
@@ -264,9 +266,10 @@ def _decode_family(v: object) -> Metric:
         ):
             raise ProtocolError(f"a sample of {name!r:.80} with a field of the wrong type")
         ts = None if timestamp is None else _float(timestamp)
-        for key, label in labels.items():  # (one string for a device's name in every family)
-            labels[key] = intern(label)
-        out.append(Sample(intern(s_name), labels, float(value), ts))
+        # (one string for a device's name in every family)
+        values = tuple([intern(label) for label in labels.values()])
+        keys = tuple([intern(key) for key in labels])
+        fam.add(intern(s_name), keys, values, float(value), ts, shared)
     return fam
 
 
@@ -315,7 +318,8 @@ def _decode_state(v: object, blobs: _Blobs) -> CollectorState:
     if any(p is None for _, _, p in rendered):
         raise ProtocolError(f"collector {state.name!r:.80} continues from pieces it lacks")
     state.rendered = [(n, d, p) for n, d, p in rendered if p is not None]
-    state.kept = [_decode_family(f) for f in _list(kept)]
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+    state.kept = [_decode_family(f, shared) for f in _list(kept)]
     return state
 
 
@@ -449,13 +453,14 @@ class Update(Message):
         raw_fields, raw_data = _items(body, 2)
         checked = {name: _decode_fields(v) for name, v in _dict(raw_fields).items()}
         data = {}
+        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
         for name, v in _dict(raw_data).items():
             if name not in checked:
                 raise ProtocolError(f"data of an unknown collector {name!r:.80}")
             pieces, kept, rows = _items(v, 3)
             data[name] = RunData(
                 _decode_pieces(pieces, blobs),
-                None if kept is None else [_decode_family(f) for f in _list(kept)],
+                None if kept is None else [_decode_family(f, shared) for f in _list(kept)],
                 _decode_rows(rows),
             )
         return cls(checked, data)

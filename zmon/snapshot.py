@@ -10,7 +10,8 @@ What a big host costs shaped this: a family's samples are kept only when the sta
 read them (``kept_for_views``), a family's text is kept only compressed (a
 ``zmon.gzipjoin.Piece``, with a digest to tell a changed text), the plain exposition is
 inflated from the gzip one only when a scraper asks for it, and nothing is joined while
-nobody scrapes.
+nobody scrapes. The HTTP process holds the kept families as the channel decodes them, in
+columns (``zmon.metrics.HeldFamily``), not as a ``Sample`` and a label dict per sample.
 """
 
 from __future__ import annotations
