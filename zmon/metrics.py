@@ -229,7 +229,7 @@ class HeldFamily(Metric):
         if self._timestamps is not None:
             self._timestamps.append(timestamp)
 
-    def __len__(self) -> int:
+    def sample_count(self) -> int:
         return len(self._values)
 
     def each_sample(self) -> Iterator[Sample]:
