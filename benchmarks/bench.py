@@ -205,12 +205,24 @@ def zmon_processes(pid: int) -> dict[str, int]:
             with contextlib.suppress(OSError):
                 for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split():
                     with contextlib.suppress(OSError):
-                        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
-                        if b"zmon.worker" in cmdline:
-                            found["worker"] = int(child)
-                        elif b"zmon" in cmdline and b" serve" in cmdline.replace(b"\0", b" "):
-                            found["http"] = int(child)
+                        role = _role(int(child))
+                        if role is not None:
+                            found[role] = int(child)
     return found
+
+
+def _role(pid: int) -> str | None:
+    """A child's role by its name (``zmon-http``, ``zmon-worker``: zmon.children's
+    ``name_process``), or by its command line for a checkout that did not name them."""
+    name = Path(f"/proc/{pid}/comm").read_text().strip()
+    if name in ("zmon-http", "zmon-worker"):
+        return name.removeprefix("zmon-")
+    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    if b"zmon.worker" in cmdline:
+        return "worker"
+    if b"zmon" in cmdline and b" serve" in cmdline.replace(b"\0", b" "):
+        return "http"
+    return None
 
 
 def worker_pids(pid: int) -> list[int]:

@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from zmon import logs
 
@@ -83,7 +83,28 @@ def spawn(factory: Callable[[], subprocess.Popen[Any]]) -> subprocess.Popen[Any]
     return proc
 
 
-def forget(proc: subprocess.Popen[Any]) -> None:
+def forked(pid: int) -> None:
+    """Register a child forked without ``spawn`` (``os.fork`` before any thread starts: it
+    must not fork while ``spawn``'s lock is held, which the child would keep) as wanted."""
+    with _lock:
+        _known.add(pid)
+
+
+def name_process(name: str) -> None:
+    """Name this process (its ``comm``: what ``ps -o comm``, ``top`` and /proc/PID/comm
+    show): zmon's three processes share one command line, and are told apart by it
+    (``zmon-http``, ``zmon-worker``). Linux only; elsewhere nothing happens."""
+    with contextlib.suppress(OSError), open("/proc/self/comm", "w") as fh:
+        fh.write(name[:15])
+
+
+class Child(Protocol):
+    """A process zmon started (a ``Popen``, a forked worker): what ``forget`` reads of it."""
+
+    pid: int
+
+
+def forget(proc: Child) -> None:
     """The process was reaped (``wait`` returned): it no longer needs protecting."""
     with _lock:
         _known.discard(proc.pid)

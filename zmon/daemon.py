@@ -5,8 +5,9 @@ The tree, in start order: this process reads the config and the web config (TLS 
 included), binds the listening sockets and forks the HTTP process (zmon/front.py) before any
 thread starts; with ``web.user`` set that child drops to the user, with no capability, and
 this process then gives up CAP_SETUID, CAP_SETGID and CAP_SETPCAP (zmon/privileges.py). Then
-it starts the collection worker (zmon/supervisor.py) and relays what the worker reports to
-the HTTP process. The HTTP process can only answer whether a ``Serve`` took effect.
+it forks the collection worker, still before any thread starts (zmon/supervisor.py; a
+replacement is started with exec), and relays what the worker reports to the HTTP process.
+The HTTP process can only answer whether a ``Serve`` took effect.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ class Daemon:
         ConfigError if the web config does not load). Call before any thread starts."""
         if self.server is not None:
             return
+        children.name_process("zmon")  # (its children name themselves zmon-http, zmon-worker)
         user = account(self.cfg.web_user) if self.cfg.web_user else None
         if user is not None and user.uid == os.geteuid():
             user = None  # (already that user: a unit run without root, with its ExecStart)
@@ -122,6 +124,9 @@ class Daemon:
                 keep_only(list(FOR_THE_DROP.values()))
             elif os.geteuid() == 0:
                 log.warning("the HTTP process runs as root: set web.user (the packages do)")
+            # the first worker, forked before any thread starts, shares this process's pages
+            # (zmon/supervisor.py); it must not hold this end of the HTTP process's channel
+            self.worker.fork_first(drop=[s for s in [front.channel_socket()] if s is not None])
             front.start_reader()
             door.serve(self.cfg.listen_addresses, web)
         except BaseException:

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zmon import logs, memory
+from zmon import children, logs, memory
 from zmon.channel import (
     FROM_FRONT,
     MAX_FRONT_FRAME,
@@ -100,6 +100,7 @@ class FrontProcess:
         pid = os.fork()
         if pid == 0:  # the HTTP process
             ours.close()
+            children.name_process("zmon-http")
             code = 1
             try:
                 channel = Channel(theirs, TO_FRONT, takes_fds=True)
@@ -114,6 +115,10 @@ class FrontProcess:
         seconds = int(SEND_TIMEOUT)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", seconds, 0))
         self._channel = Channel(ours, FROM_FRONT, max_frame=MAX_FRONT_FRAME)
+
+    def channel_socket(self) -> socket.socket | None:
+        """This process's end of the channel to the HTTP process (None before ``fork``)."""
+        return self._channel.sock if self._channel is not None else None
 
     def start_reader(self) -> None:
         """Read what the HTTP process says (threads may start from here on)."""

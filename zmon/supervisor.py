@@ -9,6 +9,11 @@ as a failed run. A replacement starts from the mirrors (run counts go on, data i
 runs every collector at once: at once after the first exit, then after 1, 2, 4 ... 60 s
 while replacements keep ending within a minute, so a worker that cannot start does not spin.
 
+The first worker is forked from the main process before any thread starts
+(``fork_first``): it shares the pages of what that process imported (the collectors, their
+parsers, the libraries) until either writes them. A replacement is started with exec: the
+main process runs threads by then, and a fork would copy locks other threads hold.
+
 What the worker sends is checked on arrival (zmon/channel.py): a frame that is too long, not
 a message, or one the server does not take, or data that does not fit the mirrors, is the
 worker's fault. The worker is killed and replaced like one that crashed (logged, counted in
@@ -18,6 +23,7 @@ worker's fault. The worker is killed and replaced like one that crashed (logged,
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import signal
 import socket
@@ -26,6 +32,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from zmon import children, failures, gzipjoin, logs
 from zmon.channel import (
@@ -59,7 +66,46 @@ STOP_TIMEOUT = 15.0  # a worker told to stop stops its collectors, then it is ki
 # long is stuck (an interpreter held by a runaway C call, a deadlock) and is replaced.
 WEDGED_AFTER = 60.0
 
-Spawn = Callable[[], tuple[subprocess.Popen[bytes], Channel]]
+
+class ForkedWorker:
+    """A worker forked from this process (``fork_worker``), with what the supervisor uses of
+    a ``Popen``: ``pid``, ``returncode``, ``wait`` and ``kill``."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped by someone else: its status is gone (as Popen)
+                self.returncode = 0
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its exit code (minus the signal that killed it); subprocess.TimeoutExpired if it
+        still runs after ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = 0.001
+        while (code := self.poll()) is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(["zmon-worker"], timeout or 0.0)
+            time.sleep(pause)
+            pause = min(2 * pause, 0.05)
+        return code
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
+WorkerProcess = subprocess.Popen[bytes] | ForkedWorker
+Spawn = Callable[[], tuple[WorkerProcess, Channel]]
 # passes on a message the mirrors took, with the frame it came in (None: to be encoded)
 Relay = Callable[[Message, bytes | bytearray | None], None]
 
@@ -93,6 +139,45 @@ def spawn_worker(program: Sequence[str] = WORKER) -> tuple[subprocess.Popen[byte
     finally:
         theirs.close()
     return proc, Channel(ours, FROM_WORKER)
+
+
+def fork_worker(drop: Sequence[socket.socket] = ()) -> tuple[ForkedWorker, Channel]:
+    """Fork the worker from this process, with one end of a new socket pair. Call before any
+    thread starts (the child would keep every lock another thread held). ``drop``: sockets
+    of this process the worker must not hold (the HTTP process's channel: the HTTP process
+    must see it close when this process ends)."""
+    ours, theirs = socket.socketpair()
+    try:
+        pid = os.fork()
+        if pid == 0:
+            _run_forked(theirs, [ours, *drop])
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    children.forked(pid)
+    return ForkedWorker(pid), Channel(ours, FROM_WORKER)
+
+
+def _run_forked(sock: socket.socket, drop: list[socket.socket]) -> NoReturn:
+    """The forked worker's life: what it must not hold closed, stdin from /dev/null (as the
+    worker started with exec has it), then the worker until it ends."""
+    code = 1
+    try:
+        for other in drop:
+            os.close(other.detach())  # (detached: no object here closes that number later)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        from zmon.worker import run_worker
+
+        code = run_worker(sock)
+    except BaseException as exc:  # noqa: BLE001 - the child must never return
+        with contextlib.suppress(Exception):
+            log.error("the collection worker failed", error=repr(exc)[:500])
+    finally:
+        os._exit(code)
 
 
 class Backoff:
@@ -149,7 +234,8 @@ class WorkerSupervisor:
         self.relay: Relay | None = None
         self.on_tick: Callable[[], None] | None = None
         self._reload_lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: WorkerProcess | None = None
+        self._first: tuple[ForkedWorker, Channel] | None = None  # forked, not yet started
         self._channel: Channel | None = None
         self._heard = 0.0  # when the worker last said something, on ``clock``
         self._healthy = False
@@ -166,6 +252,12 @@ class WorkerSupervisor:
         ]
 
     # -- the daemon's side -------------------------------------------------------------------
+
+    def fork_first(self, drop: Sequence[socket.socket] = ()) -> None:
+        """Fork the first worker now, before any thread starts (``fork_worker``); ``start``
+        gives it its config. Only with the default spawn (a test's spawn starts its own)."""
+        if self._spawn is spawn_worker and self._first is None and hasattr(os, "fork"):
+            self._first = fork_worker(drop)
 
     def start(self, timeout: float = START_TIMEOUT) -> None:
         """Start the worker and wait until its collectors run (WorkerError if they cannot)."""
@@ -232,6 +324,10 @@ class WorkerSupervisor:
         self._dirty.set()
         with self._lock:
             proc, channel = self._proc, self._channel
+            first, self._first = self._first, None
+        if first is not None:  # forked, never started: it ends when its channel closes
+            first[1].close()
+            _end(first[0], STOP_TIMEOUT)
         if channel is not None:
             with contextlib.suppress(Closed):
                 channel.send(Stop())
@@ -265,7 +361,8 @@ class WorkerSupervisor:
     def _serve_one(self) -> str:
         """Run one worker until it ends; what ended it."""
         try:
-            proc, channel = self._spawn()
+            first, self._first = self._first, None
+            proc, channel = first if first is not None else self._spawn()
         except OSError as exc:
             self._replies.put(Started(f"cannot start the collection worker: {exc}", False))
             return f"cannot start: {exc}"
@@ -438,7 +535,7 @@ class Mirrors:
                     st.last_error_reason = failures.ERROR
 
 
-def _end(proc: subprocess.Popen[bytes], wait: float) -> None:
+def _end(proc: WorkerProcess, wait: float) -> None:
     """Wait for ``proc`` to exit; kill it if it does not within ``wait`` seconds."""
     try:
         proc.wait(wait)

@@ -329,12 +329,19 @@ class CollectionWorker:
         children.set_subreaper(False)
 
 
+def run_worker(sock: socket.socket) -> int:
+    """The worker's life, talking to the privileged side over ``sock`` (its end of the
+    channel): forked from the main process (``zmon.supervisor.fork_worker``) or started
+    with exec (``main``)."""
+    children.name_process("zmon-worker")
+    return CollectionWorker(Channel(sock, TO_WORKER)).run()
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or not argv[0].isdigit():
         print("usage: python -m zmon.worker FD (started by zmon serve)", file=sys.stderr)
         return 2
-    channel = Channel(socket.socket(fileno=int(argv[0])), TO_WORKER)
-    return CollectionWorker(channel).run()
+    return run_worker(socket.socket(fileno=int(argv[0])))
 
 
 if __name__ == "__main__":

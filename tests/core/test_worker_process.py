@@ -12,7 +12,8 @@ HTTP_MODULES = ("uvicorn", "httptools", "bcrypt", "zmon.server", "zmon.webapp", 
 def test_the_worker_carries_no_http_code() -> None:
     """The worker's module with every collector and their parsers imports neither the HTTP
     server nor basic auth nor the status pages: each module is memory the worker holds on
-    its own (it is started with exec, and shares no pages with the other two processes)."""
+    its own (a replacement worker is started with exec, and shares no pages with the other
+    two processes)."""
     script = (
         "import sys\n"
         "import zmon.worker\n"

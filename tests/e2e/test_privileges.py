@@ -72,6 +72,11 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def comm(pid: int) -> str:
+    """The process's name (zmon names its HTTP process and its worker)."""
+    return Path(f"/proc/{pid}/comm").read_text().strip()
+
+
 def cmdline(pid: int) -> str:
     return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
 
@@ -132,9 +137,9 @@ def test_the_http_process_holds_nothing_and_the_collecting_side_the_documented_s
         zmon.wait_for("zmon_arc_hits_total 100.0")
         parent = zmon.proc.pid
         kids = children(parent)
-        http = [p for p in kids if "zmon.worker" not in cmdline(p)]
-        worker = [p for p in kids if "zmon.worker" in cmdline(p)]
-        assert len(http) == 1 and len(worker) == 1, [cmdline(p) for p in kids]
+        http = [p for p in kids if comm(p) == "zmon-http"]
+        worker = [p for p in kids if comm(p) == "zmon-worker"]
+        assert len(http) == 1 and len(worker) == 1, [(comm(p), cmdline(p)) for p in kids]
         collecting = mask_of(COLLECTING)
 
         listening = status(http[0])

@@ -2,7 +2,7 @@
 ``start_zmon``): what each of its processes holds, read from the guest's /proc.
 
 The guest publishes, at the first step of every run, one fact per process (``zmon_processes``
-in guest/common.sh): ``zmon.main``, ``zmon.http`` and ``zmon.worker``, each
+in guest/common.sh, by the processes' names): ``zmon.main``, ``zmon.http`` and ``zmon.worker``, each
 ``pid=P uid=R,E,S,F CapEff=HEX CapPrm=HEX CapBnd=HEX``. The HTTP process must run as the web
 user with nothing; the collecting side (the main process and its worker) as root with exactly
 the collecting set zmon/privileges.py documents. Collection itself under that set (SMART

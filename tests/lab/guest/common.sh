@@ -68,19 +68,23 @@ start_zmon() {
 
 # zmon_processes: sets ZMON_PROCS to one fact per zmon process, from /proc (the host checks
 # them, tests/lab/privilege_checks.py): zmon.main (ZMONPID), zmon.http (its forked child) and
-# zmon.worker (the child running zmon.worker), each "pid=P uid=R,E,S,F CapEff=.. CapPrm=..
+# zmon.worker (the collection worker), told apart by their names (/proc/PID/comm: zmon-http,
+# zmon-worker), each "pid=P uid=R,E,S,F CapEff=.. CapPrm=..
 # CapBnd=..". Waits up to 60 s for both children (the worker starts after the HTTP process).
 zmon_processes() {
     local pid i line role
     for i in $(seq 60); do
         : > /tmp/zmon-procs.facts
         for pid in "$ZMONPID" $(cat /proc/"$ZMONPID"/task/*/children 2>/dev/null); do
-            line=$(tr '\0' ' ' < /proc/"$pid"/cmdline 2>/dev/null)
-            case "$line" in
-                *zmon.worker*) role=worker ;;
-                *zmon.cli*) if [ "$pid" = "$ZMONPID" ]; then role=main; else role=http; fi ;;
-                *) continue ;;   # a command the privileged side runs
-            esac
+            if [ "$pid" = "$ZMONPID" ]; then
+                role=main
+            else
+                case "$(cat /proc/"$pid"/comm 2>/dev/null)" in
+                    zmon-worker) role=worker ;;
+                    zmon-http) role=http ;;
+                    *) continue ;;   # a command the privileged side runs
+                esac
+            fi
             awk -v role="$role" -v pid="$pid" '
                 $1 == "Uid:" { uid = $2 "," $3 "," $4 "," $5 }
                 $1 ~ /^Cap(Eff|Prm|Bnd):$/ { cap[substr($1, 1, 6)] = $2 }
