@@ -35,6 +35,7 @@ from zmon.snapshot import Snapshot
 from zmon.status.published import prepare_dir, report_file
 from zmon.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
 from zmon.webconfig import WebConfig, load_web_config
+from zmon.worker import run_worker
 
 log = logs.get("daemon")
 # /healthz fails once the worker, which reports every 5 s (zmon.worker.HEARTBEAT_SECONDS),
@@ -126,7 +127,9 @@ class Daemon:
                 log.warning("the HTTP process runs as root: set web.user (the packages do)")
             # the first worker, forked before any thread starts, shares this process's pages
             # (zmon/supervisor.py); it must not hold this end of the HTTP process's channel
-            self.worker.fork_first(drop=[s for s in [front.channel_socket()] if s is not None])
+            self.worker.fork_first(
+                run_worker, drop=[s for s in [front.channel_socket()] if s is not None]
+            )
             front.start_reader()
             door.serve(self.cfg.listen_addresses, web)
         except BaseException:

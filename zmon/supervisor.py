@@ -141,16 +141,20 @@ def spawn_worker(program: Sequence[str] = WORKER) -> tuple[subprocess.Popen[byte
     return proc, Channel(ours, FROM_WORKER)
 
 
-def fork_worker(drop: Sequence[socket.socket] = ()) -> tuple[ForkedWorker, Channel]:
-    """Fork the worker from this process, with one end of a new socket pair. Call before any
-    thread starts (the child would keep every lock another thread held). ``drop``: sockets
-    of this process the worker must not hold (the HTTP process's channel: the HTTP process
-    must see it close when this process ends)."""
+# the worker's life in a forked child, on its end of the channel (zmon.worker.run_worker)
+RunWorker = Callable[[socket.socket], int]
+
+
+def fork_worker(run: RunWorker, drop: Sequence[socket.socket] = ()) -> tuple[ForkedWorker, Channel]:
+    """Fork the worker from this process, with one end of a new socket pair; the child runs
+    ``run``. Call before any thread starts (the child would keep every lock another thread
+    held). ``drop``: sockets of this process the worker must not hold (the HTTP process's
+    channel: the HTTP process must see it close when this process ends)."""
     ours, theirs = socket.socketpair()
     try:
         pid = os.fork()
         if pid == 0:
-            _run_forked(theirs, [ours, *drop])
+            _run_forked(run, theirs, [ours, *drop])
     except BaseException:
         ours.close()
         raise
@@ -160,7 +164,7 @@ def fork_worker(drop: Sequence[socket.socket] = ()) -> tuple[ForkedWorker, Chann
     return ForkedWorker(pid), Channel(ours, FROM_WORKER)
 
 
-def _run_forked(sock: socket.socket, drop: list[socket.socket]) -> NoReturn:
+def _run_forked(run: RunWorker, sock: socket.socket, drop: list[socket.socket]) -> NoReturn:
     """The forked worker's life: what it must not hold closed, stdin from /dev/null (as the
     worker started with exec has it), then the worker until it ends."""
     code = 1
@@ -170,9 +174,7 @@ def _run_forked(sock: socket.socket, drop: list[socket.socket]) -> NoReturn:
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
-        from zmon.worker import run_worker
-
-        code = run_worker(sock)
+        code = run(sock)
     except BaseException as exc:  # noqa: BLE001 - the child must never return
         with contextlib.suppress(Exception):
             log.error("the collection worker failed", error=repr(exc)[:500])
@@ -253,11 +255,11 @@ class WorkerSupervisor:
 
     # -- the daemon's side -------------------------------------------------------------------
 
-    def fork_first(self, drop: Sequence[socket.socket] = ()) -> None:
+    def fork_first(self, run: RunWorker, drop: Sequence[socket.socket] = ()) -> None:
         """Fork the first worker now, before any thread starts (``fork_worker``); ``start``
         gives it its config. Only with the default spawn (a test's spawn starts its own)."""
         if self._spawn is spawn_worker and self._first is None and hasattr(os, "fork"):
-            self._first = fork_worker(drop)
+            self._first = fork_worker(run, drop)
 
     def start(self, timeout: float = START_TIMEOUT) -> None:
         """Start the worker and wait until its collectors run (WorkerError if they cannot)."""
