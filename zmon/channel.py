@@ -42,7 +42,7 @@ from prometheus_client.core import Metric
 from zmon import failures, gzipjoin
 from zmon.config import Config, ConfigError, config_values, from_values
 from zmon.host.last_pools import LastPools
-from zmon.metrics import HeldFamily
+from zmon.metrics import HeldFamily, each_sample
 from zmon.registry import collectors
 from zmon.snapshot import CollectorState, SummaryRow
 from zmon.webconfig import CLIENT_AUTH, TLS_VERSIONS, TLSSettings, WebConfig
@@ -236,10 +236,9 @@ def _decode_pieces(v: object, blobs: _Blobs) -> Pieces:
 
 
 def _encode_family(fam: Metric) -> list[Any]:
-    each = getattr(fam, "each_sample", None)  # (a compact family: its samples not kept)
     samples = [
         [s.name, s.labels, s.value, None if s.timestamp is None else float(s.timestamp)]
-        for s in (each() if each is not None else fam.samples)
+        for s in each_sample(fam)
     ]
     return [fam.name, fam.documentation, fam.type, fam.unit, samples]
 

@@ -127,9 +127,7 @@ class Daemon:
                 log.warning("the HTTP process runs as root: set web.user (the packages do)")
             # the first worker, forked before any thread starts, shares this process's pages
             # (zmon/supervisor.py); it must not hold this end of the HTTP process's channel
-            self.worker.fork_first(
-                run_worker, drop=[s for s in [front.channel_socket()] if s is not None]
-            )
+            self.worker.fork_first(run_worker, drop=[front.channel_socket()])
             front.start_reader()
             door.serve(self.cfg.listen_addresses, web)
         except BaseException:

@@ -116,9 +116,10 @@ class FrontProcess:
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", seconds, 0))
         self._channel = Channel(ours, FROM_FRONT, max_frame=MAX_FRONT_FRAME)
 
-    def channel_socket(self) -> socket.socket | None:
-        """This process's end of the channel to the HTTP process (None before ``fork``)."""
-        return self._channel.sock if self._channel is not None else None
+    def channel_socket(self) -> socket.socket:
+        """This process's end of the channel to the HTTP process (after ``fork``)."""
+        assert self._channel is not None, "the HTTP process is not forked yet"
+        return self._channel.sock
 
     def start_reader(self) -> None:
         """Read what the HTTP process says (threads may start from here on)."""

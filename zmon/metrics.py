@@ -128,6 +128,13 @@ class RowFamily(_CompactFamily[Row]):
         ]
 
 
+def each_sample(family: Metric) -> Iterable[Sample]:
+    """A family's samples for a reader that keeps none of them: a compact or held family's
+    made one by one (``each_sample``), an ordinary family's list as it is."""
+    each = getattr(family, "each_sample", None)
+    return each() if each is not None else family.samples
+
+
 class HeldLabels(Mapping[str, str]):
     """A held family's sample labels, read-only: its shape's label names (``at``: name ->
     position) and its label values, both shared. Made for a reader and dropped after: a dict
@@ -176,8 +183,8 @@ class HeldFamily(Metric):
     """
 
     def __init__(self, name: str, documentation: str, typ: str, unit: str = "") -> None:
-        # (sample name, label names, label name -> position)
-        self._shapes: list[tuple[str, tuple[str, ...], dict[str, int]]] = []
+        # (sample name, label name -> position), indexed by (sample name, label names)
+        self._shapes: list[tuple[str, dict[str, int]]] = []
         self._shape_index: dict[tuple[str, tuple[str, ...]], int] = {}
         self._shape_of = array("I")
         self._label_values: list[tuple[str, ...]] = []
@@ -218,7 +225,7 @@ class HeldFamily(Metric):
             at = {key: i for i, key in enumerate(label_names)}
             if len(at) != len(label_names):
                 raise ValueError(f"a label name repeats in {label_names}")
-            self._shapes.append((name, label_names, at))
+            self._shapes.append((name, at))
         if shared is not None:
             label_values = shared.setdefault(label_values, label_values)
         if timestamp is not None and self._timestamps is None:
@@ -238,7 +245,7 @@ class HeldFamily(Metric):
         for i, (shape, values, value) in enumerate(
             zip(self._shape_of, self._label_values, self._values, strict=True)
         ):
-            name, _, at = shapes[shape]
+            name, at = shapes[shape]
             labels = HeldLabels(at, values)
             yield Sample(name, labels, value, None if times is None else times[i])  # type: ignore[arg-type]
 

@@ -362,8 +362,9 @@ class WorkerSupervisor:
 
     def _serve_one(self) -> str:
         """Run one worker until it ends; what ended it."""
-        try:
+        with self._lock:  # (as ``stop`` takes it)
             first, self._first = self._first, None
+        try:
             proc, channel = first if first is not None else self._spawn()
         except OSError as exc:
             self._replies.put(Started(f"cannot start the collection worker: {exc}", False))

@@ -42,6 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from zmon.judgment.expr import NAME, STALE_BITS, Context, Labels, Record, is_stale, labels_of
+from zmon.metrics import each_sample
 
 FINE = 3600.0  # seconds of samples kept as fed
 COARSE_STEP = 300.0  # older samples: the first of each slot of this many seconds
@@ -112,8 +113,7 @@ class Store:
         """One scrape at time ``at``: every sample of the selected metrics in ``families``
         (prometheus_client metric families). Selected series absent from it go stale."""
         for family in families:
-            samples = family.each_sample() if hasattr(family, "each_sample") else family.samples
-            for sample in samples:
+            for sample in each_sample(family):
                 if sample.name in self._series:
                     key = self._key_of(sample.name, sample.labels)
                     self.append(sample.name, key, float(sample.value), at)

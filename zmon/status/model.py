@@ -13,6 +13,7 @@ from typing import Any
 
 from zmon.host.last_pools import LastPools
 from zmon.judgment.thresholds import DEFAULTS
+from zmon.metrics import each_sample
 from zmon.status.ratios import GHOST_SIZE_METRIC, GHOST_STATES
 from zmon.viewed import wanted
 
@@ -57,8 +58,7 @@ class Samples:
             rows: list[tuple[Labels, float]] = []
             # a compact family's samples are made for this read only: kept, they would be most
             # of what the snapshot holds for the views on a big host
-            each = getattr(fam, "each_sample", None)  # (zmon.metrics' compact families)
-            for s in each() if each is not None else fam.samples:
+            for s in each_sample(fam):
                 if s.name != name:
                     name = s.name
                     rows = by_name.setdefault(name, [])
