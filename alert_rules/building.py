@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from zmon.judgment.conditions import Condition
-from zmon.judgment.expr import Record as DeclaredRecord
-from zmon.status import policy
+from zmon.health import policy
+from zmon.health.conditions import Condition
+from zmon.health.expr import Record as DeclaredRecord
 from zmon.status.links import SiteLinks
 
 
@@ -34,7 +34,7 @@ class Alert:
 
     @classmethod
     def of(cls, condition: Condition) -> Alert:
-        """The rule of a declared condition (zmon/judgment/declarations.py)."""
+        """The rule of a declared condition (zmon/health/declarations.py)."""
         return cls(
             condition.name,
             condition.promql(),
@@ -48,7 +48,7 @@ class Alert:
 
     @property
     def severity(self) -> str:
-        """From the paging policy (zmon/status/policy.py), the one place severities are set."""
+        """From the paging policy (zmon/health/policy.py), the one place severities are set."""
         return policy.severity(self.alert)
 
     def runbook_url(self, site: SiteLinks) -> str | None:

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from alert_rules.generate import ANNOTATION_ORDER
-from zmon.judgment.thresholds import Duration
+from zmon.health.thresholds import Duration
 
 _PAIR = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
 _HEAD = re.compile(

@@ -14,7 +14,7 @@ from alert_rules.building import (
     Record,
 )
 from alert_rules.zmon_state import zmon_state_alerts
-from zmon.judgment import (
+from zmon.health import (
     capacity,
     declarations,
     disks,
@@ -25,7 +25,7 @@ from zmon.judgment import (
     self_watch,
     shipped,
 )
-from zmon.judgment.thresholds import Thresholds
+from zmon.health.thresholds import Thresholds
 
 
 def recording_rules(t: Thresholds) -> Group:
@@ -110,7 +110,7 @@ def zmon_alerts(t: Thresholds) -> Group:
 
 
 def groups(t: Thresholds) -> list[Group]:
-    """Every group, each alert rendered from the condition ``zmon.judgment.shipped`` gives
+    """Every group, each alert rendered from the condition ``zmon.health.shipped`` gives
     (kept firing for the table's ``keep_firing_for``): the one the status report judges."""
     judged = {c.name: c for c in shipped.conditions(t)}
     return [

@@ -1,11 +1,11 @@
 """zmon's own blind spots on a host: a kernel log it cannot follow, state it cannot keep
-(declared in zmon/judgment/host.py)."""
+(declared in zmon/health/host.py)."""
 
 from __future__ import annotations
 
 from alert_rules.building import Alert, Group
-from zmon.judgment import host
-from zmon.judgment.thresholds import Thresholds
+from zmon.health import host
+from zmon.health.thresholds import Thresholds
 
 
 def zmon_state_alerts(t: Thresholds) -> Group:

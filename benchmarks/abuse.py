@@ -1,6 +1,6 @@
 """An authorised scrape while clients abuse the front door (``make bench`` section 7).
 
-zmon's front door (zmon/server.py, zmon/webapp.py) serves a snapshot of a host with VDEVS
+zmon's front door (zmon/web/server.py, zmon/web/webapp.py) serves a snapshot of a host with VDEVS
 leaf vdevs, with basic auth (bcrypt cost 10, as the README's ``htpasswd -nBC 10``), in a
 process of its own. A Prometheus-like scraper (one keep-alive connection, gzip, the right
 password, a scrape every ``INTERVAL`` seconds) measures its latency while, in a third process:
@@ -57,8 +57,8 @@ def _basic(user: str, password: str) -> str:
 def host_snapshot(vdevs: int) -> Any:
     """A snapshot with ``vdevs`` leaf vdevs in pools of 1,000, each with state and error
     series, and a SMART disk behind each (what the status page reads)."""
-    from zmon.metrics import MetricSet
-    from zmon.snapshot import CollectorState, Snapshot
+    from zmon.exposition.metrics import MetricSet
+    from zmon.exposition.snapshot import CollectorState, Snapshot
 
     z, s = MetricSet(), MetricSet()
     for p in range((vdevs + 999) // 1000):
@@ -91,8 +91,8 @@ def serve(port: int, vdevs: int) -> None:
     """The front door on ``port`` until stdin closes."""
     import bcrypt
 
-    from zmon.server import HTTPFrontend, make_app
-    from zmon.webconfig import WebConfig
+    from zmon.web.server import HTTPFrontend, make_app
+    from zmon.web.webconfig import WebConfig
 
     snapshot = host_snapshot(vdevs)
     web = WebConfig(users={"prometheus": bcrypt.hashpw(PASSWORD.encode(), bcrypt.gensalt(10))})

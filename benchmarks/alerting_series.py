@@ -28,7 +28,7 @@ from zmon.collectors.zpool_events import (
     event_metrics,
     with_zero_counts,
 )
-from zmon.exposition import render
+from zmon.exposition.formats import render
 
 WIDTH = 10
 

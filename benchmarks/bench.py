@@ -56,10 +56,10 @@ from benchmarks.bighost import BigHost, build_host, write_kernel_log
 from benchmarks.kernel_log_bench import FAULTS, mtail_program
 from benchmarks.loadgen import wrk
 from tests.support.ports import free_port
-from zmon.config import load
-from zmon.exposition import render
+from zmon.collecting.config import load
+from zmon.collecting.registry import Context, NoDataError, collectors
+from zmon.exposition.formats import render
 from zmon.parsers.kernel_log import Rule, default_rules
-from zmon.registry import Context, NoDataError, collectors
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -212,13 +212,13 @@ def zmon_processes(pid: int) -> dict[str, int]:
 
 
 def _role(pid: int) -> str | None:
-    """A child's role by its name (``zmon-http``, ``zmon-worker``: zmon.children's
+    """A child's role by its name (``zmon-http``, ``zmon-worker``: zmon.base.children's
     ``name_process``), or by its command line for a checkout that did not name them."""
     name = Path(f"/proc/{pid}/comm").read_text().strip()
     if name in ("zmon-http", "zmon-worker"):
         return name.removeprefix("zmon-")
     cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    if b"zmon.worker" in cmdline:
+    if b"zmon.runtime.worker" in cmdline:
         return "worker"
     if b"zmon" in cmdline and b" serve" in cmdline.replace(b"\0", b" "):
         return "http"
@@ -814,9 +814,9 @@ def run_measured(argv: list[str], stdout: Any = subprocess.DEVNULL) -> tuple[flo
 
 def follow_child(log: Path, out: Path, expect: int) -> None:
     """(In a child process) the kernel_log collector's file follower reading ``log`` whole."""
+    from zmon.base.runner import CommandRunner
     from zmon.collectors.kernel_log import KernelLogCollector
     from zmon.collectors.kernel_log.metrics import kernel_log_metrics
-    from zmon.runner import CommandRunner
 
     root = Path(tempfile.mkdtemp(prefix="zmon-follow-"))
     target = root / "rootfs" / "var" / "log" / "kern.log"
@@ -853,7 +853,7 @@ def follow_child(log: Path, out: Path, expect: int) -> None:
 
 
 def host_paths(root: Path):  # type: ignore[no-untyped-def]
-    from zmon.registry import Paths
+    from zmon.collecting.registry import Paths
 
     return Paths(
         procfs=root / "proc", sysfs=root / "sys", rootfs=root / "rootfs", state_dir=root / "state"

@@ -37,12 +37,12 @@ from typing import Any
 
 from benchmarks.iostat_cardinality import histogram_text, table_text
 from benchmarks.kernel_log_bench import FAULTS, NOISE
+from zmon.base.runner import CommandResult
+from zmon.collecting.config import Config
 from zmon.collectors.datasets import AUTO_SNAPSHOT_PROPERTY, columns_for
 from zmon.collectors.smart import reads_sas_phys
-from zmon.config import Config
 from zmon.demo.disks import BlockTree
 from zmon.demo.fakehost import FakeHost, programs
-from zmon.runner import CommandResult
 
 REPO = Path(__file__).resolve().parents[1]
 

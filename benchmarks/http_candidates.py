@@ -83,8 +83,8 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), http="h11", loop="asyn
 """,
     "uvicorn httptools (zmon's HTTPFrontend)": """
 import sys, time, gzip
-from zmon.snapshot import Exposition, Snapshot
-from zmon.server import HTTPFrontend, make_app
+from zmon.exposition.snapshot import Exposition, Snapshot
+from zmon.web.server import HTTPFrontend, make_app
 body = open(sys.argv[1], "rb").read()
 snap = Snapshot()
 snap._exposition = Exposition(gzip.compress(body), time.time())

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from zmon.collectors.iostat import HISTOGRAM_MODES, iostat_metrics
-from zmon.parsers.pow2_histogram import BUCKET_SETS
-from zmon.parsers.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat
+from zmon.parsers.common.pow2_histogram import BUCKET_SETS
+from zmon.parsers.zpool.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat
 
 # The header lines of the lab's captures (OpenZFS 2.3.2, ``-p``), after their name column:
 # the generated outputs keep zpool's layout (widths, right-aligned numbers), not only its words.

@@ -4,7 +4,7 @@ fed once a minute for 65 minutes (the status page feeds and evaluates once a min
 
     python -m benchmarks.judgment
 
-The hosts are tests/judgment/test_store.py's ``big_host``: 10 pools of raidz2 vdevs, every
+The hosts are tests/health/test_store.py's ``big_host``: 10 pools of raidz2 vdevs, every
 series the declarations read (pool and vdev states, error counters, kernel-log patterns, CRC,
 hotplug and sector counts), all quiet. Prometheus evaluates the same rule file: its cost is
 the peer's, paid on the Prometheus server instead of on the host.
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import time
 
-from tests.judgment.test_store import big_host
-from zmon.judgment.evaluator import host_evaluator
+from tests.health.test_store import big_host
+from zmon.health.evaluator import host_evaluator
 
 FEED_EVERY = 60.0
 MINUTES = 65

@@ -51,7 +51,7 @@ def fake_procfs(tmp: Path) -> Path:
 
 
 def zmon_config(tmp: Path) -> Path:
-    from zmon.registry import collectors
+    from zmon.collecting.registry import collectors
 
     lines = []
     for name in collectors():

@@ -24,7 +24,7 @@ import time
 import tracemalloc
 from datetime import UTC, datetime, timedelta
 
-from zmon.parsers.zfs_snapshots import parse_snapshot_times
+from zmon.parsers.zfs.zfs_snapshots import parse_snapshot_times
 
 NOW = datetime(2026, 12, 3, 7, 0, 1, tzinfo=UTC)
 

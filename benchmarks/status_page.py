@@ -17,8 +17,8 @@ import sys
 import time
 import tracemalloc
 
-from zmon.metrics import MetricSet
-from zmon.snapshot import CollectorState, Snapshot
+from zmon.exposition.metrics import MetricSet
+from zmon.exposition.snapshot import CollectorState, Snapshot
 from zmon.status.history import History
 from zmon.status.model import read_model
 from zmon.status.page import StatusPage

@@ -34,10 +34,9 @@ from grafana.builder import (
     unit,
     value_map,
 )
-from zmon.judgment import capacity, memory, scans
-from zmon.judgment.expr import Node, scoped
-from zmon.judgment.thresholds import DEFAULTS as LIMITS
-from zmon.status import ratios
+from zmon.health import capacity, memory, ratios, scans
+from zmon.health.expr import Node, scoped
+from zmon.health.thresholds import DEFAULTS as LIMITS
 
 H = 'job=~"$job", instance=~"$instance"'  # host selector
 P = H + ', pool=~"$pool"'  # pool selector
@@ -52,7 +51,7 @@ PL, DL, UL = "{{instance}} {{pool}}", "{{instance}} {{device}}", "{{instance}} {
 HA = 'job=~"$job", instance=~"$instance|"'
 RI = "$__rate_interval"
 # The lines drawn where an alert or a finding judges come from the thresholds table the rules
-# are rendered from (zmon/judgment/thresholds.py); a line drawn before them (an early orange:
+# are rendered from (zmon/health/thresholds.py); a line drawn before them (an early orange:
 # scrub due within 5 days, 10 °C below the limit, twice the runtime) is the boards' own.
 DAY = 86400
 SCRUB_DUE = LIMITS.scrub_max_age.seconds
@@ -78,7 +77,7 @@ def one_line(promql: str) -> str:
 
 
 def drawn(node: Node, **matchers: str) -> str:
-    """A declared expression (zmon/judgment/) for the selected hosts, on one line."""
+    """A declared expression (zmon/health/) for the selected hosts, on one line."""
     return one_line(scoped(node, **matchers).promql())
 
 

@@ -43,10 +43,10 @@ def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
 def _status_dir_of_the_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A zmon configured in a test publishes its status report in a directory of the test's,
     not in the host's /run/zmon (tests that start ``zmon serve`` pass ``--web.status-dir``)."""
-    import zmon.config
+    import zmon.collecting.config
 
     run = tmp_path_factory.mktemp("run")
-    monkeypatch.setattr(zmon.config, "_default_status_dir", lambda: str(run))
+    monkeypatch.setattr(zmon.collecting.config, "_default_status_dir", lambda: str(run))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

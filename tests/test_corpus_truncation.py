@@ -26,15 +26,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import fixture_path
-from zmon.errors import ParseError
-from zmon.parsers import apcupsd, nut
-from zmon.parsers.arcstats import parse_arcstats
-from zmon.parsers.ddt import parse_dedup_status, parse_zdb_histogram
+from zmon.base.errors import ParseError
 from zmon.parsers.kernel_log import PatternSet, default_rules, scan_text
-from zmon.parsers.smartctl import parse_smartctl
-from zmon.parsers.zpool_events import parse_zpool_events
-from zmon.parsers.zpool_iostat import parse_zpool_iostat
-from zmon.parsers.zpool_status import parse_zpool_status
+from zmon.parsers.kstat.arcstats import parse_arcstats
+from zmon.parsers.smartctl.smartctl import parse_smartctl
+from zmon.parsers.ups import apcupsd, nut
+from zmon.parsers.zpool.ddt import parse_dedup_status, parse_zdb_histogram
+from zmon.parsers.zpool.zpool_events import parse_zpool_events
+from zmon.parsers.zpool.zpool_iostat import parse_zpool_iostat
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
 
 Fact = tuple[Any, ...]
 # (facts, marked partial) of one parse

@@ -8,8 +8,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO
 
-from zmon import __version__, logs
-from zmon.config import (
+from zmon import __version__
+from zmon.base import logs
+from zmon.base.errors import ParseError
+from zmon.collecting.config import (
     Config,
     ConfigError,
     add_flags,
@@ -20,9 +22,8 @@ from zmon.config import (
     load,
     load_all,
 )
-from zmon.errors import ParseError
-from zmon.parsers.paste import unwrap_paste
-from zmon.registry import collectors, parse_kinds, parse_streams
+from zmon.collecting.registry import collectors, parse_kinds, parse_streams
+from zmon.parsers.common.paste import unwrap_paste
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     status.add_argument("--config", metavar="FILE", help="TOML config file")
     status.add_argument("--demo", action="store_true", help="report on the demo host")
-    from zmon.status.cli import add_arguments
+    from zmon.status_command import add_arguments
 
     add_arguments(status)
     add_flags(status, settings)
@@ -119,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "collect":
         return _collect_once(cfg, args.demo)
     if args.command == "status":
-        from zmon.status.cli import run
+        from zmon.status_command import run
 
         # a report, not a daemon: only warnings and errors go to stderr unless asked
         logs.setup("warning" if cfg.log_level == "info" else cfg.log_level, cfg.log_format)
@@ -179,7 +180,7 @@ def _parse(kind: str, file: str) -> int:
     except ParseError as exc:
         print(f"zmon parse {kind}: {file}: {exc}".replace("\n", " "), file=sys.stderr)
         return 1
-    from zmon.exposition import render
+    from zmon.exposition.formats import render
 
     sys.stdout.buffer.write(render(metrics.families()))
     return 0
@@ -241,7 +242,7 @@ def _listen_of(file: str) -> list[str]:
 
 
 def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
-    from zmon.worker import build_scheduler
+    from zmon.runtime.worker import build_scheduler
 
     logs.setup(cfg.log_level, cfg.log_format)
     host = None

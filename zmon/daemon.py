@@ -2,10 +2,10 @@
 HTTP process (it serves), with SIGHUP reload and SIGTERM stop.
 
 The tree, in start order: this process reads the config and the web config (TLS keys
-included), binds the listening sockets and forks the HTTP process (zmon/front.py) before any
+included), binds the listening sockets and forks the HTTP process (zmon/runtime/front.py) before any
 thread starts; with ``web.user`` set that child drops to the user, with no capability, and
-this process then gives up CAP_SETUID, CAP_SETGID and CAP_SETPCAP (zmon/privileges.py). Then
-it forks the collection worker, still before any thread starts (zmon/supervisor.py; a
+this process then gives up CAP_SETUID, CAP_SETGID and CAP_SETPCAP (zmon/runtime/privileges.py). Then
+it forks the collection worker, still before any thread starts (zmon/runtime/supervisor.py; a
 replacement is started with exec), and relays what the worker reports to the HTTP process.
 The HTTP process can only answer whether a ``Serve`` took effect.
 """
@@ -21,25 +21,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from zmon import children, logs, memory
-from zmon.channel import Health, Pools
-from zmon.chores import Chores
-from zmon.config import Config, ConfigError, load
-from zmon.front import FrontProcess
+from zmon.base import children, logs
+from zmon.collecting.config import Config, ConfigError, load
+from zmon.collecting.registry import collectors
+from zmon.exposition.snapshot import Snapshot
 from zmon.host.last_pools import FILE as LAST_POOLS_FILE
 from zmon.host.last_pools import load_last_pools
-from zmon.listen import Listeners
-from zmon.privileges import FOR_THE_DROP, Account, account, keep_only
-from zmon.registry import collectors
-from zmon.snapshot import Snapshot
+from zmon.runtime import memory
+from zmon.runtime.channel import Health, Pools
+from zmon.runtime.chores import Chores
+from zmon.runtime.front import FrontProcess
+from zmon.runtime.privileges import FOR_THE_DROP, Account, account, keep_only
+from zmon.runtime.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
+from zmon.runtime.worker import run_worker
 from zmon.status.published import prepare_dir, report_file
-from zmon.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
-from zmon.webconfig import WebConfig, load_web_config
-from zmon.worker import run_worker
+from zmon.web.listen import Listeners
+from zmon.web.webconfig import WebConfig, load_web_config
 
 log = logs.get("daemon")
-# /healthz fails once the worker, which reports every 5 s (zmon.worker.HEARTBEAT_SECONDS),
-# has missed three reports; it is replaced only after zmon.supervisor.WEDGED_AFTER
+# /healthz fails once the worker, which reports every 5 s (zmon.runtime.worker.HEARTBEAT_SECONDS),
+# has missed three reports; it is replaced only after zmon.runtime.supervisor.WEDGED_AFTER
 SILENT_DEADLINE = 15.0
 
 
@@ -91,7 +92,7 @@ class Daemon:
         self.cfg = cfg
         self.demo = demo
         self._reload_config = reload_config
-        memory.tune_malloc()  # before any thread starts (zmon/memory.py)
+        memory.tune_malloc()  # before any thread starts (zmon/runtime/memory.py)
         self.snapshot = Snapshot()
         self.worker = WorkerSupervisor(self.snapshot, cfg)
         self.server: FrontDoor | None = None
@@ -126,7 +127,7 @@ class Daemon:
             elif os.geteuid() == 0:
                 log.warning("the HTTP process runs as root: set web.user (the packages do)")
             # the first worker, forked before any thread starts, shares this process's pages
-            # (zmon/supervisor.py); it must not hold this end of the HTTP process's channel
+            # (zmon/runtime/supervisor.py); it must not hold this end of the HTTP process's channel
             self.worker.fork_first(run_worker, drop=[front.channel_socket()])
             front.start_reader()
             door.serve(self.cfg.listen_addresses, web)

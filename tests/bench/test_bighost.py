@@ -12,10 +12,10 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from benchmarks.bighost import BigHost, Shape, build_host, write_kernel_log
-from zmon.config import load
-from zmon.exposition import render
-from zmon.registry import Board, Context, NoDataError, collectors
-from zmon.runner import CommandRunner
+from zmon.base.runner import CommandRunner
+from zmon.collecting.config import load
+from zmon.collecting.registry import Board, Context, NoDataError, collectors
+from zmon.exposition.formats import render
 
 # Nothing on the big host for these: no UPS daemon; hotplug watches the real udev (if any);
 # its disks hang off no SAS transport class in its sysfs (tests/support/sashost.py has one).

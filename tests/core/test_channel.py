@@ -16,8 +16,11 @@ import pytest
 from prometheus_client.core import GaugeMetricFamily
 
 from tests.core.test_supervisor import BAD_FRAMES, _message
-from zmon import channel as wire
-from zmon.channel import (
+from zmon.collecting.config import config_values, load
+from zmon.collecting.registry import collectors
+from zmon.exposition.snapshot import CollectorState, SummaryRow
+from zmon.runtime import channel as wire
+from zmon.runtime.channel import (
     FROM_WORKER,
     MIRRORED,
     NOT_MIRRORED,
@@ -36,10 +39,7 @@ from zmon.channel import (
     Update,
     state_fields,
 )
-from zmon.config import config_values, load
-from zmon.registry import collectors
-from zmon.snapshot import CollectorState, SummaryRow
-from zmon.worker import BAD_MESSAGE
+from zmon.runtime.worker import BAD_MESSAGE
 
 ZMON = Path(__file__).resolve().parents[2] / "zmon"
 
@@ -165,7 +165,7 @@ def test_a_worker_sent_a_bad_frame_exits(what: str) -> None:
     ours, theirs = socket.socketpair()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "zmon.worker", str(theirs.fileno())],
+            [sys.executable, "-m", "zmon.runtime.worker", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
         )

@@ -1,10 +1,11 @@
-"""Periodic chores (zmon/chores.py) run when due, not on every half-second wake-up."""
+"""Periodic chores (zmon/runtime/chores.py) run when due, not on every half-second wake-up."""
 
 from __future__ import annotations
 
 import pytest
 
-from zmon import children, chores, memory
+from zmon.base import children
+from zmon.runtime import chores, memory
 
 
 def test_the_sweep_and_the_trim_run_when_due_not_every_wake_up(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from zmon.cli import main
-from zmon.config import (
+from zmon.collecting.config import (
     DEFAULT_PORT,
     ConfigError,
     add_flags,
@@ -18,7 +18,7 @@ from zmon.config import (
     load,
     split_listen_address,
 )
-from zmon.registry import collectors
+from zmon.collecting.registry import collectors
 
 
 def _load(tmp_path: Path, text: str, argv: list[str] | None = None):  # type: ignore[no-untyped-def]

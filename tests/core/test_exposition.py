@@ -1,6 +1,7 @@
 """zmon's direct text renderer writes exactly what prometheus_client's generate_latest writes.
 
-The direct path (zmon/exposition.py) and compact histogram families (zmon/metrics.py) exist
+The direct path (zmon/exposition/formats.py) and compact histogram families
+(zmon/exposition/metrics.py) exist
 for speed on big hosts; these tests hold them to the client's bytes on awkward inputs and on
 the synthetic big host's whole exposition, and lint that exposition with promtool.
 """
@@ -15,10 +16,10 @@ from prometheus_client.core import Metric
 
 from benchmarks.bighost import build_host
 from tests.helpers import require_tool
-from zmon.config import load
-from zmon.exposition import render, render_with_client
-from zmon.metrics import HistogramFamily, MetricSet, RowFamily
-from zmon.registry import Context, NoDataError, collectors
+from zmon.collecting.config import load
+from zmon.collecting.registry import Context, NoDataError, collectors
+from zmon.exposition.formats import render, render_with_client
+from zmon.exposition.metrics import HistogramFamily, MetricSet, RowFamily
 
 
 def plain_copy(families: list[Metric]) -> list[Metric]:
@@ -291,7 +292,7 @@ def test_big_host_exposition_passes_promtool(big_families: list[Metric]) -> None
 
 
 def test_a_histogram_from_ready_cumulative_counts_is_the_same_histogram() -> None:
-    from zmon.metrics import bucket_les
+    from zmon.exposition.metrics import bucket_les
 
     bounds = (1e-06, 0.001, 1.0)
     whole, ready = MetricSet(), MetricSet()

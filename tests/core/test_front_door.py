@@ -19,14 +19,14 @@ from collections.abc import Callable, Iterator
 import bcrypt
 import pytest
 
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, Context, Paths
-from zmon.replay import StaticRunner
-from zmon.scheduler import Scheduler
-from zmon.server import HTTPFrontend
-from zmon.snapshot import Snapshot
-from zmon.uvicorn_glue import MAX_HEADER_BYTES, MAX_HEADER_LINE, MAX_HEADERS
-from zmon.webapp import (
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Collector, Context, Paths
+from zmon.collecting.scheduler import Scheduler
+from zmon.exposition.metrics import MetricSet
+from zmon.exposition.snapshot import Snapshot
+from zmon.web.server import HTTPFrontend
+from zmon.web.uvicorn_glue import MAX_HEADER_BYTES, MAX_HEADER_LINE, MAX_HEADERS
+from zmon.web.webapp import (
     App,
     CredentialGate,
     DoorCounters,
@@ -34,7 +34,7 @@ from zmon.webapp import (
     accepts_gzip,
     make_app,
 )
-from zmon.webconfig import BasicAuth, WebConfig, hash_cost
+from zmon.web.webconfig import BasicAuth, WebConfig, hash_cost
 
 
 class One(Collector):
@@ -518,12 +518,12 @@ def test_gzip_refused_by_q_0_gets_plain_text(frontend: Callable[..., HTTPFronten
 def test_healthz_fails_once_the_worker_is_silent_past_its_deadline() -> None:
     """A frozen worker is replaced only after WEDGED_AFTER; /healthz says so long before."""
     from zmon.daemon import SILENT_DEADLINE, worker_answering
-    from zmon.supervisor import WEDGED_AFTER
-    from zmon.worker import HEARTBEAT_SECONDS
+    from zmon.runtime.supervisor import WEDGED_AFTER
+    from zmon.runtime.worker import HEARTBEAT_SECONDS
 
     assert 2 * HEARTBEAT_SECONDS <= SILENT_DEADLINE < WEDGED_AFTER
 
-    class Supervisor:  # what worker_answering reads of zmon.supervisor.WorkerSupervisor
+    class Supervisor:  # what worker_answering reads of zmon.runtime.supervisor.WorkerSupervisor
         now = 1000.0
         _heard = 1000.0
 

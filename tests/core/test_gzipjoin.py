@@ -1,4 +1,4 @@
-"""Pieces compressed apart join into one ordinary gzip file (zmon/gzipjoin.py)."""
+"""Pieces compressed apart join into one ordinary gzip file (zmon/exposition/gzipjoin.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import zlib
 import pytest
 
 from tests.helpers import require_tool
-from zmon import gzipjoin
-from zmon.metrics import MetricSet
-from zmon.snapshot import CollectorState, Snapshot
+from zmon.exposition import gzipjoin
+from zmon.exposition.metrics import MetricSet
+from zmon.exposition.snapshot import CollectorState, Snapshot
 
 TEXTS = [os.urandom(3000), b"", b"# HELP a b\n" * 5000, b"x", bytes(range(256)) * 300]
 

@@ -12,14 +12,14 @@ import pytest
 from prometheus_client.core import Metric
 from prometheus_client.samples import Sample
 
-from tests.judgment.test_store import big_host
+from tests.health.test_store import big_host
 from tests.status.demo_story import walk
-from zmon import channel as wire
-from zmon.judgment.conditions import store_for
-from zmon.judgment.shipped import conditions
-from zmon.judgment.thresholds import DEFAULTS
-from zmon.metrics import HeldFamily, HeldLabels
-from zmon.snapshot import CollectorState
+from zmon.exposition.metrics import HeldFamily, HeldLabels
+from zmon.exposition.snapshot import CollectorState
+from zmon.health.conditions import store_for
+from zmon.health.shipped import conditions
+from zmon.health.thresholds import DEFAULTS
+from zmon.runtime import channel as wire
 from zmon.status.report import build_report
 
 

@@ -16,12 +16,12 @@ from collections.abc import Iterator
 import pytest
 
 from tests.helpers import require_tool
-from zmon.listen import BACKLOG, ListenError
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, Context, Paths
-from zmon.replay import StaticRunner
-from zmon.scheduler import Scheduler
-from zmon.server import HTTPFrontend, make_app
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Collector, Context, Paths
+from zmon.collecting.scheduler import Scheduler
+from zmon.exposition.metrics import MetricSet
+from zmon.web.listen import BACKLOG, ListenError
+from zmon.web.server import HTTPFrontend, make_app
 
 
 class One(Collector):

@@ -1,21 +1,9 @@
-"""The import layers of zmon hold: parsers are pure, collectors meet only through the core.
+"""zmon's folders are its layers: an import never runs back up, parsers are pure, and
+collectors meet only through the layers below them.
 
-Layers, from the bottom (a module imports its own layer or lower ones only):
-
-    base        zmon, errors, logs, metrics, exposition, gzipjoin, runner, replay, children,
-                durable, failures, regexcheck, memory, chores, viewed, privileges
-    parsers     zmon.parsers.*: bytes -> typed records; the stdlib and zmon.errors only
-    host        zmon.host.*: devices, names, log following, state files, zfs commands, UPS clients
-    core        registry, products, snapshot, scheduler, config, server, webapp, budget,
-                uvicorn_glue, listen, webconfig, channel, supervisor, front
-                (and the empty zmon.collectors namespace the registry discovers plugins in),
-                and the status views zmon.status.* the server's page is made of,
-                and zmon.judgment.* (the declared alert conditions)
-    collectors  zmon.collectors.NAME.*: each imports no other collector's package
-    entry       daemon, worker, cli, demo, zmon.status.cli (``zmon status`` collecting once)
-
-Every import counts, at module level or inside a function. The README's architecture picture
-draws the same layers.
+The order of the folders is ``zmon.LAYERS``; the modules at the top of the package (the
+``zmon`` command, the daemon, ``zmon status``) are the entry floor above them all. Every
+import counts, at module level or inside a function.
 """
 
 from __future__ import annotations
@@ -26,32 +14,10 @@ from pathlib import Path
 
 import pytest
 
-ZMON = Path(__file__).resolve().parents[2] / "zmon"
+from zmon import LAYERS
 
-BASE = {"zmon", "zmon.errors", "zmon.logs", "zmon.metrics", "zmon.exposition", "zmon.gzipjoin",
-        "zmon.runner", "zmon.replay", "zmon.children", "zmon.durable", "zmon.failures",
-        "zmon.regexcheck", "zmon.memory", "zmon.chores", "zmon.viewed",
-        "zmon.privileges"}  # fmt: skip
-# zmon.collectors itself is only the namespace the registry discovers plugins in
-CORE = {
-    "zmon.registry",
-    "zmon.products",
-    "zmon.snapshot",
-    "zmon.scheduler",
-    "zmon.config",
-    "zmon.server",
-    "zmon.listen",
-    "zmon.webconfig",
-    "zmon.channel",
-    "zmon.supervisor",
-    "zmon.front",
-    "zmon.webapp",
-    "zmon.budget",
-    "zmon.uvicorn_glue",
-    "zmon.collectors",
-}
-ENTRY = {"zmon.daemon", "zmon.worker", "zmon.cli", "zmon.status.cli"}
-LAYERS = ("base", "parsers", "host", "core", "collectors", "entry")
+ZMON = Path(__file__).resolve().parents[2] / "zmon"
+ENTRY = "entry"
 
 
 def module_name(path: Path) -> str:
@@ -64,28 +30,25 @@ def modules() -> dict[str, Path]:
 
 
 def layer(module: str) -> str:
-    if module in BASE:
-        return "base"
-    if module.startswith("zmon.parsers"):
-        return "parsers"
-    if module.startswith("zmon.host"):
-        return "host"
-    if module in CORE or module.startswith("zmon.judgment"):
-        return "core"
-    if module.startswith("zmon.status") and module not in ENTRY:
-        return "core"
-    if module.startswith("zmon.collectors"):
-        return "collectors"
-    if module in ENTRY or module.startswith("zmon.demo"):
-        return "entry"
-    raise AssertionError(f"{module} is in no layer: add it to one in this test and the README")
+    """The folder ``module`` lies in under zmon/, or the entry floor for a top-level module."""
+    parts = module.split(".")
+    if module == "zmon":
+        return LAYERS[0]  # the package's root holds only its version and this order
+    if len(parts) == 2 and not (ZMON / parts[1]).is_dir():
+        return ENTRY
+    return parts[1]
 
 
-def imports(module: str, path: Path, known: set[str]) -> set[str]:
-    """The zmon modules ``module`` imports (``from zmon.x import y`` counts y if a module)."""
+def floor(layer_name: str) -> int:
+    return len(LAYERS) if layer_name == ENTRY else LAYERS.index(layer_name)
+
+
+def imports(module: str, path: Path, known: set[str]) -> dict[str, int]:
+    """The zmon modules ``module`` imports, each with the line of its first import
+    (``from zmon.x import y`` counts y if it is a module)."""
     tree = ast.parse(path.read_text(), str(path))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: set[str] = set()
+    found: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -103,18 +66,18 @@ def imports(module: str, path: Path, known: set[str]) -> set[str]:
             while name and name not in known:
                 name = name.rpartition(".")[0]
             if name and name != module:
-                found.add(name)
+                found.setdefault(name, node.lineno)
     return found
 
 
-def graph() -> dict[str, set[str]]:
+def graph() -> dict[str, dict[str, int]]:
     mods = modules()
     known = set(mods)
     return {m: imports(m, p, known) for m, p in mods.items()}
 
 
 def stdlib_or_zmon_errors(module: str, path: Path) -> list[str]:
-    """Imports of a parser that are neither the standard library nor zmon.errors/parsers."""
+    """Imports of a parser that are neither the standard library nor zmon.base.errors/parsers."""
     bad = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -126,16 +89,19 @@ def stdlib_or_zmon_errors(module: str, path: Path) -> list[str]:
         for name in names:
             top = name.split(".")[0]
             if top == "zmon":
-                if not (name == "zmon.errors" or name.startswith("zmon.parsers")):
+                if not (name == "zmon.base.errors" or name.startswith("zmon.parsers")):
                     bad.append(name)
             elif top not in sys.stdlib_module_names and top != "__future__":
                 bad.append(name)
     return bad
 
 
-def test_every_module_is_in_a_layer() -> None:
-    for module in modules():
-        assert layer(module) in LAYERS
+def test_every_folder_is_a_layer() -> None:
+    folders = {p.parent.relative_to(ZMON).parts[0] for p in ZMON.glob("*/**/*.py")}
+    assert folders == set(LAYERS), (
+        f"folders of zmon/ that are no layer: {sorted(folders - set(LAYERS))}; "
+        f"layers without a folder: {sorted(set(LAYERS) - folders)} (zmon.LAYERS lists them)"
+    )
 
 
 def test_parsers_import_only_the_standard_library_and_zmon_errors() -> None:
@@ -147,15 +113,29 @@ def test_parsers_import_only_the_standard_library_and_zmon_errors() -> None:
     assert not offenders, f"parsers must be pure (bytes -> records): {offenders}"
 
 
-def test_no_import_climbs_a_layer() -> None:
-    rank = {name: i for i, name in enumerate(LAYERS)}
-    climbs = [
-        f"{m} ({layer(m)}) -> {dep} ({layer(dep)})"
-        for m, deps in graph().items()
-        for dep in sorted(deps)
-        if rank[layer(dep)] > rank[layer(m)]
+def climbs(edges: dict[str, dict[str, int]]) -> list[str]:
+    """Each import of a module from a higher floor, as ``file:line: a (floor) imports b
+    (floor)``."""
+    paths = modules()
+    return [
+        f"{paths[m].relative_to(ZMON.parent)}:{line}: {m} ({layer(m)}) imports {dep} ({layer(dep)})"
+        for m, deps in sorted(edges.items())
+        for dep, line in sorted(deps.items())
+        if floor(layer(dep)) > floor(layer(m))
     ]
-    assert not climbs, "imports that run back up the layers:\n" + "\n".join(climbs)
+
+
+def test_no_import_climbs_a_layer() -> None:
+    found = climbs(graph())
+    assert not found, "imports that run back up the layers (zmon.LAYERS):\n" + "\n".join(found)
+
+
+def test_a_climbing_import_is_named_with_its_file_and_line() -> None:
+    found = climbs({"zmon.parsers.zpool.zpool_status": {"zmon.exposition.metrics": 12}})
+    assert found == [
+        "zmon/parsers/zpool/zpool_status.py:12: zmon.parsers.zpool.zpool_status (parsers) "
+        "imports zmon.exposition.metrics (exposition)"
+    ]
 
 
 def collector_package(module: str) -> str | None:

@@ -1,5 +1,5 @@
 """The tree of processes: the privileged side binds and collects, the HTTP process it forks
-serves, and what crosses between them is typed and checked (zmon/front.py, zmon/daemon.py).
+serves, and what crosses between them is typed and checked (zmon/runtime/front.py, zmon/daemon.py).
 
 Here zmon runs as the test's user (no drop, the same tree); tests/e2e/test_privileges.py
 starts it as root the way the unit does and reads what each process holds."""
@@ -24,7 +24,12 @@ from structlog.testing import capture_logs
 from tests.core.test_channel import _state, _trip
 from tests.e2e.serve import arc_procfs, collectors_toml
 from tests.support.waiting import poll
-from zmon.channel import (
+from zmon.collecting.config import Config, load
+from zmon.collecting.registry import collectors
+from zmon.daemon import Daemon
+from zmon.exposition.snapshot import Snapshot
+from zmon.host.last_pools import LastPools, PoolStateRecorder
+from zmon.runtime.channel import (
     FROM_FRONT,
     MAX_FRONT_FRAME,
     TO_FRONT,
@@ -43,14 +48,9 @@ from zmon.channel import (
     encode,
     state_fields,
 )
-from zmon.config import Config, load
-from zmon.daemon import Daemon
-from zmon.front import HEALTH_DEADLINE, Front, FrontProcess
-from zmon.host.last_pools import LastPools, PoolStateRecorder
-from zmon.registry import collectors
-from zmon.snapshot import Snapshot
-from zmon.supervisor import Mirrors
-from zmon.webconfig import TLSSettings, WebConfig
+from zmon.runtime.front import HEALTH_DEADLINE, Front, FrontProcess
+from zmon.runtime.supervisor import Mirrors
+from zmon.web.webconfig import TLSSettings, WebConfig
 
 PEM = b"-----BEGIN CERTIFICATE-----\nnot checked on the way\n-----END CERTIFICATE-----\n"
 

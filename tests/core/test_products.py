@@ -6,10 +6,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from zmon.metrics import MetricSet
-from zmon.registry import Board, Collector, Context, Paths, Product
-from zmon.replay import StaticRunner
-from zmon.scheduler import Scheduler
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Board, Collector, Context, Paths, Product
+from zmon.collecting.scheduler import Scheduler
+from zmon.exposition.metrics import MetricSet
 
 NAMES: Product[dict[str, str]] = Product("names", "a test product")
 OTHER: Product[int] = Product("other", "another test product")
@@ -85,7 +85,7 @@ def test_collectors_that_need_each_other_are_refused() -> None:
 
 
 def test_option_returns_the_declared_default() -> None:
-    from zmon.registry import Option
+    from zmon.collecting.registry import Option
 
     class WithOption(Collector):
         name = "with_option"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from zmon.children import running
-from zmon.runner import CommandError, CommandRunner, CommandTimeout, run_deadline
+from zmon.base.children import running
+from zmon.base.runner import CommandError, CommandRunner, CommandTimeout, run_deadline
 
 
 def _script(tmp_path: Path, name: str, body: str) -> str:

@@ -15,11 +15,11 @@ import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from zmon import durable
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, Context, NoDataError, Paths
-from zmon.replay import StaticRunner
-from zmon.scheduler import Scheduler
+from zmon.base import durable
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Collector, Context, NoDataError, Paths
+from zmon.collecting.scheduler import Scheduler
+from zmon.exposition.metrics import MetricSet
 
 
 def _ctx() -> Context:
@@ -174,7 +174,7 @@ def test_same_family_from_two_collectors_is_merged() -> None:
 
 def test_a_slow_render_never_holds_collectors_up(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Runs that finish while the exposition is being joined share the next join."""
-    from zmon.snapshot import Snapshot
+    from zmon.exposition.snapshot import Snapshot
 
     rendering, release = threading.Event(), threading.Event()
     renders: list[str] = []

@@ -14,9 +14,9 @@ import gzip
 import pytest
 
 from tests.status.demo_story import walk
-from zmon import gzipjoin
-from zmon.metrics import MetricSet
-from zmon.snapshot import CollectorState, Snapshot
+from zmon.exposition import gzipjoin
+from zmon.exposition.metrics import MetricSet
+from zmon.exposition.snapshot import CollectorState, Snapshot
 from zmon.status.report import build_report
 
 

@@ -14,10 +14,10 @@ import pytest
 from structlog.testing import capture_logs
 
 from tests.support.waiting import poll as _poll
-from zmon import channel as wire
-from zmon.config import Config
-from zmon.snapshot import Snapshot
-from zmon.supervisor import WEDGED_AFTER, Backoff, WorkerSupervisor, spawn_worker
+from zmon.collecting.config import Config
+from zmon.exposition.snapshot import Snapshot
+from zmon.runtime import channel as wire
+from zmon.runtime.supervisor import WEDGED_AFTER, Backoff, WorkerSupervisor, spawn_worker
 
 # the worker starts a Python process per run: generous on a loaded machine
 poll = partial(_poll, timeout=120.0)
@@ -30,7 +30,7 @@ def _started_worker(then: str = "") -> tuple[str, ...]:
         sys.executable,
         "-c",
         "import socket, sys, time\n"
-        "from zmon.channel import TO_WORKER, Channel, Started\n"
+        "from zmon.runtime.channel import TO_WORKER, Channel, Started\n"
         "channel = Channel(socket.socket(fileno=int(sys.argv[1])), TO_WORKER)\n"
         "channel.recv()\n"
         "channel.send(Started(None, True))\n"

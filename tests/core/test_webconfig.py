@@ -10,8 +10,8 @@ from pathlib import Path
 import bcrypt
 import pytest
 
-from zmon.config import ConfigError
-from zmon.webconfig import BasicAuth, load_web_config
+from zmon.collecting.config import ConfigError
+from zmon.web.webconfig import BasicAuth, load_web_config
 
 
 def _hash(password: str) -> str:
@@ -198,7 +198,7 @@ def test_toolkit_keys_zmon_does_not_implement_are_refused(
 def test_a_daemon_without_a_web_config_loads_neither_yaml_nor_bcrypt() -> None:
     # 0.8 and 0.5 MB of RSS that only a web config file (and one with users) needs
     code = (
-        "import sys, zmon.cli, zmon.daemon, zmon.server; "
+        "import sys, zmon.cli, zmon.daemon, zmon.web.server; "
         "print(sorted({'yaml', 'bcrypt'} & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -221,8 +221,8 @@ def test_an_error_shows_a_huge_value_cut_short(tmp_path: Path) -> None:
 
 
 def test_a_zmon_config_error_shows_a_huge_value_cut_short(tmp_path: Path) -> None:
-    from zmon.config import load
-    from zmon.registry import collectors
+    from zmon.collecting.config import load
+    from zmon.collecting.registry import collectors
 
     path = tmp_path / "zmon.toml"
     path.write_text(f'[web]\nread_timeout = "{"9" * 1_000_000}"\n')

@@ -11,11 +11,11 @@ from typing import Any
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from zmon import channel as wire
-from zmon.channel import FROM_WORKER, TO_FRONT, TO_WORKER, Channel, Update
-from zmon.snapshot import CollectorState, Snapshot, SummaryRow
-from zmon.supervisor import Mirrors
-from zmon.worker import CollectionWorker
+from zmon.exposition.snapshot import CollectorState, Snapshot, SummaryRow
+from zmon.runtime import channel as wire
+from zmon.runtime.channel import FROM_WORKER, TO_FRONT, TO_WORKER, Channel, Update
+from zmon.runtime.supervisor import Mirrors
+from zmon.runtime.worker import CollectionWorker
 
 
 class _Server:

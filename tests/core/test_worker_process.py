@@ -6,7 +6,14 @@ import subprocess
 import sys
 
 # the HTTP process's code: the server, its parser, basic auth, the status pages
-HTTP_MODULES = ("uvicorn", "httptools", "bcrypt", "zmon.server", "zmon.webapp", "zmon.front")
+HTTP_MODULES = (
+    "uvicorn",
+    "httptools",
+    "bcrypt",
+    "zmon.web.server",
+    "zmon.web.webapp",
+    "zmon.runtime.front",
+)
 
 
 def test_the_worker_carries_no_http_code() -> None:
@@ -16,8 +23,8 @@ def test_the_worker_carries_no_http_code() -> None:
     two processes)."""
     script = (
         "import sys\n"
-        "import zmon.worker\n"
-        "from zmon.registry import collectors\n"
+        "import zmon.runtime.worker\n"
+        "from zmon.collecting.registry import collectors\n"
         "collectors()\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from zmon.config import Config, load
+from zmon.base.runner import CommandError, CommandResult, CommandRunner, Runner
+from zmon.collecting.config import Config, load
+from zmon.collecting.registry import Board, Collector, Context, collectors
 from zmon.demo.fakebin import replay
 from zmon.demo.host import DemoHost
+from zmon.exposition.metrics import MetricSet
 from zmon.host.devices import DeviceMapCache
-from zmon.metrics import MetricSet
-from zmon.registry import Board, Collector, Context, collectors
-from zmon.runner import CommandError, CommandResult, CommandRunner, Runner
 
 
 def demo_config(host: DemoHost) -> Config:

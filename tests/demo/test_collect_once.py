@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from zmon.registry import collectors
+from zmon.collecting.registry import collectors
 
 # Every collector, by name: one that goes missing from the registry fails its case here.
 WITH_DATA = ("arc", "zpool", "zpool_list", "zpool_events", "datasets", "dedup", "pool_kstats",

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests.demo.conftest import make_collector
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Collector, Context, Paths
+from zmon.collecting.scheduler import Scheduler
 from zmon.demo.control import DemoControl, DemoControlClient, fresh_runs
 from zmon.demo.host import DemoHost
 from zmon.demo.timeline import PHASES
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, Context, Paths
-from zmon.replay import StaticRunner
-from zmon.scheduler import Scheduler
+from zmon.exposition.metrics import MetricSet
 
 HOUR = 3600.0
 

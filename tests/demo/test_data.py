@@ -11,7 +11,7 @@ from zmon.demo.refresh import MIB, split_events, split_in_capture_order, with_de
 from zmon.demo.smartdata import sata_report, version_text
 from zmon.demo.timeline import PHASES, Phase
 from zmon.parsers.kernel_log import PatternSet, default_rules, scan_text
-from zmon.parsers.smartctl import parse_smartctl, parse_version
+from zmon.parsers.smartctl.smartctl import parse_smartctl, parse_version
 
 SCENARIOS = DATA / "scenarios"
 HEALTHY = SCENARIOS / PHASES[0].scenario

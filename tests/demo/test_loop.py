@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 
 from tests.demo.conftest import PhaseRunner, make_collector
+from zmon.collecting.registry import Board, collectors
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
 from zmon.host.devices import DeviceMapCache
-from zmon.registry import Board, collectors
 
 # Followers of live sources (zpool events -f, udev, the UPS server) are tested elsewhere; the
 # demo host has no SAS hardware (tests/collectors/sas_phy reads a fake SAS host).

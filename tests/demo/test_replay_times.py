@@ -19,7 +19,7 @@ from zmon.demo.fakebin import (
 )
 from zmon.demo.host import DATA
 from zmon.demo.timeline import PHASES
-from zmon.parsers.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
 
 DAY = 86400.0
 SCENARIOS = sorted({p.scenario for p in PHASES})

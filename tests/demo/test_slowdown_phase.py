@@ -19,7 +19,7 @@ from tests.demo.conftest import PhaseRunner, make_collector
 from tests.status.demo_story import START, SteppedClock
 from zmon.demo.host import DemoHost
 from zmon.demo.timeline import PHASES
-from zmon.judgment.evaluator import host_evaluator
+from zmon.health.evaluator import host_evaluator
 from zmon.status.history import History
 from zmon.status.model import read_model
 from zmon.status.page import render_html

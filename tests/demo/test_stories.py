@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.demo.conftest import PhaseRunner, make_collector
-from zmon.config import static_settings
+from zmon.collecting.config import static_settings
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import STORIES
 from zmon.parsers.kernel_log import PatternSet, default_rules, scan_text

@@ -15,7 +15,7 @@ from tests.demo.conftest import collect, make_collector
 from tests.support.waiting import poll
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
-from zmon.metrics import MetricSet
+from zmon.exposition.metrics import MetricSet
 
 PHASE = {p.name: i for i, p in enumerate(PHASES)}
 STORY = tuple(p.name for p in PHASES)

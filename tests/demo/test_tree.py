@@ -7,12 +7,12 @@ import shlex
 import time
 
 from tests.demo.conftest import collect, demo_config
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context
 from zmon.collectors.hotplug import HotplugCollector
 from zmon.demo.host import DATA, DemoHost
 from zmon.demo.timeline import PHASES
 from zmon.host.devices import DeviceMap
-from zmon.registry import Context
-from zmon.replay import StaticRunner
 
 DISKS = ["nvme0n1", "nvme1n1", "sda", "sdb", "sdc", "sdd", "vda", "vdb", "vdc", "vdd", "vde", "vdf"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from zmon.snapshot import CollectorState, self_metrics
+from zmon.exposition.snapshot import CollectorState, self_metrics
 
 ROOT = Path(__file__).parents[2]
 GOLDEN = ROOT / "tests" / "golden"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from zmon.registry import collectors
+from zmon.collecting.registry import collectors
 
 ROOT = Path(__file__).resolve().parents[2]
 INDEX = ROOT / "collectors" / "README.md"

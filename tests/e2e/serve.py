@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tests.support.ports import free_port
-from zmon.registry import collectors
+from zmon.collecting.registry import collectors
 
 
 def collectors_toml(enabled: Sequence[str], listen: str | None = None, extra: str = "") -> str:

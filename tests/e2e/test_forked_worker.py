@@ -63,7 +63,7 @@ def test_the_first_worker_is_forked_and_a_replacement_started_with_exec(tmp_path
         assert names == ["zmon-http", "zmon-worker"], names
         first = _worker(main)
         assert first is not None
-        # forked: the main process's command line, not python -m zmon.worker
+        # forked: the main process's command line, not python -m zmon.runtime.worker
         assert _cmdline(first) == _cmdline(main)
         # its one socket is its channel: the main process holds the other end, and nothing
         # else it holds (listening sockets, the HTTP process's channel) is in the worker
@@ -74,7 +74,7 @@ def test_the_first_worker_is_forked_and_a_replacement_started_with_exec(tmp_path
         os.kill(first, signal.SIGKILL)
         zmon.wait_for("zmon_worker_restarts_total 1.0")
         second = wait_for(lambda: (w := _worker(main)) not in (None, first) and w, timeout=120)
-        assert b"zmon.worker" in _cmdline(second)  # started with exec
+        assert b"zmon.runtime.worker" in _cmdline(second)  # started with exec
         assert len(_sockets(second)) == 1
         zmon.wait_for("zmon_arc_hits_total 100.0")
     finally:

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from tests.e2e.serve import ZmonProcess
 from tests.helpers import require_tool
-from zmon.config import declared_binaries
+from zmon.collecting.config import declared_binaries
+from zmon.collecting.registry import collectors
 from zmon.demo.host import DemoHost
 from zmon.demo.timeline import PHASES
-from zmon.registry import collectors
 
 GOLDEN_NAME = "e2e/serve-resilvering.prom"
 PHASE = next(i for i, p in enumerate(PHASES) if p.name == "resilvering")

@@ -86,6 +86,6 @@ def test_scrapes_answer_while_sysctl_hangs(tmp_path: Path) -> None:
 
 
 def _only(*names: str) -> list[str]:
-    from zmon.registry import collectors
+    from zmon.collecting.registry import collectors
 
     return [f"--no-collector.{n}" for n in collectors() if n not in names]

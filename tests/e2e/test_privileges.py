@@ -33,7 +33,7 @@ from tests.e2e.serve import ZmonProcess, arc_procfs, collectors_toml
 from tests.helpers import IN_CI, not_run, require_tool
 from tests.packaging.unit import setpriv_flags
 from tests.support.waiting import wait_for
-from zmon.privileges import COLLECTING, FOR_THE_DROP, mask_of, status_capabilities
+from zmon.runtime.privileges import COLLECTING, FOR_THE_DROP, mask_of, status_capabilities
 
 pytestmark = pytest.mark.real
 

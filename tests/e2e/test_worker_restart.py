@@ -20,11 +20,11 @@ from functools import partial
 from pathlib import Path
 
 from tests.support.waiting import poll as _poll
-from zmon.children import running
-from zmon.config import load
+from zmon.base.children import running
+from zmon.collecting.config import load
+from zmon.collecting.registry import collectors
 from zmon.daemon import Daemon
-from zmon.registry import collectors
-from zmon.supervisor import WorkerSupervisor, spawn_worker
+from zmon.runtime.supervisor import WorkerSupervisor, spawn_worker
 
 # the worker starts a Python process per run: generous on a loaded machine
 poll = partial(_poll, timeout=120.0)

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.faults.parser_targets import mutants, targets
-from zmon.errors import ParseError
+from zmon.base.errors import ParseError
 
 
 def fuzz(name: str, minutes: float) -> tuple[int, float, list[str]]:

@@ -20,10 +20,10 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from zmon.registry import Collector
-from zmon.scheduler import CollectorWorker
-from zmon.server import make_app
-from zmon.snapshot import CollectorState, Snapshot
+from zmon.collecting.registry import Collector
+from zmon.collecting.scheduler import CollectorWorker
+from zmon.exposition.snapshot import CollectorState, Snapshot
+from zmon.web.server import make_app
 
 CYCLES = 1000
 

@@ -1,6 +1,6 @@
 """Every parser zmon has, with real inputs to mutate: the targets of the parser fuzzers.
 
-A parser may refuse its input, but only with ``zmon.errors.ParseError`` (or a subclass):
+A parser may refuse its input, but only with ``zmon.base.errors.ParseError`` (or a subclass):
 anything else (ValueError, IndexError, RecursionError ...) is a crash that a collector would
 report as a bug and ``zmon parse`` as a traceback. ``mutants`` builds inputs the way real
 output goes wrong: truncated, lines lost or repeated, numbers replaced by odd ones, bytes
@@ -17,16 +17,12 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from zmon.parsers import (
-    freebsd_disks,
-    kstat,
-    nut,
-    pool_kstats,
-    smartctl,
-    smartctl_text,
-    zfs_datasets,
-)
-from zmon.registry import parse_kinds
+from zmon.collecting.registry import parse_kinds
+from zmon.parsers.disks import freebsd_disks
+from zmon.parsers.kstat import kstat, pool_kstats
+from zmon.parsers.smartctl import smartctl, smartctl_text
+from zmon.parsers.ups import nut
+from zmon.parsers.zfs import zfs_datasets
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from zmon.cli import main
-from zmon.config import ConfigError, ConfigErrors, add_flags, all_settings, load
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, collectors
-from zmon.scheduler import CollectorWorker
-from zmon.snapshot import CollectorState
+from zmon.collecting.config import ConfigError, ConfigErrors, add_flags, all_settings, load
+from zmon.collecting.registry import Collector, collectors
+from zmon.collecting.scheduler import CollectorWorker
+from zmon.exposition.metrics import MetricSet
+from zmon.exposition.snapshot import CollectorState
 
 
 @pytest.mark.parametrize("key", ["interval", "timeout"])

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.serve import ZmonProcess
-from zmon.registry import collectors
+from zmon.collecting.registry import collectors
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 

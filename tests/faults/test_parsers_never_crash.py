@@ -17,14 +17,14 @@ from hypothesis import strategies as st
 
 from tests.faults.parser_targets import HUGE_INT, hostile_inputs, mutants, targets
 from zmon import cli
+from zmon.base.errors import ParseError
+from zmon.base.failures import OUTPUT_INVALID, classify
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, Paths
 from zmon.collectors.arc import ArcCollector
-from zmon.errors import ParseError
-from zmon.failures import OUTPUT_INVALID, classify
-from zmon.parsers.arcstats import FREEBSD_PARAM_SYSCTLS
-from zmon.parsers.smartctl import parse_smartctl
-from zmon.parsers.smartctl_text import parse_smartctl_text
-from zmon.registry import Context, Paths
-from zmon.replay import StaticRunner
+from zmon.parsers.kstat.arcstats import FREEBSD_PARAM_SYSCTLS
+from zmon.parsers.smartctl.smartctl import parse_smartctl
+from zmon.parsers.smartctl.smartctl_text import parse_smartctl_text
 
 TARGETS = targets()
 CI_LONG_LINE = 1 << 18

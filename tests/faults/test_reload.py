@@ -21,10 +21,10 @@ import pytest
 from tests.e2e.serve import ZmonProcess, arc_procfs, collectors_toml, processes_running
 from tests.faults.harness import no_leaks
 from tests.support.ports import free_port
-from zmon.config import Config, load
+from zmon.collecting.config import Config, load
+from zmon.collecting.registry import Paths, collectors
 from zmon.daemon import Daemon
-from zmon.registry import Paths, collectors
-from zmon.supervisor import WorkerSupervisor, spawn_worker
+from zmon.runtime.supervisor import WorkerSupervisor, spawn_worker
 
 
 @pytest.fixture
@@ -208,7 +208,7 @@ BROKEN_KERNEL_LOG_WORKER = (
     "def broken(self):\n"
     "    raise RuntimeError('cannot start')\n"
     "KernelLogCollector.start = broken\n"
-    "from zmon.worker import main\n"
+    "from zmon.runtime.worker import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
 

@@ -1,7 +1,7 @@
 """Corrupt, old-version and hostile state files never stop zmon; writes survive kill -9 and
 power cuts.
 
-Every state file zmon keeps is read through ``zmon.durable``: the kernel-log checkpoint and
+Every state file zmon keeps is read through ``zmon.base.durable``: the kernel-log checkpoint and
 positions (StateStore), the zpool_events cursor and counts, and the scrub history. A bad file
 is a warning and a rebuild. Writes go through ``durable.write_atomic`` (write, fsync, rename,
 fsync the directory), checked here against a simulated disk that loses everything not yet
@@ -23,14 +23,14 @@ import pytest
 
 from tests.collectors.zpool.test_collector import json_runner
 from tests.faults.harness import CYCLES, Rig, no_leaks
-from zmon import durable
+from zmon.base import durable
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, Paths
 from zmon.collectors.zpool import ZpoolCollector
 from zmon.collectors.zpool.scrub_history import ScrubHistory
 from zmon.collectors.zpool_events import CursorStore
 from zmon.host.logfollow import FileFollower
 from zmon.host.statestore import StateStore
-from zmon.registry import Context, Paths
-from zmon.replay import StaticRunner
 
 HOSTILE: dict[str, bytes | None] = {
     "nested-arrays": b"[" * 200_000,
@@ -103,7 +103,7 @@ def test_zpool_collector_runs_1000_times_on_a_hostile_scrub_file(tmp_path: Path,
 
 WRITER = """
 import sys, time
-from zmon import durable
+from zmon.base import durable
 path, start = sys.argv[1], int(sys.argv[2])
 n = start
 while True:

@@ -15,10 +15,10 @@ import pytest
 
 from tests.faults.harness import CYCLES, Resources, Rig, no_leaks, settle
 from tests.helpers import fixture_path
-from zmon import children
+from zmon.base import children
+from zmon.base.runner import CommandRunner
+from zmon.collecting.registry import Context, Paths
 from zmon.collectors.zpool_list import ZpoolListCollector
-from zmon.registry import Context, Paths
-from zmon.runner import CommandRunner
 
 LAB = fixture_path("pools", "lab", "2.3.2-01-healthy")
 TANK = ("zmon_pool_size_bytes", (("pool", "tank"),))

@@ -18,9 +18,9 @@ from tests.collectors.ups.fakes import nis_status_handler, silent_handler, trick
 from tests.faults.harness import CYCLES, Rig, no_leaks
 from tests.helpers import fixture_path
 from tests.support.clock import FakeClock
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, Paths
 from zmon.collectors.ups import UpsCollector
-from zmon.registry import Context, Paths
-from zmon.replay import StaticRunner
 
 NAME = "apcaccess_02_bk650m2_openwrt_ONLINE.txt"
 LINES = [ln for ln in fixture_path("ups", NAME).read_text().splitlines() if ln[:1].isupper()]

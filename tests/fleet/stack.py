@@ -32,7 +32,7 @@ from tests.helpers import require_tool
 from tests.rules import stack
 from tests.rules.stack import REPO, Process, Prometheus, SteppedDemo, _unix, free_port, http_get
 from zmon.demo.upsd import base_variables
-from zmon.judgment.thresholds import DEFAULTS, Duration
+from zmon.health.thresholds import DEFAULTS, Duration
 
 SHIPPED_CONFIG = REPO / "packaging" / "alertmanager" / "zmon.yml"
 TIMING_KEYS = ("group_wait", "group_interval", "repeat_interval")

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from tests.fleet.stack import SHIPPED_CONFIG, TIMING_KEYS, cluster_config, config_changes
-from zmon.judgment.thresholds import Duration
+from zmon.health.thresholds import Duration
 
 TIMINGS = {"group_wait": "1s", "group_interval": "2s", "repeat_interval": "3s"}
 

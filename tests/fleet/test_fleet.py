@@ -90,7 +90,7 @@ from tests.fleet.stack import (
     position_zero,
     wait_until,
 )
-from zmon.status import policy
+from zmon.health import policy
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 

@@ -13,11 +13,11 @@ import pytest
 from tests.helpers import fixture_path
 from tests.status.helpers import NOW, families, pool_text
 from tests.support.disks import fixture_bytes, host_paths, make_ctx
+from zmon.base.errors import ParseError
 from zmon.collectors.devices import device_map_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render
+from zmon.exposition.formats import render
 from zmon.host.devices import DeviceMap
-from zmon.parsers.sesutil import parse_sesutil_map, slots_by_disk
+from zmon.parsers.disks.sesutil import parse_sesutil_map, slots_by_disk
 from zmon.status.diagnoses import Evidence, Finding, diagnose
 from zmon.status.model import read_model
 from zmon.status.page import render_html

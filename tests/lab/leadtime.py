@@ -29,9 +29,9 @@ from tests.lab.checks import alert, errors, events, pool_state, vdev_state
 from tests.lab.engine import AllCollectorsSucceed, Check, Result, eq, ge, gt, present
 from tests.lab.prometheus import AlertWatcher, escaped
 from tests.lab.session import Sequence
-from zmon.judgment import shipped
-from zmon.judgment.conditions import needs
-from zmon.judgment.thresholds import DEFAULTS
+from zmon.health import shipped
+from zmon.health.conditions import needs
+from zmon.health.thresholds import DEFAULTS
 
 BASELINE = "01-ramp-baseline"
 FAULTED = "02-vdev-faulted"

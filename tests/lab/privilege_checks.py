@@ -5,7 +5,7 @@ The guest publishes, at the first step of every run, one fact per process (``zmo
 in guest/common.sh, by the processes' names): ``zmon.main``, ``zmon.http`` and ``zmon.worker``, each
 ``pid=P uid=R,E,S,F CapEff=HEX CapPrm=HEX CapBnd=HEX``. The HTTP process must run as the web
 user with nothing; the collecting side (the main process and its worker) as root with exactly
-the collecting set zmon/privileges.py documents. Collection itself under that set (SMART
+the collecting set zmon/runtime/privileges.py documents. Collection itself under that set (SMART
 through SG_IO and NVMe admin commands, ``zpool events``, /dev/kmsg) is the fault sequence's
 rows at 01-healthy and every collector's success (tests/lab/checks.py).
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tests.lab.engine import Check, Result, present
-from zmon.privileges import COLLECTING, mask_of
+from zmon.runtime.privileges import COLLECTING, mask_of
 
 WEB_USER = "zmon"  # `--web.user` in the lab (session.zmon_args); the guest creates the user
 FACT = "zmon."

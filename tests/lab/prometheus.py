@@ -25,8 +25,8 @@ from tests.lab import checks
 from tests.lab.engine import Check, Result, Scrape, evaluate
 from tests.lab.labvm import LabError, track
 from tests.support.ports import free_port
-from zmon.judgment.thresholds import DEFAULTS
-from zmon.status.ratios import RATE_WINDOW
+from zmon.health.ratios import RATE_WINDOW
+from zmon.health.thresholds import DEFAULTS
 
 
 class AlertWatcher:

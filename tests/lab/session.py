@@ -45,7 +45,7 @@ def zmon_args(
     """`zmon serve` flags for the guest, from the collectors this tree registers (`intervals`
     overrides INTERVALS); the HTTP process drops to WEB_USER, as with the shipped unit."""
     intervals = {**INTERVALS, **(intervals or {})}
-    from zmon.registry import collectors
+    from zmon.collecting.registry import collectors
 
     args = ["--web.listen-address", f":{GUEST_PORT}", "--web.user", WEB_USER,
             "--log.format", "json",

@@ -8,8 +8,8 @@ read again (arc-raised: hits); then `zinject -D 1000:16` slows vde and a file wr
 export and import of the pool and not read since is read once in 8 MiB reads (slow-disk: cold
 misses, one top-level vdev slower than its siblings).
 
-The host's Prometheus evaluates zmon's recording rules (zmon/judgment/memory.py, the ratios of
-zmon/status/ratios.py) with the rate window shortened from 5 minutes to RATE_WINDOW, so that
+The host's Prometheus evaluates zmon's recording rules (zmon/health/memory.py, the ratios of
+zmon/health/ratios.py) with the rate window shortened from 5 minutes to RATE_WINDOW, so that
 each phase has a window of its own, and the minimum traffic below which latency is not judged
 lowered to RULE_THRESHOLDS' (the TCG guest reads slowly). At each phase's end the signal must
 say what the phase is: PHASE_CHECKS. The guest saves arcstats and `zpool iostat -p -w -v` at
@@ -42,23 +42,23 @@ from tests.lab.engine import (
 )
 from tests.lab.prometheus import AlertWatcher
 from tests.lab.session import Sequence
-from zmon.judgment import memory
-from zmon.judgment.memory import (
+from zmon.collecting.registry import collectors
+from zmon.health import memory
+from zmon.health.memory import (
     POOL_P99,
     POOL_VS_USUAL,
     VDEV_P99,
     VDEV_VS_SIBLINGS,
 )
-from zmon.judgment.thresholds import DEFAULTS
-from zmon.parsers.arcstats import parse_arcstats_kstat
-from zmon.parsers.zpool_iostat import parse_zpool_iostat
-from zmon.registry import collectors
-from zmon.status.ratios import (
+from zmon.health.ratios import (
     ARC_GHOST_HITS_PER_ACCESS,
     ARC_GHOST_HITS_PER_MISS,
     ARC_HIT,
     LargerArc,
 )
+from zmon.health.thresholds import DEFAULTS
+from zmon.parsers.kstat.arcstats import parse_arcstats_kstat
+from zmon.parsers.zpool.zpool_iostat import parse_zpool_iostat
 
 ARC_PHASES = "01-arc-phases"
 SLOW_DISK = "02-slow-disk"

@@ -19,11 +19,11 @@ from tests.lab import checks
 from tests.lab.engine import Check, Result, Scrape, StepRunner
 from tests.lab.labvm import read_facts
 from tests.support.zpool_status import recorded_result
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandResult
+from zmon.collecting.registry import Context, Paths, parse_kinds
 from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector
-from zmon.exposition import render
-from zmon.registry import Context, Paths, parse_kinds
-from zmon.replay import StaticRunner
-from zmon.runner import CommandResult
+from zmon.exposition.formats import render
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
 JSON = ("zpool", "status", *JSON_ARGS, "-v")

@@ -10,7 +10,7 @@ from tests.lab.conftest import SEQUENCES
 from tests.lab.labvm import GUEST_DIR
 from tests.lab.privilege_checks import WEB_USER, expectations, privilege_results, published
 from tests.lab.session import zmon_args
-from zmon.privileges import COLLECTING, FOR_THE_DROP, mask_of
+from zmon.runtime.privileges import COLLECTING, FOR_THE_DROP, mask_of
 
 ROOT, USER = "0,0,0,0", "998,998,998,998"
 KEPT = f"{mask_of(COLLECTING):016x}"

@@ -33,7 +33,7 @@ from tests.lab.slowdown import (
     verdict,
     within_tolerance,
 )
-from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
+from zmon.health.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
 
 LAB = Path(__file__).resolve().parent
 CAPTURES = LAB.parent / "fixtures" / "lab"

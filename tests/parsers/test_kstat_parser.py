@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import fixture_path
-from zmon.errors import ParseError
-from zmon.parsers.kstat import (
+from zmon.base.errors import ParseError
+from zmon.parsers.kstat.kstat import (
     KstatDataType,
     KstatEntry,
     KstatHeader,

@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import FIXTURES
+from zmon.base.errors import ParseError
 from zmon.cli import main
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.parsers.paste import unwrap_paste
-from zmon.registry import parse_kinds
+from zmon.collecting.registry import parse_kinds
+from zmon.exposition.formats import render
+from zmon.parsers.common.paste import unwrap_paste
 
 LAB = r"(?:lab/[^/]+/[^/]+|pools/lab/[^/]+|perf/lab/[^/]+/[^/]+|zpool_status/lab/[^/]+(?:/[^/]+)?)"
 # relative path -> the kinds that read it (a kstat dump is also a txgs input, -D output both)

@@ -8,13 +8,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.perf_lab import lab
+from zmon.base.errors import ParseError
 from zmon.collectors.iostat import parse_zpool_iostat_kind
 from zmon.collectors.txg import parse_txgs_kind
 from zmon.collectors.zfs_kstats import parse_kstat_kind
-from zmon.errors import ParseError
-from zmon.metrics import MetricSet
-from zmon.parsers.txgs import parse_dmu_tx_assign, parse_txgs
-from zmon.parsers.zpool_iostat import parse_zpool_iostat
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.kstat.txgs import parse_dmu_tx_assign, parse_txgs
+from zmon.parsers.zpool.zpool_iostat import parse_zpool_iostat
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 KINDS = (parse_zpool_iostat_kind, parse_txgs_kind, parse_kstat_kind)

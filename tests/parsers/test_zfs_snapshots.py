@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.pool_lab import LAB, snapshot_times
-from zmon.errors import ParseError
-from zmon.parsers.zfs_snapshots import DatasetSnapshots, parse_snapshot_times
+from zmon.base.errors import ParseError
+from zmon.parsers.zfs.zfs_snapshots import DatasetSnapshots, parse_snapshot_times
 
 FUSE = LAB / "zfs-fuse-0.7.0"
 

@@ -279,7 +279,7 @@ def capture_time(text: str) -> float:
 def lab_timeline(version: str, step: float = STEP) -> Timeline:
     """The lab run of ``version`` as zmon served it: each step's capture from its moment until
     the next; compared right after each capture and just before the next."""
-    from zmon.judgment.evaluator import host_evaluator
+    from zmon.health.evaluator import host_evaluator
     from zmon.status.alerting import Judgment
     from zmon.status.history import History
     from zmon.status.model import read_model
@@ -353,12 +353,12 @@ def demo_timeline(
     page observing every rendering; compared at the first and last scrape of each phase
     (``moments(index, seconds into the phase, phase length)`` chooses others)."""
     from tests.demo.conftest import PhaseRunner, demo_config, make_collector
+    from zmon.collecting.registry import Board, collectors
+    from zmon.collecting.scheduler import Scheduler
     from zmon.demo import host as demo_host
     from zmon.demo.host import DemoHost
     from zmon.demo.timeline import starts
     from zmon.host.devices import DeviceMapCache
-    from zmon.registry import Board, collectors
-    from zmon.scheduler import Scheduler
     from zmon.status.page import StatusPage
 
     story = f"differential-{name}"

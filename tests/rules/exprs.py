@@ -10,7 +10,7 @@ from typing import Any
 from alert_rules.building import Alert, Record
 from alert_rules.rules import groups
 from grafana.boards import DASHBOARDS
-from zmon.judgment.thresholds import DEFAULTS
+from zmon.health.thresholds import DEFAULTS
 
 # A vector selector of a zmon metric or recording rule, with its matchers (not the [range]).
 _SELECTOR = re.compile(r"(?<![\w:])((?:zmon_|zmon:)[a-z0-9_:]*[a-z0-9_])(\{[^}]*\})?")

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from alert_rules import generate
-from zmon.judgment.thresholds import DEFAULTS, Duration
+from zmon.health.thresholds import DEFAULTS, Duration
 
 SPEC_FILE = Path(__file__).with_name("noise.yml")
 MINUTES_PER_YEAR = 365 * 24 * 60

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from alert_rules import generate
 from tests.collectors.kernel_log.test_collector import make_ctx
+from zmon.base.replay import StaticRunner
+from zmon.collecting.products import VDEV_NAMES
+from zmon.collecting.registry import Board, Context, Paths
 from zmon.collectors.kernel_log import KernelLogCollector
 from zmon.collectors.kernel_log.metrics import ALERTED_PATTERNS, ALERTED_POOL_PATTERNS
 from zmon.collectors.zpool_events import ALERTED_CLASSES, ZpoolEventsCollector
+from zmon.health.thresholds import DEFAULTS
 from zmon.host.devices import BlockDevice, DeviceMap, DeviceMapCache
-from zmon.judgment.thresholds import DEFAULTS
-from zmon.products import VDEV_NAMES
-from zmon.registry import Board, Context, Paths
-from zmon.replay import StaticRunner
 
 EVENTS = "zmon_zfs_events_total"
 LOG_EVENTS = "zmon_kernel_log_events_total"

@@ -16,7 +16,7 @@ import pytest
 from tests.helpers import require_tool
 from tests.rules.stack import REPO, Process, Webhook, http_get
 from tests.support.ports import free_port
-from zmon.judgment.inhibitions import INHIBITIONS
+from zmon.health.inhibitions import INHIBITIONS
 
 pytestmark = pytest.mark.real
 

@@ -13,7 +13,7 @@ from grafana_foundation_sdk.models.common import GraphDrawStyle
 
 from grafana import builder, generate
 from grafana.boards import DASHBOARDS, OWN_LINES
-from zmon.judgment.thresholds import DEFAULTS
+from zmon.health.thresholds import DEFAULTS
 
 GRAFANA = Path(generate.__file__).parent
 BOARDS = {uid: build() for uid, build in DASHBOARDS.items()}
@@ -278,7 +278,7 @@ ARC_COUNTER = re.compile(r"zmon_arc_\w+_total")
 
 @pytest.mark.parametrize("uid", sorted(BOARDS))
 def test_arc_ratios_come_from_their_recording_rules(uid: str) -> None:
-    """Each ARC ratio is defined once (zmon/status/ratios.py, recorded as
+    """Each ARC ratio is defined once (zmon/health/ratios.py, recorded as
     zmon:<name>:ratio_rate5m): no panel divides ARC counters itself."""
     for title, expr in _exprs(BOARDS[uid]):
         counters = ARC_COUNTER.findall(expr)
@@ -317,7 +317,7 @@ def _steps(panel: dict[str, Any]) -> list[float]:
 
 @pytest.mark.parametrize(("uid", "title"), sorted(JUDGED_LINES))
 def test_a_line_where_an_alert_judges_is_the_thresholds_tables_value(uid: str, title: str) -> None:
-    """Written once: the boards draw the rules' limits from zmon/judgment/thresholds.py."""
+    """Written once: the boards draw the rules' limits from zmon/health/thresholds.py."""
     (panel,) = [p for p in _panels(BOARDS[uid]) if p["title"] == title]
     values, judge = JUDGED_LINES[uid, title]
     for value in values:

@@ -6,8 +6,8 @@ import pytest
 
 from alert_rules.building import Alert
 from alert_rules.rules import dataset_alerts
-from zmon.judgment.thresholds import DEFAULTS, Thresholds
-from zmon.status.policy import severity
+from zmon.health.policy import severity
+from zmon.health.thresholds import DEFAULTS, Thresholds
 
 
 def _alerts(t: Thresholds) -> dict[str, Alert]:

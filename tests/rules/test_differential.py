@@ -21,9 +21,9 @@ import pytest
 
 from tests.helpers import require_tool
 from tests.rules import differential as d
+from zmon.health.policy import POLICY
 from zmon.status.alerting import IDENTITY, alert_states, for_seconds
 from zmon.status.diagnoses import RULES, Finding
-from zmon.status.policy import POLICY
 from zmon.status.report import overall_state
 
 COMPARED = tuple(p.alert for p in POLICY if p.alert not in d.UNSEEN_BY_STATUS)

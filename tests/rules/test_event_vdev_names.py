@@ -15,8 +15,8 @@ from alert_rules import generate
 from tests.helpers import require_tool
 from tests.rules.stack import REPO
 from tests.support.pool_lab import context
+from zmon.base.replay import StaticRunner
 from zmon.collectors.zpool_events import ZpoolEventsCollector, relabel_vdevs
-from zmon.replay import StaticRunner
 
 H = 'instance="h1", job="zmon"'
 DISK, VDEV = "sdb", "ata-WDC_WD40_X"

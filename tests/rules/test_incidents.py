@@ -13,7 +13,7 @@ from alert_rules import generate
 from tests.helpers import require_tool
 from tests.rules import incidents
 from tests.rules.test_noise_year import INCIDENTS as CATALOGUED
-from zmon.status.policy import POLICY_BY_ALERT
+from zmon.health.policy import POLICY_BY_ALERT
 
 
 def test_the_incident_set_is_the_one_the_noise_year_names() -> None:

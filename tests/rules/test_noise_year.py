@@ -17,7 +17,7 @@ import pytest
 from alert_rules import generate
 from tests.helpers import require_tool
 from tests.rules import noise
-from zmon.status.policy import severity
+from zmon.health.policy import severity
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"

@@ -1,5 +1,5 @@
 """The paging policy is the one source of severities: the shipped rule file, ``zmon status``
-and the Alertmanager routes follow the table in zmon/status/policy.py, and POLICY.md is its
+and the Alertmanager routes follow the table in zmon/health/policy.py, and POLICY.md is its
 rendering."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import yaml
 from alert_rules import generate, policy_doc
 from tests.helpers import require_tool
 from tests.rules.stack import REPO
+from zmon.health.policy import POLICY, POLICY_BY_ALERT, SEVERITIES
 from zmon.status import diagnoses, report
 from zmon.status.diagnoses import RULES, Evidence, diagnose
 from zmon.status.model import HostModel, Pool
-from zmon.status.policy import POLICY, POLICY_BY_ALERT, SEVERITIES
 
 CONFIG = REPO / "packaging" / "alertmanager" / "zmon.yml"
 

@@ -1,4 +1,4 @@
-"""Each ARC ratio is defined once (zmon/status/ratios.py): the recording rule Prometheus
+"""Each ARC ratio is defined once (zmon/health/ratios.py): the recording rule Prometheus
 evaluates and the figure `zmon status` computes are the same division of the same counters."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from alert_rules.generate import RULES_FILE, group_names
 from tests.helpers import require_tool
 from tests.rules.exprs import recording_rules
 from tests.status.helpers import families
-from zmon.status.model import read_model
-from zmon.status.ratios import (
+from zmon.health.ratios import (
     ARC_GHOST_HITS_PER_ACCESS,
     ARC_GHOST_SIZE,
     RATE_SECONDS,
@@ -24,6 +23,7 @@ from zmon.status.ratios import (
     counter_metric,
     ghost_size_expr,
 )
+from zmon.status.model import read_model
 
 RECORDS = {r.record: r.expr for r in recording_rules()}
 
@@ -60,7 +60,7 @@ def test_every_ratio_is_recorded_from_its_one_definition(ratio: CounterRatio) ->
 def test_no_other_rule_records_an_arc_ratio() -> None:
     ours = {r.record for r in RATIOS}
     others = [n for n in RECORDS if n.startswith("zmon:arc_") and "ratio" in n and n not in ours]
-    assert not others, f"ARC ratios recorded outside zmon/status/ratios.py: {others}"
+    assert not others, f"ARC ratios recorded outside zmon/health/ratios.py: {others}"
 
 
 def test_what_a_larger_arc_would_buy_is_defined_once() -> None:

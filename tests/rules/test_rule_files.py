@@ -13,11 +13,11 @@ from alert_rules import generate, rules
 from alert_rules.building import Alert
 from tests.helpers import require_tool
 from tests.rules.exprs import alert_rules, family, metric_names, panel_exprs, rule_exprs
-from zmon.judgment.disks import with_pool
-from zmon.judgment.expr import metric
-from zmon.judgment.thresholds import DEFAULTS, Duration, format_seconds
+from zmon.health.disks import with_pool
+from zmon.health.expr import metric
+from zmon.health.policy import SEVERITIES
+from zmon.health.thresholds import DEFAULTS, Duration, format_seconds
 from zmon.status.links import DEFAULT_LINKS, INSTALLED_RUNBOOK, SiteLinks
-from zmon.status.policy import SEVERITIES
 
 RULES_DIR = Path(generate.__file__).parent
 TEST_FILES = sorted((RULES_DIR / "tests").glob("*.test.yml"))

@@ -18,10 +18,10 @@ import pytest
 
 from tests.demo.conftest import PhaseRunner, make_collector
 from tests.support.waiting import poll
+from zmon.collecting.registry import Board, collectors
 from zmon.demo.host import KERN_LOG, DemoHost
 from zmon.demo.timeline import PHASES
 from zmon.host.devices import DeviceMapCache
-from zmon.registry import Board, collectors
 
 START = 1_795_997_000.0  # the demo story starts here (the lab's captures were made then)
 FOLLOWERS = ("kernel_log", "zpool_events")

@@ -7,7 +7,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from zmon.judgment.evaluator import host_evaluator
+from zmon.health.evaluator import host_evaluator
 from zmon.status.diagnoses import Evidence, Finding, diagnose
 from zmon.status.history import History
 from zmon.status.model import read_model

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from zmon.judgment.thresholds import DEFAULTS
+from zmon.health.thresholds import DEFAULTS
 from zmon.status.diagnoses import ALERT_WORDS, RULES, Limits
 from zmon.status.links import DEFAULT_LINKS
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.status.helpers import NOW, families
-from zmon.exposition import render
-from zmon.registry import parse_kinds
+from zmon.collecting.registry import parse_kinds
+from zmon.exposition.formats import render
 from zmon.status.report import build_report
 from zmon.status.terminal import render_text
 

@@ -4,9 +4,9 @@ finding describes is said in the condition's words (zmon/status/alerting.py)."""
 
 from __future__ import annotations
 
-from zmon.judgment import shipped
-from zmon.judgment.conditions import Instance
-from zmon.judgment.thresholds import DEFAULTS
+from zmon.health import shipped
+from zmon.health.conditions import Instance
+from zmon.health.thresholds import DEFAULTS
 from zmon.status.alerting import Judgment, judged_findings
 from zmon.status.diagnoses import Finding
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.status.helpers import NOW, families, pool_text
-from zmon.config import Config
-from zmon.status import cli
+from zmon import status_command as cli
+from zmon.collecting.config import Config
 from zmon.status.page import StatusPage
 from zmon.status.published import (
     FRESH_JUDGMENTS,
@@ -225,9 +225,9 @@ def test_a_publisher_that_cannot_write_counts_it(tmp_path: Path) -> None:
 
 def test_the_status_page_publishes_what_it_judged(tmp_path: Path) -> None:
     from tests.status.test_page import Degraded
-    from zmon.registry import Context, Paths
-    from zmon.replay import StaticRunner
-    from zmon.scheduler import Scheduler
+    from zmon.base.replay import StaticRunner
+    from zmon.collecting.registry import Context, Paths
+    from zmon.collecting.scheduler import Scheduler
 
     s = Scheduler()
     s.add(Degraded(Context(paths=Paths(), runner=StaticRunner())), 60, 1)

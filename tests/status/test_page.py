@@ -9,15 +9,15 @@ import urllib.request
 import pytest
 
 from tests.status.helpers import NOW, families, pool_text
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, Context, Paths
-from zmon.replay import StaticRunner
-from zmon.scheduler import Scheduler
-from zmon.server import HTTPFrontend, make_app
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Collector, Context, Paths
+from zmon.collecting.scheduler import Scheduler
+from zmon.exposition.metrics import MetricSet
 from zmon.status.history import History
 from zmon.status.model import read_model
 from zmon.status.page import StatusPage, charts, render_html, sparkline
 from zmon.status.report import build_report
+from zmon.web.server import HTTPFrontend, make_app
 
 
 class Degraded(Collector):

@@ -1,7 +1,7 @@
 """A real headless Chromium loads the status page of the demo host (real tier).
 
 The demo story is stepped on an explicit clock into the daemon's own snapshot and server hook
-(zmon/server.py -> zmon/status/page.py), so the page has an hour of history and the
+(zmon/web/server.py -> zmon/status/page.py), so the page has an hour of history and the
 problems of the resilvering phase. Chromium dumps the DOM after load and takes a screenshot;
 the test reads the pool tree and the diagnosis lines from the DOM and the state colours
 from the screenshot's pixels. The screenshot is kept as a test artifact (its path is printed;
@@ -21,8 +21,8 @@ import pytest
 
 from tests.helpers import require_tool, stop_process_group
 from tests.status.demo_story import walk
-from zmon.server import HTTPFrontend, make_app
-from zmon.snapshot import CollectorState, Snapshot
+from zmon.exposition.snapshot import CollectorState, Snapshot
+from zmon.web.server import HTTPFrontend, make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 UP_TO = "resilvering-later"

@@ -9,7 +9,7 @@ import pytest
 
 from tests.status.helpers import NOW, families, recorded
 from tests.status.slowdown_hour import STEP, exposition
-from zmon.judgment.thresholds import DEFAULTS
+from zmon.health.thresholds import DEFAULTS
 from zmon.status.diagnoses import Evidence, Finding, Limits, diagnose
 from zmon.status.history import History
 from zmon.status.model import read_model

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.status.helpers import NOW, families, pool_text
+from zmon.health import policy
 from zmon.host.last_pools import LastPools, PoolStateRecorder, load_last_pools
-from zmon.status import policy
 from zmon.status.report import build_report
 from zmon.status.terminal import render_text
 
@@ -122,7 +122,7 @@ def test_the_last_pool_states_survive_a_restart(tmp_path: Path) -> None:
 
 def test_the_status_page_of_a_restarted_zmon_says_the_last_known_state(tmp_path: Path) -> None:
     """The daemon's page: zpool hangs since zmon started, the state directory remembers."""
-    from zmon.snapshot import CollectorState, Snapshot
+    from zmon.exposition.snapshot import CollectorState, Snapshot
     from zmon.status.page import StatusPage
 
     PoolStateRecorder(tmp_path).observe(NOW - 3600, {"tank": "DEGRADED"})

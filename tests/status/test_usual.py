@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tests.status.helpers import NOW, families, pool_text
-from zmon.judgment import memory, shipped
-from zmon.judgment.expr import Context
-from zmon.judgment.thresholds import DEFAULTS
-from zmon.snapshot import CollectorState
+from zmon.exposition.snapshot import CollectorState
+from zmon.health import memory, shipped
+from zmon.health.expr import Context
+from zmon.health.thresholds import DEFAULTS
 from zmon.status.page import StatusPage
 from zmon.status.report import build_report
 

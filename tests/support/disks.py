@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tests.helpers import fixture_path
+from zmon.base.replay import Response, StaticRunner
+from zmon.base.runner import CommandResult
+from zmon.collecting.registry import Context, Paths
 from zmon.collectors.smart import reads_sas_phys
-from zmon.registry import Context, Paths
-from zmon.replay import Response, StaticRunner
-from zmon.runner import CommandResult
 
 LINUX_HOST = fixture_path("disks", "linux-host")
 VERSION_73 = (

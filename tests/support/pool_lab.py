@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tests.helpers import fixture_path
-from zmon.registry import Context, Paths
-from zmon.replay import StaticRunner
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, Paths
 
 POOLS = fixture_path("pools")
 LAB = POOLS / "lab"

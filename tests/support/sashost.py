@@ -13,8 +13,8 @@ import shutil
 from pathlib import Path
 
 from tests.helpers import fixture_path
+from zmon.collecting.registry import Paths
 from zmon.demo.fakehost import link, sas_phy, write
-from zmon.registry import Paths
 
 JBOD = fixture_path("disks", "jbod-host")
 HOST0 = "devices/pci0000:00/0000:00:03.0/0000:03:00.0/host0"

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.helpers import fixture_path
-from zmon.exposition import render
-from zmon.metrics import MetricSet
-from zmon.parsers.zpool_status import parse_zpool_status
-from zmon.parsers.zpool_status_model import Pool, Vdev, ZpoolStatus
-from zmon.runner import CommandResult
+from zmon.base.runner import CommandResult
+from zmon.exposition.formats import render
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status_model import Pool, Vdev, ZpoolStatus
 
 FIX = fixture_path("zpool_status")
 CORPUS = FIX / "corpus"

@@ -1,1 +1,2 @@
-"""Built-in collectors: one package each, whose ``__init__`` registers it (``zmon.registry``)."""
+"""Built-in collectors: one package each, whose ``__init__`` registers it
+(``zmon.collecting.registry``)."""

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from zmon.demo.host import DemoHost
-from zmon.snapshot import CollectorState
+from zmon.exposition.snapshot import CollectorState
 
 
 class CollectorWorker(Protocol):

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from zmon.config import CollectorSettings, Config, declared_binaries
-from zmon.registry import Paths
-from zmon.registry import collectors as registered_collectors
+from zmon.collecting.config import CollectorSettings, Config, declared_binaries
+from zmon.collecting.registry import Paths
+from zmon.collecting.registry import collectors as registered_collectors
 
 PCI = "devices/pci0000:00"
 # The directory that holds the zmon package: the fake programs import zmon.demo.fakebin from it.

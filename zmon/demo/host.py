@@ -13,7 +13,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zmon.config import Config
+from zmon.base.logs import get
+from zmon.collecting.config import Config
+from zmon.collecting.registry import Paths
 from zmon.demo.disks import BlockTree
 from zmon.demo.fakebin import LIVE, POOL_AGE_FILE
 from zmon.demo.fakehost import FakeHost
@@ -23,8 +25,6 @@ from zmon.demo.refresh import VDEV_HISTOGRAMS, histogram_blocks, write_vdev_hist
 from zmon.demo.timeline import LATENCY, PHASES, STORIES, Phase, starts
 from zmon.demo.upsd import DemoUpsd, base_variables
 from zmon.demo.variants import recorded_scenario
-from zmon.logs import get
-from zmon.registry import Paths
 
 DATA = Path(__file__).parent / "data"
 log = get("demo")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from zmon.parsers.arcstats import parse_arcstats_kstat
-from zmon.parsers.zpool_iostat import parse_zpool_iostat
+from zmon.parsers.kstat.arcstats import parse_arcstats_kstat
+from zmon.parsers.zpool.zpool_iostat import parse_zpool_iostat
 
 DATA = Path(__file__).parent / "data"
 CAPTURE = DATA / "lab-slowdown"

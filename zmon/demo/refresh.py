@@ -149,7 +149,7 @@ def time_anchors(dest: Path) -> list[str]:
     prints the issue rate: the pass started at ``pass_start`` and had issued
     ``issued_bytes_per_scan`` bytes at that rate, which dates the recording.
     """
-    from zmon.parsers.zpool_status import parse_zpool_status
+    from zmon.parsers.zpool.zpool_status import parse_zpool_status
 
     text, js = dest / "zpool-status-p-v-s.txt", dest / "zpool-status-int-flat.json"
     if not (text.exists() and js.exists()):
@@ -209,7 +209,7 @@ def write_vdev_histograms(dest: Path) -> bool:
     (``-w`` without ``-v``) and its vdev tree (``-v -p -l``). SYNTHETIC: the lab did not record
     per-vdev histograms, so each normal-class vdev gets its pool's counts split evenly among
     its siblings (mirror and raidz members alike); log, cache and spare vdevs get none."""
-    from zmon.parsers.zpool_iostat import parse_zpool_iostat
+    from zmon.parsers.zpool.zpool_iostat import parse_zpool_iostat
 
     pools_w, tree = dest / "zpool-iostat-p-w.txt", dest / "zpool-iostat-v-p-l.txt"
     if not (pools_w.exists() and tree.exists()):
@@ -253,7 +253,7 @@ def derived_recordings(dest: Path) -> list[str]:
     Returns commands.tsv rows. ``zfs list -o COLUMNS`` is rebuilt from ``zfs get -Hp all``
     (the same properties, in the columns the datasets collector asks for).
     """
-    from zmon.parsers.zfs_datasets import COLUMNS
+    from zmon.parsers.zfs.zfs_datasets import COLUMNS
 
     rows = []
     aliases = {

@@ -18,7 +18,8 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 
-from zmon.errors import ParseError
+from zmon.base.errors import ParseError
+from zmon.base.runner import CommandError, Runner
 from zmon.host.blockdev import BlockDevice, preferred_link
 from zmon.host.devnames import (
     is_nvme_controller,
@@ -28,7 +29,6 @@ from zmon.host.devnames import (
     whole_disk_name,
 )
 from zmon.host.paths import Paths
-from zmon.runner import CommandError, Runner
 
 _SCSI_ADDR = re.compile(r"^\d+:\d+:\d+:\d+$")
 _SCSI_PREFIXED = re.compile(r"^(?:sd|scsi|ses|sg|st|sr)\s+(\d+:\d+:\d+:\d+)$")
@@ -172,13 +172,13 @@ class DeviceMap:
 def freebsd_devices(runner: Runner, timeout: float = 10.0) -> list[BlockDevice]:
     """Disks from ``geom disk list``, joined with ``camcontrol devlist -v`` and ``sesutil map``
     where they work (a host without SES enclosures has no slots, and that is no error)."""
-    from zmon.parsers.freebsd_disks import (
+    from zmon.parsers.disks.freebsd_disks import (
         CamDevice,
         parse_camcontrol_devlist,
         parse_geom_disk_list,
         transport_from_sim,
     )
-    from zmon.parsers.sesutil import SesElement, parse_sesutil_map, slots_by_disk
+    from zmon.parsers.disks.sesutil import SesElement, parse_sesutil_map, slots_by_disk
 
     try:
         geom_out = runner.run(["geom", "disk", "list"], timeout=timeout).check().stdout

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zmon import children
+from zmon.base import children
 from zmon.host.statestore import PositionStore
 from zmon.parsers.kernel_log import journal_message
 

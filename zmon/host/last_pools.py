@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from zmon import durable, logs
+from zmon.base import durable, logs
 
 _log = logs.get("zpool")
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from zmon import logs
+from zmon.base import logs
 from zmon.host.rotation import (
     EMPTY_SHA,
     HEAD_LEN,

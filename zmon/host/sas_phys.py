@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from zmon.host.paths import Paths
-from zmon.parsers.sas_phy import FILES, SasHostPhy, parse_sas_phy
+from zmon.parsers.disks.sas_phy import FILES, SasHostPhy, parse_sas_phy
 
 MAX_ATTRIBUTE_BYTES = 256
 

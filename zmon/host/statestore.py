@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
-from zmon import durable, logs
+from zmon.base import durable, logs
 
 _log = logs.get("state")
 
@@ -35,7 +35,7 @@ class StateStore:
 
     def __init__(self, directory: Path, owner: str | None = None) -> None:
         self.directory = Path(directory)
-        self.owner = owner  # whose state writes these are (zmon.durable counts them)
+        self.owner = owner  # whose state writes these are (zmon.base.durable counts them)
         self._lock_fd: int | None = None
 
     @classmethod

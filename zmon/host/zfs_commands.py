@@ -6,9 +6,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from zmon.errors import NoDataError
-from zmon.failures import is_missing_program
-from zmon.runner import CommandError, CommandResult, Runner
+from zmon.base.errors import NoDataError
+from zmon.base.failures import is_missing_program
+from zmon.base.runner import CommandError, CommandResult, Runner
 
 
 class _HasRunner(Protocol):

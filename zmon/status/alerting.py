@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from zmon.judgment.conditions import Condition, Instance
-from zmon.judgment.evaluator import Evaluator
-from zmon.judgment.inhibitions import muted_by
+from zmon.health.conditions import Condition, Instance
+from zmon.health.evaluator import Evaluator
+from zmon.health.inhibitions import muted_by
 from zmon.status.diagnoses import Finding, rank, words_of
 
 AlertId = tuple[str, tuple[tuple[str, str], ...]]
@@ -89,7 +89,7 @@ IDENTITY: dict[str, tuple[str, ...]] = {
 def for_seconds() -> Mapping[str, float]:
     """Each alert's ``for:`` in seconds, as the shipped rules say."""
     from alert_rules.rules import alerts  # the rule generator, in the package
-    from zmon.judgment.thresholds import DEFAULTS, Duration
+    from zmon.health.thresholds import DEFAULTS, Duration
 
     return {a.alert: float(Duration(str(a.for_)).seconds) for a in alerts(DEFAULTS)}
 
@@ -139,7 +139,7 @@ def alert_states(
 @dataclass(frozen=True)
 class Judgment:
     """The declarations' verdict at one evaluation: the instances that hold, and the
-    conditions the history was long enough to judge (zmon.judgment.evaluator)."""
+    conditions the history was long enough to judge (zmon.health.evaluator)."""
 
     conditions: Sequence[Condition]
     instances: Sequence[Instance]
@@ -236,7 +236,7 @@ def judged_findings(
 
 def muted(findings: Sequence[Finding], alerting: Sequence[Mapping[str, Any]]) -> list[str | None]:
     """Per finding: the firing alert that mutes its alert in Alertmanager (the inhibitions
-    of zmon/judgment/inhibitions.py), or None. A muted finding is a symptom of that cause."""
+    of zmon/health/inhibitions.py), or None. A muted finding is a symptom of that cause."""
     firing = [
         (f.alert, a.get("alert_labels", {}))
         for f, a in zip(findings, alerting, strict=True)

@@ -21,10 +21,12 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import cast
 
-from zmon.judgment.declarations import POOL_UNAVAILABLE, VDEV_LOST
-from zmon.judgment.scans import DATA_CLASSES, PARITY_TYPES, RESILVER_FUNCTIONS, STANDING_IN_TYPES
-from zmon.judgment.thresholds import DEFAULTS, Thresholds
-from zmon.status import policy, slowdown
+from zmon.health import policy
+from zmon.health.declarations import POOL_UNAVAILABLE, VDEV_LOST
+from zmon.health.ratios import ACCESSES, ARC_GHOST_HITS_PER_ACCESS, RATE_SECONDS, STATUS_FIELDS
+from zmon.health.scans import DATA_CLASSES, PARITY_TYPES, RESILVER_FUNCTIONS, STANDING_IN_TYPES
+from zmon.health.thresholds import DEFAULTS, Thresholds
+from zmon.status import slowdown
 from zmon.status import words as w
 from zmon.status.history import Window, vdev_key
 from zmon.status.links import DEFAULT_LINKS
@@ -40,7 +42,6 @@ from zmon.status.model import (
     Ups,
     Vdev,
 )
-from zmon.status.ratios import ACCESSES, ARC_GHOST_HITS_PER_ACCESS, RATE_SECONDS, STATUS_FIELDS
 
 SEVERITIES = policy.SEVERITIES
 # How far the first sample of a window may lie inside it (about one history step, with
@@ -51,7 +52,7 @@ HISTORY_SLACK = 60.0
 @dataclass(frozen=True)
 class Limits:
     """Thresholds of the diagnoses, in seconds where they are durations: each the value of
-    zmon/judgment/thresholds.py that the alert naming the same problem judges with
+    zmon/health/thresholds.py that the alert naming the same problem judges with
     (``Limits.of``), so a finding and its alert agree."""
 
     scrub_max_age: float
@@ -169,7 +170,7 @@ class Hit:
 @dataclass(frozen=True)
 class Rule:
     """A row of the table. Its severity is the paging policy's for its alert
-    (zmon/status/policy.py), so ``zmon status`` and the alert agree. A row that names no
+    (zmon/health/policy.py), so ``zmon status`` and the alert agree. A row that names no
     alert, neither its own nor its hits' (``also``), is a note: information with no
     severity, never counted in the host's state."""
 

@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from zmon.judgment.integrity import ERROR_EVENT_CLASSES
+from zmon.health.integrity import ERROR_EVENT_CLASSES
+from zmon.health.ratios import STATUS_FIELDS, history_key
 from zmon.status.model import LINK_PATTERNS, HostModel, Pool, Vdev
-from zmon.status.ratios import STATUS_FIELDS, history_key
 from zmon.status.slowdown import DIRTY_WAITS, slowdown_series
 
 Point = tuple[float, Mapping[str, float]]

@@ -11,20 +11,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from zmon.exposition.metrics import each_sample
+from zmon.exposition.viewed import wanted
+from zmon.health.memory import THROTTLE_REASONS
+from zmon.health.ratios import GHOST_SIZE_METRIC, GHOST_STATES
+from zmon.health.thresholds import DEFAULTS
 from zmon.host.last_pools import LastPools
-from zmon.judgment.thresholds import DEFAULTS
-from zmon.metrics import each_sample
-from zmon.status.ratios import GHOST_SIZE_METRIC, GHOST_STATES
-from zmon.viewed import wanted
 
 Labels = dict[str, str]
 
-# dmu_tx reasons that say a write waited for dirty data at its limit (zfs_dirty_data_max): the
-# write throttle, a slowdown no ARC size changes (zmon_dmu_tx_events_total{reason=...}).
-THROTTLE_REASONS = ("dirty_throttle", "dirty_over_max")
-
 # Kernel-log patterns that point at the link to a disk (cable, backplane, port, HBA) and not
-# at its media: the cable alerts' (zmon/judgment/thresholds.py, cable_patterns).
+# at its media: the cable alerts' (zmon/health/thresholds.py, cable_patterns).
 LINK_PATTERNS = tuple(DEFAULTS.cable_patterns.split("|"))
 # SAS PHY error counters that count as link errors (zmon_sas_phy_<name>_total from sysfs,
 # zmon_disk_sas_phy_<name>_total from smartctl): the cable alerts' (sas_link_counters).

@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from zmon import __version__
+from zmon.health.conditions import INTERVAL
+from zmon.health.evaluator import host_evaluator
+from zmon.health.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
 from zmon.host.last_pools import LastPools, load_last_pools
-from zmon.judgment.conditions import INTERVAL
-from zmon.judgment.evaluator import host_evaluator
 from zmon.status import words as w
 from zmon.status.alerting import AlertId, Judgment
 from zmon.status.history import History, Window
 from zmon.status.model import HostModel, read_model
 from zmon.status.published import Publisher
-from zmon.status.ratios import ARC_GHOST_HITS_PER_ACCESS, ARC_HIT
 from zmon.status.report import report_of
 from zmon.status.slowdown import Recorded
 
@@ -379,7 +379,7 @@ class StatusPage:
         self._judge_cost = 0.0  # CPU seconds of the last evaluation
 
     def families(self, now: float) -> list[Any]:
-        from zmon.snapshot import self_metrics
+        from zmon.exposition.snapshot import self_metrics
 
         states = self.snapshot.states()
         fams = [fam for st in states for fam in st.families]

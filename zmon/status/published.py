@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from zmon import logs
+from zmon.base import logs
 
 log = logs.get("status")
 

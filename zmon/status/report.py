@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from zmon.health.declarations import POOL_UNAVAILABLE, VDEV_LOST
+from zmon.health.ratios import ARC_HIT
 from zmon.host.last_pools import LastPools
-from zmon.judgment.declarations import POOL_UNAVAILABLE, VDEV_LOST
 from zmon.status import words as w
 from zmon.status.alerting import Judgment, alert_states, judged_findings, muted
 from zmon.status.diagnoses import (
@@ -26,7 +27,6 @@ from zmon.status.diagnoses import (
 )
 from zmon.status.history import Window
 from zmon.status.model import Disk, HostModel, Pool, Scan, Vdev, read_model
-from zmon.status.ratios import ARC_HIT
 from zmon.status.slowdown import Recorded
 
 EXIT_CODES = {"ok": 0, "warning": 1, "critical": 2, "unknown": 3}

@@ -1,6 +1,6 @@
 """Why is it slow? A pool's reads against their usual, and what is behind a slowdown.
 
-How slow, against what usual, is what the records of zmon/judgment/memory.py say
+How slow, against what usual, is what the records of zmon/health/memory.py say
 (``slowdown_measures``), as the status page's evaluator computed them over zmon's own series:
 
 - **now**: the p99 of the pool's read latency over the last 5 minutes (nothing below
@@ -28,18 +28,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from zmon.judgment.memory import SlowdownMeasures
-from zmon.status.model import Arc, HostModel, Pool, Vdev
-from zmon.status.ratios import (
+from zmon.health.memory import SlowdownMeasures
+from zmon.health.ratios import (
     ACCESSES,
     ARC_GHOST_HITS_PER_ACCESS,
     RATE_SECONDS,
     LargerArc,
     Window,
 )
+from zmon.status.model import Arc, HostModel, Pool, Vdev
 
 if TYPE_CHECKING:
-    from zmon.judgment.evaluator import Evaluator
+    from zmon.health.evaluator import Evaluator
 
 DIRTY_WAITS = "dirty_waits"  # the history's key of the dirty-data waits (dmu_tx)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import collector_doc
-from zmon.parsers.arcstats import ARC_PARAMS
-from zmon.parsers.arcstats_table import ARC_TABLE, GENERIC_METRIC, ArcStat
+from zmon.parsers.kstat.arcstats import ARC_PARAMS
+from zmon.parsers.kstat.arcstats_table import ARC_TABLE, GENERIC_METRIC, ArcStat
 
 CATALOGUE = collector_doc("arc")
 BEGIN, END = "<!-- metrics:begin -->\n", "<!-- metrics:end -->\n"

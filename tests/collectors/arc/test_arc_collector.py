@@ -10,14 +10,14 @@ import pytest
 
 from tests.helpers import fixture_path, require_tool
 from tests.support.freebsd_sysctl import SYSCTL_LINE, named_kstat_as_sysctl
-from zmon.children import running
+from zmon.base.children import running
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandError, CommandResult, CommandRunner, CommandTimeout
+from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.arc import ArcCollector
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.parsers.arcstats import FREEBSD_PARAM_SYSCTLS
-from zmon.registry import Context, NoDataError, Paths, collectors
-from zmon.replay import StaticRunner
-from zmon.runner import CommandError, CommandResult, CommandRunner, CommandTimeout
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.arcstats import FREEBSD_PARAM_SYSCTLS
 
 FIX = fixture_path("arc")
 ARCSTATS_ARGV = ("sysctl", "kstat.zfs.misc.arcstats")

@@ -9,10 +9,10 @@ import pytest
 
 from tests.helpers import fixture_path, require_tool
 from zmon.cli import main
+from zmon.collecting.registry import parse_kinds
 from zmon.collectors.arc import arc_metrics, parse_arcstats_kind
-from zmon.exposition import render
-from zmon.parsers.arcstats import parse_arcstats
-from zmon.registry import parse_kinds
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.arcstats import parse_arcstats
 
 SAMPLES = [
     ("corpus", "arcstats_02_linux_zol_0.6.5_91rows.txt"),

@@ -9,16 +9,16 @@ import pytest
 
 from tests.helpers import fixture_path
 from zmon.collectors.arc import arc_metrics
-from zmon.exposition import render
-from zmon.parsers.arcstats import ARC_PARAMS, ArcStats
-from zmon.parsers.arcstats_table import (
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.arcstats import ARC_PARAMS, ArcStats
+from zmon.parsers.kstat.arcstats_table import (
     ARC_STATES,
     ARC_TABLE,
     BY_KSTAT,
     FIXED_POINT_32,
     GENERIC_METRIC,
 )
-from zmon.parsers.kstat import KstatDataType, KstatEntry
+from zmon.parsers.kstat.kstat import KstatDataType, KstatEntry
 
 METRIC_RE = re.compile(r"zmon_arc_[a-z0-9]+(?:_[a-z0-9]+)*")
 

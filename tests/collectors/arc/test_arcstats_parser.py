@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import fixture_path
+from zmon.base.errors import ParseError
 from zmon.collectors.arc import arc_metrics
-from zmon.errors import ParseError
-from zmon.parsers.arcstats import (
+from zmon.parsers.kstat.arcstats import (
     parse_arcstats,
     parse_freebsd_params,
     parse_module_parameters,
     parse_param_value,
 )
-from zmon.parsers.kstat import KstatDataType
+from zmon.parsers.kstat.kstat import KstatDataType
 
 
 def corpus(name: str) -> bytes:
@@ -257,7 +257,7 @@ def test_one_line_json_is_not_arcstats() -> None:
     """A JSON rendering of arcstats (as exporters print it) is refused, not read as empty."""
     import json
 
-    from zmon.parsers.arcstats import parse_arcstats
+    from zmon.parsers.kstat.arcstats import parse_arcstats
 
     stats = parse_arcstats(corpus("arcstats_02_linux_zol_0.6.5_91rows.txt"))
     doc = json.dumps({name: entry.value for name, entry in stats.fields.items()})

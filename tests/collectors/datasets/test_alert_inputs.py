@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.collectors.datasets.test_datasets import FUSE, recorded_runner
 from tests.support.pool_lab import context
 from zmon.collectors.datasets import DatasetsCollector
-from zmon.exposition import render
+from zmon.exposition.formats import render
 
 RULE_TEST = Path(__file__).parents[3] / "alert_rules" / "tests" / "datasets.test.yml"
 FED = (

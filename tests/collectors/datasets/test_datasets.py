@@ -5,6 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pool_lab import LAB, build_procfs, context, snapshot_times, zfs_list_output
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandResult
+from zmon.collecting.registry import OptionError
 from zmon.collectors.datasets import (
     COLUMNS,
     DatasetsCollector,
@@ -13,14 +17,10 @@ from zmon.collectors.datasets import (
     dataset_metrics,
     select,
 )
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.parsers.pool_kstats import parse_objset
-from zmon.parsers.zfs_datasets import parse_zfs_list
-from zmon.parsers.zfs_snapshots import parse_snapshot_times
-from zmon.registry import OptionError
-from zmon.replay import StaticRunner
-from zmon.runner import CommandResult
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.pool_kstats import parse_objset
+from zmon.parsers.zfs.zfs_datasets import parse_zfs_list
+from zmon.parsers.zfs.zfs_snapshots import parse_snapshot_times
 
 H232 = "2.3.2-01-healthy"
 H2111 = "2.1.11-01-healthy"
@@ -242,7 +242,7 @@ def runner_calls_of(folder) -> list[tuple[str, ...]]:  # type: ignore[no-untyped
 
 
 def test_zfs_get_rows_group_by_dataset_and_skip_snapshots() -> None:
-    from zmon.parsers.zfs_datasets import parse_zfs_get
+    from zmon.parsers.zfs.zfs_datasets import parse_zfs_get
 
     text = (FUSE / "06-zfs-get.out").read_text()
     got = parse_zfs_get(text, ["name", "type", "used", "volsize"])
@@ -374,7 +374,7 @@ def test_objset_ids_spare_listing_every_kstat_file(tmp_path, monkeypatch) -> Non
 
 def test_objset_reader_by_id_checks_the_name_and_lists_only_then(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import zmon.collectors.datasets as mod
-    from zmon.parsers.zfs_datasets import Dataset
+    from zmon.parsers.zfs.zfs_datasets import Dataset
 
     pool, kstat, name = _one_objset(tmp_path)
     lists: list[object] = []
@@ -449,7 +449,7 @@ def test_snapshot_listing_runs_with_its_own_timeout(tmp_path) -> None:  # type: 
 def test_snapshot_listing_past_its_timeout_is_killed_and_only_snapshots_go(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A real program that hangs on the snapshot listing: the runner kills it at the
     timeout; the space series stay, the snapshot series are absent (not 0)."""
-    from zmon.runner import CommandRunner
+    from zmon.base.runner import CommandRunner
 
     listing = tmp_path / "datasets.txt"
     listing.write_text(zfs_list_output(get_text(H232), COLUMNS))
@@ -498,7 +498,7 @@ def test_newest_snapshot_series_count_against_max_series(tmp_path) -> None:  # t
 
 def test_snapshot_listing_too_large_for_the_runner_keeps_the_rest(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The runner kills a command past its output cap (64 MiB: about a million snapshots)."""
-    from zmon.runner import CommandError
+    from zmon.base.runner import CommandError
 
     def too_large(argv):  # type: ignore[no-untyped-def]
         raise CommandError("zfs printed more than 67108864 bytes; killed")

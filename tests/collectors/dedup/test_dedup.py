@@ -5,19 +5,19 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pool_lab import POOLS, build_procfs, context, lab
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandResult
+from zmon.collecting.registry import parse_kinds
 from zmon.collectors.dedup import DedupCollector, ddt_kstat_metrics, ddt_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.parsers.ddt import (
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.pool_kstats import parse_named_kstat
+from zmon.parsers.zpool.ddt import (
     guess_totals_format,
     parse_dedup_status,
     parse_module_version,
     parse_zdb_histogram,
 )
-from zmon.parsers.pool_kstats import parse_named_kstat
-from zmon.registry import parse_kinds
-from zmon.replay import StaticRunner
-from zmon.runner import CommandResult
 
 CORPUS = POOLS / "corpus"
 SYN = POOLS / "synthetic"

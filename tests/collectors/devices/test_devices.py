@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 
 from tests.support.disks import LINUX_HOST, fixture_bytes, host_paths, make_ctx
+from zmon.base.errors import ParseError
+from zmon.collecting.registry import NoDataError
 from zmon.collectors.devices import DevicesCollector, device_map_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render
+from zmon.exposition.formats import render
 from zmon.host.devices import BlockDevice, DeviceMap, preferred_link
-from zmon.parsers.freebsd_disks import (
+from zmon.parsers.disks.freebsd_disks import (
     parse_camcontrol_devlist,
     parse_geom_disk_list,
     transport_from_sim,
 )
-from zmon.registry import NoDataError
 
 
 @pytest.fixture(scope="module")

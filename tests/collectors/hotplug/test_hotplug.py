@@ -13,8 +13,8 @@ import pytest
 from tests.helpers import not_run
 from tests.support.disks import make_ctx
 from tests.support.waiting import wait_for
+from zmon.collecting.registry import NoDataError
 from zmon.collectors.hotplug import HotplugCollector, HotplugCounter
-from zmon.registry import NoDataError
 
 
 @dataclass
@@ -162,7 +162,7 @@ def test_real_pyudev_monitor_starts_and_stops():
 def test_the_cap_counts_what_it_folded(golden):
     """Events of disks past max_devices are counted as device="other" and in their own
     counter; the exposition is the golden the metrics reference is made from."""
-    from zmon.exposition import render
+    from zmon.exposition.formats import render
 
     monitor = FakeMonitor()
     ctx = make_ctx({}, options={"max_devices": 11})  # the 11 known disks fill the cap

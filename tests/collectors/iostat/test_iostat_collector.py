@@ -7,7 +7,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.perf_lab import PERF, VERSIONS, check_histograms, lab
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandResult
 from zmon.cli import main as cli_main
+from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.iostat import (
     HISTO_ARGV,
     LEGACY_TABLE_ARGV,
@@ -16,18 +19,15 @@ from zmon.collectors.iostat import (
     histogram_argv,
     iostat_metrics,
 )
-from zmon.exposition import render
-from zmon.parsers.pow2_histogram import (
+from zmon.exposition.formats import render
+from zmon.parsers.common.pow2_histogram import (
     COARSE_EXPONENTS,
     FINE_EXPONENTS,
     bucket_bounds,
     from_iostat_rows,
     iostat_cumulative,
 )
-from zmon.parsers.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat
-from zmon.registry import Context, NoDataError, Paths, collectors
-from zmon.replay import StaticRunner
-from zmon.runner import CommandResult
+from zmon.parsers.zpool.zpool_iostat import HISTO_BUCKETS, parse_zpool_iostat
 
 SINGLE_LEAF = "nvme-QEMU_NVMe_Ctrl_ZLNVME1"
 

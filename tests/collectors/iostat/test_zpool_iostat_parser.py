@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.support.perf_lab import LAB, PERF, VERSIONS, lab
-from zmon.errors import ParseError
-from zmon.parsers import zpool_iostat
-from zmon.parsers import zpool_iostat_histograms as histograms
-from zmon.parsers.zpool_iostat import (
+from zmon.base.errors import ParseError
+from zmon.parsers.zpool import zpool_iostat
+from zmon.parsers.zpool import zpool_iostat_histograms as histograms
+from zmon.parsers.zpool.zpool_iostat import (
     HISTO_BUCKETS,
     SCRIPTED_LAYOUTS,
     ZpoolIostat,

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from tests.helpers import fixture_path, not_run
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, NoDataError, Paths
 from zmon.collectors.kernel_log import KernelLogCollector
-from zmon.exposition import render
+from zmon.exposition.formats import render
 from zmon.host.devices import BlockDevice, DeviceMap, DeviceMapCache
-from zmon.registry import Context, NoDataError, Paths
-from zmon.replay import StaticRunner
 
 EVENTS = "zmon_kernel_log_events_total"
 
@@ -269,8 +269,8 @@ def test_an_unwritable_state_dir_is_served_per_collector(
 ) -> None:
     """Its checkpoint cannot be kept: zmon_collector_state_writable 0 and a failure counted,
     through the scheduler as zmon serves them."""
-    from zmon import durable
-    from zmon.scheduler import Scheduler
+    from zmon.base import durable
+    from zmon.collecting.scheduler import Scheduler
 
     monkeypatch.setattr(durable, "_failures", {})  # this process's other tests count apart
     monkeypatch.setattr(durable, "_writable", {})

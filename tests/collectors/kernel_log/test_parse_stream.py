@@ -11,10 +11,10 @@ import io
 import pytest
 
 from tests.helpers import fixture_path
+from zmon.base.errors import ParseError
 from zmon.cli import main
 from zmon.collectors.kernel_log import parse_kernel_log, parse_kernel_log_stream
-from zmon.errors import ParseError
-from zmon.exposition import render
+from zmon.exposition.formats import render
 
 FIXTURES = sorted(p.name for p in fixture_path("kernel_log").glob("*.txt"))
 

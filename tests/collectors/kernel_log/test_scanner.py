@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import fixture_path
+from zmon.base.errors import ParseError
 from zmon.collectors.kernel_log import parse_kernel_log
 from zmon.collectors.kernel_log.metrics import Tally, kernel_log_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render
+from zmon.exposition.formats import render
 from zmon.host.devices import BlockDevice, DeviceMap
 from zmon.parsers.kernel_log import KernelEvent, PatternSet, Scanner, default_rules, scan_text
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pool_lab import LAB, POOLS, build_procfs, context
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import NoDataError
 from zmon.collectors.pool_kstats import PoolKstatsCollector
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.parsers.pool_kstats import (
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.pool_kstats import (
     parse_guid,
     parse_io_kstat,
     parse_named_kstat,
     parse_state,
     parse_txgs,
 )
-from zmon.registry import NoDataError
-from zmon.replay import StaticRunner
 
 H232 = LAB / "2.3.2-01-healthy"
 

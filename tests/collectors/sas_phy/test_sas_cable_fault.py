@@ -21,14 +21,14 @@ from alert_rules import generate
 from alert_rules.fill_annotations import rendered
 from tests.helpers import require_tool
 from tests.support.sashost import build_sas_host, set_counter
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, Paths
 from zmon.collectors.devices import DevicesCollector
 from zmon.collectors.sas_phy import SasPhyCollector
 from zmon.collectors.smart.metrics import report_metrics
-from zmon.exposition import render
-from zmon.metrics import MetricSet
-from zmon.parsers.smartctl import SasPhy, SmartReport
-from zmon.registry import Context, Paths
-from zmon.replay import StaticRunner
+from zmon.exposition.formats import render
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.smartctl.smartctl import SasPhy, SmartReport
 from zmon.status.history import History
 from zmon.status.model import read_model
 from zmon.status.page import render_html

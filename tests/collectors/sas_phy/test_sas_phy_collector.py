@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tests.support.sashost import EXPANDER_ADDRESS, HBA_ADDRESS, build_sas_host, set_counter
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, NoDataError, Paths
 from zmon.collectors.sas_phy import SasPhyCollector, sas_phy_metrics
 from zmon.host.sas_phys import read_sas_phys
-from zmon.parsers.sas_phy import linkrate_bits, parse_sas_phy
-from zmon.registry import Context, NoDataError, Paths
-from zmon.replay import StaticRunner
+from zmon.parsers.disks.sas_phy import linkrate_bits, parse_sas_phy
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def test_no_sas_hardware_is_no_data(tmp_path):
 def test_golden_exposition(paths, golden):
     """The exposition of the fake SAS host after one disk link took errors (docs/metrics.md
     is built from it)."""
-    from zmon.exposition import render
+    from zmon.exposition.formats import render
 
     set_counter(paths, "phy-0:0:1", "invalid_dword_count", 1520)
     golden("disks/sas-phy-jbod.prom", render(collector(paths).collect().families()))

@@ -7,7 +7,7 @@ import pytest
 
 from tests.helpers import fixture_path
 from tests.support.expected import load_expected
-from zmon.parsers.smartctl import check_status, parse_smartctl
+from zmon.parsers.smartctl.smartctl import check_status, parse_smartctl
 
 DIR = fixture_path("disks", "json")
 EXPECTED = load_expected(DIR / "EXPECTED.md")
@@ -58,7 +58,7 @@ def test_document_gives_its_facts(name):
 def test_trimmed_document_needs_the_device_object():
     """Without ``smartctl``, ``json_format_version`` or a full ``device`` object, a JSON
     document is not smartctl's."""
-    from zmon.errors import ParseError
+    from zmon.base.errors import ParseError
 
     with pytest.raises(ParseError):
         parse_smartctl(b'{"device": {"name": "/dev/sda"}, "temperature": {"current": 30}}')

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import fixture_path
-from zmon.parsers.smartctl import parse_smartctl
+from zmon.parsers.smartctl.smartctl import parse_smartctl
 
 
 def test_pysmart_is_installed() -> None:

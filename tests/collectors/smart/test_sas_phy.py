@@ -9,7 +9,7 @@ import json
 from tests.support.disks import VERSION_73, fixture_bytes, make_ctx, result, smart_argv
 from zmon.collectors.smart import SmartCollector, reads_sas_phys
 from zmon.collectors.smart.metrics import parse_smartctl_metrics
-from zmon.parsers.smartctl import SasPhy, parse_smartctl
+from zmon.parsers.smartctl.smartctl import SasPhy, parse_smartctl
 
 SEAGATE = "smartctl_txt_34_sas_seagate_x_sasphy_phy_reset_problem_1_two_phys_7.5.txt"
 OLD_FORMAT = "smartctl_txt_36_sas_l_sasphy_loss_of_dword_sync_24194_old_format_PARTIAL.txt"

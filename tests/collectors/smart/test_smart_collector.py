@@ -17,11 +17,11 @@ from tests.support.disks import (
     result,
     smart_argv,
 )
+from zmon.base.runner import CommandRunner, run_deadline
+from zmon.collecting.registry import Context, NoDataError
 from zmon.collectors.smart import SmartCollector
-from zmon.exposition import render
+from zmon.exposition.formats import render
 from zmon.host.devices import BlockDevice, DeviceMap
-from zmon.registry import Context, NoDataError
-from zmon.runner import CommandRunner, run_deadline
 
 SATA = fixture_bytes("qemu", "smartctl-a-j-sata0.json")
 NVME = fixture_bytes("qemu", "smartctl-a-j-nvme0.json")

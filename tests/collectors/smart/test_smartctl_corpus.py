@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import fixture_path
-from zmon.errors import ParseError
-from zmon.parsers.smartctl import check_status, parse_smartctl
+from zmon.base.errors import ParseError
+from zmon.parsers.smartctl.smartctl import check_status, parse_smartctl
 
 
 def load(*parts: str):
@@ -465,7 +465,7 @@ def test_a_duplicated_json_attribute_gives_one_series():
 
 
 def _assert_unique_series(data: bytes) -> None:
-    from zmon.registry import parse_kinds
+    from zmon.collecting.registry import parse_kinds
 
     seen = set()
     for fam in parse_kinds()["smartctl"][0](data).families():

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import fixture_path
+from zmon.base.errors import ParseError
+from zmon.collecting.registry import parse_kinds
 from zmon.collectors.smart.metrics import parse_smartctl_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.registry import parse_kinds
+from zmon.exposition.formats import render
 
 SAMPLES = sorted(
     p.relative_to(fixture_path("disks")).as_posix()

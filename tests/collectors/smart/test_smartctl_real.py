@@ -11,11 +11,11 @@ import json
 import pytest
 
 from tests.helpers import require_tool
+from zmon.base.runner import CommandRunner
+from zmon.collecting.registry import Context, NoDataError, Paths
 from zmon.collectors.smart import SmartCollector
 from zmon.collectors.smart.metrics import parse_smartctl_metrics
-from zmon.parsers.smartctl import check_status, parse_scan, parse_smartctl, parse_version
-from zmon.registry import Context, NoDataError, Paths
-from zmon.runner import CommandRunner
+from zmon.parsers.smartctl.smartctl import check_status, parse_scan, parse_smartctl, parse_version
 
 pytestmark = pytest.mark.real
 

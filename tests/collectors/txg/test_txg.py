@@ -9,13 +9,13 @@ import pytest
 
 from tests.support.freebsd_sysctl import named_kstat_as_sysctl
 from tests.support.perf_lab import VERSIONS, check_histograms, lab, proc_tree
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.txg import SYNC_BOUNDS, PoolTxgs, TxgCollector, parse_txgs_kind, txg_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.parsers.kstat import parse_kstat
-from zmon.parsers.txgs import parse_dmu_tx_assign, parse_txgs, split_sections
-from zmon.registry import Context, NoDataError, Paths, collectors
-from zmon.replay import StaticRunner
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.kstat import parse_kstat
+from zmon.parsers.kstat.txgs import parse_dmu_tx_assign, parse_txgs, split_sections
 
 RUNS = ("01-healthy", "02-scrub-in-progress", "04-scrub-finished", "25-after-import")
 

@@ -18,12 +18,12 @@ from tests.collectors.ups.fakes import (
 )
 from tests.helpers import fixture_path
 from tests.support.clock import FakeClock
+from zmon.base.replay import StaticRunner
+from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.ups import UpsCollector
-from zmon.exposition import render
+from zmon.exposition.formats import render
+from zmon.exposition.metrics import MetricSet
 from zmon.host.ups.net import Deadline
-from zmon.metrics import MetricSet
-from zmon.registry import Context, NoDataError, Paths, collectors
-from zmon.replay import StaticRunner
 
 APCACCESS = sorted(p.name for p in fixture_path("ups").glob("*apcaccess_*.txt"))
 
@@ -152,7 +152,7 @@ def test_apcupsd_nis_replays_every_sample_like_the_parse_kind(name, servers):
     ms = make(apcupsd=[nis.address]).collect()
     assert ms.sample_value("zmon_ups_server_up", {"server": nis.address}) == 1.0
 
-    from zmon.registry import parse_kinds
+    from zmon.collecting.registry import parse_kinds
 
     parsed = parse_kinds()["apcaccess"][0](fixture_path("ups", name).read_bytes())
     got = {s for s in samples(ms) if s[0] != "zmon_ups_server_up"}

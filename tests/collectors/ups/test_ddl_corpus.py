@@ -7,8 +7,8 @@ import pytest
 from tests.collectors.ups.quantities import assert_quantities
 from tests.helpers import fixture_path
 from tests.support.expected import load_expected
-from zmon.parsers import nut
-from zmon.parsers.ups import FLAGS
+from zmon.parsers.ups import nut
+from zmon.parsers.ups.ups import FLAGS
 
 DDL = fixture_path("ups", "ddl")
 EXPECTED = load_expected(DDL / "EXPECTED.md")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import fixture_path
+from zmon.base.errors import ParseError
+from zmon.collecting.registry import parse_kinds
 from zmon.collectors.ups.metrics import nut_vars_to_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.registry import parse_kinds
+from zmon.exposition.formats import render
 
 FIXTURES = sorted(p.name for p in fixture_path("ups").glob("*.txt"))
 UPSC = [name for name in FIXTURES if "upsc_" in name]

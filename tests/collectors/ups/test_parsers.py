@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import fixture_path
-from zmon.errors import ParseError
-from zmon.parsers import apcupsd, nut
-from zmon.parsers.ups import QUANTITIES, parse_number
+from zmon.base.errors import ParseError
+from zmon.parsers.ups import apcupsd, nut
+from zmon.parsers.ups.ups import QUANTITIES, parse_number
 
 
 def upsc(name: str) -> nut.UpscOutput:

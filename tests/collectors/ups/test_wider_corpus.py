@@ -7,7 +7,7 @@ import pytest
 from tests.collectors.ups.quantities import assert_quantities
 from tests.helpers import fixture_path
 from tests.support.expected import load_expected
-from zmon.parsers import apcupsd, nut
+from zmon.parsers.ups import apcupsd, nut
 
 DIR = fixture_path("ups", "wider")
 EXPECTED = load_expected(DIR / "EXPECTED.md")

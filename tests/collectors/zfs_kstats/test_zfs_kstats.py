@@ -10,6 +10,10 @@ import pytest
 from tests.helpers import fixture_path
 from tests.support.freebsd_sysctl import named_kstat_as_sysctl
 from tests.support.perf_lab import VERSIONS, check_histograms, lab, proc_tree
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandResult
+from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.zfs_kstats import (
     FREEBSD_ARGV,
     SYSCTL_ROOT,
@@ -19,13 +23,9 @@ from zmon.collectors.zfs_kstats import (
     kstat_metrics,
     parse_kstat_kind,
 )
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.parsers.kstat import parse_kstat
-from zmon.parsers.zfs_kstats_table import FAMILIES, KSTATS, TABLE
-from zmon.registry import Context, NoDataError, Paths, collectors
-from zmon.replay import StaticRunner
-from zmon.runner import CommandResult
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.kstat import parse_kstat
+from zmon.parsers.kstat.zfs_kstats_table import FAMILIES, KSTATS, TABLE
 
 NAME = re.compile(r"^zmon_[a-z0-9_]+$")
 

@@ -15,22 +15,22 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.helpers import collector_doc, fixture_path
 from tests.support.pool_lab import context
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandResult
+from zmon.collecting.registry import NoDataError, parse_kinds
 from zmon.collectors.zfs_module import ZfsModuleCollector
 from zmon.collectors.zfs_module.metrics import ModuleReading, module_metrics
 from zmon.collectors.zfs_module.tunables import SERIES, TUNABLES
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.metrics import MetricSet
-from zmon.parsers.zfs_module import (
+from zmon.exposition.formats import render
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.kstat.zfs_module import (
     parse_compatibility,
     parse_module_dump,
     parse_parameter_value,
     parse_version,
     version_series,
 )
-from zmon.registry import NoDataError, parse_kinds
-from zmon.replay import StaticRunner
-from zmon.runner import CommandResult
 
 MODULE = fixture_path("zfs_module", "lab")
 LAB = fixture_path("lab")

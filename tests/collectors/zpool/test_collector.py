@@ -11,12 +11,12 @@ import pytest
 
 from tests.support.zpool_status import LAB, utc
 from tests.support.zpool_status import recorded_result as result
-from zmon.children import running
+from zmon.base.children import running
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandError, CommandResult, CommandRunner, CommandTimeout
+from zmon.collecting.registry import Context, NoDataError, Paths, parse_kinds
 from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector, parse_guids
-from zmon.errors import ParseError
-from zmon.registry import Context, NoDataError, Paths, parse_kinds
-from zmon.replay import StaticRunner
-from zmon.runner import CommandError, CommandResult, CommandRunner, CommandTimeout
 
 V = ("-v",)
 JSON = ("zpool", "status", *JSON_ARGS, *V)

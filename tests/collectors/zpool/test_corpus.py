@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tests.support.zpool_status import CORPUS, FIX, parse_file, utc, vdev_named
+from zmon.base.errors import ParseError
 from zmon.collectors.zpool import parse_kind, resolve_static
-from zmon.errors import ParseError
-from zmon.parsers.zpool_status import parse_zpool_status
-from zmon.parsers.zpool_status_model import (
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status_model import (
     UNNAMED_POOL,
     note_kinds,
     parse_draid_name,

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from tests.support.zpool_status import LAB, pool_named, vdev_named
+from zmon.base.errors import ParseError
 from zmon.collectors.zpool.metrics import status_metrics
-from zmon.errors import ParseError
-from zmon.parsers.zpool_status import parse_zpool_status
-from zmon.parsers.zpool_status_json import parse_zpool_status_json
-from zmon.parsers.zpool_status_model import Pool, note_kinds
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status_json import parse_zpool_status_json
+from zmon.parsers.zpool.zpool_status_model import Pool, note_kinds
 
 S13 = LAB / "2.3.2" / "13-resilver-in-progress"
 
@@ -291,7 +291,7 @@ def test_kernel_state_names_are_printed_names() -> None:
 
 def test_json_scan_gets_zpool_style_estimate() -> None:
     """JSON has no rates: the pass counts give them, and an ETA only from 10 MiB/s on."""
-    from zmon.parsers.zpool_status_json import parse_zpool_status_json
+    from zmon.parsers.zpool.zpool_status_json import parse_zpool_status_json
 
     doc = (
         '{"output_version": {"command": "zpool status"}, "pools": {"tank": {"name": "tank",'

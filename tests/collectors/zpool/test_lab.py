@@ -13,7 +13,7 @@ import pytest
 from tests.support.zpool_status import LAB, parse_file, pool_named, text_of, utc, vdev_named
 from zmon.collectors.zpool import resolve_static
 from zmon.collectors.zpool.metrics import status_metrics
-from zmon.parsers.zpool_status_model import Pool, ZpoolStatus, note_kinds
+from zmon.parsers.zpool.zpool_status_model import Pool, ZpoolStatus, note_kinds
 
 M = 1 << 20
 VERSIONS = ("2.1.11", "2.3.2")

@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.zpool_status import CORPUS, LAB
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandError
+from zmon.collecting.registry import Context, NoDataError, Paths
 from zmon.collectors.zpool.metrics import status_metrics
-from zmon.errors import ParseError
-from zmon.parsers.units import parse_nice
-from zmon.parsers.zpool_status import parse_zpool_status
-from zmon.parsers.zpool_status_model import ZpoolStatus
-from zmon.registry import Context, NoDataError, Paths
-from zmon.replay import StaticRunner
-from zmon.runner import CommandError
+from zmon.parsers.common.units import parse_nice
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status_model import ZpoolStatus
 
 # ZMON_HYPOTHESIS_EXAMPLES=2000 for a deeper run (about 3 minutes).
 EXAMPLES = int(os.environ.get("ZMON_HYPOTHESIS_EXAMPLES", "120"))
@@ -290,8 +290,8 @@ def test_mangled_json_only_raises_parse_error(index: int, data: Any) -> None:
 @SETTINGS
 @given(st.binary(max_size=600), st.integers(0, 3), st.binary(max_size=80))
 def test_collector_raises_only_parse_or_command_errors(out: bytes, code: int, err: bytes) -> None:
+    from zmon.base.runner import CommandResult
     from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector
-    from zmon.runner import CommandResult
 
     def answer(argv):
         return CommandResult(tuple(argv), code, out, err, 0.0)

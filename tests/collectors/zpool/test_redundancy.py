@@ -10,7 +10,7 @@ import pytest
 from tests.support.zpool_status import text_of
 from zmon.collectors.zpool.metrics import status_metrics
 from zmon.collectors.zpool.redundancy import redundancy, top_level_vdevs
-from zmon.parsers.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 CORPUS = FIXTURES / "zpool_status" / "corpus"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support.zpool_status import utc
-from zmon.parsers.scan import parse_scan
+from zmon.parsers.zpool.scan import parse_scan
 
 K, M, G = 1 << 10, 1 << 20, 1 << 30
 D = "Sun Nov 29 23:55:34 2026"

@@ -7,10 +7,10 @@ from datetime import UTC
 import pytest
 
 from tests.support.zpool_status import LAB, pool_named, vdev_named
+from zmon.base.errors import ParseError
 from zmon.collectors.zpool.metrics import status_metrics
-from zmon.errors import ParseError
-from zmon.parsers.zpool_status import parse_zpool_status
-from zmon.parsers.zpool_status_model import note_kinds
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status_model import note_kinds
 
 HEALTHY = """\
   pool: tank

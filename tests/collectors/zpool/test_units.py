@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zmon.parsers.units import (
+from zmon.parsers.common.units import (
     is_nice,
     parse_ctime,
     parse_duration,

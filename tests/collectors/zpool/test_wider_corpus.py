@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import fixture_path
 from tests.support.expected import load_expected
-from zmon.parsers.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
 
 DIR = fixture_path("zpool_status", "wider")
 EXPECTED = load_expected(DIR / "EXPECTED.md")

@@ -13,10 +13,10 @@ import pytest
 
 from tests.support.pool_lab import context
 from tests.support.waiting import wait_for
-from zmon.children import running
+from zmon.base.children import running
+from zmon.base.runner import CommandRunner
+from zmon.collecting.registry import NoDataError
 from zmon.collectors.zpool_events import STATE_FILE, ZpoolEventsCollector
-from zmon.registry import NoDataError
-from zmon.runner import CommandRunner
 
 FAKE_ZPOOL = r'''#!{python}
 """Fake `zpool events -f -H -v`: each run follows the next entry of plan.json."""

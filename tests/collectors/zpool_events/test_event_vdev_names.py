@@ -11,16 +11,16 @@ from pathlib import Path
 from tests.collectors.zpool_events.test_event_follower import CK, FAKE_ZPOOL, events
 from tests.support.pool_lab import context
 from tests.support.waiting import wait_for
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandRunner
+from zmon.collecting.products import VDEV_NAMES
+from zmon.collecting.registry import Board
+from zmon.collecting.scheduler import Scheduler
 from zmon.collectors.zpool import ZpoolCollector
 from zmon.collectors.zpool_events import ZpoolEventsCollector, relabel_vdevs
+from zmon.exposition.metrics import MetricSet
 from zmon.host.devnames import zfs_whole_disk
 from zmon.host.paths import Paths
-from zmon.metrics import MetricSet
-from zmon.products import VDEV_NAMES
-from zmon.registry import Board
-from zmon.replay import StaticRunner
-from zmon.runner import CommandRunner
-from zmon.scheduler import Scheduler
 
 
 def test_whole_disk_partitions_take_the_status_name() -> None:

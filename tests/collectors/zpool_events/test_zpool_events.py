@@ -8,12 +8,12 @@ from collections import Counter
 import pytest
 
 from tests.support.pool_lab import POOLS
+from zmon.base.errors import ParseError
+from zmon.collecting.registry import parse_kinds
 from zmon.collectors.zpool_events import Cursor, EventCounter, event_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render, render_with_client
-from zmon.metrics import RowFamily
-from zmon.parsers.zpool_events import ZfsEvent, parse_zpool_events
-from zmon.registry import parse_kinds
+from zmon.exposition.formats import render, render_with_client
+from zmon.exposition.metrics import RowFamily
+from zmon.parsers.zpool.zpool_events import ZfsEvent, parse_zpool_events
 
 CORPUS = POOLS / "corpus"
 EVENTS = POOLS / "events"

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.support.pool_lab import LAB, context, lab
+from zmon.base.errors import ParseError
+from zmon.base.replay import StaticRunner
+from zmon.base.runner import CommandResult
+from zmon.collecting.registry import NoDataError, parse_kinds
 from zmon.collectors.zpool_list import LIST_COLUMNS, ZpoolListCollector, pool_metrics
-from zmon.errors import ParseError
-from zmon.exposition import render
-from zmon.parsers.zpool_list import parse_zpool_get, parse_zpool_list
-from zmon.registry import NoDataError, parse_kinds
-from zmon.replay import StaticRunner
-from zmon.runner import CommandResult
+from zmon.exposition.formats import render
+from zmon.parsers.zpool.zpool_list import parse_zpool_get, parse_zpool_list
 
 H232 = "2.3.2-01-healthy"
 H2111 = "2.1.11-01-healthy"

@@ -10,9 +10,11 @@ from collections.abc import Mapping
 
 import structlog
 
-from zmon.errors import ParseError
-from zmon.metrics import MetricSet
-from zmon.parsers.arcstats import (
+from zmon.base.errors import ParseError
+from zmon.base.runner import CommandError
+from zmon.collecting.registry import Collector, NoDataError, register, register_parse_kind
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.kstat.arcstats import (
     ARC_PARAMS,
     FREEBSD_PARAM_SYSCTLS,
     SYSCTL_PREFIX,
@@ -23,9 +25,7 @@ from zmon.parsers.arcstats import (
     parse_freebsd_params,
     parse_param_value,
 )
-from zmon.parsers.arcstats_table import ARC_TABLE, BY_KSTAT, GENERIC_HELP, GENERIC_METRIC
-from zmon.registry import Collector, NoDataError, register, register_parse_kind
-from zmon.runner import CommandError
+from zmon.parsers.kstat.arcstats_table import ARC_TABLE, BY_KSTAT, GENERIC_HELP, GENERIC_METRIC
 
 log = structlog.get_logger(__name__)
 

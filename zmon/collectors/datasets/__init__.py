@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from zmon import logs
-from zmon.errors import ParseError
+from zmon.base import logs
+from zmon.base.errors import ParseError
+from zmon.base.runner import CommandError
+from zmon.collecting.registry import Collector, Context, Option, OptionError, register
+from zmon.exposition.metrics import MetricSet
 from zmon.host import zfs_commands as cmds
-from zmon.metrics import MetricSet
-from zmon.parsers.pool_kstats import ObjsetStats, parse_objset
-from zmon.parsers.zfs_datasets import (
+from zmon.parsers.kstat.pool_kstats import ObjsetStats, parse_objset
+from zmon.parsers.zfs.zfs_datasets import (
     AUTO_SNAPSHOT_PROPERTY,
     COLUMNS,
     Dataset,
@@ -24,9 +26,7 @@ from zmon.parsers.zfs_datasets import (
     parse_zfs_list,
     zfs_list_rows,
 )
-from zmon.parsers.zfs_snapshots import DatasetSnapshots, parse_snapshot_times
-from zmon.registry import Collector, Context, Option, OptionError, register
-from zmon.runner import CommandError
+from zmon.parsers.zfs.zfs_snapshots import DatasetSnapshots, parse_snapshot_times
 
 _log = logs.get("datasets")
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from zmon.base.runner import CommandError
+from zmon.collecting.registry import Collector, Context, NoDataError, register, register_parse_kind
+from zmon.exposition.metrics import MetricSet
 from zmon.host import zfs_commands as cmds
-from zmon.metrics import MetricSet
-from zmon.parsers.ddt import (
+from zmon.parsers.kstat.pool_kstats import parse_named_kstat
+from zmon.parsers.zpool.ddt import (
     DdtHistogram,
     DdtSummary,
     parse_dedup_status,
@@ -15,9 +18,6 @@ from zmon.parsers.ddt import (
     parse_zdb_histogram,
     version_prints_totals,
 )
-from zmon.parsers.pool_kstats import parse_named_kstat
-from zmon.registry import Collector, Context, NoDataError, register, register_parse_kind
-from zmon.runner import CommandError
 
 _SRC = "zpool status -D"
 _KSTAT = "kstat ddt_stats_<checksum>"
@@ -79,7 +79,7 @@ def _histogram_metrics(ms: MetricSet, hist: DdtHistogram, labels: Mapping[str, s
 
 
 def ddt_metrics(summaries: Sequence[DdtSummary]) -> MetricSet:
-    """DDT size metrics; byte figures are totals for the table (see zmon.parsers.ddt)."""
+    """DDT size metrics; byte figures are totals for the table (see zmon.parsers.zpool.ddt)."""
     ms = MetricSet()
     for s in summaries:
         labels = {"pool": s.pool}

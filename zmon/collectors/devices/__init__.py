@@ -8,9 +8,9 @@ the disk is: what an alert and ``zmon status`` print so that the right disk gets
 
 from __future__ import annotations
 
+from zmon.collecting.registry import Collector, NoDataError, Option, register
+from zmon.exposition.metrics import MetricSet
 from zmon.host.devices import DeviceMap
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, NoDataError, Option, register
 
 MAX_DEVICES = 1024
 

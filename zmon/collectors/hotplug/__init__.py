@@ -16,10 +16,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
+from zmon.base.logs import get
+from zmon.collecting.registry import Collector, Context, NoDataError, Option, register
+from zmon.exposition.metrics import MetricSet
 from zmon.host.devnames import whole_disk_name
-from zmon.logs import get
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, Context, NoDataError, Option, register
 
 log = get("hotplug")
 

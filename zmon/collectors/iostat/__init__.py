@@ -14,22 +14,22 @@ from typing import ClassVar
 
 import structlog
 
+from zmon.collecting.registry import Collector, Context, Option, register, register_parse_kind
+from zmon.exposition.metrics import MetricSet, bucket_les
 from zmon.host import zfs_commands as cmds
-from zmon.metrics import MetricSet, bucket_les
-from zmon.parsers.pow2_histogram import (
+from zmon.parsers.common.pow2_histogram import (
     BUCKET_SETS,
     FINE_EXPONENTS,
     bucket_bounds,
     iostat_cumulative,
 )
-from zmon.parsers.zpool_iostat import (
+from zmon.parsers.zpool.zpool_iostat import (
     HistogramBlock,
     PoolIostat,
     VdevIostat,
     ZpoolIostat,
     parse_zpool_iostat,
 )
-from zmon.registry import Collector, Context, Option, register, register_parse_kind
 
 log = structlog.get_logger(__name__)
 

@@ -22,7 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
-from zmon import logs, regexcheck
+from zmon.base import logs, regexcheck
+from zmon.base.errors import ParseError
+from zmon.collecting.products import VDEV_NAMES
+from zmon.collecting.registry import (
+    Collector,
+    Context,
+    NoDataError,
+    Option,
+    OptionError,
+    register,
+    register_parse_kind,
+    register_parse_stream,
+)
 from zmon.collectors.kernel_log.metrics import (
     ALERTED_PATTERNS,
     Resolver,
@@ -32,12 +44,11 @@ from zmon.collectors.kernel_log.metrics import (
     name_only_resolver,
     zero_series,
 )
-from zmon.errors import ParseError
+from zmon.exposition.metrics import MetricSet
 from zmon.host.kernelsources import JournalFollower, KmsgFollower
 from zmon.host.logfollow import FileFollower
 from zmon.host.statestore import Checkpoint, StateStore
 from zmon.host.watch import ChangeWatcher, PollLoop
-from zmon.metrics import MetricSet
 from zmon.parsers.kernel_log import (
     PatternError,
     PatternSet,
@@ -47,17 +58,6 @@ from zmon.parsers.kernel_log import (
     merge_rules,
     rules_from_table,
     rules_from_toml,
-)
-from zmon.products import VDEV_NAMES
-from zmon.registry import (
-    Collector,
-    Context,
-    NoDataError,
-    Option,
-    OptionError,
-    register,
-    register_parse_kind,
-    register_parse_stream,
 )
 
 log = logs.get("kernel_log")

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from zmon.durable import checked_count, checked_text, checked_time
+from zmon.base.durable import checked_count, checked_text, checked_time
+from zmon.exposition.metrics import MetricSet
 from zmon.host.devnames import looks_like_kernel_disk, whole_disk_name
-from zmon.metrics import MetricSet
 from zmon.parsers.kernel_log import KernelEvent
 
 Resolver = Callable[[str], "str | None"]

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from zmon.metrics import MetricSet
-from zmon.parsers.pool_kstats import (
+from zmon.collecting.registry import Collector, NoDataError, register
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.kstat.pool_kstats import (
     TxgSummary,
     parse_guid,
     parse_io_kstat,
@@ -16,7 +17,6 @@ from zmon.parsers.pool_kstats import (
     parse_state,
     parse_txgs,
 )
-from zmon.registry import Collector, NoDataError, register
 
 POOL_STATES = ("online", "degraded", "faulted", "offline", "removed", "unavail", "suspended")
 TRIM_KINDS = (("manual", "trim"), ("auto", "autotrim"), ("simple", "simple_trim"))

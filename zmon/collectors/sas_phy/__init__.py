@@ -9,9 +9,9 @@ per PHY and sends nothing to the disks.
 
 from __future__ import annotations
 
+from zmon.collecting.registry import Collector, NoDataError, Option, register
+from zmon.exposition.metrics import MetricSet
 from zmon.host.sas_phys import SasPhyLink, read_sas_phys
-from zmon.metrics import MetricSet
-from zmon.registry import Collector, NoDataError, Option, register
 
 MAX_PHYS = 4096
 SRC = " (/sys/class/sas_phy)"

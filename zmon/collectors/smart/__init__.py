@@ -17,28 +17,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from zmon import regexcheck
-from zmon.collectors.smart.metrics import (
-    check_metrics,
-    exit_status_metrics,
-    parse_smartctl_metrics,
-    report_metrics,
-)
-from zmon.errors import ParseError
-from zmon.failures import is_missing_program
-from zmon.host.devices import DeviceMap, nvme_namespace_guess
-from zmon.host.devnames import is_nvme_controller
-from zmon.logs import get
-from zmon.metrics import MetricSet
-from zmon.parsers.smartctl import (
-    ScanEntry,
-    SmartReport,
-    check_status,
-    parse_scan,
-    parse_smartctl,
-    parse_version,
-)
-from zmon.registry import (
+from zmon.base import regexcheck
+from zmon.base.errors import ParseError
+from zmon.base.failures import is_missing_program
+from zmon.base.logs import get
+from zmon.base.runner import CommandError, run_deadline
+from zmon.collecting.registry import (
     Collector,
     Context,
     NoDataError,
@@ -47,7 +31,23 @@ from zmon.registry import (
     register,
     register_parse_kind,
 )
-from zmon.runner import CommandError, run_deadline
+from zmon.collectors.smart.metrics import (
+    check_metrics,
+    exit_status_metrics,
+    parse_smartctl_metrics,
+    report_metrics,
+)
+from zmon.exposition.metrics import MetricSet
+from zmon.host.devices import DeviceMap, nvme_namespace_guess
+from zmon.host.devnames import is_nvme_controller
+from zmon.parsers.smartctl.smartctl import (
+    ScanEntry,
+    SmartReport,
+    check_status,
+    parse_scan,
+    parse_smartctl,
+    parse_version,
+)
 
 log = get("smart")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from zmon.exposition.metrics import MetricSet
 from zmon.host.devices import nvme_namespace_guess
-from zmon.metrics import MetricSet
-from zmon.parsers.smartctl import (
+from zmon.parsers.smartctl.smartctl import (
     EXIT_BITS,
     TEST_OUTCOMES,
     SmartReport,

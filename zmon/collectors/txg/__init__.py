@@ -15,11 +15,12 @@ from typing import ClassVar
 
 import structlog
 
-from zmon.errors import ParseError
+from zmon.base.errors import ParseError
+from zmon.collecting.registry import Collector, Context, NoDataError, register, register_parse_kind
+from zmon.exposition.metrics import MetricSet
 from zmon.host import zfs_commands as cmds
-from zmon.metrics import MetricSet
-from zmon.parsers.pow2_histogram import FINE_EXPONENTS, from_upper_bounds
-from zmon.parsers.txgs import (
+from zmon.parsers.common.pow2_histogram import FINE_EXPONENTS, from_upper_bounds
+from zmon.parsers.kstat.txgs import (
     TxAssign,
     TxgRow,
     parse_dmu_tx_assign,
@@ -27,7 +28,6 @@ from zmon.parsers.txgs import (
     pool_of,
     split_sections,
 )
-from zmon.registry import Collector, Context, NoDataError, register, register_parse_kind
 
 log = structlog.get_logger(__name__)
 

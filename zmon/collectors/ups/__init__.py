@@ -13,14 +13,7 @@ from typing import Any, ClassVar
 
 import structlog
 
-from zmon.collectors.ups.metrics import apcupsd_fields_to_metrics, nut_vars_to_metrics
-from zmon.collectors.ups.poller import ApcupsdPoller, NutPoller
-from zmon.collectors.ups.servers import apcupsd_servers, nut_servers, read_password_file
-from zmon.host.ups.net import Clock, Deadline
-from zmon.metrics import MetricSet
-from zmon.parsers import apcupsd as apc_parser
-from zmon.parsers import nut as nut_parser
-from zmon.registry import (
+from zmon.collecting.registry import (
     Collector,
     Context,
     NoDataError,
@@ -30,6 +23,13 @@ from zmon.registry import (
     register,
     register_parse_kind,
 )
+from zmon.collectors.ups.metrics import apcupsd_fields_to_metrics, nut_vars_to_metrics
+from zmon.collectors.ups.poller import ApcupsdPoller, NutPoller
+from zmon.collectors.ups.servers import apcupsd_servers, nut_servers, read_password_file
+from zmon.exposition.metrics import MetricSet
+from zmon.host.ups.net import Clock, Deadline
+from zmon.parsers.ups import apcupsd as apc_parser
+from zmon.parsers.ups import nut as nut_parser
 
 MAX_WORKERS = 8
 

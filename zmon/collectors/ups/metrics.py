@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from zmon.metrics import MetricSet
-from zmon.parsers import apcupsd, nut
-from zmon.parsers.ups import FLAGS, QUANTITIES, UpsInfo, UpsReading, clean_label
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.ups import apcupsd, nut
+from zmon.parsers.ups.ups import FLAGS, QUANTITIES, UpsInfo, UpsReading, clean_label
 
 UP_HELP = "1 when the UPS answers through its daemon (NUT upsd or apcupsd NIS), else 0."
 STATUS_HELP = (

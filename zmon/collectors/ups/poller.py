@@ -12,16 +12,16 @@ from collections.abc import Callable
 
 import structlog
 
+from zmon.base.errors import ParseError
 from zmon.collectors.ups.metrics import reading_metrics, server_metrics, ups_down_metrics
 from zmon.collectors.ups.servers import NutServer
-from zmon.errors import ParseError
+from zmon.exposition.metrics import MetricSet
 from zmon.host.ups import apcupsd as apc_client
 from zmon.host.ups.net import Backoff, Clock, Deadline, Endpoint, UpsProtocolError
 from zmon.host.ups.nut import NutClient, NutError
-from zmon.metrics import MetricSet
-from zmon.parsers import apcupsd as apc_parser
-from zmon.parsers import nut as nut_parser
-from zmon.parsers.ups import UpsInfo
+from zmon.parsers.ups import apcupsd as apc_parser
+from zmon.parsers.ups import nut as nut_parser
+from zmon.parsers.ups.ups import UpsInfo
 
 log = structlog.get_logger(__name__)
 

@@ -12,11 +12,18 @@ import re
 from collections.abc import Mapping
 from typing import ClassVar
 
-from zmon.errors import ParseError
-from zmon.metrics import MetricSet
-from zmon.parsers.kstat import KstatEntry, parse_int, parse_keyvals, parse_kstat
-from zmon.parsers.txgs import parse_dmu_tx_assign, parse_txgs, split_sections
-from zmon.parsers.zfs_kstats_table import (
+from zmon.base.errors import ParseError
+from zmon.collecting.registry import (
+    Collector,
+    NoDataError,
+    parse_kinds,
+    register,
+    register_parse_kind,
+)
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.kstat.kstat import KstatEntry, parse_int, parse_keyvals, parse_kstat
+from zmon.parsers.kstat.txgs import parse_dmu_tx_assign, parse_txgs, split_sections
+from zmon.parsers.kstat.zfs_kstats_table import (
     BY_FIELD,
     FAMILIES,
     GENERIC_HELP,
@@ -24,7 +31,6 @@ from zmon.parsers.zfs_kstats_table import (
     KSTATS,
     SIGNATURES,
 )
-from zmon.registry import Collector, NoDataError, parse_kinds, register, register_parse_kind
 
 SYSCTL_ROOT = "kstat.zfs.misc."
 FREEBSD_ARGV = ("sysctl", "-i", *(SYSCTL_ROOT + k for k in KSTATS))

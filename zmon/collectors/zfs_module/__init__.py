@@ -11,21 +11,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from zmon.base.errors import ParseError
+from zmon.base.logs import get
+from zmon.collecting.registry import Collector, NoDataError, register, register_parse_kind
 from zmon.collectors.zfs_module.metrics import ModuleReading, PoolFeatures, module_metrics
 from zmon.collectors.zfs_module.tunables import TUNABLES
-from zmon.errors import ParseError
+from zmon.exposition.metrics import MetricSet
 from zmon.host import zfs_commands as cmds
-from zmon.logs import get
-from zmon.metrics import MetricSet
-from zmon.parsers.zfs_module import (
+from zmon.parsers.kstat.zfs_module import (
     feature_uname,
     parse_compatibility,
     parse_module_dump,
     parse_version,
     pool_feature_states,
 )
-from zmon.parsers.zpool_list import parse_zpool_get
-from zmon.registry import Collector, NoDataError, register, register_parse_kind
+from zmon.parsers.zpool.zpool_list import parse_zpool_get
 
 log = get("zfs_module")
 

@@ -6,8 +6,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from zmon.collectors.zfs_module.tunables import TUNABLES, default_for
-from zmon.metrics import MetricSet
-from zmon.parsers.zfs_module import parse_parameter_value, version_series
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.kstat.zfs_module import parse_parameter_value, version_series
 
 _SRC_PARAMS = "/sys/module/zfs/parameters"
 

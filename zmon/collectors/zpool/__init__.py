@@ -21,20 +21,27 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from prometheus_client.core import Metric
 
-from zmon import logs
+from zmon.base import logs
+from zmon.base.logs import StateChangeLog
+from zmon.base.runner import CommandError, CommandResult
+from zmon.collecting.products import VDEV_NAMES
+from zmon.collecting.registry import (
+    Collector,
+    Context,
+    Option,
+    Paths,
+    register,
+    register_parse_kind,
+)
 from zmon.collectors.zpool.metrics import status_metrics
 from zmon.collectors.zpool.scrub_history import ScrubHistory
+from zmon.exposition.metrics import MetricSet
+from zmon.exposition.snapshot import SummaryRow
 from zmon.host import zfs_commands as zcmd
 from zmon.host.devnames import looks_like_kernel_disk, resolve_device, whole_disk_name
 from zmon.host.last_pools import PoolStateRecorder
-from zmon.logs import StateChangeLog
-from zmon.metrics import MetricSet
-from zmon.parsers.zpool_status import parse_zpool_status
-from zmon.parsers.zpool_status_model import ZpoolStatus
-from zmon.products import VDEV_NAMES
-from zmon.registry import Collector, Context, Option, Paths, register, register_parse_kind
-from zmon.runner import CommandError, CommandResult
-from zmon.snapshot import SummaryRow
+from zmon.parsers.zpool.zpool_status import parse_zpool_status
+from zmon.parsers.zpool.zpool_status_model import ZpoolStatus
 
 log = logs.get("zpool")
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from zmon.collectors.zpool.redundancy import redundancy, top_level_vdevs
-from zmon.metrics import MetricSet
-from zmon.parsers.zpool_status_model import (
+from zmon.exposition.metrics import MetricSet
+from zmon.parsers.zpool.zpool_status_model import (
     POOL_STATES,
     SCAN_FUNCTIONS,
     SPARE_STATES,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from zmon.parsers.zpool_status_model import Pool, Vdev, note_kinds, parse_draid_name
+from zmon.parsers.zpool.zpool_status_model import Pool, Vdev, note_kinds, parse_draid_name
 
 WORKING = frozenset({"ONLINE", "DEGRADED"})
 _RAIDZ_PARITY = re.compile(r"^raidz(\d)?")

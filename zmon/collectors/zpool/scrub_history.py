@@ -2,7 +2,8 @@
 
 ``zpool status`` shows only the latest scan, so a resilver hides when the pool was last
 scrubbed. The record lives in a small JSON file keyed by pool GUID (pool name when the GUID
-is unknown), written durably (``zmon.durable``: fsync, rename, fsync the directory). A missing or
+is unknown), written durably (``zmon.base.durable``: fsync, rename, fsync the directory). A
+missing or
 read-only state directory is logged once and the record is then kept in memory only.
 """
 
@@ -12,9 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from zmon import durable, logs
+from zmon.base import durable, logs
 from zmon.collectors.zpool.metrics import ScrubRecord, last_scrub
-from zmon.parsers.zpool_status_model import ZpoolStatus
+from zmon.parsers.zpool.zpool_status_model import ZpoolStatus
 
 log = logs.get("zpool")
 _VERSION = 1

@@ -20,13 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from zmon import durable, logs
-from zmon.collectors.zpool_events.follower import ProcessFollower
-from zmon.host.devnames import whole_disk_name, zfs_whole_disk
-from zmon.metrics import MetricSet
-from zmon.parsers.zpool_events import EventStreamParser, ZfsEvent, parse_zpool_events
-from zmon.products import VDEV_NAMES
-from zmon.registry import (
+from zmon.base import durable, logs
+from zmon.base.runner import CommandError
+from zmon.collecting.products import VDEV_NAMES
+from zmon.collecting.registry import (
     Collector,
     Context,
     NoDataError,
@@ -35,7 +32,10 @@ from zmon.registry import (
     register,
     register_parse_kind,
 )
-from zmon.runner import CommandError
+from zmon.collectors.zpool_events.follower import ProcessFollower
+from zmon.exposition.metrics import MetricSet
+from zmon.host.devnames import whole_disk_name, zfs_whole_disk
+from zmon.parsers.zpool.zpool_events import EventStreamParser, ZfsEvent, parse_zpool_events
 
 _log = logs.get("zpool_events")
 STATE_FILE = "zpool_events.json"

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from zmon import children, logs
+from zmon.base import children, logs
 
 _log = logs.get("follower")
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
-from zmon.errors import NoDataError, ParseError
+from zmon.base.errors import NoDataError, ParseError
+from zmon.base.runner import CommandError
+from zmon.collecting.registry import Collector, Context, register, register_parse_kind
+from zmon.exposition.metrics import MetricSet
 from zmon.host import zfs_commands as cmds
-from zmon.metrics import MetricSet
-from zmon.parsers.units import ABSENT, parse_nice
-from zmon.parsers.zpool_list import (
+from zmon.parsers.common.units import ABSENT, parse_nice
+from zmon.parsers.zpool.zpool_list import (
     DEFAULT_COLUMNS,
     PoolListRow,
     PoolProps,
@@ -19,8 +21,6 @@ from zmon.parsers.zpool_list import (
     parse_zpool_get,
     parse_zpool_list,
 )
-from zmon.registry import Collector, Context, register, register_parse_kind
-from zmon.runner import CommandError
 
 LIST_COLUMNS = DEFAULT_COLUMNS[12]  # the -o set zmon asks for; the parser knows it by count
 INFO_PROPS = (

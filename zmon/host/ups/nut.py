@@ -17,7 +17,7 @@ from zmon.host.ups.net import (
     recv_some,
     send_all,
 )
-from zmon.parsers.nut import quote_argument, split_protocol_line
+from zmon.parsers.ups.nut import quote_argument, split_protocol_line
 
 NUT_PORT = 3493
 MAX_LINE = 64 * 1024

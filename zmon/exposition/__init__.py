@@ -1,0 +1,1 @@
+"""Metric families, their text formats, and the snapshot /metrics serves."""

@@ -1,0 +1,1 @@
+"""Helpers every parser may use: ZFS's number formats, histograms, pasted output."""

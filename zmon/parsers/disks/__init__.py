@@ -1,0 +1,1 @@
+"""Parsers for disk inventories: FreeBSD geom and camcontrol, sesutil, SAS PHY counters."""

@@ -1,0 +1,1 @@
+"""Parsers for ZFS kstats (Linux /proc/spl/kstat, FreeBSD sysctl) and module parameters."""

@@ -1,0 +1,1 @@
+"""Parsers for smartctl's answers, JSON and text, into one typed report."""

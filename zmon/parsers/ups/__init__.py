@@ -1,0 +1,1 @@
+"""Parsers for UPS daemons (NUT upsd, apcupsd) into one typed reading."""

@@ -1,0 +1,1 @@
+"""Parsers for the zfs command: datasets and snapshots."""

@@ -1,0 +1,559 @@
+"""The serving process's side of collection: it starts the worker, mirrors what it reports
+into the snapshot, and replaces a worker that exits, is killed or stops answering.
+
+The server holds each collector's last rendered pieces, the families the status views read
+and the fields ``zmon_collector_*`` are rendered from (its "mirror"). While no worker runs,
+the mirrors stay as they were, marked as not collecting, so ``/metrics`` keeps serving the
+last data with ``zmon_collector_stale`` at 1; a run the worker was in when it ended counts
+as a failed run. A replacement starts from the mirrors (run counts go on, data is kept) and
+runs every collector at once: at once after the first exit, then after 1, 2, 4 ... 60 s
+while replacements keep ending within a minute, so a worker that cannot start does not spin.
+
+The first worker is forked from the main process before any thread starts
+(``fork_first``): it shares the pages of what that process imported (the collectors, their
+parsers, the libraries) until either writes them. A replacement is started with exec: the
+main process runs threads by then, and a fork would copy locks other threads hold.
+
+What the worker sends is checked on arrival (zmon/runtime/channel.py): a frame that is too long, not
+a message, or one the server does not take, or data that does not fit the mirrors, is the
+worker's fault. The worker is killed and replaced like one that crashed (logged, counted in
+``zmon_worker_restarts_total``); nothing it sends can end supervision.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from zmon.base import children, failures, logs
+from zmon.collecting.config import Config
+from zmon.exposition import gzipjoin
+from zmon.exposition.snapshot import CollectorState, Snapshot
+from zmon.runtime.channel import (
+    FROM_WORKER,
+    Beat,
+    Channel,
+    Closed,
+    FixedRows,
+    Message,
+    Orphaned,
+    ProtocolError,
+    Reload,
+    Reloaded,
+    Running,
+    Start,
+    Started,
+    Stop,
+    Trigger,
+    Update,
+    seed_of,
+)
+
+log = logs.get("supervisor")
+
+START_TIMEOUT = 300.0  # seconds for a worker to start its collectors (imports, first setup)
+RELOAD_TIMEOUT = 120.0  # a reload stops every collector (each within its timeout) and starts
+STOP_TIMEOUT = 15.0  # a worker told to stop stops its collectors, then it is killed
+# A worker reports every 5 s (zmon.runtime.worker.HEARTBEAT_SECONDS); one not heard from for this
+# long is stuck (an interpreter held by a runaway C call, a deadlock) and is replaced.
+WEDGED_AFTER = 60.0
+
+
+class ForkedWorker:
+    """A worker forked from this process (``fork_worker``), with what the supervisor uses of
+    a ``Popen``: ``pid``, ``returncode``, ``wait`` and ``kill``."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped by someone else: its status is gone (as Popen)
+                self.returncode = 0
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its exit code (minus the signal that killed it); subprocess.TimeoutExpired if it
+        still runs after ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = 0.001
+        while (code := self.poll()) is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(["zmon-worker"], timeout or 0.0)
+            time.sleep(pause)
+            pause = min(2 * pause, 0.05)
+        return code
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
+WorkerProcess = subprocess.Popen[bytes] | ForkedWorker
+Spawn = Callable[[], tuple[WorkerProcess, Channel]]
+# passes on a message the mirrors took, with the frame it came in (None: to be encoded)
+Relay = Callable[[Message, bytes | bytearray | None], None]
+
+
+class WorkerError(RuntimeError):
+    """The collection worker could not start its collectors, or rejected a reload."""
+
+
+WORKER = (sys.executable, "-m", "zmon.runtime.worker")
+
+
+def spawn_worker(program: Sequence[str] = WORKER) -> tuple[subprocess.Popen[bytes], Channel]:
+    """Start the worker ``program`` with one end of a new socket pair (its descriptor as
+    the last argument)."""
+    ours, theirs = socket.socketpair()
+    fd = theirs.fileno()
+    try:
+        proc = children.spawn(
+            lambda: subprocess.Popen(
+                [*program, str(fd)],
+                pass_fds=(fd,),
+                stdin=subprocess.DEVNULL,
+                # in the server's process group: a signal to the whole daemon (systemd's
+                # stop, kill -9 of the group) reaches it too; it ignores a terminal's Ctrl-C
+                # and lets the server stop it
+            )
+        )
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return proc, Channel(ours, FROM_WORKER)
+
+
+# the worker's life in a forked child, on its end of the channel (zmon.runtime.worker.run_worker)
+RunWorker = Callable[[socket.socket], int]
+
+
+def fork_worker(run: RunWorker, drop: Sequence[socket.socket] = ()) -> tuple[ForkedWorker, Channel]:
+    """Fork the worker from this process, with one end of a new socket pair; the child runs
+    ``run``. Call before any thread starts (the child would keep every lock another thread
+    held). ``drop``: sockets of this process the worker must not hold (the HTTP process's
+    channel: the HTTP process must see it close when this process ends)."""
+    ours, theirs = socket.socketpair()
+    try:
+        pid = os.fork()
+        if pid == 0:
+            _run_forked(run, theirs, [ours, *drop])
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    children.forked(pid)
+    return ForkedWorker(pid), Channel(ours, FROM_WORKER)
+
+
+def _run_forked(run: RunWorker, sock: socket.socket, drop: list[socket.socket]) -> NoReturn:
+    """The forked worker's life: what it must not hold closed, stdin from /dev/null (as the
+    worker started with exec has it), then the worker until it ends."""
+    code = 1
+    try:
+        for other in drop:
+            os.close(other.detach())  # (detached: no object here closes that number later)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        code = run(sock)
+    except BaseException as exc:  # noqa: BLE001 - the child must never return
+        with contextlib.suppress(Exception):
+            log.error("the collection worker failed", error=repr(exc)[:500])
+    finally:
+        os._exit(code)
+
+
+class Backoff:
+    """How long to wait before starting a replacement for a worker that ended."""
+
+    def __init__(self, first: float = 1.0, most: float = 60.0, stable_after: float = 60.0) -> None:
+        self.first, self.most, self.stable_after = first, most, stable_after
+        self._quick_exits = 0
+
+    def after_exit(self, lived: float) -> float:
+        """The delay after a worker that ran ``lived`` seconds: none after the first exit
+        (or one after a stable run), then ``first`` doubling up to ``most``."""
+        self._quick_exits = 1 if lived >= self.stable_after else self._quick_exits + 1
+        if self._quick_exits == 1:
+            return 0.0
+        return float(min(self.most, self.first * 2 ** (self._quick_exits - 2)))
+
+
+class RemoteCollector:
+    """A collector the worker runs, as the server sees it: its mirrored state, and a way
+    to wake it (what the demo's control socket needs)."""
+
+    def __init__(self, state: CollectorState, supervisor: WorkerSupervisor) -> None:
+        self.state = state
+        self._supervisor = supervisor
+
+    def trigger(self) -> None:
+        self._supervisor.trigger([self.state.name])
+
+
+class WorkerSupervisor:
+    """Runs the collection worker for ``cfg`` and keeps ``snapshot`` up to date from it."""
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        cfg: Config,
+        spawn: Spawn = spawn_worker,
+        clock: Callable[[], float] = time.monotonic,
+        backoff: Backoff | None = None,
+        wedged_after: float = WEDGED_AFTER,
+    ) -> None:
+        self.snapshot = snapshot
+        self.cfg = cfg
+        self._spawn = spawn
+        self._clock = clock
+        self.backoff = backoff or Backoff()
+        self._wedged_after = wedged_after
+        self.mirrors = Mirrors(snapshot)
+        self._mirrors = self.mirrors.states
+        self._lock = self.mirrors.lock  # the mirrors and the current worker
+        # where what changed the mirrors goes on to (the HTTP process, zmon/runtime/front.py); with
+        # it, this process does not render the snapshot itself
+        self.relay: Relay | None = None
+        self.on_tick: Callable[[], None] | None = None
+        self._reload_lock = threading.Lock()
+        self._proc: WorkerProcess | None = None
+        self._first: tuple[ForkedWorker, Channel] | None = None  # forked, not yet started
+        self._channel: Channel | None = None
+        self._heard = 0.0  # when the worker last said something, on ``clock``
+        self._healthy = False
+        self._stopping = threading.Event()
+        self._dirty = threading.Event()
+        # the worker's answers to start and reload; None when it ended
+        self._replies: queue.Queue[Message | None] = queue.Queue()
+        self.restarts = 0
+        self.last_restart_delay: float | None = None
+        self.snapshot.worker_restarts = 0
+        self._threads = [
+            threading.Thread(target=self._supervise, name="zmon-supervisor", daemon=True),
+            threading.Thread(target=self._render_loop, name="zmon-render", daemon=True),
+        ]
+
+    # -- the daemon's side -------------------------------------------------------------------
+
+    def fork_first(self, run: RunWorker, drop: Sequence[socket.socket] = ()) -> None:
+        """Fork the first worker now, before any thread starts (``fork_worker``); ``start``
+        gives it its config. Only with the default spawn (a test's spawn starts its own)."""
+        if self._spawn is spawn_worker and self._first is None and hasattr(os, "fork"):
+            self._first = fork_worker(run, drop)
+
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start the worker and wait until its collectors run (WorkerError if they cannot)."""
+        for t in self._threads:
+            t.start()
+        try:
+            reply = self._replies.get(timeout=timeout)
+        except queue.Empty:
+            reply = Started(f"the collection worker did not start within {timeout:g}s", False)
+        if type(reply) is not Started or reply.error is not None:
+            self.stop()
+            error = reply.error if isinstance(reply, Started) else None
+            raise WorkerError(f"collectors cannot start: {error or 'the worker ended'}")
+
+    def reload(self, cfg: Config, timeout: float = RELOAD_TIMEOUT) -> None:
+        """Move the worker to ``cfg``'s collectors; WorkerError (and the running collectors
+        unchanged) if one of them cannot start. Without a worker running, the next one
+        starts with ``cfg``."""
+        with self._reload_lock:
+            channel = self._channel
+            if channel is None:
+                self.cfg = cfg
+                return
+            self._drain_replies()
+            reply: Message | None
+            try:
+                channel.send(Reload(cfg))
+                reply = self._replies.get(timeout=timeout)
+            except (Closed, queue.Empty):
+                reply = None  # (the next worker starts with cfg)
+            if isinstance(reply, Reloaded) and reply.error is not None:
+                raise WorkerError(f"collectors cannot start: {reply.error}")
+            self.cfg = cfg
+
+    def trigger(self, names: list[str] | None = None) -> None:
+        """Wake the named collectors (every one without names) for a run now."""
+        channel = self._channel
+        if channel is not None:
+            with contextlib.suppress(Closed):
+                channel.send(Trigger(names or []))
+
+    def collectors(self) -> dict[str, RemoteCollector]:
+        with self._lock:
+            return {name: RemoteCollector(st, self) for name, st in sorted(self._mirrors.items())}
+
+    def healthy(self) -> bool:
+        """Whether a worker runs with every collector loop alive."""
+        return self._channel is not None and self._healthy and not self._stopping.is_set()
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None and self._channel is not None else None
+
+    def expect_stop(self) -> None:
+        """zmon is stopping: a worker that ends from now on is not replaced (under systemd
+        the worker gets the same SIGTERM as the server, and may end first). Safe to call
+        from a signal handler."""
+        self._stopping.set()
+
+    def stop(self) -> None:
+        """Stop the worker (its collectors stop their commands), killing it if it lingers."""
+        self._stopping.set()
+        self._dirty.set()
+        with self._lock:
+            proc, channel = self._proc, self._channel
+            first, self._first = self._first, None
+        if first is not None:  # forked, never started: it ends when its channel closes
+            first[1].close()
+            _end(first[0], STOP_TIMEOUT)
+        if channel is not None:
+            with contextlib.suppress(Closed):
+                channel.send(Stop())
+        if proc is not None:
+            _end(proc, STOP_TIMEOUT)
+        for t in self._threads:
+            if t.is_alive() and t is not threading.current_thread():
+                t.join(STOP_TIMEOUT)
+        children.sweep("zmon")  # what the worker's commands left, if it was killed
+
+    # -- the worker's side -------------------------------------------------------------------
+
+    def _supervise(self) -> None:
+        while not self._stopping.is_set():
+            started = self._clock()
+            reason = self._serve_one()
+            if self._stopping.is_set():
+                return
+            delay = self.backoff.after_exit(self._clock() - started)
+            log.error(
+                "collection worker ended; serving its last data as stale",
+                reason=reason,
+                restart_in=delay,
+            )
+            if self._stopping.wait(delay):
+                return
+            self.restarts += 1
+            self.last_restart_delay = delay
+            self.snapshot.worker_restarts = self.restarts
+
+    def _serve_one(self) -> str:
+        """Run one worker until it ends; what ended it."""
+        with self._lock:  # (as ``stop`` takes it)
+            first, self._first = self._first, None
+        try:
+            proc, channel = first if first is not None else self._spawn()
+        except OSError as exc:
+            self._replies.put(Started(f"cannot start the collection worker: {exc}", False))
+            return f"cannot start: {exc}"
+        with self._lock:
+            seeds = [seed_of(st) for st in self._mirrors.values()]
+            self._proc, self._heard = proc, self._clock()
+        if not self.mirrors.hold_data:  # the new worker sends every piece and view again
+            for seed in seeds:
+                seed.rendered, seed.kept = [], []
+        fault = None
+        try:
+            channel.send(Start(self.cfg, seeds))
+            with self._lock:
+                self._channel = channel
+            while True:
+                self._take(*channel.recv_frame())
+        except Closed:
+            pass
+        except ProtocolError as exc:
+            fault = f"sent an invalid message ({exc})"
+        except Exception as exc:  # noqa: BLE001 - whatever a message did, the worker goes
+            fault = f"sent a message that could not be applied ({exc!r:.300})"
+        if fault is not None:
+            log.error("collection worker faulted; replacing it", fault=fault, pid=proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        with self._lock:
+            self._channel = None
+            self._healthy = False
+        channel.close()
+        _end(proc, STOP_TIMEOUT)
+        children.forget(proc)
+        children.sweep("zmon")  # its commands, orphaned to us
+        self._replies.put(None)
+        reason = fault or _exit_reason(proc.returncode)
+        if not self._stopping.is_set():
+            self.mirrors.orphan(reason)
+            self._dirty.set()
+            self._relay(Orphaned(reason))
+        return reason
+
+    def _take(self, message: Message, frame: bytes | bytearray | None = None) -> None:
+        self._heard = self._clock()
+        if isinstance(message, Update):
+            self.mirrors.apply(message)
+            self._dirty.set()
+            self._relay(message, frame)
+        elif isinstance(message, Started):  # (and Reloaded)
+            self._healthy = message.healthy
+            self._replies.put(message)
+        elif isinstance(message, Running):  # shown at the next rendering, as a run's end brings one
+            self.mirrors.running(message)
+            self._relay(message, frame)
+        elif isinstance(message, Beat):
+            self._healthy = message.healthy
+        else:
+            raise ProtocolError(f"unexpected message {type(message).__name__}")
+
+    def _drain_replies(self) -> None:
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._replies.get_nowait()
+
+    def _relay(self, message: Message, frame: bytes | bytearray | None = None) -> None:
+        if self.relay is not None:
+            self.relay(message, frame)
+
+    def _render_loop(self) -> None:
+        """Re-render after updates, and when a collector turns stale without one (a hung
+        source, or no worker); replace a worker that has stopped answering. With a relay the
+        HTTP process renders: this loop only ticks (``on_tick``) about once a second."""
+        while not self._stopping.is_set():
+            self._dirty.wait(1.0)
+            if self._stopping.is_set():
+                return
+            self._check_wedged()
+            if self.relay is not None:
+                self._dirty.clear()
+                if self.on_tick is not None:
+                    self.on_tick()
+                time.sleep(0.05)  # (updates in a burst: one tick)
+            elif self._dirty.is_set() or self.snapshot.staleness_changed():
+                self._dirty.clear()
+                self.snapshot.rerender()
+
+    def _check_wedged(self) -> None:
+        with self._lock:
+            proc, channel = self._proc, self._channel
+            silent = self._clock() - self._heard
+        if channel is None or proc is None or silent < self._wedged_after:
+            return
+        log.error("collection worker stopped answering; replacing it", silent_seconds=silent)
+        self._heard = self._clock()
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()  # the supervisor thread sees the channel close
+
+
+_NO_PIECE = gzipjoin.Piece(b"", 0, 0)  # a digest's stand-in where no data is held
+
+
+class Mirrors:
+    """The collectors' mirrored states in ``snapshot``, changed only by what the worker sent
+    (or by its end). The privileged side and the HTTP process each hold one and apply the
+    same messages in the same order, so they hold the same pieces."""
+
+    def __init__(self, snapshot: Snapshot, hold_data: bool = True) -> None:
+        self.snapshot = snapshot
+        self.states: dict[str, CollectorState] = {}
+        self.lock = threading.Lock()
+        # False where nothing is served from these mirrors (the privileged side, which relays
+        # to the HTTP process): only the pieces' digests are kept, to check updates by
+        self.hold_data = hold_data
+
+    def apply(self, update: Update) -> None:
+        """Take an update; ProtocolError (and nothing changed) if it leaves out a piece that
+        is not held."""
+        fields, data = update.fields, update.data
+        for name, ran in data.items():  # pieces it leaves out must be those we hold
+            have = self._held(name)
+            missing = [n for n, d, p in ran.pieces if p is None and (n, d) not in have]
+            if missing:
+                raise ProtocolError(f"{name} left out pieces the server lacks: {missing[:3]!r}")
+        with self.lock:
+            for name in [n for n in self.states if n not in fields]:  # reloaded away
+                del self.states[name]
+                self.snapshot.remove(name)
+            for name, values in fields.items():
+                st = self.states.get(name)
+                if st is None:
+                    st = self.states[name] = CollectorState(
+                        name, values["interval"], values["timeout"]
+                    )
+                    self.snapshot.add(st)
+                for key, value in values.items():
+                    setattr(st, key, value)
+                st.collecting = True
+                run = data.get(name)
+                if run is not None and not self.hold_data:
+                    st.rendered = [(n, d, _NO_PIECE) for n, d, _ in run.pieces]
+                elif run is not None:
+                    held = {(n, d): p for n, d, p in st.rendered}
+                    st.rendered = [
+                        (n, d, p if p is not None else held[n, d]) for n, d, p in run.pieces
+                    ]
+                    if run.kept is not None:  # (None: the families the views read are unchanged)
+                        st.kept = run.kept
+                    st.summary = FixedRows(run.rows) if run.rows is not None else None
+
+    def running(self, message: Running) -> None:
+        with self.lock:
+            st = self.states.get(message.name)
+            if st is not None:
+                st.running_since = message.since
+
+    def _held(self, name: str) -> set[tuple[str, bytes]]:
+        with self.lock:
+            st = self.states.get(name)
+            return {(n, d) for n, d, _ in st.rendered} if st is not None else set()
+
+    def orphan(self, reason: str) -> None:
+        """No worker: the data stays, marked stale; a run it was in counts as failed."""
+        with self.lock:
+            for st in self.states.values():
+                st.collecting = False
+                if st.running_since is not None:
+                    st.running_since = None
+                    st.success = False
+                    st.runs["failure"] += 1
+                    st.last_error = f"the collection worker {reason} during the run"
+                    st.last_error_reason = failures.ERROR
+
+
+def _end(proc: WorkerProcess, wait: float) -> None:
+    """Wait for ``proc`` to exit; kill it if it does not within ``wait`` seconds."""
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        proc.wait()
+
+
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "ended"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-code).name}"
+        return f"was killed by signal {-code}"
+    return f"exited with status {code}"

@@ -1,0 +1,349 @@
+"""The collection worker process: the scheduler and every collector, away from the server.
+
+``zmon serve`` starts this module (``python -m zmon.runtime.worker FD``) with one end of a socket
+pair (zmon/runtime/channel.py). The server sends the config and the collectors' last states; the
+worker runs the collectors and sends each change back: a run's rendered, compressed
+families and the states the server renders ``zmon_collector_*`` from. Parsing and rendering
+use this process's interpreter and memory, so a scrape never waits for them, and a worker
+that crashes, leaks or wedges is replaced without the server noticing more than staleness
+(zmon/runtime/supervisor.py).
+
+The messages are those of zmon/runtime/channel.py, checked on arrival: a message from the server
+that is not a valid one of ``TO_WORKER`` ends the worker (status 3), as a lost server does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Mapping
+
+from prometheus_client.core import Metric
+
+from zmon.base import children, durable, logs
+from zmon.base.runner import CommandRunner
+from zmon.collecting.config import Config
+from zmon.collecting.registry import Board, Context, collectors
+from zmon.collecting.scheduler import RunHook, Scheduler
+from zmon.exposition.snapshot import CollectorState, Snapshot, SummaryRow
+from zmon.host.devices import DeviceMapCache
+from zmon.runtime import memory
+from zmon.runtime.channel import (
+    TO_WORKER,
+    Beat,
+    Channel,
+    Closed,
+    Message,
+    ProtocolError,
+    Reload,
+    Reloaded,
+    RunData,
+    Running,
+    Start,
+    Started,
+    Stop,
+    Trigger,
+    Update,
+    state_fields,
+    summary_rows,
+)
+from zmon.runtime.chores import Chores
+
+log = logs.get("worker")
+BAD_MESSAGE = 3  # the exit status after a message from the server that is not a valid one
+HEARTBEAT_SECONDS = 5.0  # the server restarts a worker it has not heard from in a while
+# Collection can wait: where both processes want the CPU, scrapes go first. Ten steps of
+# niceness give the server about ten times the worker's share of a contended core.
+NICENESS = 10
+# what the server holds of a collector once it took an update: its pieces and the families
+# the views read, as (family name, digest) pairs
+Held = tuple[set[tuple[str, bytes]], frozenset[tuple[str, bytes]]]
+
+
+def build_scheduler(
+    cfg: Config,
+    snapshot: Snapshot | None = None,
+    one_shot: bool = False,
+    on_update: RunHook | None = None,
+    on_start: RunHook | None = None,
+) -> Scheduler:
+    """Instantiate every enabled collector with its context and add it to a new scheduler."""
+    runner = CommandRunner(binaries=cfg.binaries, default_timeout=cfg.command_timeout)
+    scheduler = Scheduler(snapshot, on_update=on_update, on_start=on_start)
+    scheduler.on_stop.append(runner.kill_all)
+    board = Board()  # products collectors exchange (declared in provides/needs)
+    devices = DeviceMapCache(cfg.paths, cfg.platform, runner)  # one device map for all
+    for name, cls in collectors().items():
+        settings = cfg.collectors[name]
+        if not settings.enabled:
+            continue
+        ctx = Context(
+            paths=cfg.paths,
+            runner=runner,
+            options=settings.options,
+            platform=cfg.platform,
+            interval=settings.interval,
+            timeout=settings.timeout,
+            one_shot=one_shot,
+            board=board,
+            devices=devices,
+        )
+        scheduler.add(cls(ctx), settings.interval, settings.timeout)
+    return scheduler
+
+
+class CollectionWorker:
+    """The worker's side of the channel: runs the scheduler, reports every change."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.snapshot = Snapshot()  # the collectors' states; rendering is the server's
+        self.scheduler: Scheduler | None = None
+        self.cfg: Config | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()  # one reload at a time
+        self._report_lock = threading.Lock()  # reports leave in the order they are made
+        # What the server holds of each collector's pieces, (family name, digest) pairs, and
+        # of the families the views read (by their texts): changed only by an update sent,
+        # under the report lock, as the server's mirrors apply it (zmon.runtime.supervisor.Mirrors).
+        self._sent: dict[str, set[tuple[str, bytes]]] = {}
+        self._views_sent: dict[str, frozenset[tuple[str, bytes]]] = {}
+        # Collectors whose families for the views were sent and dropped here (the server
+        # holds them; on a big host they were 7 MB of this process): the empty list left in
+        # their state's ``kept`` and the landing-page rows sent with them.
+        self._dropped: dict[str, tuple[list[Metric], list[SummaryRow] | None]] = {}
+        self._status = 0  # the exit status
+
+    def run(self) -> int:
+        signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when we stop
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the server reloads us
+        try:
+            start = self.channel.recv()
+        except Closed:
+            return 0
+        except ProtocolError as exc:
+            log.error("invalid message from the server", error=str(exc))
+            return BAD_MESSAGE
+        if not isinstance(start, Start):
+            log.error("expected start from the server", got=type(start).__name__)
+            return BAD_MESSAGE
+        cfg, seeds = start.config, start.seeds
+        logs.setup(cfg.log_level, cfg.log_format)
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)  # (its commands inherit it)
+        memory.tune_malloc()  # before any collector thread starts (zmon/runtime/memory.py)
+        children.carry_leaked({s.name: s.leaked_children for s in seeds})
+        durable.carry_failures({s.name: s.state_write_failures for s in seeds})
+        for seed in seeds:
+            self.snapshot.add(seed)
+            self._sent[seed.name] = {(name, digest) for name, digest, _ in seed.rendered}
+        children.become_subreaper()  # what our tools' children leave comes back to us
+        try:
+            self._start(cfg)
+        except Exception as exc:  # noqa: BLE001 - told to the server, which reports it
+            self._send(Started(repr(exc), False))
+            return 1
+        memory.settle_gc()
+        self._report(None)  # the server knows the collectors before it hears they started
+        self._send(Started(None, self._healthy()))
+        threading.Thread(target=self._commands, name="zmon-worker-commands", daemon=True).start()
+        chores = Chores()
+        while not self._stop.wait(HEARTBEAT_SECONDS):
+            with contextlib.suppress(Closed):
+                self._send(Beat(self._healthy()))
+            chores.run_due()
+        self._shutdown()
+        return self._status
+
+    def _start(self, cfg: Config) -> None:
+        scheduler = build_scheduler(
+            cfg, self.snapshot, on_update=self._report, on_start=self._run_started
+        )
+        try:
+            scheduler.start()
+        except BaseException:
+            scheduler.stop(keep_states=True)
+            raise
+        self.scheduler = scheduler
+        self.cfg = cfg
+
+    def _healthy(self) -> bool:
+        return self.scheduler is not None and self.scheduler.healthy()
+
+    def _send(self, message: Message) -> None:
+        try:
+            self.channel.send(message)
+        except Closed:
+            self._stop.set()  # the server is gone: so are we
+            raise
+
+    def _commands(self) -> None:
+        while not self._stop.is_set():
+            try:
+                message = self.channel.recv()
+            except Closed:
+                self._stop.set()
+                return
+            except ProtocolError as exc:
+                log.error("invalid message from the server; stopping", error=str(exc))
+                self._status = BAD_MESSAGE
+                self._stop.set()
+                return
+            if isinstance(message, Stop):
+                self._stop.set()
+                return
+            with contextlib.suppress(Closed):
+                if isinstance(message, Trigger):
+                    self._trigger(message.names)
+                elif isinstance(message, Reload):
+                    error = self._reload(message.config)
+                    self._report(None)
+                    self._send(Reloaded(error, self._healthy()))
+                else:
+                    log.error(
+                        "unexpected message from the server; stopping", got=type(message).__name__
+                    )
+                    self._status = BAD_MESSAGE
+                    self._stop.set()
+                    return
+
+    def _trigger(self, names: list[str]) -> None:
+        scheduler = self.scheduler
+        if scheduler is None:
+            return
+        for name, w in scheduler.workers.items():
+            if not names or name in names:
+                w.trigger()
+
+    def _reload(self, new: Config) -> str | None:
+        """Move to ``new``'s collectors; on any error keep (or restore) the running ones."""
+        with self._lock:
+            old = self.cfg
+            try:
+                self._swap(new)
+            except Exception as exc:  # noqa: BLE001 - a collector that cannot start
+                if old is None:
+                    return repr(exc)
+                try:
+                    self._swap(old)
+                except Exception as again:  # noqa: BLE001 - /healthz will show it
+                    log.error("cannot restore the running config", error=repr(again))
+                return repr(exc)
+            logs.setup(new.log_level, new.log_format)
+            return None
+
+    def _swap(self, new: Config) -> None:
+        """Stop the running collectors and start those of ``new``; a new set that fails to
+        start is stopped again (its followers and commands with it) before the error
+        propagates."""
+        if self.scheduler is not None:
+            self.scheduler.stop(keep_states=True)
+            self.scheduler = None
+        for state in self.snapshot.states():  # (those of a set that failed to start, too)
+            settings = new.collectors.get(state.name)
+            if settings is None or not settings.enabled:
+                self.snapshot.remove(state.name)  # (the server drops it at the next update)
+        self._start(new)
+
+    def _run_started(self, state: CollectorState) -> None:
+        """A run started: the server shows it as running from its next rendering on (the
+        server renders after runs end, not when they start)."""
+        with contextlib.suppress(Closed):
+            self._send(Running(state.name, state.running_since))
+
+    def _report(self, ran: CollectorState | None) -> None:
+        """Tell the server every collector's fields, and the data of ``ran`` if it has new
+        (``ran`` only while it is the collector's state: a loop that outlived a reload's
+        stop reports none)."""
+        with self._report_lock:
+            states = self.snapshot.states()
+            fields = {s.name: state_fields(s) for s in states}
+            ended = states if ran is None else [s for s in states if s is ran]
+            data: dict[str, RunData] = {}
+            held: dict[str, Held] = {}
+            for s in ended:
+                if s.running_since is None:
+                    data[s.name], held[s.name] = self._data_of(s)
+            with contextlib.suppress(Closed):
+                self._send(Update(fields, data))
+                self._sent_update(fields, held)
+                if ran is not None and ran.name in data:
+                    self._drop_kept(ran, data[ran.name])
+
+    def _data_of(self, state: CollectorState) -> tuple[RunData, Held]:
+        """A collector's rendered pieces (those the server does not hold yet, by digest), the
+        families the views read (None when their texts are those the server holds) and its
+        landing-page rows; and what the server holds once it took them. The pieces are read
+        once: the collector's run may publish new ones meanwhile."""
+        rendered, kept = state.rendered, state.kept
+        held = self._sent.get(state.name, set())
+        pieces = [
+            (name, digest, None if (name, digest) in held else piece)
+            for name, digest, piece in rendered
+        ]
+        sent = {(name, digest) for name, digest, _ in rendered}
+        dropped = self._dropped.get(state.name)
+        if dropped is not None and kept is dropped[0]:  # sent, and no run published since
+            views_held = self._views_sent.get(state.name, frozenset())
+            return RunData(pieces, None, dropped[1]), (sent, views_held)
+        viewed = {fam.name for fam in kept}
+        views = frozenset((n, d) for n, d, _ in rendered if n in viewed)
+        same = len(views) == len(kept) and self._views_sent.get(state.name) == views
+        return RunData(pieces, None if same else kept, summary_rows(state, kept)), (sent, views)
+
+    def _drop_kept(self, state: CollectorState, data: RunData) -> None:
+        """After an update that carried ``state``'s run (sent from the run's own thread, so
+        no run of it publishes meanwhile): its families for the views are the server's now,
+        and are dropped here."""
+        dropped = self._dropped.get(state.name)  # (the caller holds the report lock)
+        if dropped is not None and state.kept is dropped[0]:
+            return
+        empty: list[Metric] = []
+        state.kept = empty
+        self._dropped[state.name] = (empty, data.rows)
+
+    def _sent_update(
+        self,
+        fields: Mapping[str, object],
+        held: dict[str, Held],
+    ) -> None:
+        """What the server holds after an update it took: as its mirrors, it drops the
+        collectors the update does not name and takes the data the update carries."""
+        for name in [n for n in self._sent if n not in fields]:
+            del self._sent[name]
+        for name in [n for n in self._views_sent if n not in fields]:
+            del self._views_sent[name]
+        for name in [n for n in self._dropped if n not in fields]:
+            del self._dropped[name]
+        for name, (sent, views) in held.items():
+            self._sent[name], self._views_sent[name] = sent, views
+
+    def _shutdown(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.stop()  # kills the commands still running (the runner's kill_all)
+        children.sweep("zmon")  # and whatever escaped from them
+        children.set_subreaper(False)
+
+
+def run_worker(sock: socket.socket) -> int:
+    """The worker's life, talking to the privileged side over ``sock`` (its end of the
+    channel): forked from the main process (``zmon.runtime.supervisor.fork_worker``) or started
+    with exec (``main``)."""
+    children.name_process("zmon-worker")
+    return CollectionWorker(Channel(sock, TO_WORKER)).run()
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or not argv[0].isdigit():
+        print("usage: python -m zmon.runtime.worker FD (started by zmon serve)", file=sys.stderr)
+        return 2
+    return run_worker(socket.socket(fileno=int(argv[0])))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
