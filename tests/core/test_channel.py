@@ -149,7 +149,7 @@ def test_the_config_travels_as_flat_settings() -> None:
 
 
 def test_nothing_pickles_between_the_processes() -> None:
-    for module in ("channel.py", "supervisor.py", "worker.py", "daemon.py"):
+    for module in ("runtime/channel.py", "runtime/supervisor.py", "runtime/worker.py", "daemon.py"):
         tree = ast.parse((ZMON / module).read_text())
         imported = {
             alias.name

@@ -411,39 +411,11 @@ def matcher_sets(conditions: list[Condition], records: list[Record]) -> dict[str
     return out
 
 
-def read_by_the_declarations() -> set[tuple[str, str]]:
-    """(module, name) of what zmon/health/ reads from zmon/status/, directly or through a
-    function it imports: a list declared there (the ARC's ghost states, the write throttle's
-    reasons) is the declaration, not a copy."""
-    imported: set[tuple[str, str]] = set()
-    for path in (ROOT / "zmon" / "judgment").glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            module = node.module or "" if isinstance(node, ast.ImportFrom) else ""
-            if isinstance(node, ast.ImportFrom) and module.startswith("zmon.status."):
-                imported |= {(f"{module.rsplit('.', 1)[1]}.py", a.name) for a in node.names}
-    out = set(imported)
-    for module in {m for m, _ in imported}:
-        for fn in ast.parse((STATUS / module).read_text()).body:
-            if isinstance(fn, ast.FunctionDef) and (module, fn.name) in imported:
-                out |= {(module, n.id) for n in ast.walk(fn) if isinstance(n, ast.Name)}
-    return out
-
-
-def copied_lists(
-    source: str, module: str, lists: dict[str, frozenset[str]], declared: set[tuple[str, str]]
-) -> list[str]:
-    """Literal lists in ``source`` that hold what one of ``lists`` holds (a module-level one
-    the declarations import, ``declared``, is the list itself)."""
-    tree = ast.parse(source)
-    own = {
-        id(stmt.value)
-        for stmt in tree.body
-        if isinstance(stmt, ast.Assign)
-        and any(isinstance(t, ast.Name) and (module, t.id) in declared for t in stmt.targets)
-    }
+def copied_lists(source: str, module: str, lists: dict[str, frozenset[str]]) -> list[str]:
+    """Literal lists in ``source`` that hold what one of ``lists`` holds."""
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts and id(node) not in own:
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts:
             words = [e.value for e in node.elts if isinstance(e, ast.Constant)]
             if all(isinstance(w, str) for w in words) and len(words) == len(node.elts):
                 found += [
@@ -455,28 +427,24 @@ def copied_lists(
 
 
 MATCHER_SETS = matcher_sets(CONDITIONS, RECORDS)
-READ_BY_DECLARATIONS = read_by_the_declarations()
 
 
 def test_the_lists_are_found() -> None:
     assert {"thresholds.cable_patterns", "thresholds.sas_link_counters"} <= set(TABLE_LISTS)
     assert 'zmon_pool_state{state=~"faulted|unavail|removed|suspended"}' in MATCHER_SETS
-    assert ("model.py", "THROTTLE_REASONS") in READ_BY_DECLARATIONS
-    assert ("ratios.py", "GHOST_STATES") in READ_BY_DECLARATIONS  # through ghost_size()
-    assert ("model.py", "LINK_PATTERNS") not in READ_BY_DECLARATIONS
 
 
 @pytest.mark.parametrize("path", sources(ROOT), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_no_list_of_the_thresholds_table_is_copied(path: Path) -> None:
     if path.suffix == ".py":
-        assert copied_lists(path.read_text(), path.name, TABLE_LISTS, set()) == []
+        assert copied_lists(path.read_text(), path.name, TABLE_LISTS) == []
 
 
 @pytest.mark.parametrize("path", sorted(STATUS.glob("*.py")), ids=lambda p: p.name)
 def test_the_findings_copy_no_list_of_a_condition(path: Path) -> None:
     """A finding reads the states, scan functions and event classes its alert selects from
     the declaration (zmon/health/), not from a list of its own."""
-    found = copied_lists(path.read_text(), path.name, MATCHER_SETS, READ_BY_DECLARATIONS)
+    found = copied_lists(path.read_text(), path.name, MATCHER_SETS)
     assert found == []
 
 
@@ -486,18 +454,17 @@ def test_a_copied_list_is_found() -> None:
     assert old in source
     copied = repr(tuple(DEFAULTS.cable_patterns.split("|")))
     planted = source.replace(old, f"LINK_PATTERNS = {copied}")
-    assert copied_lists(planted, "model.py", TABLE_LISTS, set()) == [
+    assert copied_lists(planted, "model.py", TABLE_LISTS) == [
         f"model.py:{planted[: planted.index(copied)].count(chr(10)) + 1}: thresholds.cable_patterns"
     ]
     diagnoses = (STATUS / "diagnoses.py").read_text()
     old = "UNAVAILABLE = POOL_UNAVAILABLE"
     assert old in diagnoses
     planted = diagnoses.replace(old, 'UNAVAILABLE = ("faulted", "unavail", "removed", "suspended")')
-    found = copied_lists(planted, "diagnoses.py", MATCHER_SETS, READ_BY_DECLARATIONS)
+    found = copied_lists(planted, "diagnoses.py", MATCHER_SETS)
     assert len(found) == 1 and "faulted|unavail|removed|suspended" in found[0], found
-    throttle = (STATUS / "model.py").read_text()
-    assert copied_lists(throttle, "model.py", MATCHER_SETS, READ_BY_DECLARATIONS) == []
-    assert copied_lists(throttle, "model.py", MATCHER_SETS, set()), "the exemption is needed"
+    # the write throttle's reasons are declared in zmon/health/ and only imported here
+    assert copied_lists((STATUS / "model.py").read_text(), "model.py", MATCHER_SETS) == []
 
 
 def test_every_alert_a_finding_names_is_a_declared_condition() -> None:
