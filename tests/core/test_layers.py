@@ -3,13 +3,17 @@ collectors meet only through the layers below them.
 
 The order of the folders is ``zmon.LAYERS``; the modules at the top of the package (the
 ``zmon`` command, the daemon, ``zmon status``) are the entry floor above them all. Every
-import counts, at module level or inside a function.
+import counts, at module level or inside a function. Parsers name no metric: a collector's
+catalogue names and documents its metrics.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import re
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -123,6 +127,52 @@ def climbs(edges: dict[str, dict[str, int]]) -> list[str]:
         for dep, line in sorted(deps.items())
         if floor(layer(dep)) > floor(layer(m))
     ]
+
+
+METRIC_NAME = re.compile(r"\bzmon_[a-z0-9_]+")
+
+
+def metric_names_in(source: str) -> list[str]:
+    """The zmon metric names (``zmon_...``) in a module's strings, docstrings and comments.
+
+    Every family zmon exports is named ``zmon_*``, and no kstat field, module parameter, sysctl
+    or command output that a parser reads begins so; identifiers in the code are not looked
+    at. ``zfs_`` cannot be checked the same way (module parameters such as ``zfs_arc_max``
+    begin so), nor need ``node_`` be (zmon exports no node_exporter family).
+    """
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [
+        name
+        for tok in tokens
+        if tok.type != tokenize.NAME
+        for name in METRIC_NAME.findall(tok.string)
+    ]
+
+
+def test_parsers_name_no_metrics() -> None:
+    offenders = {
+        m: names
+        for m, p in modules().items()
+        if layer(m) == "parsers" and (names := metric_names_in(p.read_text()))
+    }
+    assert not offenders, (
+        f"parsers return records; metric names and help live in the collector's catalogue: "
+        f"{offenders}"
+    )
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ('TABLE = {"hits": "zmon_arc_hits_total"}\n', ["zmon_arc_hits_total"]),
+        ('NAME = f"zmon_arc_{field}_hits_total"\n', ["zmon_arc_"]),
+        ('"""Exported as ``zmon_ups_info`` labels."""\n', ["zmon_ups_info"]),
+        ('PARAM = "zfs_arc_max"  # a module parameter, not a metric\n', []),
+        ('zmon_identifier = read("kstat.zfs.misc.arcstats", "zmon.base.errors")\n', []),
+    ],
+)
+def test_the_metric_name_finder(source: str, expected: list[str]) -> None:
+    assert metric_names_in(source) == expected
 
 
 def test_no_import_climbs_a_layer() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import collector_doc
-from zmon.parsers.kstat.zfs_kstats_table import FAMILIES, GENERIC_METRIC, TABLE, KstatStat
+from zmon.collectors.zfs_kstats.catalogue import FAMILIES, GENERIC_METRIC, TABLE, KstatStat
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "perf"
 BEGIN, END = "<!-- metrics:begin -->\n", "<!-- metrics:end -->\n"

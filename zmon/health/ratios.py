@@ -37,7 +37,7 @@ class Window(Protocol):
 
 
 def counter_metric(field: str) -> str:
-    """The zmon counter of an arcstats field (zmon/parsers/kstat/arcstats_table.py)."""
+    """The zmon counter of an arcstats field (zmon/collectors/arc/catalogue.py)."""
     return f"zmon_arc_{field}_total"
 
 

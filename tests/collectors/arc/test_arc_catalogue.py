@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import collector_doc
-from zmon.parsers.kstat.arcstats import ARC_PARAMS
-from zmon.parsers.kstat.arcstats_table import ARC_TABLE, GENERIC_METRIC, ArcStat
+from zmon.collectors.arc.catalogue import ARC_TABLE, GENERIC_METRIC, PARAM_METRICS, ArcStat
 
 CATALOGUE = collector_doc("arc")
 BEGIN, END = "<!-- metrics:begin -->\n", "<!-- metrics:end -->\n"
@@ -46,11 +45,11 @@ def metric_table() -> str:
     lines = ["| metric | type | labels | arcstats field | versions |\n", "|---|---|---|---|---|\n"]
     lines += [_row(stats) for stats in by_metric.values()]
     lines.append(f"| `{GENERIC_METRIC}` | gauge | `name` | any field not above | all |\n")
-    for param in ARC_PARAMS:
-        sources = f"`/sys/module/zfs/parameters/{param.name}`; " + ", ".join(
-            f"`sysctl {s}`" for s in param.sysctls
+    for gauge in PARAM_METRICS:
+        sources = f"`/sys/module/zfs/parameters/{gauge.param.name}`; " + ", ".join(
+            f"`sysctl {s}`" for s in gauge.param.sysctls
         )
-        lines.append(f"| `{param.metric}` | gauge |  | {sources} | all |\n")
+        lines.append(f"| `{gauge.metric}` | gauge |  | {sources} | all |\n")
     return "".join(lines)
 
 

@@ -9,15 +9,16 @@ import pytest
 
 from tests.helpers import fixture_path
 from zmon.collectors.arc import arc_metrics
-from zmon.exposition.formats import render
-from zmon.parsers.kstat.arcstats import ARC_PARAMS, ArcStats
-from zmon.parsers.kstat.arcstats_table import (
+from zmon.collectors.arc.catalogue import (
     ARC_STATES,
     ARC_TABLE,
     BY_KSTAT,
     FIXED_POINT_32,
     GENERIC_METRIC,
+    PARAM_METRICS,
 )
+from zmon.exposition.formats import render
+from zmon.parsers.kstat.arcstats import ARC_PARAMS, ArcStats
 from zmon.parsers.kstat.kstat import KstatDataType, KstatEntry
 
 METRIC_RE = re.compile(r"zmon_arc_[a-z0-9]+(?:_[a-z0-9]+)*")
@@ -103,8 +104,9 @@ def test_metrics_are_typed_consistently() -> None:
         assert len({tuple(k for k, _ in s.labels) for s in stats}) == 1, metric
     families = {m.removesuffix("_total") for m in by_metric}
     assert len(families) == len(by_metric), "a counter and a gauge share a family name"
-    for param in ARC_PARAMS:
-        assert param.metric not in by_metric and METRIC_RE.fullmatch(param.metric)
+    for gauge in PARAM_METRICS:
+        assert gauge.metric not in by_metric and METRIC_RE.fullmatch(gauge.metric)
+    assert [gauge.param for gauge in PARAM_METRICS] == list(ARC_PARAMS)
 
 
 def test_only_legacy_aliases_share_a_series() -> None:

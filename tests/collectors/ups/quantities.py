@@ -6,22 +6,22 @@ from typing import Any
 
 import pytest
 
-# fact key -> (metric, scale from the printed unit to the base unit)
+# fact key -> (quantity, scale from the printed unit to the base unit)
 QUANTITY_FACTS = {
-    "charge": ("zmon_ups_battery_charge_ratio", 0.01),
-    "runtime": ("zmon_ups_battery_runtime_seconds", 1.0),
-    "load": ("zmon_ups_load_ratio", 0.01),
-    "input_v": ("zmon_ups_input_voltage_volts", 1.0),
-    "output_v": ("zmon_ups_output_voltage_volts", 1.0),
+    "charge": ("battery_charge", 0.01),
+    "runtime": ("battery_runtime", 1.0),
+    "load": ("load", 0.01),
+    "input_v": ("input_voltage", 1.0),
+    "output_v": ("output_voltage", 1.0),
 }
 
 
 def assert_quantities(reading: Any, facts: dict[str, str], *, other_absent_keys: bool) -> None:
     """Each stated quantity has its value; each one listed under ``absent`` is not served.
     ``other_absent_keys``: the ``absent`` list may also name facts that are no quantity."""
-    for key, (metric, scale) in QUANTITY_FACTS.items():
+    for key, (quantity, scale) in QUANTITY_FACTS.items():
         if key in facts:
-            assert reading.values[metric] == pytest.approx(float(facts[key]) * scale), key
+            assert reading.values[quantity] == pytest.approx(float(facts[key]) * scale), key
     for key in facts.get("absent", "").replace(",", " ").split():
         if other_absent_keys and key not in QUANTITY_FACTS:
             continue

@@ -7,8 +7,9 @@ import pytest
 from tests.helpers import fixture_path
 from zmon.base.errors import ParseError
 from zmon.collecting.registry import parse_kinds
-from zmon.collectors.ups.metrics import nut_vars_to_metrics
+from zmon.collectors.ups.metrics import QUANTITY_METRICS, nut_vars_to_metrics
 from zmon.exposition.formats import render
+from zmon.parsers.ups.ups import QUANTITIES
 
 FIXTURES = sorted(p.name for p in fixture_path("ups").glob("*.txt"))
 UPSC = [name for name in FIXTURES if "upsc_" in name]
@@ -83,3 +84,24 @@ def test_parse_kind_rejects_junk_with_a_line(kind):
     with pytest.raises(ParseError) as err:
         func(b"\x00\xff garbage\nmore garbage\n")
     assert err.value.line_no == 1
+
+
+UNIT_SUFFIX = {
+    "ratio": "_ratio",
+    "seconds": "_seconds",
+    "volts": "_volts",
+    "hertz": "_hertz",
+    "watts": "_watts",
+    "voltamperes": "_voltamperes",
+    "celsius": "_celsius",
+    "count": "",
+}
+
+
+def test_every_quantity_has_one_metric_named_for_its_unit():
+    by_name = {quantity.name: quantity for quantity in QUANTITIES}
+    assert [spec.quantity for spec in QUANTITY_METRICS] == list(by_name)
+    for spec in QUANTITY_METRICS:
+        base = spec.metric.removesuffix("_total")
+        assert base.endswith(UNIT_SUFFIX[by_name[spec.quantity].dimension]), spec
+        assert spec.kind == ("counter" if spec.metric.endswith("_total") else "gauge"), spec

@@ -34,11 +34,11 @@ def test_upsc_ablerex_online_ups():
     assert reading.up
     assert reading.flags == {"OL"}
     v = reading.values
-    assert v["zmon_ups_battery_charge_ratio"] == 1.0
-    assert "zmon_ups_battery_runtime_seconds" not in v  # no battery.runtime: absent, not 0
-    assert v["zmon_ups_load_ratio"] == 0.0
-    assert v["zmon_ups_input_voltage_volts"] == 116.9
-    assert v["zmon_ups_output_voltage_volts"] == 110.1
+    assert v["battery_charge"] == 1.0
+    assert "battery_runtime" not in v  # no battery.runtime: absent, not 0
+    assert v["load"] == 0.0
+    assert v["input_voltage"] == 116.9
+    assert v["output_voltage"] == 110.1
     assert reading.info.driver == "nutdrv_qx"
     assert (
         upsc("upsc_02_ablerex_nutdrv_qx_2.7.4.1_OL_online_type.txt").variables[
@@ -54,10 +54,10 @@ def test_upsc_windows_prompt_on_battery_without_low_battery_flag():
     reading = nut_reading("upsc_04_sweex_blazer_usb_windows_OB_charge12.txt")
     assert reading.flags == {"OB"}  # no LB even at 12 %: reported as the UPS says
     v = reading.values
-    assert v["zmon_ups_battery_charge_ratio"] == 0.12
-    assert "zmon_ups_battery_runtime_seconds" not in v
-    assert v["zmon_ups_input_voltage_volts"] == 6.4
-    assert v["zmon_ups_load_ratio"] == 0.03
+    assert v["battery_charge"] == 0.12
+    assert "battery_runtime" not in v
+    assert v["input_voltage"] == 6.4
+    assert v["load"] == 0.03
     assert reading.info.driver == "blazer_usb"
     assert output.variables["driver.version"] == "Windows-v2.6.5-5-7-g72f380c"
 
@@ -69,12 +69,12 @@ def test_upsc_noise_line_and_markdown_bold_status():
     reading = nut_reading(name)
     assert reading.flags == {"OL", "DISCHRG"}
     v = reading.values
-    assert v["zmon_ups_battery_charge_ratio"] == 1.0
-    assert v["zmon_ups_battery_runtime_seconds"] == 3618
-    assert v["zmon_ups_battery_charge_low_ratio"] == 0.5
-    assert v["zmon_ups_battery_runtime_low_seconds"] == 300
-    assert v["zmon_ups_load_ratio"] == 0.05
-    assert v["zmon_ups_input_voltage_volts"] == 232.0
+    assert v["battery_charge"] == 1.0
+    assert v["battery_runtime"] == 3618
+    assert v["battery_charge_low"] == 0.5
+    assert v["battery_runtime_low"] == 300
+    assert v["load"] == 0.05
+    assert v["input_voltage"] == 232.0
     assert output.variables["ups.test.result"] == "Done and passed"
     assert output.variables["ups.timer.shutdown"] == "-1"
     # device.* wins over the redacted ups.serial "xxxx"
@@ -96,12 +96,12 @@ def test_apcaccess_online_with_prompt_lines():
     assert reading.up
     assert reading.flags == {"OL"}
     v = reading.values
-    assert v["zmon_ups_input_voltage_volts"] == 224.0
-    assert v["zmon_ups_load_ratio"] == 0.14
-    assert v["zmon_ups_battery_charge_ratio"] == 1.0
-    assert v["zmon_ups_battery_runtime_seconds"] == pytest.approx(46.8 * 60)
-    assert v["zmon_ups_battery_voltage_volts"] == 13.5
-    assert v["zmon_ups_transfers_total"] == 0
+    assert v["input_voltage"] == 224.0
+    assert v["load"] == 0.14
+    assert v["battery_charge"] == 1.0
+    assert v["battery_runtime"] == pytest.approx(46.8 * 60)
+    assert v["battery_voltage"] == 13.5
+    assert v["transfers"] == 0
     assert reading.info.model == "Back-UPS BK650M2-CH"
     assert reading.info.firmware == "294803G -292804G"
 
@@ -115,10 +115,10 @@ def test_apcaccess_commlost_is_down_with_unknown_charge_and_runtime():
     assert not reading.up
     assert reading.flags is None  # never ONLINE
     v = reading.values
-    assert "zmon_ups_battery_charge_ratio" not in v
-    assert "zmon_ups_battery_runtime_seconds" not in v
-    assert v["zmon_ups_battery_charge_low_ratio"] == 0.05  # MBATTCHG 5
-    assert v["zmon_ups_battery_runtime_low_seconds"] == 600  # MINTIMEL 10
+    assert "battery_charge" not in v
+    assert "battery_runtime" not in v
+    assert v["battery_charge_low"] == 0.05  # MBATTCHG 5
+    assert v["battery_runtime_low"] == 600  # MINTIMEL 10
     assert reading.name == "apcupsd"  # no UPSNAME
 
 
@@ -128,16 +128,16 @@ def test_apcaccess_commlost_is_down_with_unknown_charge_and_runtime():
 def test_upsc_odd_values_are_dropped_not_exported_as_garbage():
     reading = nut_reading("synthetic_upsc_odd_values.txt")
     v = reading.values
-    assert v["zmon_ups_battery_charge_ratio"] == 0.12  # "012.0"
-    assert v["zmon_ups_input_voltage_volts"] == 229.5  # "0229.5"
-    assert v["zmon_ups_load_ratio"] == 1.5  # overload is real
-    assert v["zmon_ups_temperature_celsius"] == -5.0
+    assert v["battery_charge"] == 0.12  # "012.0"
+    assert v["input_voltage"] == 229.5  # "0229.5"
+    assert v["load"] == 1.5  # overload is real
+    assert v["temperature"] == -5.0
     for absent in (
-        "zmon_ups_battery_runtime_seconds",
-        "zmon_ups_battery_runtime_low_seconds",
-        "zmon_ups_battery_voltage_volts",
-        "zmon_ups_output_voltage_volts",
-        "zmon_ups_realpower_watts",
+        "battery_runtime",
+        "battery_runtime_low",
+        "battery_voltage",
+        "output_voltage",
+        "realpower",
     ):
         assert absent not in v, absent
     assert reading.flags == {"OL", "CHRG"}
@@ -159,15 +159,15 @@ def test_apcaccess_onbatt_lowbatt():
     reading = apc_reading("synthetic_apcaccess_3.14_onbatt_lowbatt.txt")
     assert reading.flags == {"OB", "LB"}
     v = reading.values
-    assert v["zmon_ups_battery_charge_ratio"] == 0.09
-    assert v["zmon_ups_load_ratio"] == 0.57
-    assert v["zmon_ups_battery_runtime_seconds"] == 150
-    assert v["zmon_ups_time_on_battery_seconds"] == 615
-    assert v["zmon_ups_on_battery_seconds_total"] == 1432
-    assert v["zmon_ups_transfers_total"] == 3
-    assert v["zmon_ups_power_nominal_voltamperes"] == 1500
-    assert v["zmon_ups_temperature_celsius"] == 31.5
-    assert "zmon_ups_input_frequency_hertz" not in v  # LINEFREQ N/A
+    assert v["battery_charge"] == 0.09
+    assert v["load"] == 0.57
+    assert v["battery_runtime"] == 150
+    assert v["time_on_battery"] == 615
+    assert v["cumulative_time_on_battery"] == 1432
+    assert v["transfers"] == 3
+    assert v["power_nominal"] == 1500
+    assert v["temperature"] == 31.5
+    assert "input_frequency" not in v  # LINEFREQ N/A
     assert reading.info.serial == "AS1234567890"
 
 
@@ -176,12 +176,12 @@ def test_apcaccess_312_shutting_down_keeps_flags_from_statflag():
     assert reading.up
     assert reading.flags == {"FSD", "OB", "LB"}
     v = reading.values
-    assert v["zmon_ups_load_ratio"] == 0.312
-    assert v["zmon_ups_temperature_celsius"] == 29.2  # "29.2 C Internal"
-    assert v["zmon_ups_input_nominal_voltage_volts"] == 230  # no unit in 3.12
-    assert v["zmon_ups_battery_nominal_voltage_volts"] == 24.0
-    assert v["zmon_ups_input_frequency_hertz"] == 50.0
-    assert v["zmon_ups_time_on_battery_seconds"] == 605  # lower-case "seconds"
+    assert v["load"] == 0.312
+    assert v["temperature"] == 29.2  # "29.2 C Internal"
+    assert v["input_nominal_voltage"] == 230  # no unit in 3.12
+    assert v["battery_nominal_voltage"] == 24.0
+    assert v["input_frequency"] == 50.0
+    assert v["time_on_battery"] == 605  # lower-case "seconds"
     assert reading.info.model == "Smart-UPS 700"
 
 
@@ -211,27 +211,27 @@ def test_parse_number(text, value):
     assert parse_number(text) == value
 
 
-QUANTITY = {q.metric: q for q in QUANTITIES}
+QUANTITY = {q.name: q for q in QUANTITIES}
 
 
 @pytest.mark.parametrize(
-    ("metric", "text", "value"),
+    ("name", "text", "value"),
     [
-        ("zmon_ups_battery_runtime_seconds", "46.8 Minutes", 46.8 * 60),
-        ("zmon_ups_battery_runtime_seconds", "2", 120.0),  # apcupsd default unit: minutes
-        ("zmon_ups_battery_runtime_seconds", "90 Seconds", 90.0),
-        ("zmon_ups_battery_runtime_seconds", "5 Volts", None),  # unit of the wrong kind
-        ("zmon_ups_load_ratio", "14.0 Percent Load Capacity", 0.14),
-        ("zmon_ups_battery_charge_ratio", "101.0 Percent", None),
-        ("zmon_ups_battery_charge_ratio", "N/A", None),
-        ("zmon_ups_transfers_total", "7", 7.0),
-        ("zmon_ups_transfers_total", "-3", None),
-        ("zmon_ups_input_voltage_volts", "224.0 Volts", 224.0),
-        ("zmon_ups_input_voltage_volts", "224.0 Furlongs", None),
+        ("battery_runtime", "46.8 Minutes", 46.8 * 60),
+        ("battery_runtime", "2", 120.0),  # apcupsd default unit: minutes
+        ("battery_runtime", "90 Seconds", 90.0),
+        ("battery_runtime", "5 Volts", None),  # unit of the wrong kind
+        ("load", "14.0 Percent Load Capacity", 0.14),
+        ("battery_charge", "101.0 Percent", None),
+        ("battery_charge", "N/A", None),
+        ("transfers", "7", 7.0),
+        ("transfers", "-3", None),
+        ("input_voltage", "224.0 Volts", 224.0),
+        ("input_voltage", "224.0 Furlongs", None),
     ],
 )
-def test_apcupsd_quantity_units(metric, text, value):
-    result = apcupsd.quantity_value(QUANTITY[metric], text)
+def test_apcupsd_quantity_units(name, text, value):
+    result = apcupsd.quantity_value(QUANTITY[name], text)
     assert result == (pytest.approx(value) if value is not None else None)
 
 
@@ -358,9 +358,9 @@ def test_any_text_parses_to_finite_values_or_a_parse_error(lines):
             reading = nut.reading_from_vars("ups", parsed.variables)
         else:
             reading = apcupsd.reading_from_fields(parsed)
-        for metric, value in reading.values.items():
-            assert value == value and abs(value) != float("inf"), metric  # no NaN/Inf
-            if metric.endswith("charge_ratio"):
+        for name, value in reading.values.items():
+            assert value == value and abs(value) != float("inf"), name  # no NaN/Inf
+            if name == "battery_charge":
                 assert 0.0 <= value <= 1.0
 
 
@@ -428,11 +428,11 @@ def test_upsc_brand_samples(name: str) -> None:
     assert reading.up
     assert reading.flags == (None if flags is None else frozenset(flags))
     v = reading.values
-    assert v.get("zmon_ups_battery_charge_ratio") == charge
-    assert v.get("zmon_ups_battery_runtime_seconds") == runtime
-    assert v.get("zmon_ups_load_ratio") == load
-    assert v.get("zmon_ups_input_voltage_volts") == vin
-    assert v.get("zmon_ups_output_voltage_volts") == vout
+    assert v.get("battery_charge") == charge
+    assert v.get("battery_runtime") == runtime
+    assert v.get("load") == load
+    assert v.get("input_voltage") == vin
+    assert v.get("output_voltage") == vout
     assert (reading.info.model, reading.info.manufacturer, reading.info.serial) == (
         model,
         mfr,
@@ -455,12 +455,12 @@ def test_apcaccess_back_ups_rs_24v() -> None:
     reading = apc_reading("apcaccess_06_back_ups_rs_1500ms2_debian_ONLINE_24v.txt")
     assert reading.up and reading.flags == {"OL"}
     v = reading.values
-    assert v["zmon_ups_battery_charge_ratio"] == 1.0
-    assert v["zmon_ups_battery_runtime_seconds"] == 180 * 60
-    assert v["zmon_ups_load_ratio"] == 0.03
-    assert v["zmon_ups_input_voltage_volts"] == 123.0
-    assert v["zmon_ups_battery_voltage_volts"] == 27.3
-    assert v["zmon_ups_battery_nominal_voltage_volts"] == 24.0
-    assert v["zmon_ups_realpower_nominal_watts"] == 900.0
-    assert v["zmon_ups_transfers_total"] == 0
+    assert v["battery_charge"] == 1.0
+    assert v["battery_runtime"] == 180 * 60
+    assert v["load"] == 0.03
+    assert v["input_voltage"] == 123.0
+    assert v["battery_voltage"] == 27.3
+    assert v["battery_nominal_voltage"] == 24.0
+    assert v["realpower_nominal"] == 900.0
+    assert v["transfers"] == 0
     assert (reading.info.model, reading.info.serial) == ("Back-UPS RS 1500MS2", "0B2432L4XXXX")

@@ -16,6 +16,7 @@ from zmon.base.runner import CommandResult
 from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.zfs_kstats import (
     FREEBSD_ARGV,
+    KSTATS,
     SYSCTL_ROOT,
     ZfsKstatsCollector,
     group_sysctl,
@@ -23,9 +24,9 @@ from zmon.collectors.zfs_kstats import (
     kstat_metrics,
     parse_kstat_kind,
 )
+from zmon.collectors.zfs_kstats.catalogue import FAMILIES, TABLE
 from zmon.exposition.formats import render
 from zmon.parsers.kstat.kstat import parse_kstat
-from zmon.parsers.kstat.zfs_kstats_table import FAMILIES, KSTATS, TABLE
 
 NAME = re.compile(r"^zmon_[a-z0-9_]+$")
 

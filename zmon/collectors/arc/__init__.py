@@ -1,4 +1,4 @@
-"""ARC collector: arcstats through the curated table, plus the zfs_arc_max/min parameters.
+"""ARC collector: arcstats through the curated catalogue, plus the zfs_arc_max/min parameters.
 
 Linux reads ``/proc/spl/kstat/zfs/arcstats`` and ``/sys/module/zfs/parameters/zfs_arc_{max,min}``;
 FreeBSD runs ``sysctl kstat.zfs.misc.arcstats`` and ``sysctl -i vfs.zfs.arc.max ...``.
@@ -13,6 +13,13 @@ import structlog
 from zmon.base.errors import ParseError
 from zmon.base.runner import CommandError
 from zmon.collecting.registry import Collector, NoDataError, register, register_parse_kind
+from zmon.collectors.arc.catalogue import (
+    ARC_TABLE,
+    BY_KSTAT,
+    GENERIC_HELP,
+    GENERIC_METRIC,
+    PARAM_METRICS,
+)
 from zmon.exposition.metrics import MetricSet
 from zmon.parsers.kstat.arcstats import (
     ARC_PARAMS,
@@ -25,7 +32,6 @@ from zmon.parsers.kstat.arcstats import (
     parse_freebsd_params,
     parse_param_value,
 )
-from zmon.parsers.kstat.arcstats_table import ARC_TABLE, BY_KSTAT, GENERIC_HELP, GENERIC_METRIC
 
 log = structlog.get_logger(__name__)
 
@@ -56,8 +62,8 @@ def arc_metrics(stats: ArcStats, params: Mapping[str, int] | None = None) -> Met
     for name, entry in fields.items():
         if name not in BY_KSTAT and isinstance(entry.value, int):
             ms.gauge(GENERIC_METRIC, GENERIC_HELP, entry.value, {"name": name})
-    for param in ARC_PARAMS:
-        ms.gauge(param.metric, param.help, (params or {}).get(param.name))
+    for gauge in PARAM_METRICS:
+        ms.gauge(gauge.metric, gauge.help, (params or {}).get(gauge.param.name))
     return ms
 
 

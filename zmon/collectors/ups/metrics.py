@@ -7,6 +7,8 @@ as configured, empty for a parsed file), so two servers with a UPS of the same n
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
 
 from zmon.exposition.metrics import MetricSet
 from zmon.parsers.ups import apcupsd, nut
@@ -20,6 +22,96 @@ STATUS_HELP = (
 INFO_HELP = "UPS metadata (NUT device.*/ups.*/driver.name, apcupsd MODEL/SERIALNO/DRIVER)."
 SERVER_UP_HELP = "1 when the UPS daemon (NUT upsd or apcupsd NIS) answered the last query."
 
+_QUANTITIES = {quantity.name: quantity for quantity in QUANTITIES}
+
+
+@dataclass(frozen=True)
+class QuantityMetric:
+    """A UPS quantity (a name in ``zmon.parsers.ups.ups.QUANTITIES``) and the series it becomes;
+    ``text`` is the help without the sources, which come from the quantity."""
+
+    quantity: str
+    metric: str
+    text: str
+    kind: Literal["gauge", "counter"] = "gauge"
+
+    @property
+    def help(self) -> str:
+        """What the series means, then the NUT variable and apcupsd key it is read from."""
+        quantity = _QUANTITIES[self.quantity]
+        sources = [f"NUT {quantity.nut}"] if quantity.nut else []
+        sources += [f"apcupsd {quantity.apc}"] if quantity.apc else []
+        return f"{self.text} ({', '.join(sources)})."
+
+
+QUANTITY_METRICS: tuple[QuantityMetric, ...] = (
+    QuantityMetric("battery_charge", "zmon_ups_battery_charge_ratio", "Battery charge, 0-1"),
+    QuantityMetric(
+        "battery_charge_low",
+        "zmon_ups_battery_charge_low_ratio",
+        "Charge at which the UPS counts as low battery, 0-1",
+    ),
+    QuantityMetric(
+        "battery_runtime", "zmon_ups_battery_runtime_seconds", "Estimated runtime on battery"
+    ),
+    QuantityMetric(
+        "battery_runtime_low",
+        "zmon_ups_battery_runtime_low_seconds",
+        "Runtime at which the UPS counts as low battery",
+    ),
+    QuantityMetric("battery_voltage", "zmon_ups_battery_voltage_volts", "Battery voltage"),
+    QuantityMetric(
+        "battery_nominal_voltage",
+        "zmon_ups_battery_nominal_voltage_volts",
+        "Nominal battery voltage",
+    ),
+    QuantityMetric(
+        "load",
+        "zmon_ups_load_ratio",
+        "Load relative to the UPS capacity, 0-1, above 1 when overloaded",
+    ),
+    QuantityMetric("input_voltage", "zmon_ups_input_voltage_volts", "Input (line) voltage"),
+    QuantityMetric(
+        "input_nominal_voltage", "zmon_ups_input_nominal_voltage_volts", "Nominal input voltage"
+    ),
+    QuantityMetric("input_frequency", "zmon_ups_input_frequency_hertz", "Input frequency"),
+    QuantityMetric(
+        "input_transfer_low",
+        "zmon_ups_input_transfer_low_volts",
+        "Input voltage below which the UPS goes on battery",
+    ),
+    QuantityMetric(
+        "input_transfer_high",
+        "zmon_ups_input_transfer_high_volts",
+        "Input voltage above which the UPS goes on battery",
+    ),
+    QuantityMetric("output_voltage", "zmon_ups_output_voltage_volts", "Output voltage"),
+    QuantityMetric(
+        "output_nominal_voltage", "zmon_ups_output_nominal_voltage_volts", "Nominal output voltage"
+    ),
+    QuantityMetric("realpower", "zmon_ups_realpower_watts", "Real power drawn by the load"),
+    QuantityMetric("realpower_nominal", "zmon_ups_realpower_nominal_watts", "Nominal real power"),
+    QuantityMetric("power_nominal", "zmon_ups_power_nominal_voltamperes", "Nominal apparent power"),
+    QuantityMetric("temperature", "zmon_ups_temperature_celsius", "UPS internal temperature"),
+    QuantityMetric(
+        "time_on_battery",
+        "zmon_ups_time_on_battery_seconds",
+        "Time on battery of the current power failure, 0 on line",
+    ),
+    QuantityMetric(
+        "cumulative_time_on_battery",
+        "zmon_ups_on_battery_seconds_total",
+        "Time spent on battery since apcupsd started",
+        "counter",
+    ),
+    QuantityMetric(
+        "transfers",
+        "zmon_ups_transfers_total",
+        "Transfers to battery since apcupsd started",
+        "counter",
+    ),
+)
+
 
 def reading_metrics(reading: UpsReading, *, server: str = "") -> MetricSet:
     """All series for one UPS reading."""
@@ -31,12 +123,9 @@ def reading_metrics(reading: UpsReading, *, server: str = "") -> MetricSet:
             if flag in reading.reportable_flags:
                 value = 1.0 if flag in reading.flags else 0.0
                 ms.gauge("zmon_ups_status", STATUS_HELP, value, {**labels, "flag": flag})
-    for quantity in QUANTITIES:
-        reading_value = reading.values.get(quantity.metric)
-        if quantity.counter:
-            ms.counter(quantity.metric, quantity.help, reading_value, labels)
-        else:
-            ms.gauge(quantity.metric, quantity.help, reading_value, labels)
+    for spec in QUANTITY_METRICS:
+        add = ms.counter if spec.kind == "counter" else ms.gauge
+        add(spec.metric, spec.help, reading.values.get(spec.quantity), labels)
     info = reading.info
     if not reading.up and info == UpsInfo():
         return ms  # nothing is known about a UPS that never answered

@@ -20,18 +20,33 @@ from zmon.collecting.registry import (
     register,
     register_parse_kind,
 )
+from zmon.collectors.zfs_kstats.catalogue import BY_FIELD, FAMILIES, GENERIC_HELP, GENERIC_METRIC
 from zmon.exposition.metrics import MetricSet
 from zmon.parsers.kstat.kstat import KstatEntry, parse_int, parse_keyvals, parse_kstat
 from zmon.parsers.kstat.txgs import parse_dmu_tx_assign, parse_txgs, split_sections
-from zmon.parsers.kstat.zfs_kstats_table import (
-    BY_FIELD,
-    FAMILIES,
-    GENERIC_HELP,
-    GENERIC_METRIC,
-    KSTATS,
-    SIGNATURES,
-)
 
+KSTATS = (
+    "dmu_tx",
+    "zil",
+    "zfetchstats",
+    "dbufstats",
+    "dnodestats",
+    "abdstats",
+    "vdev_mirror_stats",
+    "vdev_cache_stats",
+)
+# Fields that tell one kstat file from another when its name is not known.
+SIGNATURES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("arcstats", frozenset({"c_max", "hits", "misses"})),
+    ("dmu_tx", frozenset({"dmu_tx_assigned"})),
+    ("zil", frozenset({"zil_commit_count"})),
+    ("dbufstats", frozenset({"cache_count", "hash_hits"})),
+    ("dnodestats", frozenset({"dnode_hold_alloc_hits"})),
+    ("abdstats", frozenset({"struct_size", "scatter_cnt"})),
+    ("vdev_mirror_stats", frozenset({"rotating_linear"})),
+    ("vdev_cache_stats", frozenset({"delegations", "hits", "misses"})),
+    ("zfetchstats", frozenset({"hits", "misses", "max_streams"})),
+)
 SYSCTL_ROOT = "kstat.zfs.misc."
 FREEBSD_ARGV = ("sysctl", "-i", *(SYSCTL_ROOT + k for k in KSTATS))
 _KSTAT_DIR = "/spl/kstat/zfs/"

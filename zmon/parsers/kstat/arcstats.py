@@ -90,31 +90,15 @@ def parse_arcstats(data: bytes | str) -> ArcStats:
 
 @dataclass(frozen=True)
 class ArcParam:
-    """A module parameter: its Linux name, FreeBSD sysctl names (preferred first), metric."""
+    """An ARC size module parameter: its Linux name and FreeBSD sysctl names, preferred first."""
 
     name: str
     sysctls: tuple[str, ...]
-    metric: str
-    help: str
 
 
 ARC_PARAMS: tuple[ArcParam, ...] = (
-    ArcParam(
-        "zfs_arc_max",
-        ("vfs.zfs.arc.max", "vfs.zfs.arc_max"),
-        "zmon_arc_param_max_bytes",
-        "ARC size limit set by the zfs_arc_max module parameter in bytes; 0 means the built-in "
-        "default (Linux /sys/module/zfs/parameters/zfs_arc_max, FreeBSD sysctl vfs.zfs.arc.max "
-        "or vfs.zfs.arc_max).",
-    ),
-    ArcParam(
-        "zfs_arc_min",
-        ("vfs.zfs.arc.min", "vfs.zfs.arc_min"),
-        "zmon_arc_param_min_bytes",
-        "ARC minimum size set by the zfs_arc_min module parameter in bytes; 0 means the "
-        "built-in default (Linux /sys/module/zfs/parameters/zfs_arc_min, FreeBSD sysctl "
-        "vfs.zfs.arc.min or vfs.zfs.arc_min).",
-    ),
+    ArcParam("zfs_arc_max", ("vfs.zfs.arc.max", "vfs.zfs.arc_max")),
+    ArcParam("zfs_arc_min", ("vfs.zfs.arc.min", "vfs.zfs.arc_min")),
 )
 
 FREEBSD_PARAM_SYSCTLS: tuple[str, ...] = tuple(s for p in ARC_PARAMS for s in p.sysctls)

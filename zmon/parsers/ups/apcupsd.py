@@ -154,7 +154,7 @@ def reading_from_fields(
             continue
         value = quantity_value(quantity, fields.get(quantity.apc))
         if value is not None:
-            values[quantity.metric] = value
+            values[quantity.name] = value
     flags = (
         status_flags(fields.get("STATUS"), parse_statflag(fields.get("STATFLAG"))) if up else None
     )

@@ -116,7 +116,7 @@ def reading_from_vars(name: str, variables: Mapping[str, str], *, up: bool = Tru
             number /= 100.0
         value = checked(quantity, number)
         if value is not None:
-            values[quantity.metric] = value
+            values[quantity.name] = value
     return UpsReading(
         name=name,
         source="nut",

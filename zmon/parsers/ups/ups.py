@@ -1,8 +1,8 @@
 """What a UPS reports, whatever daemon it came from (NUT upsd or apcupsd): one typed reading.
 
-The table ``QUANTITIES`` maps each exported quantity to the NUT variable and the apcupsd key
-it comes from and to its base unit; ``zmon.parsers.ups.nut`` and ``zmon.parsers.ups.apcupsd`` fill a
-``UpsReading`` from it, and ``zmon.collectors.ups.metrics`` turns a reading into metrics.
+The table ``QUANTITIES`` names each numeric quantity and gives the NUT variable and the apcupsd
+key it comes from and its base unit; ``zmon.parsers.ups.nut`` and ``zmon.parsers.ups.apcupsd`` fill a
+``UpsReading`` from it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-#: The NUT ``ups.status`` flags exported as ``zmon_ups_status{flag}``, in NUT's documented order.
+#: The NUT ``ups.status`` flags, in NUT's documented order.
 FLAGS: tuple[str, ...] = (
     "OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS",
     "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
@@ -32,189 +32,58 @@ _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 @dataclass(frozen=True)
 class Quantity:
-    """One numeric UPS quantity: where it comes from and how it is converted.
+    """One numeric UPS quantity: its name, where it comes from and how it is converted.
 
-    ``dimension`` is the base unit exported: ``ratio`` (source in percent), ``seconds``,
+    ``dimension`` is the base unit of the value: ``ratio`` (source in percent), ``seconds``,
     ``volts``, ``hertz``, ``watts``, ``voltamperes``, ``celsius`` or ``count``.
     ``apc_unit`` is the unit apcupsd uses when its value carries none. ``measured`` is False
     for values that do not come from the UPS itself (apcupsd's own thresholds and counters):
     those stay valid while communication with the UPS is lost.
     """
 
-    metric: str
-    help: str
+    name: str
     dimension: str
     nut: str | None = None
     apc: str | None = None
     apc_unit: str | None = None
-    counter: bool = False
     measured: bool = True
     maximum: float | None = None
     signed: bool = False
 
 
 QUANTITIES: tuple[Quantity, ...] = (
+    Quantity("battery_charge", "ratio", "battery.charge", "BCHARGE", maximum=1.0),
     Quantity(
-        "zmon_ups_battery_charge_ratio",
-        "Battery charge, 0-1 (NUT battery.charge, apcupsd BCHARGE).",
-        "ratio",
-        "battery.charge",
-        "BCHARGE",
-        maximum=1.0,
+        "battery_charge_low", "ratio", "battery.charge.low", "MBATTCHG", measured=False, maximum=1.0
     ),
+    Quantity("battery_runtime", "seconds", "battery.runtime", "TIMELEFT", apc_unit="minutes"),
     Quantity(
-        "zmon_ups_battery_charge_low_ratio",
-        "Charge at which the UPS counts as low "
-        "battery, 0-1 (NUT battery.charge.low, apcupsd MBATTCHG).",
-        "ratio",
-        "battery.charge.low",
-        "MBATTCHG",
-        measured=False,
-        maximum=1.0,
-    ),
-    Quantity(
-        "zmon_ups_battery_runtime_seconds",
-        "Estimated runtime on battery (NUT battery.runtime, apcupsd TIMELEFT).",
-        "seconds",
-        "battery.runtime",
-        "TIMELEFT",
-        apc_unit="minutes",
-    ),
-    Quantity(
-        "zmon_ups_battery_runtime_low_seconds",
-        "Runtime at which the UPS counts as low "
-        "battery (NUT battery.runtime.low, apcupsd MINTIMEL).",
+        "battery_runtime_low",
         "seconds",
         "battery.runtime.low",
         "MINTIMEL",
         apc_unit="minutes",
         measured=False,
     ),
+    Quantity("battery_voltage", "volts", "battery.voltage", "BATTV"),
+    Quantity("battery_nominal_voltage", "volts", "battery.voltage.nominal", "NOMBATTV"),
+    Quantity("load", "ratio", "ups.load", "LOADPCT"),
+    Quantity("input_voltage", "volts", "input.voltage", "LINEV"),
+    Quantity("input_nominal_voltage", "volts", "input.voltage.nominal", "NOMINV"),
+    Quantity("input_frequency", "hertz", "input.frequency", "LINEFREQ"),
+    Quantity("input_transfer_low", "volts", "input.transfer.low", "LOTRANS"),
+    Quantity("input_transfer_high", "volts", "input.transfer.high", "HITRANS"),
+    Quantity("output_voltage", "volts", "output.voltage", "OUTPUTV"),
+    Quantity("output_nominal_voltage", "volts", "output.voltage.nominal", "NOMOUTV"),
+    Quantity("realpower", "watts", "ups.realpower"),
+    Quantity("realpower_nominal", "watts", "ups.realpower.nominal", "NOMPOWER"),
+    Quantity("power_nominal", "voltamperes", "ups.power.nominal", "NOMAPNT"),
+    Quantity("temperature", "celsius", "ups.temperature", "ITEMP", signed=True),
+    Quantity("time_on_battery", "seconds", apc="TONBATT", apc_unit="seconds"),
     Quantity(
-        "zmon_ups_battery_voltage_volts",
-        "Battery voltage (NUT battery.voltage, apcupsd BATTV).",
-        "volts",
-        "battery.voltage",
-        "BATTV",
+        "cumulative_time_on_battery", "seconds", apc="CUMONBATT", apc_unit="seconds", measured=False
     ),
-    Quantity(
-        "zmon_ups_battery_nominal_voltage_volts",
-        "Nominal battery voltage (NUT battery.voltage.nominal, apcupsd NOMBATTV).",
-        "volts",
-        "battery.voltage.nominal",
-        "NOMBATTV",
-    ),
-    Quantity(
-        "zmon_ups_load_ratio",
-        "Load relative to the UPS capacity, 0-1, above 1 when "
-        "overloaded (NUT ups.load, apcupsd LOADPCT).",
-        "ratio",
-        "ups.load",
-        "LOADPCT",
-    ),
-    Quantity(
-        "zmon_ups_input_voltage_volts",
-        "Input (line) voltage (NUT input.voltage, apcupsd LINEV).",
-        "volts",
-        "input.voltage",
-        "LINEV",
-    ),
-    Quantity(
-        "zmon_ups_input_nominal_voltage_volts",
-        "Nominal input voltage (NUT input.voltage.nominal, apcupsd NOMINV).",
-        "volts",
-        "input.voltage.nominal",
-        "NOMINV",
-    ),
-    Quantity(
-        "zmon_ups_input_frequency_hertz",
-        "Input frequency (NUT input.frequency, apcupsd LINEFREQ).",
-        "hertz",
-        "input.frequency",
-        "LINEFREQ",
-    ),
-    Quantity(
-        "zmon_ups_input_transfer_low_volts",
-        "Input voltage below which the UPS goes on "
-        "battery (NUT input.transfer.low, apcupsd LOTRANS).",
-        "volts",
-        "input.transfer.low",
-        "LOTRANS",
-    ),
-    Quantity(
-        "zmon_ups_input_transfer_high_volts",
-        "Input voltage above which the UPS goes on "
-        "battery (NUT input.transfer.high, apcupsd HITRANS).",
-        "volts",
-        "input.transfer.high",
-        "HITRANS",
-    ),
-    Quantity(
-        "zmon_ups_output_voltage_volts",
-        "Output voltage (NUT output.voltage, apcupsd OUTPUTV).",
-        "volts",
-        "output.voltage",
-        "OUTPUTV",
-    ),
-    Quantity(
-        "zmon_ups_output_nominal_voltage_volts",
-        "Nominal output voltage (NUT output.voltage.nominal, apcupsd NOMOUTV).",
-        "volts",
-        "output.voltage.nominal",
-        "NOMOUTV",
-    ),
-    Quantity(
-        "zmon_ups_realpower_watts",
-        "Real power drawn by the load (NUT ups.realpower).",
-        "watts",
-        "ups.realpower",
-    ),
-    Quantity(
-        "zmon_ups_realpower_nominal_watts",
-        "Nominal real power (NUT ups.realpower.nominal, apcupsd NOMPOWER).",
-        "watts",
-        "ups.realpower.nominal",
-        "NOMPOWER",
-    ),
-    Quantity(
-        "zmon_ups_power_nominal_voltamperes",
-        "Nominal apparent power (NUT ups.power.nominal, apcupsd NOMAPNT).",
-        "voltamperes",
-        "ups.power.nominal",
-        "NOMAPNT",
-    ),
-    Quantity(
-        "zmon_ups_temperature_celsius",
-        "UPS internal temperature (NUT ups.temperature, apcupsd ITEMP).",
-        "celsius",
-        "ups.temperature",
-        "ITEMP",
-        signed=True,
-    ),
-    Quantity(
-        "zmon_ups_time_on_battery_seconds",
-        "Time on battery of the current power failure, 0 on line (apcupsd TONBATT).",
-        "seconds",
-        apc="TONBATT",
-        apc_unit="seconds",
-    ),
-    Quantity(
-        "zmon_ups_on_battery_seconds_total",
-        "Time spent on battery since apcupsd started (apcupsd CUMONBATT).",
-        "seconds",
-        apc="CUMONBATT",
-        apc_unit="seconds",
-        counter=True,
-        measured=False,
-    ),
-    Quantity(
-        "zmon_ups_transfers_total",
-        "Transfers to battery since apcupsd started (apcupsd NUMXFERS).",
-        "count",
-        apc="NUMXFERS",
-        counter=True,
-        measured=False,
-    ),
+    Quantity("transfers", "count", apc="NUMXFERS", measured=False),
 )
 
 #: Units that apcupsd writes after a number, mapped to (dimension, factor to the base unit).
@@ -233,7 +102,7 @@ APC_UNITS: dict[str, tuple[str, float]] = {
 
 @dataclass(frozen=True)
 class UpsInfo:
-    """Descriptive facts about a UPS, exported as ``zmon_ups_info`` labels."""
+    """Descriptive facts about a UPS."""
 
     model: str = ""
     manufacturer: str = ""
@@ -249,7 +118,7 @@ class UpsReading:
     ``up`` is False when the daemon has lost the UPS (apcupsd COMMLOST, NUT stale data): then
     only values that do not come from the UPS remain. ``flags`` is None when the status is
     unknown; ``reportable_flags`` lists the flags this source can express at all.
-    ``values`` maps metric names of ``QUANTITIES`` to values in base units.
+    ``values`` maps names of ``QUANTITIES`` to values in base units.
     """
 
     name: str

@@ -1,16 +1,19 @@
-"""The curated arcstats table: every field from ZoL 0.6.0 to OpenZFS 2.4 and legacy FreeBSD.
+"""The ARC metric catalogue: every arcstats field from ZoL 0.6.0 to OpenZFS 2.4 and legacy FreeBSD.
 
 Each kstat field maps to one zmon metric, its type, a scale to base units and HELP text that
 names the field. A field a version lacks is simply absent from its output. Families shared by
 several fields (the ARC lists, by ``state``) carry a label; legacy names that were renamed map
 to the metric of their successor. Fields not in this table are exported by the collector in
-the generic ``zmon_arc_stat{name}`` family so nothing is lost.
+the generic ``zmon_arc_stat{name}`` family so nothing is lost. The ARC size module parameters
+(``zmon.parsers.kstat.arcstats.ARC_PARAMS``) become the gauges of ``PARAM_METRICS``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from zmon.parsers.kstat.arcstats import ARC_PARAMS, ArcParam
 
 Kind = Literal["counter", "gauge"]
 
@@ -365,4 +368,33 @@ GENERIC_METRIC = "zmon_arc_stat"
 GENERIC_HELP = (
     "ARC statistic that zmon has no curated name for, exported as read; the name label is "
     "the arcstats field (arcstats: <name>)."
+)
+
+
+@dataclass(frozen=True)
+class ParamMetric:
+    """An ARC module parameter and the gauge it becomes."""
+
+    param: ArcParam
+    metric: str
+    help: str
+
+
+_PARAMS = {param.name: param for param in ARC_PARAMS}
+
+PARAM_METRICS: tuple[ParamMetric, ...] = (
+    ParamMetric(
+        _PARAMS["zfs_arc_max"],
+        "zmon_arc_param_max_bytes",
+        "ARC size limit set by the zfs_arc_max module parameter in bytes; 0 means the built-in "
+        "default (Linux /sys/module/zfs/parameters/zfs_arc_max, FreeBSD sysctl vfs.zfs.arc.max "
+        "or vfs.zfs.arc_max).",
+    ),
+    ParamMetric(
+        _PARAMS["zfs_arc_min"],
+        "zmon_arc_param_min_bytes",
+        "ARC minimum size set by the zfs_arc_min module parameter in bytes; 0 means the "
+        "built-in default (Linux /sys/module/zfs/parameters/zfs_arc_min, FreeBSD sysctl "
+        "vfs.zfs.arc.min or vfs.zfs.arc_min).",
+    ),
 )

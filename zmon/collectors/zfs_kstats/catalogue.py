@@ -1,4 +1,4 @@
-"""Curated table of module-wide ZFS kstats: write throttle, ZIL, prefetch, dbuf/dnode/ABD caches.
+"""The metric catalogue of module-wide ZFS kstats: write throttle, ZIL, prefetch, dbuf/dnode/ABD.
 
 Each kstat field maps to one zmon metric (type, labels, base units, HELP naming the field).
 Field names are the same in ``/proc/spl/kstat/zfs/<kstat>`` and FreeBSD
@@ -15,16 +15,6 @@ from typing import Literal
 
 Kind = Literal["counter", "gauge"]
 
-KSTATS = (
-    "dmu_tx",
-    "zil",
-    "zfetchstats",
-    "dbufstats",
-    "dnodestats",
-    "abdstats",
-    "vdev_mirror_stats",
-    "vdev_cache_stats",
-)
 GENERIC_METRIC = "zmon_zfs_kstat_value"
 GENERIC_HELP = (
     "A numeric kstat field zmon has no curated metric for (kstat zfs/<kstat>, "
@@ -348,16 +338,3 @@ FAMILIES: Mapping[str, tuple[str, str, str, str]] = {
                           "linear, seek or offset, preferred child found or not "
                           "(kstat vdev_mirror_stats: <event>)"),
 }  # fmt: skip
-
-# Fields that tell one kstat file from another when its name is not known.
-SIGNATURES: tuple[tuple[str, frozenset[str]], ...] = (
-    ("arcstats", frozenset({"c_max", "hits", "misses"})),
-    ("dmu_tx", frozenset({"dmu_tx_assigned"})),
-    ("zil", frozenset({"zil_commit_count"})),
-    ("dbufstats", frozenset({"cache_count", "hash_hits"})),
-    ("dnodestats", frozenset({"dnode_hold_alloc_hits"})),
-    ("abdstats", frozenset({"struct_size", "scatter_cnt"})),
-    ("vdev_mirror_stats", frozenset({"rotating_linear"})),
-    ("vdev_cache_stats", frozenset({"delegations", "hits", "misses"})),
-    ("zfetchstats", frozenset({"hits", "misses", "max_streams"})),
-)
