@@ -1,8 +1,11 @@
 # zmon developer entry points. `make demo` and `make test` set up everything they need.
-PYTHON ?= python3
-VENV   ?= .venv
-PY     := $(VENV)/bin/python
-LISTEN ?= 127.0.0.1:10124
+# The demo serves from its own virtual environment holding zmon and its run-time dependencies
+# only; the tests' tools (pytest, mypy, ruff, Grafana's SDK ...) go into $(VENV).
+PYTHON    ?= python3
+VENV      ?= .venv
+PY        := $(VENV)/bin/python
+DEMO_VENV ?= .venv-demo
+LISTEN    ?= 127.0.0.1:10124
 
 .PHONY: demo test test-fast lint system-deps golden rules bench clean deb
 
@@ -12,9 +15,15 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
+$(DEMO_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(DEMO_VENV)/bin/python -m pip install --quiet -e .
+	touch $@
+
 ## Serve the demo host (real captures replayed) on $(LISTEN).
-demo: $(VENV)/.installed
-	$(VENV)/bin/zmon serve --demo --web.listen-address $(LISTEN)
+demo: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/zmon serve --demo --web.listen-address $(LISTEN)
 
 ## Install the system packages the real-tier tests use (needs root; skips what is present).
 system-deps:
@@ -52,7 +61,7 @@ deb:
 	sh packaging/build-deb.sh dist
 
 clean:
-	rm -rf dist $(VENV) .pytest_cache .ruff_cache build *.egg-info
+	rm -rf dist $(VENV) $(DEMO_VENV) .pytest_cache .ruff_cache build *.egg-info
 
 # ---------------------------------------------------------------------------------------------
 # Real OpenZFS lab (tests/lab/): OpenZFS 2.1.11 and 2.3.2 kernel modules in a qemu VM (TCG, no

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 GOLDEN = REPO / "tests" / "golden"
 # What tests compare and rewrite only under --update-golden: golden files, generated docs.
-WRITABLE_BY_TESTS = ("tests/golden/**/*", "docs/**/*", "zmon/collectors/*/README.md")
+WRITABLE_BY_TESTS = ("tests/golden/**/*", "docs/**/*", "zmon/collectors/*/README.md", "README.md")
 _WRITTEN = pytest.StashKey[WrittenFiles]()
 
 # The live OpenZFS VM lab and the zfs-fuse test (tests/lab) need the lab built and run through

@@ -270,20 +270,30 @@ def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
 def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
     from zmon.daemon import Daemon, config_loader
 
-    logs.setup(cfg.log_level, cfg.log_format)
     control_socket = getattr(args, "demo_control_socket", None)
     if control_socket and not args.demo:
         print("zmon: --demo.control-socket needs --demo", file=sys.stderr)
         return 2
+    stepped = bool(control_socket)  # a stepped demo host moves only when told to
+    if args.demo and not stepped:
+        from zmon.demo.host import check_pace
+        from zmon.demo.timeline import STORIES
+
+        try:
+            check_pace(cfg, cfg.demo_phase_seconds, STORIES[cfg.demo_story])
+        except ConfigError as exc:
+            print(f"zmon: invalid configuration: {exc}", file=sys.stderr)
+            return 2
+    logs.setup(cfg.log_level, cfg.log_format)
     host = control = None
     if args.demo:
         from zmon.demo.host import DemoHost
 
-        host = DemoHost(cfg.demo_phase_seconds, stepped=bool(control_socket), story=cfg.demo_story)
+        host = DemoHost(cfg.demo_phase_seconds, stepped=stepped, story=cfg.demo_story)
         cfg = host.apply(cfg)
     daemon = Daemon(cfg, config_loader(args.config, args), demo=bool(args.demo))
     if host is not None:
-        daemon.on_reload = host.apply
+        daemon.on_reload = host.reapply
     # before start: a SIGTERM as soon as /metrics answers must already stop zmon cleanly
     daemon.install_signal_handlers()
     try:

@@ -8,6 +8,7 @@ iostat, arc and zfs_kstats collectors, in-process), and builds the report as the
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,5 +90,14 @@ def test_the_slowdown_phase_is_told_as_an_arc_too_small(
     assert "raise zfs_arc_max (now 1.9 GiB of 2.9 GiB RAM)" in finding["action"]
     text = render_text(report)
     assert "!  pool tank: reads are 19x slower than usual" in text
+    # README.md quotes the finding as `zmon status` prints it, and its figures
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("!  pool tank: reads are"))
+    assert "\n".join(lines[at : at + 2]) in readme, "README.md's slowdown example is stale"
+    figures = re.search(r"p99 (\d+) ms, usually ([\d.]+) ms", finding["evidence"])
+    assert figures
+    stated = f"p99 about {figures[1]} ms instead of {float(figures[2]):g} ms"
+    assert stated in " ".join(readme.split()), f"README.md should say {stated!r}"
     page = render_html(report, "demo")
     assert "runbook: ZfsArcSlowdown" in page and "would have served them" in page

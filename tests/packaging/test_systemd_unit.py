@@ -36,6 +36,9 @@ def _security() -> tuple[float, list[str]]:
 def test_exposure_is_below_5() -> None:
     score, _ = _security()
     assert score < 5.0
+    readme = (UNIT.parents[1] / "README.md").read_text()
+    stated = re.findall(r"rates \*\*([\d.]+) ", readme)
+    assert stated == [f"{score:.1f}"], f"README.md says the unit rates {stated}, it rates {score}"
 
 
 def test_every_remaining_exposure_is_explained_in_a_comment() -> None:

@@ -102,7 +102,7 @@ def test_the_unscaled_rules_page_before_zfs_faults_the_disk(
     promtool = require_tool("promtool", "Debian package prometheus")
     rec = recording(version)
     assert rec.faulted_at is not None
-    figures = []
+    figures, leads = [], []
     for name, at, timeline in replays(rec):
         page = first_page(
             timeline, at, promtool, tmp_path / name.replace(" ", "-").replace(",", "")
@@ -114,5 +114,9 @@ def test_the_unscaled_rules_page_before_zfs_faults_the_disk(
             f"{rec.faulted_at - when:.1f} s before ZFS faulted {VDEV} ({rec.faulted_at:+.1f} s)"
         )
         assert when < rec.faulted_at, figures[-1]
+        leads.append(rec.faulted_at - when)
     with capsys.disabled():
         print("\n" + "\n".join(figures))
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    stated = f"{min(leads):.0f} to {max(leads):.0f} s ({version})"
+    assert stated in readme, f"README.md's lead times of the replays should say {stated!r}"

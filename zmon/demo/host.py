@@ -10,11 +10,11 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from zmon.base.logs import get
-from zmon.collecting.config import Config
+from zmon.collecting.config import Config, ConfigError
 from zmon.collecting.registry import Paths
 from zmon.demo.disks import BlockTree
 from zmon.demo.fakebin import LIVE, POOL_AGE_FILE
@@ -57,6 +57,31 @@ _KSTAT_ROW = re.compile(r"^(\S+)(\s+)(\d+)(\s+)(-?\d+)\s*$")
 KERN_LOG = "/var/log/kern.log"  # under the demo's rootfs
 HANG_MARKER = "zpool-hangs"  # in the demo root while a pool is suspended (fakebin reads it)
 UPTIME_AT_START = 300.0  # the demo host booted five minutes before the story starts
+# The collector that shows what each phase is (pool states, scans, resilvers): a phase shorter
+# than its interval can pass between two of its runs and never be served.
+PHASE_READER = "zpool"
+
+
+def check_pace(cfg: Config, phase_seconds: float, phases: Sequence[Phase]) -> None:
+    """Refuse a phase unit that makes the shortest of ``phases`` last less than the zpool
+    collector's interval (ConfigError on ``demo.phase_seconds``): with 10 s phases and
+    ``zpool status`` read every 15 s, the scrub phase passes unseen ("no scrub recorded").
+    The SMART collector needs no such limit: the demo reads it twice a phase (``apply``)."""
+    reader = cfg.collectors.get(PHASE_READER)
+    if reader is None or not reader.enabled:
+        return
+    units = min(p.length for p in phases)
+    lasts = units * max(1.0, phase_seconds)
+    if lasts < reader.interval:
+        shortest = ", ".join(dict.fromkeys(p.name for p in phases if p.length == units))
+        least = math.ceil(reader.interval / units)
+        raise ConfigError(
+            "demo.phase_seconds",
+            f"{phase_seconds:g} s makes the shortest phases ({shortest}) last {lasts:g} s, less "
+            f"than the {PHASE_READER} collector's interval ({reader.interval:g} s): they could "
+            f"pass between two of its runs and never be served; give --demo.phase-seconds "
+            f"{least} or more, or a shorter --collector.{PHASE_READER}.interval",
+        )
 
 
 class DemoHost:
@@ -131,6 +156,13 @@ class DemoHost:
             options["ups"] = {"nut": [self.upsd.address]}
         # The demo's story moves in phases: read SMART at least twice a phase.
         return self.tree.point(cfg, options, max_intervals={"smart": self.phase_seconds / 2})
+
+    def reapply(self, cfg: Config) -> Config:
+        """``apply`` for a reloaded config: a moving host keeps its pace, so the config must
+        suit it (``check_pace``; its ConfigError rejects the reload)."""
+        if not self.stepped:
+            check_pace(cfg, self.phase_seconds, self.phases)
+        return self.apply(cfg)
 
     def ups_variables(self) -> dict[str, str]:
         """What the demo UPS reports now."""

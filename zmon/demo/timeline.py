@@ -66,7 +66,9 @@ class Phase:
     pending_sectors: int = 0
     reallocated_sectors: int = 0
     length: int = 1
-    alerts: tuple[str, ...] = ()  # what the shipped rules fire in this phase (README lists it)
+    # alerts the end-to-end test awaits in this phase: some of those the shipped rules start
+    # firing in it (README.md's table lists them all; tests/docs/test_readme.py)
+    alerts: tuple[str, ...] = ()
     stuck_pool: str = ""  # a pool ZFS suspended: kstat state SUSPENDED, zpool hangs
     pool_age_days: float = 0.0
     reads: float = 60.0
