@@ -8,6 +8,8 @@ they apply, and a runbook_url pointing at its section of RUNBOOK.md.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from alert_rules.building import (
     Alert,
     Group,
@@ -25,88 +27,69 @@ from zmon.health import (
     self_watch,
     shipped,
 )
+from zmon.health.conditions import Condition
+from zmon.health.expr import Record as DeclaredRecord
 from zmon.health.thresholds import Thresholds
 
 
 def recording_rules(t: Thresholds) -> Group:
     """Records that several groups join with. A record used by one group's alerts lives in
     that group, before them: rules of a group run in order, so the alerts see fresh values."""
-    return Group("zmon-recording", [Record.of(r) for r in declarations.shared_records(t)])
+    return _group("zmon-recording", declarations.shared_records(t))
 
 
 def pool_alerts(t: Thresholds) -> Group:
-    return Group("zmon-pools", [Alert.of(c) for c in declarations.pool_conditions(t)])
+    return _group("zmon-pools", (), declarations.pool_conditions(t))
 
 
 def stuck_alerts(t: Thresholds) -> Group:
-    return Group("zmon-stuck", [Alert.of(integrity.stuck(t))])
+    return _group("zmon-stuck", (), [integrity.stuck(t)])
 
 
 def integrity_alerts(t: Thresholds) -> Group:
-    return Group(
-        "zmon-integrity",
-        [
-            Record.of(integrity.VDEV_ERRORS),
-            *(Alert.of(c) for c in integrity.integrity_conditions(t)),
-        ],
-    )
+    return _group("zmon-integrity", [integrity.VDEV_ERRORS], integrity.integrity_conditions(t))
 
 
 def scan_alerts(t: Thresholds) -> Group:
-    return Group(
-        "zmon-scans",
-        [
-            *(Record.of(r) for r in scans.scan_records(t)),
-            *(Alert.of(c) for c in scans.scan_conditions(t)),
-        ],
-    )
+    return _group("zmon-scans", scans.scan_records(t), scans.scan_conditions(t))
 
 
 def capacity_alerts(t: Thresholds) -> Group:
-    return Group(
-        "zmon-capacity",
-        [Record.of(capacity.CAPACITY), *(Alert.of(c) for c in capacity.capacity_conditions(t))],
-    )
+    return _group("zmon-capacity", [capacity.CAPACITY], capacity.capacity_conditions(t))
 
 
 def dataset_alerts(t: Thresholds) -> Group:
-    return Group("zmon-datasets", [Alert.of(c) for c in capacity.dataset_conditions(t)])
+    return _group("zmon-datasets", (), capacity.dataset_conditions(t))
 
 
 def memory_alerts(t: Thresholds) -> Group:
-    return Group(
-        "zmon-memory",
-        [
-            *(Record.of(r) for r in memory.arc_records()),
-            *(Alert.of(c) for c in memory.memory_conditions(t)),
-        ],
-    )
+    return _group("zmon-memory", memory.arc_records(), memory.memory_conditions(t))
 
 
 def slowdown_group(t: Thresholds) -> Group:
     """The latency records and the alert that reads them, in a group of their own (the ARC
     records stay with the memory alerts that read them, so those see fresh values)."""
-    records = [Record.of(r) for r in memory.latency_records(t)]
-    return Group("zmon-slowdown", [*records, Alert.of(memory.arc_slowdown(t))])
+    return _group("zmon-slowdown", memory.latency_records(t), [memory.arc_slowdown(t)])
 
 
 def disk_alerts(t: Thresholds) -> Group:
-    return Group(
-        "zmon-disks",
-        [
-            *(Record.of(r) for r in declarations.sas_records(t)),
-            *(Alert.of(c) for c in declarations.cable_conditions(t)),
-            *(Alert.of(c) for c in disks.disk_conditions(t)),
-        ],
-    )
+    conditions = [*declarations.cable_conditions(t), *disks.disk_conditions(t)]
+    return _group("zmon-disks", declarations.sas_records(t), conditions)
 
 
 def ups_alerts(t: Thresholds) -> Group:
-    return Group("zmon-ups", [Alert.of(c) for c in host.ups_conditions(t)])
+    return _group("zmon-ups", (), host.ups_conditions(t))
 
 
 def zmon_alerts(t: Thresholds) -> Group:
-    return Group("zmon-self", [Alert.of(c) for c in self_watch.self_conditions(t)])
+    return _group("zmon-self", (), self_watch.self_conditions(t))
+
+
+def _group(
+    name: str, records: Iterable[DeclaredRecord], conditions: Iterable[Condition] = ()
+) -> Group:
+    """A group of rules: the records first (rules of a group run in order), then the alerts."""
+    return Group(name, [*map(Record.of, records), *map(Alert.of, conditions)])
 
 
 def groups(t: Thresholds) -> list[Group]:

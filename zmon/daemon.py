@@ -35,7 +35,7 @@ from zmon.runtime.privileges import FOR_THE_DROP, Account, account, keep_only
 from zmon.runtime.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
 from zmon.runtime.worker import run_worker
 from zmon.status.published import prepare_dir, report_file
-from zmon.web.listen import Listeners
+from zmon.web.listen import Listeners, Listening
 from zmon.web.webconfig import WebConfig, load_web_config
 
 log = logs.get("daemon")
@@ -44,7 +44,7 @@ log = logs.get("daemon")
 SILENT_DEADLINE = 15.0
 
 
-class FrontDoor:
+class FrontDoor(Listening):
     """The listening sockets (bound here, by the privileged side) and the HTTP process that
     serves them. ``serve`` moves to new addresses and a new web config bind-first: added
     addresses are bound and the HTTP process has started serving them before the old
@@ -64,15 +64,6 @@ class FrontDoor:
                 self._listeners.discard(sockets)
                 raise
             self._listeners.commit(sockets)
-
-    def ports(self) -> dict[str, int]:
-        """The port each configured address is bound to (useful with port 0)."""
-        return self._listeners.ports()
-
-    @property
-    def port(self) -> int:
-        """The port of the first address."""
-        return next(iter(self.ports().values()))
 
     def stop(self) -> None:
         self.front.stop()

@@ -308,3 +308,22 @@ def test_state_writes_are_served_per_collector_that_keeps_state(tmp_path: Path) 
     c.path = tmp_path / "state" / "stateful.json"
     worker.run_once()
     assert b'zmon_collector_state_writable{collector="stateful"} 1.0' in s.snapshot.exposition.text
+
+
+def test_a_reloaded_collector_keeps_its_data_and_run_counts() -> None:
+    c = Scripted(_ctx())
+    s = Scheduler()
+    s.add(c, interval=60, timeout=2)
+    s.workers["scripted"].run_once()
+    c.mode = "fail"
+    s.workers["scripted"].run_once()
+    before = s.snapshot.state("scripted")
+    assert before is not None
+    s.add(Scripted(_ctx()), interval=30, timeout=5)  # what a reload does
+    after = s.snapshot.state("scripted")
+    assert after is not None and after is not before
+    assert (after.interval, after.timeout) == (30, 5)
+    kept = ("rendered", "success", "has_data", "last_success", "runs", "last_error")
+    assert [getattr(after, k) for k in kept] == [getattr(before, k) for k in kept]
+    assert after.runs["failure"] == 1 and after.last_error
+    assert b"zmon_test_value 1.0" in s.snapshot.exposition.text

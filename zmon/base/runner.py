@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import IO, Protocol
 
 from zmon.base import children
 
@@ -99,13 +99,6 @@ class CommandRunner:
     def binary(self, name: str) -> str:
         return self.binaries.get(name, name)
 
-    def _environment(self) -> dict[str, str]:
-        env = dict(self.env) if self.env is not None else dict(os.environ)
-        env["LC_ALL"] = "C"
-        env["LANG"] = "C"
-        env.pop("LANGUAGE", None)
-        return env
-
     def _effective_timeout(self, timeout: float | None) -> float:
         limit = self.default_timeout if timeout is None else timeout
         deadline = run_deadline.get()
@@ -121,23 +114,17 @@ class CommandRunner:
         Never raises for a non-zero exit; raises CommandError if the program cannot start.
         On timeout the whole process group gets SIGKILL and ``timed_out`` is set.
         """
-        if isinstance(argv, str | bytes):
-            raise TypeError("argv must be a sequence of arguments, never a shell string")
+        _check_argv(argv)
         args = [self.binary(argv[0]), *argv[1:]]
         limit = self._effective_timeout(timeout)
         start = time.monotonic()
-        env = self._environment()
         try:
-            proc = children.spawn(
-                lambda: subprocess.Popen(
-                    args,
-                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env=env,
-                    start_new_session=True,
-                    close_fds=True,
-                )
+            proc = start_process(
+                args,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=c_locale(self.env),
             )
         except OSError as exc:
             configured = args[0] != argv[0]
@@ -256,11 +243,56 @@ def _drain_after_kill(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """SIGKILL to the group and to the process itself (in case it left its group)."""
+    signal_group(proc, signal.SIGKILL)
     try:
         proc.kill()
     except ProcessLookupError:
         pass
+
+
+def c_locale(
+    base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment a program runs in: ``base`` (this process's by default) and ``extra``,
+    in the C locale, so that it prints what the parsers read."""
+    env = {**(os.environ if base is None else base), **(extra or {})}
+    env["LC_ALL"] = "C"
+    env["LANG"] = "C"
+    env.pop("LANGUAGE", None)
+    return env
+
+
+def start_process(
+    argv: Sequence[str],
+    *,
+    stdin: int | IO[bytes],
+    stdout: int | IO[bytes],
+    stderr: int | IO[bytes],
+    env: Mapping[str, str],
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` the way zmon starts every program: an argument list (never a shell
+    string), in a session and process group of its own (``signal_group`` reaches all it
+    starts), no descriptor inherited but the three given, registered with ``zmon.base.children``
+    while it lives (so that what it leaves behind is swept). Raises OSError when it cannot."""
+    _check_argv(argv)
+    return children.spawn(
+        lambda: subprocess.Popen(
+            list(argv), stdin=stdin, stdout=stdout, stderr=stderr, env=env,
+            start_new_session=True, close_fds=True,
+        )
+    )  # fmt: skip
+
+
+def signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Send ``sig`` to the process group of a program ``start_process`` started (nothing when
+    it is gone)."""
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _check_argv(argv: Sequence[str]) -> None:
+    if isinstance(argv, str | bytes):
+        raise TypeError("argv must be a sequence of arguments, never a shell string")

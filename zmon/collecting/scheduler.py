@@ -27,6 +27,13 @@ log = get("scheduler")
 
 
 RunHook = Callable[[CollectorState], None]
+# What a collector's state keeps across a reload: its last data, and the counts and errors
+# of its runs so far.
+KEPT_ACROSS_RELOAD = (
+    "rendered", "kept", "success", "has_data", "last_success", "runs", "last_error",
+    "last_error_reason", "fd_exhausted", "leaked_children", "state_write_failures",
+    "state_writable",
+)  # fmt: skip
 
 
 def without_traceback(exc: BaseException) -> BaseException:
@@ -262,18 +269,8 @@ class Scheduler:
         state.summary_title = collector.summary_title
         state.summary = collector.summary
         if previous is not None:  # keep data across a reload
-            state.rendered = previous.rendered
-            state.kept = previous.kept
-            state.success = previous.success
-            state.has_data = previous.has_data
-            state.last_success = previous.last_success
-            state.runs = previous.runs
-            state.last_error = previous.last_error
-            state.last_error_reason = previous.last_error_reason
-            state.fd_exhausted = previous.fd_exhausted
-            state.leaked_children = previous.leaked_children
-            state.state_write_failures = previous.state_write_failures
-            state.state_writable = previous.state_writable
+            for kept in KEPT_ACROSS_RELOAD:
+                setattr(state, kept, getattr(previous, kept))
         self.snapshot.add(state)
         self.workers[collector.name] = CollectorWorker(
             collector, state, self._updated, jitter, on_start=self._on_start

@@ -24,6 +24,13 @@ def with_pool(t: Thresholds, expr: Node) -> Node:
     return with_disk_scope(expr, disk_pool(t))
 
 
+def sectors_rising(t: Thresholds, first: str, other: str) -> Node:
+    """Per-device: how much sector count ``first``, or else ``other``, rose over the sector
+    window (only where one of them rose)."""
+    sw = t.sector_window
+    return with_pool(t, (rise(first, sw) > 0).or_(rise(other, sw) > 0))
+
+
 def awake(expr: Node) -> Node:
     """Per-device ``expr`` for the disks not in standby."""
     return expr.unless(metric("zmon_disk_standby").eq(1), on=DEVICE)
@@ -42,23 +49,15 @@ def disk_conditions(t: Thresholds) -> list[Condition]:
         ),
         Condition(
             "DiskReallocatedSectorsRising",
-            with_pool(
-                t,
-                (rise("zmon_disk_reallocated_sectors", sw) > 0).or_(
-                    rise("zmon_disk_scsi_grown_defects", sw) > 0
-                ),
-            ),
+            sectors_rising(t, "zmon_disk_reallocated_sectors", "zmon_disk_scsi_grown_defects"),
             "A disk is reallocating sectors.",
             f"{DISK_} remapped {{{{ $value | humanize }}}} more sectors in the last {sw}. "
             f"Plan its replacement{DISK_LOCATION}.",
         ),
         Condition(
             "DiskPendingSectorsRising",
-            with_pool(
-                t,
-                (rise("zmon_disk_pending_sectors", sw) > 0).or_(
-                    rise("zmon_disk_offline_uncorrectable_sectors", sw) > 0
-                ),
+            sectors_rising(
+                t, "zmon_disk_pending_sectors", "zmon_disk_offline_uncorrectable_sectors"
             ),
             "A disk has new pending or uncorrectable sectors.",
             f"{DISK_} has {{{{ $value | humanize }}}} more pending or offline-uncorrectable "

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from zmon.base import logs
+from zmon.host.follow import Follower, LineBuffer, LineSink
 from zmon.host.rotation import (
     EMPTY_SHA,
     HEAD_LEN,
@@ -55,7 +56,6 @@ from zmon.host.statestore import PositionStore
 
 _log = logs.get("logfollow")
 
-LineSink = Callable[[str], None]
 # marks of rotated copies kept in the state: far more than any rotation scheme keeps
 MAX_COPIES = 512
 
@@ -80,7 +80,7 @@ class _OpenFile:
         return Mark(self.dev, self.ino, self.offset, self.crc, self.head_sha)
 
 
-class FileFollower:
+class FileFollower(Follower):
     """Follows one path; call ``poll()`` from one thread (the follower loop)."""
 
     def __init__(
@@ -96,23 +96,19 @@ class FileFollower:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.path = Path(path)
+        super().__init__(store, key or f"file-{self.path}", where=str(self.path))
         self.on_lines = on_lines
-        self.store = store
-        self.key = key or f"file-{self.path}"
         self.max_line = max_line
         self.chunk_size = max(chunk_size, max_line)
         self.retire_after = retire_after
         self.clock = clock
-        self.read_errors = 0
         self.lines_lost = 0  # rotated away or truncated before they could be read
-        self.last_error: str | None = None
         self._cur: _OpenFile | None = None
         self._retired: list[_OpenFile] = []
         self._copies: list[Mark] = []  # rotated copies read or there before zmon started
         self._missing = False
         self._initial = True
-        self._saved = store.load(self.key) if store else None
-        self._last_saved: dict[str, object] | None = self._saved
+        self._saved = self._load_position()
 
     @property
     def is_open(self) -> bool:
@@ -131,7 +127,7 @@ class FileFollower:
                 done += self._drain(self._cur)
                 done += self._check_rotated(self._cur)
         except OSError as exc:
-            self._error(exc)
+            self._failed(exc)
         self._save()
         return done
 
@@ -184,7 +180,7 @@ class FileFollower:
         ours = _saved_mark(saved)
         if ours is None:
             _log.warning("kernel log position unusable; reading from the end", path=str(self.path))
-            self._error(OSError(f"unusable saved position for {self.path}"))
+            self._error(f"unusable saved position for {self.path}")
             f.offset = f.seen = _end_of_last_line(f.fd, size)
             f.crc = crc_of(f.fd, f.offset)
             return 0
@@ -302,7 +298,7 @@ class FileFollower:
                 offset=ours.size,
                 copies=[str(r.path) for r in RotationChain.scan(self.path).files],
             )
-            self._error(OSError(f"no rotated copy of {self.path} found"))
+            self._error(f"no rotated copy of {self.path} found")
 
     def _check_rewritten(self, f: _OpenFile) -> int:
         """Truncation (copytruncate, ``: > file``) or an in-place rewrite of the open file."""
@@ -379,22 +375,17 @@ class FileFollower:
 
     def _deliver_stream(self, fh: BinaryIO, offset: int, name: Path) -> int:
         """Deliver a finished file from ``offset`` to its end, in chunks of whole lines."""
-        done, rest = 0, b""
+        done, lines = 0, LineBuffer(self.max_line)
         try:
             fh.seek(offset)
             while chunk := fh.read(self.chunk_size):
-                data = rest + chunk
-                cut = data.rfind(b"\n") + 1
-                if cut == 0 and len(data) >= self.max_line:
-                    cut = len(data)
-                if cut:
-                    self._deliver(data[:cut])
-                    done += cut
-                rest = data[cut:]
+                if whole := lines.feed(chunk):
+                    self._deliver(whole)
+                    done += len(whole)
         except (OSError, EOFError, zlib.error) as exc:
-            if not isinstance(exc, gzip.BadGzipFile | EOFError | zlib.error):
-                self._error(exc if isinstance(exc, OSError) else OSError(str(exc)))
-        if rest:
+            if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile):
+                self._failed(exc)  # a cut or damaged compressed copy is not a read error
+        if rest := lines.flush():
             self._deliver(rest)
             done += len(rest)
         return done
@@ -463,19 +454,8 @@ class FileFollower:
         }
 
     def _save(self) -> None:
-        if self.store is None or self._cur is None:
-            return
-        state = self._state(self._cur)
-        if state != self._last_saved:
-            try:
-                self.store.save(self.key, state)
-                self._last_saved = state
-            except OSError as exc:
-                self._error(exc)
-
-    def _error(self, exc: OSError) -> None:
-        self.read_errors += 1
-        self.last_error = f"{self.path}: {exc.strerror or exc}"
+        if self.store is not None and self._cur is not None:
+            self._save_position(self._state(self._cur))
 
 
 def _as_copy(f: _OpenFile) -> Mark:

@@ -39,6 +39,7 @@ from zmon.status.model import (
     HostModel,
     Pool,
     SasPhy,
+    Scan,
     Ups,
     Vdev,
 )
@@ -771,17 +772,19 @@ def find_resilver_source_failing(ev: Evidence) -> Iterable[Hit]:
         )
 
 
-def _scan_progress(scan, now: float) -> str:  # type: ignore[no-untyped-def]
-    parts = [f"{w.percent(scan.progress)} done" if scan.progress is not None else "running"]
-    if scan.paused:
-        parts.append("paused")
-    elif scan.remaining is not None:
-        parts.append(w.time_left(scan.remaining))
-    else:
-        parts.append("no estimate yet")
+def _scan_progress(scan: Scan, now: float) -> str:
+    done = f"{w.percent(scan.progress)} done" if scan.progress is not None else "running"
+    parts = [done, scan_left(scan)]
     if scan.start:
         parts.append(f"started {w.ago(scan.start, now)}")
     return ", ".join(parts)
+
+
+def scan_left(scan: Scan) -> str:
+    """What is left of a running scan: 'paused', 'about 12 min to go' or 'no estimate yet'."""
+    if scan.paused:
+        return "paused"
+    return w.time_left(scan.remaining) if scan.remaining is not None else "no estimate yet"
 
 
 def find_scrub_overdue(ev: Evidence) -> Iterable[Hit]:

@@ -24,6 +24,7 @@ from zmon.status.diagnoses import (
     cannot_know,
     diagnose,
     pools_unknown,
+    scan_left,
 )
 from zmon.status.history import Window
 from zmon.status.model import Disk, HostModel, Pool, Scan, Vdev, read_model
@@ -145,12 +146,7 @@ def _scan(scan: Scan | None, now: float) -> dict[str, Any] | None:
         parts = [f"{scan.function} in progress"]
         if scan.progress is not None:
             parts.append(f"{w.percent(scan.progress)} done")
-        if scan.paused:
-            parts.append("paused")
-        elif scan.remaining is not None:
-            parts.append(w.time_left(scan.remaining))
-        else:
-            parts.append("no estimate yet")
+        parts.append(scan_left(scan))
         if scan.rate:
             parts.append(f"at {w.size(scan.rate)}/s")
         text = ", ".join(parts)

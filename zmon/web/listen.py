@@ -133,3 +133,18 @@ class Listeners:
 
     def ports(self) -> dict[str, int]:
         return {addr: int(s.getsockname()[1]) for addr, s in self.sockets.items()}
+
+
+class Listening:
+    """``ports()`` and ``port`` of a server that listens through ``self._listeners``."""
+
+    _listeners: Listeners
+
+    def ports(self) -> dict[str, int]:
+        """The port each configured address is bound to (useful with port 0)."""
+        return self._listeners.ports()
+
+    @property
+    def port(self) -> int:
+        """The port of the first address."""
+        return next(iter(self.ports().values()))

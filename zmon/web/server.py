@@ -22,7 +22,7 @@ from typing import Any
 
 import uvicorn
 
-from zmon.web.listen import BACKLOG, Listeners
+from zmon.web.listen import BACKLOG, Listeners, Listening
 from zmon.web.uvicorn_glue import DeadlineProtocol, QuietServer
 from zmon.web.webapp import DOOR, ASGIApp, DoorCounters, landing_page, make_app
 from zmon.web.webconfig import WebConfig
@@ -113,7 +113,7 @@ def _close(app: ASGIApp) -> None:
         close()
 
 
-class HTTPFrontend:
+class HTTPFrontend(Listening):
     """The listening side: sockets, TLS, and the server generation serving them.
 
     ``serve(addresses, web)`` starts serving, or moves to new addresses and a new web config:
@@ -189,15 +189,6 @@ class HTTPFrontend:
             raise
         old, self._current = self._current, gen
         return old
-
-    def ports(self) -> dict[str, int]:
-        """The port each configured address is bound to (useful with port 0)."""
-        return self._listeners.ports()
-
-    @property
-    def port(self) -> int:
-        """The port of the first address."""
-        return next(iter(self.ports().values()))
 
     def stop(self) -> None:
         with self._lock:

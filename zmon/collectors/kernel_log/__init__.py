@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO
 
 from zmon.base import logs, regexcheck
 from zmon.base.errors import ParseError
@@ -45,6 +45,7 @@ from zmon.collectors.kernel_log.metrics import (
     zero_series,
 )
 from zmon.exposition.metrics import MetricSet
+from zmon.host.follow import Follower, LineSink
 from zmon.host.kernelsources import JournalFollower, KmsgFollower
 from zmon.host.logfollow import FileFollower
 from zmon.host.statestore import Checkpoint, StateStore
@@ -76,22 +77,11 @@ CHECKPOINT_EVERY = 1.0
 QUIET_CHECKPOINT_EVERY = 10.0
 
 
-class _Follower(Protocol):
-    read_errors: int
-
-    @property
-    def is_open(self) -> bool: ...
-
-    def poll(self) -> int: ...
-
-    def close(self) -> None: ...
-
-
 @dataclass
 class _Source:
     label: str
     scanner: Scanner
-    follower: _Follower | None = None
+    follower: Follower | None = None
     errors_seen: int = 0
     lost_seen: int = 0
     last_data: float = field(default_factory=time.monotonic)
@@ -315,14 +305,14 @@ class KernelLogCollector(Collector):
             return [self._source(f, self._file_follower(f)) for f in files]
         return []
 
-    def _file_follower(self, name: str) -> Callable[[Callable[[str], None]], _Follower]:
-        def make(sink: Callable[[str], None]) -> _Follower:
+    def _file_follower(self, name: str) -> Callable[[LineSink], Follower]:
+        def make(sink: LineSink) -> Follower:
             path = self.ctx.paths.root(name)
             return FileFollower(path, sink, store=self._checkpoint, key=f"file-{name}")
 
         return make
 
-    def _source(self, label: str, make: Callable[[Callable[[str], None]], _Follower]) -> _Source:
+    def _source(self, label: str, make: Callable[[LineSink], Follower]) -> _Source:
         src = _Source(label, Scanner(self.patterns))
         src.follower = make(lambda text: self._on_lines(src, text))
         self.tally.set_following(label, False)
@@ -424,20 +414,15 @@ class KernelLogCollector(Collector):
             if follower.read_errors > src.errors_seen:
                 self.tally.add_read_error(src.label, follower.read_errors - src.errors_seen)
                 src.errors_seen = follower.read_errors
-                log.warning(
-                    "kernel log read error",
-                    source=src.label,
-                    error=getattr(follower, "last_error", None),
-                )
-            lost = getattr(follower, "lines_lost", 0)
-            if lost > src.lost_seen:
-                self.tally.add_lost(src.label, lost - src.lost_seen)
-                src.lost_seen = lost
+                log.warning("kernel log read error", source=src.label, error=follower.last_error)
+            if follower.lines_lost > src.lost_seen:
+                self.tally.add_lost(src.label, follower.lines_lost - src.lost_seen)
+                src.lost_seen = follower.lines_lost
             self.tally.set_following(src.label, follower.is_open)
             self._tell_following(src, follower)
         return self._commit()
 
-    def _tell_following(self, src: _Source, follower: _Follower) -> None:
+    def _tell_following(self, src: _Source, follower: Follower) -> None:
         """A log file that cannot be followed (missing, unreadable) is warned of once, and
         its coming back told; ``zmon_kernel_log_following`` shows it meanwhile."""
         if not isinstance(follower, FileFollower):

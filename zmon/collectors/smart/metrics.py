@@ -7,6 +7,8 @@ from zmon.host.devices import nvme_namespace_guess
 from zmon.parsers.smartctl.smartctl import (
     EXIT_BITS,
     TEST_OUTCOMES,
+    NvmeHealth,
+    ScsiHealth,
     SmartReport,
     check_status,
     parse_smartctl,
@@ -94,8 +96,10 @@ def report_metrics(ms: MetricSet, device: str, r: SmartReport, src: str = SRC) -
         lab,
     )
     _ata_metrics(ms, device, r, src)
-    _nvme_metrics(ms, device, r, src)
-    _scsi_metrics(ms, device, r, src)
+    if r.nvme is not None:
+        _nvme_metrics(ms, lab, r.nvme, src)
+    if r.scsi is not None:
+        _scsi_metrics(ms, lab, r.scsi, src)
     sas_phy_metrics(ms, device, r, src)
     _self_test_metrics(ms, device, r, src)
 
@@ -168,11 +172,7 @@ def _ata_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
         )
 
 
-def _nvme_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
-    n = r.nvme
-    if n is None:
-        return
-    lab = {"device": device}
+def _nvme_metrics(ms: MetricSet, lab: dict[str, str], n: NvmeHealth, src: str) -> None:
     g, c = ms.gauge, ms.counter
     g(
         "zmon_disk_nvme_critical_warning",
@@ -269,11 +269,7 @@ def _nvme_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
         )
 
 
-def _scsi_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
-    s = r.scsi
-    if s is None:
-        return
-    lab = {"device": device}
+def _scsi_metrics(ms: MetricSet, lab: dict[str, str], s: ScsiHealth, src: str) -> None:
     ms.gauge(
         "zmon_disk_scsi_grown_defects",
         "SCSI/SAS elements in the grown defect list (remapped blocks)" + src,
@@ -300,7 +296,7 @@ def _scsi_metrics(ms: MetricSet, device: str, r: SmartReport, src: str) -> None:
     )
     for op in sorted(s.counters):
         row = s.counters[op]
-        olab = {"device": device, "operation": op}
+        olab = {**lab, "operation": op}
         ms.counter(
             "zmon_disk_scsi_corrected_errors_total",
             "SCSI/SAS errors corrected, from the error counter log" + src,

@@ -6,15 +6,7 @@
 # `modprobe zfs` (no options in /etc/modprobe.d) the parameters are the release's defaults:
 # that capture is what tunables.py's columns are checked against.
 set -u
-out=${1:?usage: $0 OUTDIR}
-mkdir -p "$out"
-: > "$out/COMMANDS.tsv"
-run() {
-    file=$1; shift
-    LC_ALL=C "$@" > "$out/$file" 2> "$out/$file.stderr"
-    printf '%s\t%s\t%s\n' "$file" "$?" "$*" >> "$out/COMMANDS.tsv"
-    [ -s "$out/$file.stderr" ] || rm -f "$out/$file.stderr"
-}
+. "$(dirname "$0")/../../host/capture_commands.sh"  # OUTDIR, run FILE COMMAND...
 if [ "$(uname -s)" = FreeBSD ]; then
     run sysctl-vfs-zfs-version-module.txt sysctl vfs.zfs.version.module
 else

@@ -4,15 +4,7 @@
 # Each command's stdout goes to its own file, stderr to FILE.stderr; COMMANDS.tsv lists
 # file, exit status and command line. Nothing is changed on the host.
 set -u
-out=${1:?usage: $0 OUTDIR}
-mkdir -p "$out"
-: > "$out/COMMANDS.tsv"
-run() {
-    file=$1; shift
-    LC_ALL=C "$@" > "$out/$file" 2> "$out/$file.stderr"
-    printf '%s\t%s\t%s\n' "$file" "$?" "$*" >> "$out/COMMANDS.tsv"
-    [ -s "$out/$file.stderr" ] || rm -f "$out/$file.stderr"
-}
+. "$(dirname "$0")/../../host/capture_commands.sh"  # OUTDIR, run FILE COMMAND...
 run zpool-status.json           zpool status -j --json-int -p -s -t -i -v
 run zpool-status-plain.json     zpool status -j
 run zpool-status-p-v-s.txt      zpool status -p -v -s

@@ -32,9 +32,9 @@ from zmon.collecting.registry import (
     register,
     register_parse_kind,
 )
-from zmon.collectors.zpool_events.follower import ProcessFollower
 from zmon.exposition.metrics import MetricSet
 from zmon.host.devnames import whole_disk_name, zfs_whole_disk
+from zmon.host.follow import ProcessFollower
 from zmon.parsers.zpool.zpool_events import EventStreamParser, ZfsEvent, parse_zpool_events
 
 _log = logs.get("zpool_events")

@@ -155,49 +155,18 @@ class _TextParser:
                 return True
             self.section = None
             return False
-        if self.section == "ata_tests":
-            m = _ATA_TEST_ROW.match(s)
-            if m:
-                outcome = test_outcome_from_text(m.group("status"))
-                r.self_tests.append(
-                    SelfTest(
-                        int(m.group("num")),
-                        m.group("kind").strip(),
-                        m.group("status"),
-                        outcome,
-                        int(m.group("hours")),
-                        int(m.group("rem")),
-                    )
-                )
-                return True
-        if self.section == "nvme_tests":
-            m = _NVME_TEST_ROW.match(line)
-            if m:
-                r.self_tests.append(
-                    SelfTest(
-                        int(m.group("num")),
-                        m.group("kind"),
-                        m.group("status"),
-                        test_outcome_from_text(m.group("status")),
-                        int(m.group("hours")),
-                    )
-                )
-                return True
-        if self.section == "scsi_tests":
-            m = _SCSI_TEST_ROW.match(s)
-            if m:
-                hours = m.group("hours")
-                status = m.group("status").replace("-->", "").strip()
-                r.self_tests.append(
-                    SelfTest(
-                        int(m.group("num")),
-                        m.group("kind"),
-                        status,
-                        test_outcome_from_text(status),
-                        None if hours == "NOW" else int(hours),
-                    )
-                )
-                return True
+        if self.section == "ata_tests" and (m := _ATA_TEST_ROW.match(s)):
+            hours, remaining = int(m.group("hours")), int(m.group("rem"))
+            r.self_tests.append(_self_test(m, m.group("status"), hours, remaining))
+            return True
+        if self.section == "nvme_tests" and (m := _NVME_TEST_ROW.match(line)):
+            r.self_tests.append(_self_test(m, m.group("status"), int(m.group("hours"))))
+            return True
+        if self.section == "scsi_tests" and (m := _SCSI_TEST_ROW.match(s)):
+            at = m.group("hours")
+            status = m.group("status").replace("-->", "").strip()
+            r.self_tests.append(_self_test(m, status, None if at == "NOW" else int(at)))
+            return True
         m = _SCSI_COUNTER.match(s)
         if m:
             gb = m.group("gb")
@@ -389,6 +358,14 @@ class _TextParser:
         if r.self_test_in_progress is None and r.self_tests[:1]:
             r.self_test_in_progress = r.self_tests[0].outcome == "in_progress" or None
         return r
+
+
+def _self_test(
+    m: re.Match[str], status: str, hours: int | None, remaining: int | None = None
+) -> SelfTest:
+    """A self-test log row: its number and kind from ``m``, its outcome read from ``status``."""
+    outcome = test_outcome_from_text(status)
+    return SelfTest(int(m.group("num")), m.group("kind").strip(), status, outcome, hours, remaining)
 
 
 @refuses_hostile_input

@@ -1,8 +1,8 @@
 """What a UPS reports, whatever daemon it came from (NUT upsd or apcupsd): one typed reading.
 
 The table ``QUANTITIES`` names each numeric quantity and gives the NUT variable and the apcupsd
-key it comes from and its base unit; ``zmon.parsers.ups.nut`` and ``zmon.parsers.ups.apcupsd`` fill a
-``UpsReading`` from it.
+key it comes from and its base unit; ``zmon.parsers.ups.nut`` and ``zmon.parsers.ups.apcupsd``
+fill a ``UpsReading`` from it.
 """
 
 from __future__ import annotations

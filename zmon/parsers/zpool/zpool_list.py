@@ -59,18 +59,7 @@ COLUMNS_0_8 = (
 DEFAULT_COLUMNS: dict[int, tuple[str, ...]] = {
     7: ("name", "size", "allocated", "free", "capacity", "health", "altroot"),
     8: ("name", "size", "allocated", "free", "capacity", "dedupratio", "health", "altroot"),
-    10: (
-        "name",
-        "size",
-        "allocated",
-        "free",
-        "expandsize",
-        "fragmentation",
-        "capacity",
-        "dedupratio",
-        "health",
-        "altroot",
-    ),
+    10: tuple(c for c in COLUMNS_0_8 if c != "checkpoint"),  # before 0.8's checkpoint
     11: COLUMNS_0_8,
     12: (*COLUMNS_0_8, "guid"),  # the -o set zmon itself asks for
 }
