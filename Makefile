@@ -29,13 +29,14 @@ demo: $(DEMO_VENV)/.installed
 system-deps:
 	sh tests/install-system-deps.sh
 
-## The full test suite: hermetic tier plus real tier (promtool, NUT upsd, smartctl ...).
+## The full test suite: hermetic tier plus real tier (promtool, NUT upsd, smartctl ...), slow
+## tests included.
 test: $(VENV)/.installed system-deps
 	$(PY) -m pytest
 
-## Hermetic tier only (no external programs).
+## Hermetic tier without the slow tests (marked `slow`: over 20 s), on every core (pytest-xdist).
 test-fast: $(VENV)/.installed
-	$(PY) -m pytest -m "not real"
+	$(PY) -m pytest -m "not real and not slow" -n auto
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check zmon tests

@@ -18,7 +18,9 @@ _WRITTEN = pytest.StashKey[WrittenFiles]()
 
 # The live OpenZFS VM lab and the zfs-fuse test (tests/lab) need the lab built and run through
 # `make lab-test`, which sets ZMON_LAB=1; the lab's hermetic table tests run everywhere.
-collect_ignore = (
+# fixtures/ and golden/ hold data only: deep trees (fake sysfs, captured hosts) that pytest
+# would otherwise walk, file by file, looking for tests.
+collect_ignore = ["fixtures", "golden"] + (
     [] if os.environ.get("ZMON_LAB") == "1" else ["lab/test_live.py", "lab/test_zfs_fuse.py"]
 )
 

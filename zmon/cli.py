@@ -241,7 +241,7 @@ def _listen_of(file: str) -> list[str]:
     return [str(a) for a in (found if isinstance(found, list) else [found])]
 
 
-def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
+def _collect_once(cfg: Config, demo: bool) -> int:
     from zmon.runtime.worker import build_scheduler
 
     logs.setup(cfg.log_level, cfg.log_format)
@@ -267,7 +267,7 @@ def _collect_once(cfg, demo: bool) -> int:  # type: ignore[no-untyped-def]
     return 0
 
 
-def _serve(cfg, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def _serve(cfg: Config, args: argparse.Namespace) -> int:
     from zmon.daemon import Daemon, config_loader
 
     control_socket = getattr(args, "demo_control_socket", None)

@@ -17,9 +17,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from zmon.base import children, logs
 from zmon.collecting.config import Config, ConfigError, load
@@ -280,7 +278,3 @@ def web_config(cfg: Config) -> WebConfig:
 
 def config_loader(path: str | None, ns: argparse.Namespace) -> Callable[[], Config]:
     return lambda: load(collectors(), path, ns)
-
-
-def with_overrides(cfg: Config, **changes: Any) -> Config:
-    return replace(cfg, **changes)

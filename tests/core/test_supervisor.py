@@ -17,6 +17,7 @@ from tests.support.waiting import poll as _poll
 from zmon.collecting.config import Config
 from zmon.exposition.snapshot import Snapshot
 from zmon.runtime import channel as wire
+from zmon.runtime import supervisor
 from zmon.runtime.supervisor import WEDGED_AFTER, Backoff, WorkerSupervisor, spawn_worker
 
 # the worker starts a Python process per run: generous on a loaded machine
@@ -88,6 +89,14 @@ BAD_FRAMES = {
 }  # fmt: skip
 
 
+@pytest.fixture
+def silent_workers_killed_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A silent worker never acts on Stop: ``stop`` kills it after its grace period, here a
+    short one, since waiting out zmon's own would only make the test slow."""
+    monkeypatch.setattr(supervisor, "STOP_TIMEOUT", 1.0)
+
+
+@pytest.mark.usefixtures("silent_workers_killed_soon")
 def test_a_worker_that_stops_answering_is_killed_and_replaced() -> None:
     now = [1000.0]
     procs = []
@@ -122,6 +131,7 @@ def test_a_worker_that_stops_answering_is_killed_and_replaced() -> None:
 @pytest.mark.parametrize(
     "what", ["a pickle", "a length prefix of 2**60", "a piece the server does not hold"]
 )
+@pytest.mark.usefixtures("silent_workers_killed_soon")
 def test_a_worker_that_sends_a_bad_frame_is_replaced_and_counted(what: str) -> None:
     procs = []
     lock = threading.Lock()

@@ -143,11 +143,12 @@ def test_sighup_with_infinite_values_is_rejected(tmp_path) -> None:
 # ---------------------------------------------------------------- a thousand reloads in process
 
 # Each accepted reload stops and starts every collector thread and swaps the HTTP server's
-# generation (about 0.17 s here, 92 s for the whole test); a new-port reload also waits for the
-# old server's poll loop (0.5 s), so the order holds few of those.
+# generation, a large part of a second; a new-port reload also waits for the old server's poll
+# loop, so the order holds few of those. A thousand of them make the test slow.
 RELOADS = 1000
 
 
+@pytest.mark.slow
 def test_a_thousand_reloads_over_every_path_leak_nothing(tmp_path, busy_port) -> None:
     procfs = arc_procfs(tmp_path)
     files = {

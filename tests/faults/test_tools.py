@@ -125,6 +125,7 @@ def test_failing_tool_keeps_last_data_marked_stale(rig, tools, fault, reason, ti
     assert_recovers(rig, tools)
 
 
+@pytest.mark.slow  # a thousand runs of a tool that sleeps: three processes each
 def test_slow_tool_within_its_timeout_is_fresh_data(rig, tools) -> None:
     use(rig, tools["slow"])
     with no_leaks():
@@ -170,6 +171,7 @@ def test_a_100_megabyte_flood_is_cut_off_not_buffered(rig, tools, tmp_path) -> N
     assert grown_mib < 200, f"peak RSS grew {grown_mib:.0f} MiB"
 
 
+@pytest.mark.slow  # a thousand runs leaving a process behind: four processes each, and a kill
 def test_setsid_escapes_are_killed_counted_and_reaped(rig, tools) -> None:
     """A tool that leaves a setsid'd child behind: with zmon as child subreaper the orphan
     comes back to zmon, which kills and reaps it after the run and counts it."""

@@ -115,7 +115,3 @@ def variable_exprs() -> list[Expr]:
             promql = f"count by ({m['label']}) ({m['selector']})"
             out.append(Expr("variable", f"{uid}/{var['name']}", expand_grafana(promql)))
     return out
-
-
-def all_exprs() -> list[Expr]:
-    return [*rule_exprs(), *panel_exprs(), *variable_exprs()]

@@ -586,15 +586,6 @@ def the_year() -> Year:
     return Year(events, split_year(events))
 
 
-def yearly_tickets(kinds: dict[str, Kind]) -> dict[str, float]:
-    """Alert -> tickets a year, from the rates (the expected year, not one draw)."""
-    out: Counter[str] = Counter()
-    for kind in kinds.values():
-        for alert, n in kind.tickets.items():
-            out[alert] += kind.rate * n  # type: ignore[assignment]
-    return dict(out)
-
-
 def readme_table(kinds: dict[str, Kind], year: Year) -> str:
     """The README's table: each kind, its rate, its tickets; then the drawn year's totals."""
     drawn: Counter[str] = Counter()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -77,18 +79,27 @@ def test_alert_annotations_carry_the_diagnosis_words(alert: str) -> None:
     assert f"action: {json.dumps(action)}" in block
 
 
+@cache
+def expected_labels() -> dict[str, list[set[str]]]:
+    """Alert -> the label sets the promtool tests expect of it when it fires (read once: the
+    tests are large, and every case of the test below reads them)."""
+    out: defaultdict[str, list[set[str]]] = defaultdict(list)
+    for test_file in (ROOT / "alert_rules" / "tests").glob("*.test.yml"):
+        for item in yaml.safe_load(test_file.read_text())["tests"]:
+            for case in item.get("alert_rule_test", []):
+                out[case["alertname"]] += [
+                    set(a["exp_labels"]) for a in case.get("exp_alerts") or []
+                ]
+    return dict(out)
+
+
 @pytest.mark.parametrize("alert", sorted(ALERT_WORDS))
 def test_labels_the_words_name_are_labels_of_the_alert(alert: str) -> None:
     """A template naming a label the alert does not carry would render an empty slot."""
     named = set(re.findall(r"\$labels\.(\w+)", "".join(ALERT_WORDS[alert])))
     if not named:
         return
-    carried: list[set[str]] = []
-    for test_file in (ROOT / "alert_rules" / "tests").glob("*.test.yml"):
-        for item in yaml.safe_load(test_file.read_text())["tests"]:
-            for case in item.get("alert_rule_test", []):
-                if case["alertname"] == alert:
-                    carried += [set(a["exp_labels"]) for a in case.get("exp_alerts") or []]
+    carried = expected_labels().get(alert, [])
     assert carried, f"no promtool test expects {alert} to fire"
     for labels in carried:
         assert named <= labels | {"instance"}, (alert, named - labels)

@@ -71,10 +71,6 @@ def set_subreaper(on: bool) -> bool:
     return ok
 
 
-def is_subreaper() -> bool:
-    return _subreaper
-
-
 def spawn(factory: Callable[[], subprocess.Popen[Any]]) -> subprocess.Popen[Any]:
     """Start a process with ``factory`` (a Popen call) and register it as wanted."""
     with _lock:

@@ -9,8 +9,8 @@ config time; such a pattern can always be written without the nesting.
 from __future__ import annotations
 
 import re
-from re import _constants as _sre_constants  # type: ignore[attr-defined]  # the parser's own
-from re import _parser as _sre_parser  # type: ignore[attr-defined]
+from re import _constants as _sre_constants  # type: ignore[attr-defined]  # private: no stubs
+from re import _parser as _sre_parser  # type: ignore[attr-defined]  # private: no stubs
 from typing import Any
 
 _REPEATS = {_sre_constants.MAX_REPEAT, _sre_constants.MIN_REPEAT}

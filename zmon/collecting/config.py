@@ -384,14 +384,6 @@ def flatten_toml(data: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[st
             yield key, v
 
 
-def load_file(path: str | Path, settings: Mapping[str, Setting]) -> dict[str, Any]:
-    """Read and validate a TOML file; returns dotted key -> value. Raises ConfigError."""
-    errors = _Collect()
-    values = _load_file(path, settings, errors)
-    errors.raise_any()
-    return values
-
-
 def _load_file(
     path: str | Path, settings: Mapping[str, Setting], errors: _Collect
 ) -> dict[str, Any]:

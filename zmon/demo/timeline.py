@@ -19,6 +19,7 @@ A loop restart is a new host: every counter starts again from zero at "healthy".
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from zmon.demo.labslowdown import captured, recorded_c_max
 from zmon.demo.variants import HEALTHY_DISKS
@@ -201,8 +202,8 @@ PHASES: tuple[Phase, ...] = (
 )
 
 
-def _phase(base: str, **changes: object) -> Phase:
-    return replace(next(p for p in PHASES if p.name == base), **changes)  # type: ignore[arg-type]
+def _phase(base: str, **changes: Any) -> Phase:
+    return replace(next(p for p in PHASES if p.name == base), **changes)
 
 
 # Single incidents, one per host of a fleet (tests/fleet): each starts healthy and ends in its
@@ -282,7 +283,3 @@ STORIES: dict[str, tuple[Phase, ...]] = {
 def starts(phases: tuple[Phase, ...]) -> tuple[int, ...]:
     """Where each phase starts, in phase units from the start of the story."""
     return tuple(sum(p.length for p in phases[:i]) for i in range(len(phases)))
-
-
-STARTS = starts(PHASES)
-LOOP_UNITS = sum(p.length for p in PHASES)

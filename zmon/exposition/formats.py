@@ -20,7 +20,7 @@ from prometheus_client.exposition import generate_latest
 from prometheus_client.samples import Sample
 from prometheus_client.utils import floatToGoString as _untyped_go
 
-from zmon.exposition.metrics import HistogramFamily, Row, RowFamily
+from zmon.exposition.metrics import HistogramFamily, HistogramSeries, Row, RowFamily
 
 _METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -152,7 +152,7 @@ def _sample_lines(family: str, samples: list[Sample], lines: list[str]) -> bool:
     return True
 
 
-def _histogram_lines(family: str, series: list, lines: list[str]) -> bool:  # type: ignore[type-arg]
+def _histogram_lines(family: str, series: list[HistogramSeries], lines: list[str]) -> bool:
     """Compact histogram series: the label text is built once per series, not per bucket."""
     go = floatToGoString
     esc = _escape_value

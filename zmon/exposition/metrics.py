@@ -161,10 +161,12 @@ class HeldLabels(Mapping[str, str]):
     def __len__(self) -> int:
         return len(self._values)
 
-    def items(self) -> tuple[tuple[str, str], ...]:  # type: ignore[override]
+    # Tuples, not Mapping's views: the views would look each key up again, for every sample
+    # of every family a reader passes over.
+    def items(self) -> tuple[tuple[str, str], ...]:  # type: ignore[override]  # see above
         return tuple(zip(self._at, self._values, strict=True))
 
-    def values(self) -> tuple[str, ...]:  # type: ignore[override]
+    def values(self) -> tuple[str, ...]:  # type: ignore[override]  # see above
         return self._values
 
     def __repr__(self) -> str:
@@ -177,8 +179,9 @@ class HeldFamily(Metric):
 
     Its series are kept in columns: each sample's shape (its name and label names, shared),
     its label values (one tuple, shared with equal ones: ``add``'s ``shared``) and its
-    value in an array. A ``Sample`` with a label dict of its own for each cost 12.5 MiB on a
-    host of 1,000 disks; this is a third of it. ``each_sample`` makes the samples one by
+    value in an array: a ``Sample`` with a label dict of its own for each would repeat every
+    label name and value in every sample, on a big host most of what the process holds.
+    ``each_sample`` makes the samples one by
     one, with ``HeldLabels``, for a reader that keeps none of them.
     """
 
@@ -247,7 +250,9 @@ class HeldFamily(Metric):
         ):
             name, at = shapes[shape]
             labels = HeldLabels(at, values)
-            yield Sample(name, labels, value, None if times is None else times[i])  # type: ignore[arg-type]
+            # Sample declares a dict; readers only read labels, and HeldLabels is read-only
+            stamp = None if times is None else times[i]
+            yield Sample(name, labels, value, stamp)  # type: ignore[arg-type]  # see above
 
 
 class MetricSet:

@@ -37,7 +37,7 @@ import math
 import re
 import struct
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import lt
 from typing import Protocol
@@ -148,7 +148,10 @@ def _wrapped(text: str) -> str:
 class Node:
     """An expression. Subclasses render and evaluate; operators build larger nodes."""
 
-    precedence = 10  # atoms; binary operators lower
+    @property
+    def precedence(self) -> int:
+        """How tightly the node binds when rendered: atoms 10, binary operators lower."""
+        return 10
 
     def promql(self) -> str:
         raise NotImplementedError
@@ -477,8 +480,12 @@ def _quantile(q: float, values: Sequence[float]) -> float:
     return ordered[low] * (1 - weight) + ordered[high] * weight
 
 
-RANGE_FUNCTIONS = ("increase", "rate", "changes", "min_over_time", "max_over_time",
-                   "quantile_over_time")  # fmt: skip
+_AGGREGATIONS: dict[str, Callable[[list[float]], float]] = {
+    "sum": sum,
+    "max": max,
+    "min": min,
+    "count": len,
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -686,12 +693,12 @@ class Aggregate(Node):
                 d = dict(labels)
                 key = labels_of({k: d.get(k, "") for k in self.by})
             groups.setdefault(key, []).append(v)
-        fn = {"sum": sum, "max": max, "min": min, "count": len}.get(self.aggregation)
+        fn = _AGGREGATIONS.get(self.aggregation)
         if self.aggregation == "quantile":
             return {k: _quantile(self.param or 0.0, vs) for k, vs in groups.items()}
         if fn is None:
             raise EvaluationError(f"unknown aggregation {self.aggregation}")
-        return {k: float(fn(vs)) for k, vs in groups.items()}  # type: ignore[operator]
+        return {k: float(fn(vs)) for k, vs in groups.items()}
 
 
 def sum_by(labels: Sequence[str], expr: Node) -> Aggregate:
@@ -763,7 +770,7 @@ class Binary(Node):
     bool_: bool = False
 
     @property
-    def precedence(self) -> int:  # type: ignore[override]
+    def precedence(self) -> int:
         return PRECEDENCE[self.operator]
 
     def modifiers(self) -> str:
@@ -891,11 +898,6 @@ class Binary(Node):
                 raise EvaluationError(f"duplicate output series {dict(labels)}: {self.promql()}")
             out[labels] = value
         return out
-
-
-def on_bool(op: str, lhs: Node, rhs: Node | float) -> Binary:
-    """``lhs op bool rhs``: 1 where the comparison holds, 0 where not."""
-    return Binary(op, lhs, lift(rhs), bool_=True)
 
 
 def active_alerts(name: str) -> Selector:

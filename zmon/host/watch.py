@@ -6,6 +6,10 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from watchdog.observers.api import BaseObserver
 
 
 class ChangeWatcher:
@@ -18,7 +22,7 @@ class ChangeWatcher:
         self.files = [Path(f) for f in files]
         self.wake = wake
         self.active = False
-        self._observer: object | None = None
+        self._observer: BaseObserver | None = None
 
     def start(self) -> bool:
         try:
@@ -52,8 +56,8 @@ class ChangeWatcher:
     def stop(self) -> None:
         observer = self._observer
         if observer is not None:
-            observer.stop()  # type: ignore[attr-defined]
-            observer.join(2.0)  # type: ignore[attr-defined]
+            observer.stop()
+            observer.join(2.0)
         self._observer, self.active = None, False
 
 

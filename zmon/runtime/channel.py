@@ -92,9 +92,9 @@ def _int(v: object) -> int:
 
 def _number(v: object) -> float:
     """Any number, NaN and infinities included (a sample's value)."""
-    if type(v) not in (int, float):
+    if type(v) is not int and type(v) is not float:
         raise ProtocolError(f"expected a number, got {type(v).__name__}")
-    return float(v)  # type: ignore[arg-type]
+    return float(v)
 
 
 def _float(v: object) -> float:

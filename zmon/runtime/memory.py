@@ -1,17 +1,17 @@
 """Give memory back to the system between collector runs (glibc's allocator only).
 
-On a big host a collector's run peaks at tens of megabytes (10,000 datasets, a 4 MB iostat
-answer) and frees them when it ends. glibc keeps what was freed: each thread may get its own
-malloc arena (every run is a thread), and the top of a heap is returned only past a threshold.
-Untuned, a big host's collection process holds 190 MB RSS for 46 MB of live Python objects.
-``tune_malloc`` caps the arenas (as ``MALLOC_ARENA_MAX=2`` would) before threads start and
-fixes the size from which a block gets its own mapping; ``trim`` returns free pages
-(``malloc_trim``), a millisecond's work. Elsewhere both do nothing.
+On a big host a collector's run peaks at tens of megabytes (thousands of datasets, a long
+iostat answer) and frees them when it ends. glibc keeps what was freed: each thread may get its
+own malloc arena (every run is a thread), and the top of a heap is returned only past a
+threshold. Untuned, a big host's collection process holds several times more RSS than it has
+live Python objects. ``tune_malloc`` caps the arenas (as ``MALLOC_ARENA_MAX=2`` would) before
+threads start and fixes the size from which a block gets its own mapping; ``trim`` returns
+free pages (``malloc_trim``), which is cheap next to a run. Elsewhere both do nothing.
 
 ``settle_gc`` is for the cyclic garbage collector, on every platform: a big host's run
-allocates hundreds of thousands of containers, and the default thresholds make that about
-145 collections per 15 s (the full ones going over every object the process holds),
-a sixth of the CPU of the runs themselves.
+allocates hundreds of thousands of containers, and the default thresholds make that a
+collection every few hundred of them (the full ones going over every object the process
+holds), a visible share of the CPU of the runs themselves.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from typing import Any
 M_ARENA_MAX = -8  # glibc malloc.h
 M_MMAP_THRESHOLD = -3
 # Blocks from this size on get their own mapping, unmapped when freed. glibc raises this
-# threshold each time such a block is freed (up to 32 MiB), and a big host's renders (6 MB of
-# iostat text) and command answers (1.5 MB) would then be carved from the heap, leaving holes
-# there that RSS keeps. A fixed threshold keeps them out of the heap: about 6 MB less RSS on
-# the 1,000-disk host, for about 0.05 % of a core.
+# threshold each time such a block is freed (up to 32 MiB), and a big host's renders (megabytes
+# of iostat text) and command answers would then be carved from the heap, leaving holes there
+# that RSS keeps. A fixed threshold keeps them out of the heap: less RSS, for the small cost of
+# mapping and unmapping those blocks.
 MMAP_THRESHOLD = 256 * 1024
 # A young collection after this many new containers (CPython's default is 700). Most of
 # what a run allocates is freed by reference counting, not by the collector.

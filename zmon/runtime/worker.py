@@ -113,7 +113,7 @@ class CollectionWorker:
         self._sent: dict[str, set[tuple[str, bytes]]] = {}
         self._views_sent: dict[str, frozenset[tuple[str, bytes]]] = {}
         # Collectors whose families for the views were sent and dropped here (the server
-        # holds them; on a big host they were 7 MB of this process): the empty list left in
+        # holds them; on a big host they are a large share of this process): the empty list left in
         # their state's ``kept`` and the landing-page rows sent with them.
         self._dropped: dict[str, tuple[list[Metric], list[SummaryRow] | None]] = {}
         self._status = 0  # the exit status

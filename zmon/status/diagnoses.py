@@ -1330,7 +1330,7 @@ def find_nvme_worn(ev: Evidence) -> Iterable[Hit]:
 # ---- UPS
 
 
-def _ups_state(ups) -> str:  # type: ignore[no-untyped-def]
+def _ups_state(ups: Ups) -> str:
     parts = []
     if ups.charge is not None:
         parts.append(f"charge {w.percent(ups.charge)}")

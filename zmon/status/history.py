@@ -23,7 +23,7 @@ import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -305,7 +305,3 @@ class History:
 
     def __len__(self) -> int:
         return len(self._points)
-
-
-def window_of(points: Iterable[Point]) -> Window:
-    return Window(tuple(points))

@@ -370,10 +370,10 @@ class StatusPage:
         # those on the scrape target: only Prometheus sees ``up``)
         self.evaluator = host_evaluator(judge_every, known_from)
         # The judgment says what the snapshot serves now: it is redone when the snapshot
-        # changed, at once where that is cheap (most hosts: milliseconds), else at most every
-        # ``judge_every`` seconds, as Prometheus evaluates its rules (about 1 s of CPU for a
-        # host of 1,000 disks: benchmarks/judgment.py); in between such a host's report is
-        # the diagnoses' alone.
+        # changed, at once where that is cheap (most hosts), else at most every
+        # ``judge_every`` seconds, as Prometheus evaluates its rules (the cost grows with the
+        # series: benchmarks/judgment.py); in between such a host's report is the diagnoses'
+        # alone.
         self.judge_every = judge_every
         self._judged_generation: int | None = None
         self._judge_cost = 0.0  # CPU seconds of the last evaluation

@@ -27,7 +27,16 @@ from zmon.status.diagnoses import (
     scan_left,
 )
 from zmon.status.history import Window
-from zmon.status.model import Disk, HostModel, Pool, Scan, Vdev, read_model
+from zmon.status.model import (
+    CollectorHealth,
+    Disk,
+    HostModel,
+    Pool,
+    Scan,
+    Ups,
+    Vdev,
+    read_model,
+)
 from zmon.status.slowdown import Recorded
 
 EXIT_CODES = {"ok": 0, "warning": 1, "critical": 2, "unknown": 3}
@@ -321,7 +330,7 @@ def _where(d: Disk) -> str:
     return d.ata_port.split(".")[0] if d.ata_port else ""
 
 
-def _ups(u) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _ups(u: Ups) -> dict[str, Any]:
     if not u.up:
         text, level = "not answering", "warning"
     elif u.low_battery:
@@ -398,7 +407,7 @@ def recent_events(model: HostModel, now: float, limit: int = 8) -> list[dict[str
     return items[:limit]
 
 
-def _collector_state(c) -> str:  # type: ignore[no-untyped-def]
+def _collector_state(c: CollectorHealth) -> str:
     if not c.success:
         return "failing"
     if c.stale:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-# the status page's history may take 0.1 % of a core: a point every 10 s on a small host (a
-# millisecond each), every 25 s or so with 1,000 disks (25 ms each)
+# the status page's history may take 0.1 % of a core: a small host's cheap reads get a point
+# every 10 s, a big host's dearer ones fewer (the gap grows with a read's CPU time)
 HISTORY_CPU_SHARE = 0.001
 MAX_HISTORY_GAP = 600.0  # seconds: the longest the budget may hold the next point back
 
@@ -19,9 +19,9 @@ def within_budget(
 ) -> Callable[[], None]:
     """``observe``, skipped until its last call's CPU time is ``share`` of the time since.
 
-    Reading the host model for the status page's history takes a millisecond on a small
-    host and, with 1,100 vdevs, 25 ms, in the serving process (which holds the families the
-    views read): there the history gets a point every 25 s instead of every 10 s.
+    Reading the host model for the status page's history is cheap on a small host and grows
+    with the vdevs, in the serving process (which holds the families the views read): on a
+    big host the history gets points further apart instead of taking more CPU.
     """
     next_at = 0.0
 

@@ -66,7 +66,11 @@ def _bind_any(port: int) -> socket.socket:
     return _bind_one(socket.AF_INET, ("0.0.0.0", port))
 
 
-def _bind_one(family: int, addr: tuple) -> socket.socket:  # type: ignore[type-arg]
+# a socket address as getaddrinfo gives it: IPv4, IPv6, or (rarely) a family's raw bytes
+_SockAddr = tuple[str, int] | tuple[str, int, int, int] | tuple[int, bytes]
+
+
+def _bind_one(family: int, addr: _SockAddr) -> socket.socket:
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
     # without it a response's headers and body wait 40 ms for the client's delayed ACK.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)

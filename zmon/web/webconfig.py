@@ -185,7 +185,7 @@ class WebConfig:
 
 def load_web_config(path: str | Path) -> WebConfig:
     """Read and validate an exporter-toolkit web config file. Raises ConfigError."""
-    import yaml  # here: PyYAML is 0.8 MB of RSS a daemon without a web config never needs
+    import yaml  # here: a daemon without a web config never pays for PyYAML's modules
 
     path = Path(path)
     try:

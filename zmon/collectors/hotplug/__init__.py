@@ -154,7 +154,8 @@ class HotplugCollector(Collector):
     def _next_event(self, monitor: Monitor) -> Any:
         """The next event, or None. pyudev's monitor has a file descriptor: the thread sleeps
         on it and on ``close``'s wake-up, with no timeout, so an idle host costs nothing (a
-        0.5 s poll costs 0.04 % of a core on a busy one); other monitors are polled."""
+        timed poll would wake the thread forever for events that rarely come); other
+        monitors are polled."""
         if self._wake is None:
             return monitor.poll(timeout=POLL_SECONDS)
         woken = self._wake[0].fileno()

@@ -72,7 +72,7 @@ CONTEXT_WAIT = 2.0  # seconds an event waits for the line after it that names it
 # one write (two fsyncs) a second; served fault counts lag the log by at most this much.
 CHECKPOINT_EVERY = 1.0
 # ... and while the lines hold no fault (only the lines read and the positions move): a write
-# a second would cost a host logging 20 lines a second 0.1 % of a core for no fault counted.
+# a second would keep a chatty host's disk busy with fsyncs for no fault counted.
 # A restart reads such lines again from the last position either way.
 QUIET_CHECKPOINT_EVERY = 10.0
 

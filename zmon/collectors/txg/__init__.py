@@ -8,14 +8,15 @@ histogram exactly once, however often the ring is read. See zmon/collectors/txg/
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import structlog
 
 from zmon.base.errors import ParseError
+from zmon.base.runner import CommandResult
 from zmon.collecting.registry import Collector, Context, NoDataError, register, register_parse_kind
 from zmon.exposition.metrics import MetricSet
 from zmon.host import zfs_commands as cmds
@@ -265,13 +266,18 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _stdout(result) -> bytes | None:  # type: ignore[no-untyped-def]
+def _stdout(result: CommandResult) -> bytes | None:
     if result.timed_out:
         result.check()
     return result.stdout if result.returncode == 0 else None
 
 
-def _parse_or_log(parse, data: bytes | None, pool: str, what: str):  # type: ignore[no-untyped-def]
+_Parsed = TypeVar("_Parsed")
+
+
+def _parse_or_log(
+    parse: Callable[[bytes], _Parsed], data: bytes | None, pool: str, what: str
+) -> _Parsed | None:
     if data is None:
         return None
     try:

@@ -119,8 +119,6 @@ TUNABLES: tuple[Tunable, ...] = (
     Tunable("zfs_autoimport_disable", _all(1), "0 imports pools from the cache file at load"),
 )
 
-BY_NAME: Mapping[str, Tunable] = {t.name: t for t in TUNABLES}
-
 
 def default_for(tunable: Tunable, series: str | None) -> int | None:
     """The tunable's default in a release series; None when unknown or not in that series."""

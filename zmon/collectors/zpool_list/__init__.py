@@ -84,8 +84,16 @@ def _unix_seconds(raw: str) -> float | None:
     return float(raw) if raw.isdigit() else None  # zfs get -p prints whole seconds
 
 
-def _row_raw(row: PoolListRow | None, attr: str) -> float | str | None:
-    return getattr(row, attr, None) if row is not None else None
+def _row_number(row: PoolListRow | None, attr: str) -> float | None:
+    """A numeric column of the pool's ``zpool list`` row; None without a row or a value."""
+    value = getattr(row, attr, None)
+    return value if isinstance(value, int | float) else None
+
+
+def _row_text(row: PoolListRow | None, attr: str) -> str | None:
+    """A text column of the pool's ``zpool list`` row; None without a row or a value."""
+    value = getattr(row, attr, None)
+    return value if isinstance(value, str) else None
 
 
 def pool_metrics(rows: Sequence[PoolListRow], props: PoolProps | None = None) -> MetricSet:
@@ -104,10 +112,10 @@ def pool_metrics(rows: Sequence[PoolListRow], props: PoolProps | None = None) ->
             return None if v is None or v[0] in ABSENT else v[0]
 
         for metric, help_text, attr, parse in _SPACE:
-            value = _row_raw(row, attr)
+            value = _row_number(row, attr)
             if value is None:
                 value = _safe(parse, prop(attr))
-            ms.gauge(metric, help_text, value, labels)  # type: ignore[arg-type]
+            ms.gauge(metric, help_text, value, labels)
         for metric, help_text, name in _GET_ONLY:
             ms.gauge(metric, help_text, _safe(parse_nice, prop(name)), labels)
         ms.gauge(
@@ -134,12 +142,12 @@ def pool_metrics(rows: Sequence[PoolListRow], props: PoolProps | None = None) ->
                     sum(1 for f in features if f == state),
                     {**labels, "state": state},
                 )
-        health = _row_raw(row, "health") or prop("health")
+        health = _row_text(row, "health") or prop("health")
         info = {
             "pool": pool,
-            "guid": str(_row_raw(row, "guid") or prop("guid") or ""),
+            "guid": str(_row_text(row, "guid") or prop("guid") or ""),
             "health": str(health or "").lower(),
-            "altroot": str(_row_raw(row, "altroot") or prop("altroot") or ""),
+            "altroot": str(_row_text(row, "altroot") or prop("altroot") or ""),
         }
         info.update({k: prop(k) or "" for k in INFO_PROPS})
         ms.info(

@@ -216,9 +216,10 @@ def _drop_command_line(lines: list[str], state: _State) -> list[str]:
         dropped.append(out[idx[0]].strip())
         out = out[idx[0] + 1 :]
         idx = _nonblank(out)
-    if dropped and _NAMES_DEVICE.search(dropped[-1]) and not (idx and out[idx[0]].startswith("{")):
+    named = _NAMES_DEVICE.search(dropped[-1]) if dropped else None
+    if named and not (idx and out[idx[0]].startswith("{")):
         command = dropped.pop()
-        kept = command[_NAMES_DEVICE.search(command).start() :].strip()  # type: ignore[union-attr]
+        kept = command[named.start() :].strip()
         if kept != command:
             state.prompts_of.append(_shown(command[: len(command) - len(kept)].strip()))
             state.changes.append("prompt")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from zmon.base.errors import ParseError, refuses_hostile_input
@@ -214,11 +213,3 @@ def parse_zpool_events(data: bytes | str) -> EventCapture:
     # event ids, which is then merely reported as partial).
     cut = sum(1 for ev in events if verbose and "eid" not in ev.fields)
     return EventCapture(events, parser.dropped, skipped, cut)
-
-
-def iter_events(lines: Iterable[str]) -> Iterator[ZfsEvent]:
-    """Events from an iterable of lines (lenient)."""
-    parser = EventStreamParser()
-    for line in lines:
-        yield from parser.feed(line)
-    yield from parser.flush()
