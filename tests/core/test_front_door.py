@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 import bcrypt
 import pytest
 
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Collector, Context, Paths
 from zmon.collecting.scheduler import Scheduler
 from zmon.exposition.metrics import MetricSet

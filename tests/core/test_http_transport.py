@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.helpers import require_tool
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Collector, Context, Paths
 from zmon.collecting.scheduler import Scheduler
 from zmon.exposition.metrics import MetricSet

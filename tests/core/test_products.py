@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Board, Collector, Context, Paths, Product
 from zmon.collecting.scheduler import Scheduler
 from zmon.exposition.metrics import MetricSet

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from zmon.base import durable
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Collector, Context, NoDataError, Paths
 from zmon.collecting.scheduler import Scheduler
 from zmon.exposition.metrics import MetricSet

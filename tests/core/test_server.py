@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import urllib.request
 
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Collector, Context, Paths
 from zmon.collecting.scheduler import Scheduler
 from zmon.collectors.zpool import ZpoolCollector
@@ -92,7 +92,7 @@ def test_landing_page_shows_pool_states() -> None:
 def test_history_observation_is_held_to_its_cpu_budget() -> None:
     """The status page's history is sampled at most at ``share`` of a core: a sampling that
     took 10 ms of CPU waits 1 s of time before the next one."""
-    from zmon.web.budget import within_budget
+    from zmon.web.webapp import within_budget
 
     t, spent, calls = [100.0], [0.0], []
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.demo.conftest import make_collector
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Collector, Context, Paths
 from zmon.collecting.scheduler import Scheduler
 from zmon.demo.control import DemoControl, DemoControlClient, fresh_runs

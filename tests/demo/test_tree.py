@@ -7,7 +7,7 @@ import shlex
 import time
 
 from tests.demo.conftest import collect, demo_config
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context
 from zmon.collectors.hotplug import HotplugCollector
 from zmon.demo.host import DATA, DemoHost

@@ -39,7 +39,7 @@ from zmon.collecting.registry import Collector, collectors
 from zmon.daemon import SILENT_DEADLINE
 from zmon.demo.host import PHASE_READER, check_pace
 from zmon.demo.labslowdown import CAPTURE
-from zmon.demo.timeline import LAB, LOOP_UNITS, PHASES, RECORDED_C_MAX, Phase
+from zmon.demo.timeline import LAB, PHASES, RECORDED_C_MAX, Phase
 from zmon.exposition.snapshot import CollectorState, self_metrics
 from zmon.health.conditions import INTERVAL as JUDGE_EVERY
 from zmon.health.thresholds import DEFAULTS as T
@@ -158,7 +158,7 @@ def figures() -> dict[str, tuple[object, ...]]:
     return {
         # the demo (zmon/collecting/config.py, zmon/demo/)
         "is `--demo.phase-seconds`, {} s by default": (_g(_setting("demo.phase_seconds")),),
-        "a loop is {} units": (LOOP_UNITS,),
+        "a loop is {} units": (sum(p.length for p in PHASES),),
         "`zmon serve --demo --demo.phase-seconds {}` for the fastest loop": (
             _fastest_phase_seconds(),
         ),

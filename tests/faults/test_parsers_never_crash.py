@@ -19,7 +19,7 @@ from tests.faults.parser_targets import HUGE_INT, hostile_inputs, mutants, targe
 from zmon import cli
 from zmon.base.errors import ParseError
 from zmon.base.failures import OUTPUT_INVALID, classify
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, Paths
 from zmon.collectors.arc import ArcCollector
 from zmon.parsers.kstat.arcstats import FREEBSD_PARAM_SYSCTLS

@@ -24,7 +24,7 @@ import pytest
 from tests.collectors.zpool.test_collector import json_runner
 from tests.faults.harness import CYCLES, Rig, no_leaks
 from zmon.base import durable
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, Paths
 from zmon.collectors.zpool import ZpoolCollector
 from zmon.collectors.zpool.scrub_history import ScrubHistory

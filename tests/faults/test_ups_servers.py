@@ -18,7 +18,7 @@ from tests.collectors.ups.fakes import nis_status_handler, silent_handler, trick
 from tests.faults.harness import CYCLES, Rig, no_leaks
 from tests.helpers import fixture_path
 from tests.support.clock import FakeClock
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, Paths
 from zmon.collectors.ups import UpsCollector
 

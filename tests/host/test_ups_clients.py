@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.collectors.ups.fakes import LoopbackServer, scripted_nut_handler, trickle_handler
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, Paths
 from zmon.host.ups.net import Deadline, Endpoint, UpsProtocolError
 from zmon.host.ups.nut import NutClient, NutError

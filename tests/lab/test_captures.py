@@ -19,8 +19,7 @@ from tests.lab import checks
 from tests.lab.engine import Check, Result, Scrape, StepRunner
 from tests.lab.labvm import read_facts
 from tests.support.zpool_status import recorded_result
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandResult
+from zmon.base.runner import CommandResult, StaticRunner
 from zmon.collecting.registry import Context, Paths, parse_kinds
 from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector
 from zmon.exposition.formats import render

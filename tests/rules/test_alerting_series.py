@@ -14,7 +14,7 @@ from pathlib import Path
 
 from alert_rules import generate
 from tests.collectors.kernel_log.test_collector import make_ctx
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.products import VDEV_NAMES
 from zmon.collecting.registry import Board, Context, Paths
 from zmon.collectors.kernel_log import KernelLogCollector

@@ -15,7 +15,7 @@ from alert_rules import generate
 from tests.helpers import require_tool
 from tests.rules.stack import REPO
 from tests.support.pool_lab import context
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collectors.zpool_events import ZpoolEventsCollector, relabel_vdevs
 
 H = 'instance="h1", job="zmon"'

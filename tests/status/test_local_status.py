@@ -225,7 +225,7 @@ def test_a_publisher_that_cannot_write_counts_it(tmp_path: Path) -> None:
 
 def test_the_status_page_publishes_what_it_judged(tmp_path: Path) -> None:
     from tests.status.test_page import Degraded
-    from zmon.base.replay import StaticRunner
+    from zmon.base.runner import StaticRunner
     from zmon.collecting.registry import Context, Paths
     from zmon.collecting.scheduler import Scheduler
 

@@ -9,7 +9,7 @@ import urllib.request
 import pytest
 
 from tests.status.helpers import NOW, families, pool_text
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Collector, Context, Paths
 from zmon.collecting.scheduler import Scheduler
 from zmon.exposition.metrics import MetricSet

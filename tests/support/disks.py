@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tests.helpers import fixture_path
-from zmon.base.replay import Response, StaticRunner
-from zmon.base.runner import CommandResult
+from zmon.base.runner import CommandResult, Response, StaticRunner
 from zmon.collecting.registry import Context, Paths
 from zmon.collectors.smart import reads_sas_phys
 

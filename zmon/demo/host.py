@@ -20,7 +20,6 @@ from zmon.demo.disks import BlockTree
 from zmon.demo.fakebin import LIVE, POOL_AGE_FILE
 from zmon.demo.fakehost import FakeHost
 from zmon.demo.kernlog import syslog_lines
-from zmon.demo.module import write_module_tree
 from zmon.demo.refresh import VDEV_HISTOGRAMS, histogram_blocks, write_vdev_histograms
 from zmon.demo.timeline import LATENCY, PHASES, STORIES, Phase, starts
 from zmon.demo.upsd import DemoUpsd, base_variables
@@ -527,3 +526,31 @@ def _module_parameters(text: str) -> dict[str, str]:
             if len(parts) == 2 and re.fullmatch(r"[a-z0-9_]+", parts[0]):
                 out[parts[0]] = parts[1].strip()
     return out
+
+
+# ---- the demo host's /sys/module/zfs
+
+FEATURES = Path(__file__).parent / "data" / "derived-features-pool.txt"
+
+
+def kmod_version(zfs_version: str) -> str | None:
+    """``zfs version`` output -> the module's version (``zfs-kmod-2.3.2-2`` -> ``2.3.2-2``)."""
+    for line in zfs_version.splitlines():
+        if line.startswith("zfs-kmod-"):
+            return line.removeprefix("zfs-kmod-").strip()
+    return None
+
+
+def write_module_tree(module: Path, zfs_version: Path) -> None:
+    """Write ``version`` and ``features.pool/<guid>/uname`` under ``module`` (sys/module/zfs)."""
+    module.mkdir(parents=True, exist_ok=True)
+    version = kmod_version(zfs_version.read_text()) if zfs_version.exists() else None
+    if version:
+        (module / "version").write_text(version + "\n")
+    for line in FEATURES.read_text().splitlines():
+        head, sep, uname = line.partition("/uname:")
+        if not sep:
+            continue
+        guid = head.rpartition("/")[2]
+        (module / "features.pool" / guid).mkdir(parents=True, exist_ok=True)
+        (module / "features.pool" / guid / "uname").write_text(uname + "\n")

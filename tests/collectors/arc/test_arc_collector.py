@@ -12,8 +12,13 @@ from tests.helpers import fixture_path, require_tool
 from tests.support.freebsd_sysctl import SYSCTL_LINE, named_kstat_as_sysctl
 from zmon.base.children import running
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandError, CommandResult, CommandRunner, CommandTimeout
+from zmon.base.runner import (
+    CommandError,
+    CommandResult,
+    CommandRunner,
+    CommandTimeout,
+    StaticRunner,
+)
 from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.arc import ArcCollector
 from zmon.exposition.formats import render

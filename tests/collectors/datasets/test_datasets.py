@@ -6,8 +6,7 @@ import pytest
 
 from tests.support.pool_lab import LAB, build_procfs, context, snapshot_times, zfs_list_output
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandResult
+from zmon.base.runner import CommandResult, StaticRunner
 from zmon.collecting.registry import OptionError
 from zmon.collectors.datasets import (
     COLUMNS,

@@ -6,8 +6,7 @@ import pytest
 
 from tests.support.pool_lab import POOLS, build_procfs, context, lab
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandResult
+from zmon.base.runner import CommandResult, StaticRunner
 from zmon.collecting.registry import parse_kinds
 from zmon.collectors.dedup import DedupCollector, ddt_kstat_metrics, ddt_metrics
 from zmon.exposition.formats import render

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.perf_lab import PERF, VERSIONS, check_histograms, lab
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandResult
+from zmon.base.runner import CommandResult, StaticRunner
 from zmon.cli import main as cli_main
 from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.iostat import (

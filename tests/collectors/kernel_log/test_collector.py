@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import fixture_path, not_run
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, NoDataError, Paths
 from zmon.collectors.kernel_log import KernelLogCollector
 from zmon.exposition.formats import render

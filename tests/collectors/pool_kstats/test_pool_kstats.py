@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.pool_lab import LAB, POOLS, build_procfs, context
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import NoDataError
 from zmon.collectors.pool_kstats import PoolKstatsCollector
 from zmon.exposition.formats import render

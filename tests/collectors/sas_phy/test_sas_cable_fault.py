@@ -21,7 +21,7 @@ from alert_rules import generate
 from alert_rules.fill_annotations import rendered
 from tests.helpers import require_tool
 from tests.support.sashost import build_sas_host, set_counter
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, Paths
 from zmon.collectors.devices import DevicesCollector
 from zmon.collectors.sas_phy import SasPhyCollector

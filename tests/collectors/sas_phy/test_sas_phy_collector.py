@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.sashost import EXPANDER_ADDRESS, HBA_ADDRESS, build_sas_host, set_counter
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, NoDataError, Paths
 from zmon.collectors.sas_phy import SasPhyCollector, sas_phy_metrics
 from zmon.host.sas_phys import read_sas_phys

@@ -10,7 +10,7 @@ import pytest
 from tests.support.freebsd_sysctl import named_kstat_as_sysctl
 from tests.support.perf_lab import VERSIONS, check_histograms, lab, proc_tree
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.txg import SYNC_BOUNDS, PoolTxgs, TxgCollector, parse_txgs_kind, txg_metrics
 from zmon.exposition.formats import render

@@ -18,7 +18,7 @@ from tests.collectors.ups.fakes import (
 )
 from tests.helpers import fixture_path
 from tests.support.clock import FakeClock
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.ups import UpsCollector
 from zmon.exposition.formats import render

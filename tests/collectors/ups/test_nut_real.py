@@ -17,7 +17,7 @@ import pytest
 from tests.collectors.ups.nutlab import NutLab
 from tests.collectors.ups.test_collector import QueryBounds
 from tests.helpers import not_run
-from zmon.base.replay import StaticRunner
+from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Context, Paths
 from zmon.collectors.ups import UpsCollector
 from zmon.exposition.metrics import MetricSet

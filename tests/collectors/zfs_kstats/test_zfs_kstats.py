@@ -11,8 +11,7 @@ from tests.helpers import fixture_path
 from tests.support.freebsd_sysctl import named_kstat_as_sysctl
 from tests.support.perf_lab import VERSIONS, check_histograms, lab, proc_tree
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandResult
+from zmon.base.runner import CommandResult, StaticRunner
 from zmon.collecting.registry import Context, NoDataError, Paths, collectors
 from zmon.collectors.zfs_kstats import (
     FREEBSD_ARGV,

@@ -16,8 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.helpers import collector_doc, fixture_path
 from tests.support.pool_lab import context
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandResult
+from zmon.base.runner import CommandResult, StaticRunner
 from zmon.collecting.registry import NoDataError, parse_kinds
 from zmon.collectors.zfs_module import ZfsModuleCollector
 from zmon.collectors.zfs_module.metrics import ModuleReading, module_metrics

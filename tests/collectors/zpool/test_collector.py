@@ -13,8 +13,13 @@ from tests.support.zpool_status import LAB, utc
 from tests.support.zpool_status import recorded_result as result
 from zmon.base.children import running
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandError, CommandResult, CommandRunner, CommandTimeout
+from zmon.base.runner import (
+    CommandError,
+    CommandResult,
+    CommandRunner,
+    CommandTimeout,
+    StaticRunner,
+)
 from zmon.collecting.registry import Context, NoDataError, Paths, parse_kinds
 from zmon.collectors.zpool import JSON_ARGS, ZpoolCollector, parse_guids
 

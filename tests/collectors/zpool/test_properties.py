@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 
 from tests.support.zpool_status import CORPUS, LAB
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandError
+from zmon.base.runner import CommandError, StaticRunner
 from zmon.collecting.registry import Context, NoDataError, Paths
 from zmon.collectors.zpool.metrics import status_metrics
 from zmon.parsers.common.units import parse_nice

@@ -11,8 +11,7 @@ from pathlib import Path
 from tests.collectors.zpool_events.test_event_follower import CK, FAKE_ZPOOL, events
 from tests.support.pool_lab import context
 from tests.support.waiting import wait_for
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandRunner
+from zmon.base.runner import CommandRunner, StaticRunner
 from zmon.collecting.products import VDEV_NAMES
 from zmon.collecting.registry import Board
 from zmon.collecting.scheduler import Scheduler

@@ -6,8 +6,7 @@ import pytest
 
 from tests.support.pool_lab import LAB, context, lab
 from zmon.base.errors import ParseError
-from zmon.base.replay import StaticRunner
-from zmon.base.runner import CommandResult
+from zmon.base.runner import CommandResult, StaticRunner
 from zmon.collecting.registry import NoDataError, parse_kinds
 from zmon.collectors.zpool_list import LIST_COLUMNS, ZpoolListCollector, pool_metrics
 from zmon.exposition.formats import render
