@@ -83,11 +83,13 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), http="h11", loop="asyn
 """,
     "uvicorn httptools (zmon's HTTPFrontend)": """
 import sys, time, gzip
+from zmon.exposition.formats import TEXT
 from zmon.exposition.snapshot import Exposition, Snapshot
 from zmon.web.server import HTTPFrontend, make_app
 body = open(sys.argv[1], "rb").read()
 snap = Snapshot()
-snap._exposition = Exposition(gzip.compress(body), time.time())
+snap._rendering.joined[TEXT] = Exposition(gzip.compress(body), time.time())
+snap.generation = 1  # (served: a snapshot that rendered nothing answers 503)
 f = HTTPFrontend(lambda web: make_app(snap, lambda: True, web=web))
 f.serve([f"127.0.0.1:{sys.argv[2]}"])
 while True:

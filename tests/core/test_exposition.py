@@ -1,9 +1,12 @@
-"""zmon's direct text renderer writes exactly what prometheus_client's generate_latest writes.
+"""zmon's direct renderer writes exactly what prometheus_client writes, in both formats.
 
 The direct path (zmon/exposition/formats.py) and compact histogram families
-(zmon/exposition/metrics.py) exist
-for speed on big hosts; these tests hold them to the client's bytes on awkward inputs and on
-the synthetic big host's whole exposition, and lint that exposition with promtool.
+(zmon/exposition/metrics.py) exist for speed on big hosts; these tests hold them to the
+client's bytes (``generate_latest`` for format 0.0.4,
+``openmetrics.exposition.generate_latest`` for OpenMetrics 1.0.0) on awkward inputs and on the
+synthetic big host's whole exposition, parse zmon's OpenMetrics with the client's strict
+OpenMetrics parser (it must give the families the client's own rendering gives, and the
+families the 0.0.4 text gives), and lint the 0.0.4 exposition with promtool.
 """
 
 from __future__ import annotations
@@ -13,20 +16,33 @@ import subprocess
 
 import pytest
 from prometheus_client.core import Metric
+from prometheus_client.openmetrics.parser import (
+    text_string_to_metric_families as parse_openmetrics,
+)
+from prometheus_client.parser import text_string_to_metric_families as parse_text
 
 from benchmarks.bighost import build_host
 from tests.helpers import require_tool
 from zmon.collecting.config import load
 from zmon.collecting.registry import Context, NoDataError, collectors
-from zmon.exposition.formats import render, render_with_client
-from zmon.exposition.metrics import HistogramFamily, MetricSet, RowFamily
+from zmon.exposition.formats import (
+    OPENMETRICS,
+    TEXT,
+    negotiate,
+    render,
+    render_family,
+    render_openmetrics,
+    render_openmetrics_with_client,
+    render_with_client,
+)
+from zmon.exposition.metrics import HistogramFamily, MetricSet, RowFamily, unit_of
 
 
 def plain_copy(families: list[Metric]) -> list[Metric]:
     """The same families as ordinary ``Metric`` objects with every sample built."""
     out = []
     for fam in families:
-        copy = Metric(fam.name, fam.documentation, fam.type)
+        copy = Metric(fam.name, fam.documentation, fam.type, fam.unit)
         copy.samples = list(fam.samples)
         out.append(copy)
     return out
@@ -109,9 +125,97 @@ def awkward() -> MetricSet:
     return ms
 
 
+Parsed = list[tuple[str, str, str, str, list[tuple[str, dict[str, str], str]]]]
+
+
+def parsed(families: object) -> Parsed:
+    """Parsed families as comparable values (a NaN sample equals a NaN)."""
+    return [
+        (
+            f.name,
+            f.type,
+            f.unit,
+            f.documentation,
+            [(s.name, s.labels, repr(s.value)) for s in f.samples],
+        )
+        for f in families  # type: ignore[attr-defined]
+    ]
+
+
+def both_formats_agree(families: list[Metric]) -> None:
+    """zmon's text in each format is the client's, byte for byte; its OpenMetrics parses
+    (strictly) to what the client's does, and to the families its 0.0.4 text parses to."""
+    reference = plain_copy(families)
+    text, om = render(families), render_openmetrics(families)
+    assert text == render_with_client(reference)
+    assert om == render_openmetrics_with_client(reference)
+    from_om = parsed(parse_openmetrics(om.decode()))
+    assert from_om == parsed(parse_openmetrics(render_openmetrics_with_client(reference).decode()))
+    from_text = [(*f[:2], "", *f[3:]) for f in parsed(parse_text(text.decode()))]
+    assert [(*f[:2], "", *f[3:]) for f in from_om] == from_text
+
+
 def test_awkward_families_render_as_the_client_renders_them() -> None:
-    families = awkward().families()
-    assert render(families) == render_with_client(plain_copy(families))
+    both_formats_agree(awkward().families())
+
+
+def test_openmetrics_names_families_and_units_as_the_spec_says() -> None:
+    om = render_openmetrics(awkward().families()).decode()
+    assert om.endswith("\n# EOF\n") and om.count("# EOF") == 1
+    # a counter's family has no _total (its samples have); HELP escapes quotes; UNIT is the
+    # unit the name ends in
+    assert "# HELP zmon_t_events A counter.\n# TYPE zmon_t_events counter\n" in om
+    assert 'zmon_t_events_total{device="sda"} 3.0\n' in om
+    assert '# HELP zmon_t_bytes Help with \\\\ backslash,\\nnewline and \\"quotes\\".\n' in om
+    assert "# TYPE zmon_t_bytes gauge\n# UNIT zmon_t_bytes bytes\n" in om
+    assert "# UNIT zmon_t_latency_seconds seconds\n" in om
+    assert "_created" not in om  # not served (zmon/exposition/formats.py says why)
+    text = render(awkward().families()).decode()
+    assert "# TYPE zmon_t_events_total counter\n" in text and "# UNIT" not in text
+
+
+def test_a_family_renders_its_samples_once_for_both_formats() -> None:
+    for fam in awkward().families():
+        texts = render_family(fam)
+        assert texts.shared, fam.name  # none of these needs the client
+        assert texts.of(TEXT) == render([fam]) and texts.of(OPENMETRICS) + b"# EOF\n" == (
+            render_openmetrics([fam])
+        )
+
+
+def test_units_are_read_from_the_end_of_a_family_name() -> None:
+    assert unit_of("zmon_arc_size_bytes") == "bytes"
+    assert unit_of("zmon_disk_power_on_seconds") == "seconds"  # a counter's family
+    assert unit_of("zmon_pool_scan_issue_rate_bytes_per_second") == "bytes_per_second"
+    assert unit_of("zmon_disk_temperature_celsius") == "celsius"
+    assert unit_of("zmon_arc_hits") == unit_of("zmon_disk_info") == ""
+    assert unit_of("zmon_pool_nobytes") == ""  # a whole word only
+
+
+# Prometheus 2.42's own Accept header (scrape/scrape.go, before protobuf negotiation)
+PROMETHEUS_2_42_ACCEPT = (
+    "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
+    "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+)
+
+
+@pytest.mark.parametrize(
+    ("accept", "want"),
+    [
+        (PROMETHEUS_2_42_ACCEPT, OPENMETRICS),
+        ("application/openmetrics-text", OPENMETRICS),
+        ("application/openmetrics-text; version=1.0.0; charset=utf-8", OPENMETRICS),
+        ("application/openmetrics-text;version=2.0.0", OPENMETRICS),  # served as 1.0.0
+        ("text/plain;version=0.0.4", TEXT),
+        ("text/plain;version=1.0.0;escaping=allow-utf-8", TEXT),
+        ("application/openmetrics-text;version=0.0.1,text/plain;version=0.0.4;q=0.5", TEXT),
+        ("application/openmetrics-text;version=abc", TEXT),  # the client raises on this one
+        ("*/*", TEXT),
+        ("", TEXT),
+    ],
+)
+def test_negotiation_is_the_clients(accept: str, want: object) -> None:
+    assert negotiate(accept) == want
 
 
 def test_compact_histograms_give_the_samples_add_sample_would() -> None:
@@ -246,8 +350,12 @@ def test_families_the_direct_path_leaves_to_the_client() -> None:
     stamped.add_sample("zmon_t_stamped", {"x": "1"}, 2.0, timestamp=1700000000.5)
     dotted = Metric("zmon.t.dotted", "A name outside the legacy set.", "gauge")
     dotted.add_sample("zmon.t.dotted", {}, 1.0)
-    families = [odd, stamped, dotted, *awkward().families()]
+    colon = Metric("zmon:t:colon", "A recording rule's kind of name.", "gauge")
+    colon.add_sample("zmon:t:colon", {}, 1.0)
+    families = [odd, stamped, dotted, colon, *awkward().families()]
     assert render(families) == render_with_client(plain_copy(families))
+    assert render_openmetrics(families) == render_openmetrics_with_client(plain_copy(families))
+    assert [render_family(f).shared for f in (odd, stamped, dotted, colon)] == [b""] * 4
 
 
 @pytest.fixture(scope="module")
@@ -273,18 +381,15 @@ def big_families(tmp_path_factory: pytest.TempPathFactory) -> list[Metric]:
 
 def test_big_host_exposition_is_the_clients(big_families: list[Metric]) -> None:
     for fam in big_families:
-        assert render([fam]) == render_with_client(plain_copy([fam])), fam.name
+        both_formats_agree([fam])
 
 
 @pytest.mark.real
 def test_big_host_exposition_passes_promtool(big_families: list[Metric]) -> None:
     promtool = require_tool("promtool", "Debian package prometheus")
-    merged = MetricSet()
-    for fam in big_families:
-        merged.add_family(fam)
     result = subprocess.run(
         [promtool, "check", "metrics"],
-        input=render(merged.families()),
+        input=render(big_families),
         capture_output=True,
         timeout=120,
     )
@@ -304,3 +409,11 @@ def test_a_histogram_from_ready_cumulative_counts_is_the_same_histogram() -> Non
         ready.histogram_cumulative("zmon_t_seconds", "H.", les, [1.0, 5.0, 7.0], 9, 0.25, labels)
     assert render(ready.families()) == render(whole.families())
     assert ready.families()[0].samples == whole.families()[0].samples
+
+
+def test_big_host_families_have_one_name_each_and_parse_as_one_exposition(
+    big_families: list[Metric],
+) -> None:
+    names = [fam.name for fam in big_families]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+    both_formats_agree(big_families)

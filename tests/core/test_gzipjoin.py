@@ -11,6 +11,7 @@ import pytest
 
 from tests.helpers import require_tool
 from zmon.exposition import gzipjoin
+from zmon.exposition.formats import FORMATS
 from zmon.exposition.metrics import MetricSet
 from zmon.exposition.snapshot import CollectorState, Snapshot
 
@@ -48,19 +49,20 @@ def test_a_piece_inflates_to_its_text_alone() -> None:
         assert gzipjoin.inflate(p) == text and (p.crc, p.size) == (zlib.crc32(text), len(text))
 
 
-def test_snapshot_serves_the_gzip_of_its_text() -> None:
+def test_snapshot_serves_the_gzip_of_its_text_in_each_format() -> None:
     snap = Snapshot()
     for i in range(3):
         ms = MetricSet()
-        ms.gauge("zmon_t_shared", "Shared by every collector (merged at render).", i, {"c": str(i)})
+        ms.counter(f"zmon_t_events{i}_total", "Counted.", i, {"c": str(i)})
         ms.gauge(f"zmon_t_own{i}", "Only this collector's.", i)
         state = CollectorState(f"c{i}", 15.0, 10.0, success=True)
         state.publish(ms.families())
         snap.add(state)
     snap.rerender()
-    expo = snap.exposition
-    assert b"zmon_t_shared" in expo.text
-    assert gzip.decompress(expo.gzipped) == expo.text
+    for fmt in FORMATS:
+        expo = snap.exposition_in(fmt)
+        assert b'zmon_t_events1_total{c="1"} 1.0\n' in expo.text
+        assert gzip.decompress(expo.gzipped) == expo.text
 
 
 @pytest.mark.real

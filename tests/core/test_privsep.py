@@ -27,7 +27,7 @@ from tests.support.waiting import poll
 from zmon.collecting.config import Config, load
 from zmon.collecting.registry import collectors
 from zmon.daemon import Daemon
-from zmon.exposition.snapshot import Snapshot
+from zmon.exposition.snapshot import NOTHING, Snapshot
 from zmon.host.last_pools import LastPools, PoolStateRecorder
 from zmon.runtime.channel import (
     FROM_FRONT,
@@ -183,6 +183,13 @@ def test_a_child_serves_http_and_the_daemon_only_collects(tmp_path: Path) -> Non
         assert poll(served)
         daemon.reload()  # new sockets and web config go to the child
         assert poll(served)
+        # OpenMetrics too, from the same pieces the worker sent
+        ask = urllib.request.Request(url, headers={"Accept": "application/openmetrics-text"})
+        with urllib.request.urlopen(ask, timeout=10) as r:
+            om = r.read()
+            assert r.headers["Content-Type"].startswith("application/openmetrics-text")
+        assert b"# TYPE zmon_arc_hits counter\nzmon_arc_hits_total 100.0\n" in om
+        assert om.endswith(b"\n# EOF\n")
 
     finally:
         daemon.shutdown()
@@ -275,7 +282,7 @@ def test_the_privileged_side_keeps_only_digests_and_still_checks_updates() -> No
     mirrors.apply(Update({state.name: state_fields(state)}, {state.name: run}))
     (mirror,) = mirrors.states.values()
     assert [(n, d) for n, d, _ in mirror.rendered] == [(n, d) for n, d, _ in state.rendered]
-    assert all(p.deflated == b"" for _, _, p in mirror.rendered) and mirror.kept == []
+    assert all(p is NOTHING for _, _, p in mirror.rendered) and mirror.kept == []
     (name, digest, _), second = state.rendered
     mirrors.apply(  # a piece held, by digest, may be left out
         Update(

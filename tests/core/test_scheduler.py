@@ -327,3 +327,34 @@ def test_a_reloaded_collector_keeps_its_data_and_run_counts() -> None:
     assert [getattr(after, k) for k in kept] == [getattr(before, k) for k in kept]
     assert after.runs["failure"] == 1 and after.last_error
     assert b"zmon_test_value 1.0" in s.snapshot.exposition.text
+
+
+def test_a_run_with_another_collector_s_family_fails_and_keeps_its_last_data() -> None:
+    """One family name, one collector (zmon.exposition.snapshot.Snapshot.publish): the second
+    collector's run that publishes it fails, with both named, and its last good data stays."""
+    scheduler = Scheduler()
+    snapshot = scheduler.snapshot
+    values = {"a": ["zmon_a", "zmon_shared"], "b": ["zmon_b"]}
+
+    class Named(Collector):
+        def collect(self) -> MetricSet:
+            ms = MetricSet()
+            for name in values[self.name]:
+                ms.gauge(name, "A thing.", 1)
+            return ms
+
+    for name in values:
+        cls = type(f"C{name}", (Named,), {"name": name})
+        scheduler.add(cls(_ctx()), 15.0, 10.0)
+    scheduler.workers["a"].run_once()
+    scheduler.workers["b"].run_once()
+    values["b"] = ["zmon_b", "zmon_shared"]
+    scheduler.workers["b"].run_once()
+    b = snapshot.state("b")
+    assert b is not None and b.success is False and b.last_error_reason == "error"
+    assert b.last_error.startswith("metric family zmon_shared of collector b is already")
+    assert [name for name, _, _ in b.rendered] == ["zmon_b"]  # its last good run's
+    snapshot.rerender()
+    assert b'zmon_collector_last_error_info{collector="b",reason="error"} 1.0' in (
+        snapshot.exposition.text
+    )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import urllib.request
+from email.message import Message
 
+from tests.core.test_exposition import PROMETHEUS_2_42_ACCEPT
 from zmon.base.runner import StaticRunner
 from zmon.collecting.registry import Collector, Context, Paths
 from zmon.collecting.scheduler import Scheduler
@@ -48,6 +50,32 @@ def test_metrics_plain_and_gzip() -> None:
         with urllib.request.urlopen(base + "/") as r:
             page = r.read().decode()
         assert "<td>one</td>" in page and "ok" in page
+    finally:
+        server.stop()
+
+
+def test_metrics_in_the_format_the_accept_header_asks_for() -> None:
+    """OpenMetrics for Prometheus' own Accept header, plain or gzip; 0.0.4 otherwise."""
+    s, server = _serve()
+    try:
+        url = f"http://127.0.0.1:{server.port}/metrics"
+
+        def get(**headers: str) -> tuple[bytes, Message]:
+            with urllib.request.urlopen(urllib.request.Request(url, headers=headers)) as r:
+                return r.read(), r.headers
+
+        om, headers = get(Accept=PROMETHEUS_2_42_ACCEPT)
+        assert headers["Content-Type"] == (
+            "application/openmetrics-text; version=1.0.0; charset=utf-8"
+        )
+        assert headers["Vary"] == "Accept, Accept-Encoding"
+        assert b"# TYPE zmon_collector_runs counter\n" in om and om.endswith(b"\n# EOF\n")
+        packed, headers = get(Accept=PROMETHEUS_2_42_ACCEPT, **{"Accept-Encoding": "gzip"})
+        assert headers["Content-Encoding"] == "gzip" and gzip.decompress(packed) == om
+        text, headers = get(Accept="text/plain;version=0.0.4")
+        assert headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+        assert b"# TYPE zmon_collector_runs_total counter\n" in text and b"# EOF" not in text
+        assert om.replace(b"# EOF\n", b"").count(b"\nzmon_") == text.count(b"\nzmon_")
     finally:
         server.stop()
 

@@ -78,7 +78,8 @@ BAD_FRAMES = {
     "an unknown message": _message("exec", ["rm -rf /"]),
     "a field of the wrong type": _message("beat", "yes"),
     "a blob that is not there": _message(
-        "update", [{"arc": ARC_FIELDS}, {"arc": [[["arc_size", "00" * 20, [3, 0, 0]]], None, None]}]
+        "update",
+        [{"arc": ARC_FIELDS}, {"arc": [[["arc_size", "00" * 20, [[3, 0, 0]] * 3]], None, None]}],
     ),
     "a piece the server does not hold": _message(
         "update", [{"arc": ARC_FIELDS}, {"arc": [[["arc_size", "00" * 20, None]], None, None]}]

@@ -22,6 +22,7 @@ import pytest
 
 from tests.helpers import require_tool, stop_process_group
 from tests.support.ports import free_port
+from tests.web.prometheus import start_prometheus
 
 pytestmark = pytest.mark.real
 
@@ -265,13 +266,10 @@ def test_prometheus_scrapes_over_tls_with_basic_auth(
     zmon_tls: tuple[TLSZmon, Path], pki: Path, tmp_path: Path
 ) -> None:
     z, _ = zmon_tls
-    binary = require_tool("prometheus", "scrapes zmon over TLS with basic auth")
     (tmp_path / "password").write_text(PASSWORD)
-    (tmp_path / "prometheus.yml").write_text(f"""
-global:
-  scrape_interval: 1s
-scrape_configs:
-  - job_name: zmon
+    prom, port = start_prometheus(
+        tmp_path,
+        f"""  - job_name: zmon
     scheme: https
     tls_config:
       ca_file: {pki / "ca.pem"}
@@ -280,19 +278,7 @@ scrape_configs:
       password_file: {tmp_path / "password"}
     static_configs:
       - targets: ['127.0.0.1:{z.port}']
-""")
-    port = free_port()
-    log = (tmp_path / "prometheus.log").open("wb")
-    prom = subprocess.Popen(
-        [
-            binary,
-            f"--config.file={tmp_path / 'prometheus.yml'}",
-            f"--storage.tsdb.path={tmp_path / 'data'}",
-            f"--web.listen-address=127.0.0.1:{port}",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+""",
     )
     try:
         deadline = time.monotonic() + 60
@@ -315,4 +301,3 @@ scrape_configs:
         assert target["health"] == "up" and target["scrapeUrl"].startswith("https://")
     finally:
         stop_process_group(prom)
-        log.close()

@@ -16,12 +16,14 @@ import threading
 import time
 from collections.abc import Callable
 
+from prometheus_client.core import Metric
+
 from zmon.base import children, durable, failures
 from zmon.base.logs import StateChangeLog, get
 from zmon.base.runner import run_deadline
 from zmon.collecting.registry import Collector, NoDataError
 from zmon.exposition.metrics import MetricSet
-from zmon.exposition.snapshot import CollectorState, Snapshot
+from zmon.exposition.snapshot import CollectorState, DuplicateFamilyError, Snapshot
 
 log = get("scheduler")
 
@@ -34,6 +36,8 @@ KEPT_ACROSS_RELOAD = (
     "last_error_reason", "fd_exhausted", "leaked_children", "state_write_failures",
     "state_writable",
 )  # fmt: skip
+
+Publish = Callable[[CollectorState, list[Metric]], None]
 
 
 def without_traceback(exc: BaseException) -> BaseException:
@@ -58,7 +62,9 @@ def without_traceback(exc: BaseException) -> BaseException:
 
 
 class CollectorWorker:
-    """Runs one collector on its interval in a background thread."""
+    """Runs one collector on its interval in a background thread. A run's families are
+    published with ``publish`` (the snapshot's, which refuses a family name another
+    collector publishes: the run then fails)."""
 
     def __init__(
         self,
@@ -67,11 +73,13 @@ class CollectorWorker:
         on_update: RunHook,
         jitter: float = 0.0,
         on_start: RunHook | None = None,
+        publish: Publish = CollectorState.publish,
     ) -> None:
         self.collector = collector
         self.state = state
         self._on_update = on_update
         self._on_start = on_start  # told when a run starts (the worker reports it as running)
+        self._publish = publish
         self._jitter = jitter
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -172,7 +180,7 @@ class CollectorWorker:
             if isinstance(exc, NoDataError):
                 self.state.success = True
                 self.state.has_data = False
-                self.state.publish([])
+                self._publish(self.state, [])
                 self.state.last_success = wall_start + duration
                 self.state.runs["nodata"] += 1
                 self._changes.report(
@@ -187,14 +195,20 @@ class CollectorWorker:
                 kind = "timeout" if reason == failures.TIMEOUT else "failure"
                 self._record_failure(kind, f"{type(exc).__name__}: {exc}", reason)
         else:
-            self.state.publish(results[0].families())
-            self.state.success = True
-            self.state.has_data = True
-            self.state.last_error = ""
-            self.state.last_error_reason = ""
-            self.state.last_success = wall_start + duration
-            self.state.runs["success"] += 1
-            self._changes.report(self.state.name, "collector ok", "info", collector=self.state.name)
+            try:
+                self._publish(self.state, results[0].families())
+            except DuplicateFamilyError as exc:  # a bug: the last good data stays
+                self._record_failure("failure", str(exc), failures.ERROR)
+            else:
+                self.state.success = True
+                self.state.has_data = True
+                self.state.last_error = ""
+                self.state.last_error_reason = ""
+                self.state.last_success = wall_start + duration
+                self.state.runs["success"] += 1
+                self._changes.report(
+                    self.state.name, "collector ok", "info", collector=self.state.name
+                )
         self.state.leaked_children = children.leaked(self.state.name)
         self.state.state_write_failures, self.state.state_writable = durable.write_outcome(
             self.state.name
@@ -273,7 +287,12 @@ class Scheduler:
                 setattr(state, kept, getattr(previous, kept))
         self.snapshot.add(state)
         self.workers[collector.name] = CollectorWorker(
-            collector, state, self._updated, jitter, on_start=self._on_start
+            collector,
+            state,
+            self._updated,
+            jitter,
+            on_start=self._on_start,
+            publish=self.snapshot.publish,
         )
 
     def _updated(self, state: CollectorState) -> None:

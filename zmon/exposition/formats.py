@@ -1,11 +1,29 @@
-"""Render metric families to the Prometheus text exposition format (version 0.0.4).
+"""Render metric families in the two formats Prometheus scrapes, and choose one per scrape.
 
-zmon writes the text itself, byte for byte what prometheus_client's ``generate_latest`` writes
-for the same families (tests/core/test_exposition.py compares the two; the golden files and
-``promtool check metrics`` check the result), because on a host with 1,000 disks going through
-``generate_latest`` costs seconds per run. A family this path does not
-cover (OpenMetrics-only ``_created``/``_gsum``/``_gcount`` samples, names outside the legacy
-character set) is rendered by ``generate_latest``.
+The formats are the Prometheus text format 0.0.4 and OpenMetrics 1.0.0. ``negotiate`` reads a
+scrape's Accept header with prometheus_client's own ``choose_encoder``: OpenMetrics for a
+scraper that lists ``application/openmetrics-text`` (no version, or 1.0.0 and later) before
+any other type it names, which Prometheus does by default; 0.0.4 for everyone else.
+
+zmon writes the text itself, byte for byte what prometheus_client's ``generate_latest`` (and
+``openmetrics.exposition.generate_latest``) write for the same families (tests/core/
+test_exposition.py compares them on awkward families and on a synthetic big host's
+exposition; the golden files and ``promtool check metrics`` check the result), because on a
+host with 1,000 disks going through the client costs seconds per run. The two formats write
+a family's sample lines alike; they differ in the family's HELP, TYPE and UNIT lines (a
+counter's family is ``x_total`` in 0.0.4 and ``x`` in OpenMetrics; OpenMetrics escapes quotes
+in HELP and has UNIT), and OpenMetrics ends with ``# EOF``. So ``render_family`` renders a
+family once, as each format's own lines and the sample lines they share, and a snapshot keeps
+both formats for the price of one plus two header lines. A family this path does not cover
+(timestamps, exemplars, OpenMetrics-only ``_created``/``_gsum``/``_gcount`` samples, names
+outside the legacy character set or with a colon) is rendered by the client, in each format.
+
+Counters' ``_created`` samples are not served. OpenMetrics makes them optional, and they would
+be wrong or useless here: zmon's counters either mirror counters that ZFS, the kernel or a
+disk keep (their creation, at a pool import, a ``zpool clear`` or a power cycle, is not known
+to zmon) or count since zmon started (``zmon_start_time_seconds`` already says when).
+Prometheus 2.x keeps every ``_created`` sample as a series of its own: one more series for each
+counter and histogram series, on a host whose cardinality zmon keeps bounded.
 """
 
 from __future__ import annotations
@@ -13,14 +31,28 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from math import copysign
-from typing import cast
+from typing import NamedTuple, cast
 
 from prometheus_client.core import CollectorRegistry, Metric
-from prometheus_client.exposition import generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, choose_encoder, generate_latest
+from prometheus_client.openmetrics.exposition import generate_latest as _untyped_openmetrics
 from prometheus_client.samples import Sample
 from prometheus_client.utils import floatToGoString as _untyped_go
 
 from zmon.exposition.metrics import HistogramFamily, HistogramSeries, Row, RowFamily
+
+
+class Format(NamedTuple):
+    """An exposition format: its name (a label value) and the Content-Type it is served as."""
+
+    name: str
+    content_type: str
+
+
+TEXT = Format("text", CONTENT_TYPE_PLAIN_0_0_4)
+OPENMETRICS = Format("openmetrics", "application/openmetrics-text; version=1.0.0; charset=utf-8")
+FORMATS = (TEXT, OPENMETRICS)
+EOF = b"# EOF\n"  # how an OpenMetrics exposition ends
 
 _METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -34,8 +66,39 @@ _TYPES = {
 _OPENMETRICS_ONLY = ("_created", "_gsum", "_gcount")
 # A sample value as Go prints it (the client's own function, so the digits are the same).
 floatToGoString = cast(Callable[[float], str], _untyped_go)
+_generate_openmetrics = cast(Callable[[CollectorRegistry], bytes], _untyped_openmetrics)
 _valid_names: set[str] = set()
 _valid_labels: set[str] = set()
+
+
+def negotiate(accept: str) -> Format:
+    """The format to answer a scrape that sent this Accept header with.
+
+    prometheus_client decides (``choose_encoder``); where it would answer OpenMetrics of a
+    later version (2.0.0), zmon answers 1.0.0, which the client writes the same for families
+    without native histograms. A version the client cannot compare (``version=abc`` raises
+    TypeError there) gets 0.0.4, the answer for anything unknown.
+    """
+    try:
+        _, content_type = choose_encoder(accept)
+    except (TypeError, ValueError):
+        return TEXT
+    return OPENMETRICS if content_type.startswith("application/openmetrics-text") else TEXT
+
+
+class FamilyText(NamedTuple):
+    """One family in both formats: what only format 0.0.4 writes (its HELP and TYPE lines),
+    what only OpenMetrics writes (HELP, TYPE, UNIT), then the sample lines both write alike.
+    For a family the client renders, each format's own part is its whole text and ``shared``
+    is empty."""
+
+    text: bytes
+    openmetrics: bytes
+    shared: bytes
+
+    def of(self, fmt: Format) -> bytes:
+        """The family's whole text in ``fmt``."""
+        return (self.openmetrics if fmt == OPENMETRICS else self.text) + self.shared
 
 
 class _Families:
@@ -46,20 +109,41 @@ class _Families:
         return iter(self._families)
 
 
-def render_with_client(families: Iterable[Metric]) -> bytes:
-    """The same text through prometheus_client (the reference the direct path is held to)."""
+def _registry(families: Iterable[Metric]) -> CollectorRegistry:
     registry = CollectorRegistry(auto_describe=False)
     registry.register(_Families(families))
-    return generate_latest(registry)
+    return registry
+
+
+def render_with_client(families: Iterable[Metric]) -> bytes:
+    """Format 0.0.4 through prometheus_client (the reference the direct path is held to)."""
+    return generate_latest(_registry(families))
+
+
+def render_openmetrics_with_client(families: Iterable[Metric]) -> bytes:
+    """OpenMetrics 1.0.0 through prometheus_client, ``# EOF`` included."""
+    return _generate_openmetrics(_registry(families))
 
 
 def render(families: Iterable[Metric]) -> bytes:
     """Text exposition (format 0.0.4) of the given families, in their order."""
-    out: list[str] = []
-    for fam in families:
-        if not _family_text(fam, out):
-            out.append(render_with_client([fam]).decode("utf-8"))
-    return "".join(out).encode("utf-8")
+    return b"".join([render_family(fam).of(TEXT) for fam in families])
+
+
+def render_openmetrics(families: Iterable[Metric]) -> bytes:
+    """OpenMetrics exposition of the given families, in their order, ending in ``# EOF``."""
+    return b"".join([render_family(fam).of(OPENMETRICS) for fam in families]) + EOF
+
+
+def render_family(fam: Metric) -> FamilyText:
+    """A family's text in both formats (its sample lines rendered once)."""
+    heads = _heads(fam)
+    lines = _body(fam) if heads is not None else None
+    if heads is None or lines is None:
+        text = render_with_client([fam])
+        om = render_openmetrics_with_client([fam])
+        return FamilyText(text, om[: -len(EOF)], b"")
+    return FamilyText(heads[0].encode(), heads[1].encode(), "".join(lines).encode())
 
 
 def _escape_value(value: str) -> str:
@@ -78,23 +162,35 @@ def _labels_ok(labels: Iterable[str]) -> bool:
 
 
 def _name_ok(name: str) -> bool:
+    """A name both formats write as it is (OpenMetrics, through the client, writes a sample
+    name's colons as underscores: such families are the client's)."""
     if name not in _valid_names:
-        if not _METRIC_NAME.fullmatch(name):
+        if not _METRIC_NAME.fullmatch(name) or ":" in name:
             return False
         _valid_names.add(name)
     return True
 
 
-def _family_text(fam: Metric, out: list[str]) -> bool:
-    """Append the family's text to ``out``; False (nothing appended) if it needs the client."""
+def _heads(fam: Metric) -> tuple[str, str] | None:
+    """The family's own lines in format 0.0.4 and in OpenMetrics; None if it needs the client."""
     suffix, typ = _TYPES.get(fam.type, ("", fam.type))
     if fam.type == "gaugehistogram":
-        return False
+        return None
     name = fam.name + suffix
-    if not _name_ok(name):
-        return False
+    if not (_name_ok(name) and _name_ok(fam.name)):
+        return None
     doc = fam.documentation.replace("\\", r"\\").replace("\n", r"\n")
-    lines = [f"# HELP {name} {doc}\n# TYPE {name} {typ}\n"]
+    om_doc = doc.replace('"', r"\"")
+    unit = f"# UNIT {fam.name} {fam.unit}\n" if fam.unit else ""
+    return (
+        f"# HELP {name} {doc}\n# TYPE {name} {typ}\n",
+        f"# HELP {fam.name} {om_doc}\n# TYPE {fam.name} {fam.type}\n{unit}",
+    )
+
+
+def _body(fam: Metric) -> list[str] | None:
+    """The family's sample lines; None if it needs the client."""
+    lines: list[str] = []
     rows: list[Row] = []
     row_name = ""
     if isinstance(fam, HistogramFamily):
@@ -104,13 +200,12 @@ def _family_text(fam: Metric, out: list[str]) -> bool:
     else:
         plain, series = fam.samples, []
     if not _sample_lines(fam.name, plain, lines):
-        return False
+        return None
     if series and not _histogram_lines(fam.name, series, lines):
-        return False
+        return None
     if rows and not _row_lines(row_name, rows, lines):
-        return False
-    out.extend(lines)
-    return True
+        return None
+    return lines
 
 
 def _sample_lines(family: str, samples: list[Sample], lines: list[str]) -> bool:
@@ -125,6 +220,9 @@ def _sample_lines(family: str, samples: list[Sample], lines: list[str]) -> bool:
             if name in special or not _name_ok(name):
                 return False
             checked = name
+        # the formats write these apart (milliseconds or seconds; exemplars in one only)
+        if s.timestamp is not None or s.exemplar is not None or s.native_histogram is not None:
+            return False
         if labels:
             if not _labels_ok(labels):
                 return False
@@ -145,10 +243,7 @@ def _sample_lines(family: str, samples: list[Sample], lines: list[str]) -> bool:
                 number = texts[value] = go(value)
         else:  # -0.0 == 0.0 but prints apart: the value-keyed cache may not mix them
             number = "0.0" if copysign(1.0, value) > 0 else go(value)
-        if s.timestamp is not None:
-            lines.append(f"{head}{number} {int(float(s.timestamp) * 1000):d}\n")
-        else:
-            lines.append(f"{head}{number}\n")
+        lines.append(f"{head}{number}\n")
     return True
 
 

@@ -2,11 +2,12 @@
 
 zmon serves a pre-rendered exposition, plain and gzipped. Compressing the whole text again
 after every collector run would cost more CPU than the runs themselves on a big host (its text
-is megabytes, rendered several times a minute). Instead each piece (a collector's family) is
-compressed once, when it is rendered, as raw deflate ending in a sync flush: such pieces
-concatenate into one valid deflate stream (each piece only refers back into itself). ``join``
-adds the final empty block, the gzip header and the trailer: the result is an ordinary
-single-member gzip file that any client inflates. This is how pigz compresses in parallel.
+is megabytes, rendered several times a minute). Instead each piece (a family's part of the text,
+``zmon.exposition.snapshot.Packed``) is compressed once, when it is rendered, as raw deflate
+ending in a sync flush: such pieces concatenate into one valid deflate stream (each piece only
+refers back into itself). ``join`` adds the final empty block, the gzip header and the
+trailer: the result is an ordinary single-member gzip file that any client inflates. This is
+how pigz compresses in parallel.
 
 A piece carries its text's CRC-32 and length, so the trailer (CRC-32 and length of the whole
 text) is combined from the pieces' and the plain text need not be kept at all: on a big host

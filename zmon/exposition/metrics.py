@@ -23,10 +23,10 @@ class _CompactFamily(Metric, Generic[T]):
     would have. Subclasses say how one compact item becomes samples (``_build``).
     """
 
-    def __init__(self, name: str, documentation: str, typ: str) -> None:
+    def __init__(self, name: str, documentation: str, typ: str, unit: str = "") -> None:
         self._compact: list[T] = []
         self._plain: list[Sample] = []
-        super().__init__(name, documentation, typ)
+        super().__init__(name, documentation, typ, unit)
 
     @property
     def samples(self) -> list[Sample]:
@@ -69,8 +69,8 @@ class HistogramFamily(_CompactFamily[HistogramSeries]):
     collector's run. So a series is one tuple (labels, bounds, counts, count, sum).
     """
 
-    def __init__(self, name: str, documentation: str) -> None:
-        super().__init__(name, documentation, "histogram")
+    def __init__(self, name: str, documentation: str, unit: str = "") -> None:
+        super().__init__(name, documentation, "histogram", unit)
 
     def add_series(
         self,
@@ -106,8 +106,8 @@ class RowFamily(_CompactFamily[Row]):
     labels, the one label's name, its values, the sample values), rendered as it is.
     """
 
-    def __init__(self, name: str, documentation: str, typ: str) -> None:
-        super().__init__(name, documentation, typ)
+    def __init__(self, name: str, documentation: str, typ: str, unit: str = "") -> None:
+        super().__init__(name, documentation, typ, unit)
         self.sample_name = name + "_total" if typ == "counter" else name
 
     def add_row(
@@ -259,7 +259,8 @@ class MetricSet:
     """An ordered set of metric families that parsers' exposers add samples to.
 
     ``gauge``/``counter``/``info``/``state_set`` create the family on first use and check
-    that later uses agree on its type and help. Counter names end in ``_total``.
+    that later uses agree on its type and help. Counter names end in ``_total``. A family
+    whose name ends in a unit (``UNITS``) carries it: OpenMetrics serves it as the UNIT.
     """
 
     def __init__(self) -> None:
@@ -269,10 +270,11 @@ class MetricSet:
     def _family(self, name: str, help_text: str, typ: str) -> Metric:
         fam = self._families.get(name)
         if fam is None:
+            unit = unit_of(name)
             fam = (
-                HistogramFamily(name, help_text)
+                HistogramFamily(name, help_text, unit)
                 if typ == "histogram"
-                else Metric(name, help_text, typ)
+                else Metric(name, help_text, typ, unit)
             )
             self._families[name] = fam
         elif fam.type != typ:
@@ -359,11 +361,11 @@ class MetricSet:
             return  # as gauge() with None: the family is not made either
         fam = self._families.get(family)
         if fam is None:
-            fam = self._families[family] = RowFamily(family, help_text, typ)
+            fam = self._families[family] = RowFamily(family, help_text, typ, unit_of(family))
         elif type(fam) is Metric and not fam.samples and fam.type == typ:
             # declared only (``declare`` fixes the families' order): rows from here on, in
             # the declared place (zpool's 1,100 vdev state sets would be 6,700 samples)
-            fam = self._families[family] = RowFamily(family, fam.documentation, typ)
+            fam = self._families[family] = RowFamily(family, fam.documentation, typ, fam.unit)
         elif fam.type != typ:
             raise ValueError(f"metric {family} used as {typ} and as {fam.type}")
         if isinstance(fam, RowFamily):
@@ -466,7 +468,7 @@ class MetricSet:
         """Add a ready family, joining its samples to a same-named one already present."""
         mine = self._families.get(fam.name)
         if mine is None:
-            copy = Metric(fam.name, fam.documentation, fam.type)
+            copy = Metric(fam.name, fam.documentation, fam.type, fam.unit)
             copy.samples = list(fam.samples)
             self._families[fam.name] = copy
         elif mine.type != fam.type:
@@ -508,6 +510,18 @@ def bucket_les(bounds: tuple[float, ...]) -> tuple[str, ...]:
 def _les(bounds: tuple[float, ...]) -> tuple[str, ...]:
     """The ``le`` labels of a histogram's bounds (histograms of one family share them)."""
     return tuple("+Inf" if math.isinf(b) else _format_le(b) for b in bounds)
+
+
+# The units a family's name may end in (Prometheus' base units, and a rate of bytes), which
+# OpenMetrics serves as the family's UNIT: ``zmon_arc_size_bytes`` is in bytes.
+UNITS = ("bytes_per_second", "seconds", "bytes", "ratio", "celsius", "volts", "amperes",
+         "watts", "joules", "hertz", "meters", "grams")  # fmt: skip
+
+
+@functools.lru_cache(maxsize=4096)
+def unit_of(family: str) -> str:
+    """The unit a family's name ends in (its name without a counter's ``_total``), or ""."""
+    return next((unit for unit in UNITS if family.endswith("_" + unit)), "")
 
 
 def _strip_total(name: str) -> str:

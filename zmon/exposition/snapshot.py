@@ -1,34 +1,47 @@
-"""The snapshot: each collector's last good families, and the exposition served from them.
+"""The snapshot: each collector's last good families, and the expositions served from them.
 
-A collector's run publishes its families rendered and compressed once, in its own thread;
-``rerender`` lists those pieces with zmon's own metrics, and the gzip exposition is joined
-from them when ``/metrics`` first asks after a change. Nothing here waits on a collector.
-In ``zmon serve`` the runs publish in the collection worker and the server's snapshot holds
-copies of their states (zmon/runtime/supervisor.py); ``zmon collect`` does both in one process.
+A collector's run publishes its families rendered and compressed once, in its own thread, in
+both exposition formats (``zmon.exposition.formats``: format 0.0.4 and OpenMetrics share a family's
+sample lines, so a family is three pieces: each format's HELP/TYPE lines and the samples);
+``rerender`` lists those pieces with zmon's own metrics, and a format's gzip exposition is
+joined from them when ``/metrics`` first asks for that format after a change. Nothing here
+waits on a collector. In ``zmon serve`` the runs publish in the collection worker and the
+server's snapshot holds copies of their states (zmon/runtime/supervisor.py); ``zmon collect`` does
+both in one process.
+
+A metric family belongs to one collector, as a name belongs to one collector in
+prometheus_client's registry: ``Snapshot.publish`` refuses a run whose families include a
+name another collector publishes, or one of zmon's own (``DuplicateFamilyError``, naming
+both; the run fails and its last good data stays). Both formats need it: OpenMetrics forbids
+a family twice, and merging texts after rendering would hide which collector is at fault.
 
 What a big host costs shaped this: a family's samples are kept only when the status views
-read them (``kept_for_views``), a family's text is kept only compressed (a
-``zmon.exposition.gzipjoin.Piece``, with a digest to tell a changed text), the plain exposition is
-inflated from the gzip one only when a scraper asks for it, and nothing is joined while
-nobody scrapes. The HTTP process holds the kept families as the channel decodes them, in
+read them (``kept_for_views``), a family's text is kept only compressed (``Packed``, with a
+digest to tell a changed text), the plain exposition is inflated from the gzip one only when
+a scraper asks for it, and nothing is joined while nobody scrapes (a format nobody asks for
+is never joined). The HTTP process holds the kept families as the channel decodes them, in
 columns (``zmon.exposition.metrics.HeldFamily``), not as a ``Sample`` and a label dict per sample.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
+import struct
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from prometheus_client.core import Metric
 
 from zmon import __version__
 from zmon.base.logs import get
 from zmon.exposition import gzipjoin
-from zmon.exposition.formats import render
+from zmon.exposition.formats import EOF, OPENMETRICS, TEXT, FamilyText, Format, render_family
 from zmon.exposition.metrics import MetricSet
 from zmon.exposition.viewed import wanted
 
@@ -62,6 +75,42 @@ class SummaryRow:
 Summary = Callable[[Sequence[Metric]], list[SummaryRow]]
 
 
+class DuplicateFamilyError(ValueError):
+    """A run's families include a name that another collector (or zmon itself) publishes."""
+
+
+class Packed(NamedTuple):
+    """A family's exposition compressed (``zmon.exposition.gzipjoin``), as ``FamilyText`` splits it:
+    what only format 0.0.4 writes, what only OpenMetrics writes, the samples both write."""
+
+    text: gzipjoin.Piece
+    openmetrics: gzipjoin.Piece
+    shared: gzipjoin.Piece
+
+    def of(self, fmt: Format) -> tuple[gzipjoin.Piece, ...]:
+        """The pieces of the family's text in ``fmt``, in order (empty ones left out)."""
+        own = self.openmetrics if fmt == OPENMETRICS else self.text
+        return (own, self.shared) if self.shared.size else (own,)
+
+
+EMPTY = gzipjoin.piece(b"")
+NOTHING = Packed(EMPTY, EMPTY, EMPTY)  # where no data is held (a digest's stand-in)
+_EOF = gzipjoin.piece(EOF)
+
+
+def pack(texts: FamilyText) -> Packed:
+    """A family's texts compressed. The HELP and TYPE lines of a family that shares its
+    samples are the same at every run: compressed once (``_head``)."""
+    if not texts.shared:
+        return Packed(gzipjoin.piece(texts.text), gzipjoin.piece(texts.openmetrics), EMPTY)
+    return Packed(_head(texts.text), _head(texts.openmetrics), gzipjoin.piece(texts.shared))
+
+
+@functools.lru_cache(maxsize=2048)
+def _head(text: bytes) -> gzipjoin.Piece:
+    return gzipjoin.piece(text)
+
+
 @dataclass
 class CollectorState:
     """What the snapshot knows about one collector."""
@@ -69,9 +118,9 @@ class CollectorState:
     name: str
     interval: float
     timeout: float
-    # each family of the last good run: its name, a digest of its text exposition and that
-    # text compressed (zmon.exposition.gzipjoin), made once per run; the text itself is not kept
-    rendered: list[tuple[str, bytes, gzipjoin.Piece]] = field(default_factory=list)
+    # each family of the last good run: its name, a digest of its exposition texts and those
+    # texts compressed (``Packed``), made once per run; the texts themselves are not kept
+    rendered: list[tuple[str, bytes, Packed]] = field(default_factory=list)
     # the families whose samples the status views read (the others are kept compressed only)
     kept: list[Metric] = field(default_factory=list)
     success: bool | None = None
@@ -101,23 +150,24 @@ class CollectorState:
 
     def publish(self, families: list[Metric]) -> None:
         """Keep a run's families, rendered and compressed now, in the collector's own thread
-        (in the collection worker, which sends the pieces to the server).
+        (in the collection worker, which sends the pieces to the server). ``Snapshot.publish``
+        checks the names first.
 
         A family's samples are dropped once rendered unless the status views read them, and
         its text once compressed: on a big host they would be most of zmon's memory. A
-        family whose text is unchanged keeps its piece.
+        family whose text is unchanged keeps its pieces.
         """
-        out: list[tuple[str, bytes, gzipjoin.Piece]] = []
+        out: list[tuple[str, bytes, Packed]] = []
         kept = []
         before = {name: (digest, packed) for name, digest, packed in self.rendered}
         for fam in families:
-            fresh = render([fam])
-            digest = text_digest(fresh)
+            texts = render_family(fam)
+            digest = family_digest(texts)
             old = before.get(fam.name)
             if old is not None and old[0] == digest:  # unchanged: compressed already
                 out.append((fam.name, *old))
             else:
-                out.append((fam.name, digest, gzipjoin.piece(fresh)))
+                out.append((fam.name, digest, pack(texts)))
             if kept_for_views(fam.name):
                 kept.append(fam)
         self.rendered, self.kept = out, kept
@@ -132,18 +182,25 @@ class CollectorState:
         return now_wall - self.last_success > 2 * self.interval + self.timeout
 
 
-def text_digest(text: bytes) -> bytes:
-    """What tells a family's new text from its last one without keeping the last one.
+def family_digest(texts: FamilyText) -> bytes:
+    """What tells a family's new texts from its last ones without keeping the last ones.
 
     SHA-1 (20 bytes) for detecting a change, not for security: every run hashes all of a
     big host's text, and on CPUs with SHA instructions SHA-1 is the fastest digest
-    ``hashlib`` offers (faster than BLAKE2b, which has no hardware help)."""
-    return hashlib.sha1(text, usedforsecurity=False).digest()
+    ``hashlib`` offers (faster than BLAKE2b, which has no hardware help). The parts' lengths
+    go first: the same bytes split otherwise are another family."""
+    digest = hashlib.sha1(
+        struct.pack("!QQ", len(texts.text), len(texts.openmetrics)), usedforsecurity=False
+    )
+    for part in texts:
+        digest.update(part)
+    return digest.digest()
 
 
 class Exposition:
-    """Ready-to-serve bytes of one rendering: the gzip file, joined from the families' pieces,
-    and the plain text, inflated from it the first time a scraper asks for plain text."""
+    """Ready-to-serve bytes of one rendering in one format: the gzip file, joined from the
+    families' pieces, and the plain text, inflated from it the first time a scraper asks for
+    plain text."""
 
     def __init__(self, gzipped: bytes, rendered_at: float) -> None:
         self.gzipped = gzipped
@@ -167,25 +224,36 @@ class Exposition:
 
 
 @dataclass
-class _Pending:
-    """A rendering not joined yet: the gzip pieces of its parts, in order."""
+class _Rendering:
+    """The parts of one rendering: every collector's packed families, in order, and zmon's
+    own families' texts (new at each rendering, compressed only when a format is joined);
+    and the formats joined so far."""
 
-    pieces: list[gzipjoin.Piece]
+    parts: list[Packed]
+    own: FamilyText
     rendered_at: float
+    joined: dict[Format, Exposition] = field(default_factory=dict)
+
+    def pieces(self, fmt: Format) -> list[gzipjoin.Piece]:
+        out = [piece for packed in self.parts for piece in packed.of(fmt)]
+        out.append(gzipjoin.piece(self.own.of(fmt)))
+        if fmt == OPENMETRICS:
+            out.append(_EOF)
+        return out
 
 
 class Snapshot:
-    """The last good metric families per collector, and the pre-rendered exposition."""
+    """The last good metric families per collector, and the pre-rendered expositions."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._states: dict[str, CollectorState] = {}
-        self._exposition = Exposition(gzipjoin.join([]), 0.0)
-        self._pending: _Pending | None = None
+        # which collector publishes each family name (``publish`` refuses a second one)
+        self._owners: dict[str, str] = {}
+        self._rendering = _Rendering([], FamilyText(b"", b"", b""), 0.0)
         self._join_lock = threading.Lock()
         self._stale_seen: dict[str, bool] = {}
-        # same-named families of several collectors, merged: (their pieces, the merged piece)
-        self._merged: dict[str, tuple[list[gzipjoin.Piece], gzipjoin.Piece]] = {}
+        self._clashes: list[str] = []  # family names left out of the last rendering
         self.start_time = time.time()
         # called after each rerender (the status page samples its history there)
         self.on_render: list[Callable[[], None]] = []
@@ -200,10 +268,51 @@ class Snapshot:
     def add(self, state: CollectorState) -> None:
         with self._lock:
             self._states[state.name] = state
+            for name, _, _ in state.rendered:
+                self._owners.setdefault(name, state.name)
 
     def remove(self, name: str) -> None:
         with self._lock:
             self._states.pop(name, None)
+            self._release(name, set())
+
+    def _release(self, collector: str, keep: set[str]) -> None:
+        for family in [f for f, c in self._owners.items() if c == collector and f not in keep]:
+            del self._owners[family]
+
+    def publish(self, state: CollectorState, families: list[Metric]) -> None:
+        """``state.publish(families)`` once no family name in them is another collector's
+        or zmon's own; else DuplicateFamilyError naming both, and nothing is published.
+        The names are claimed before rendering, so two runs that publish a new name at once
+        cannot both take it."""
+        names = [fam.name for fam in families]
+        mine = set(names)
+        problems = [
+            f"collector {state.name} publishes metric family {name} twice"
+            for name, n in Counter(names).items()
+            if n > 1
+        ]
+        problems += [
+            f"metric family {name} of collector {state.name} is one of zmon's own metrics"
+            for name in names
+            if name in own_family_names()
+        ]
+        with self._lock:
+            problems += [
+                f"metric family {name} of collector {state.name} is already published by "
+                f"collector {owner}"
+                for name in names
+                if (owner := self._owners.get(name, state.name)) != state.name
+            ]
+            if not problems:
+                self._release(state.name, mine)
+                self._owners.update(dict.fromkeys(names, state.name))
+        if problems:
+            raise DuplicateFamilyError(
+                "; ".join(problems) + " (one family name, one collector: nothing of this run "
+                "is published)"
+            )
+        state.publish(families)
 
     def states(self) -> list[CollectorState]:
         with self._lock:
@@ -213,66 +322,68 @@ class Snapshot:
         with self._lock:
             return self._states.get(name)
 
-    @property
-    def joined(self) -> bool:
-        """Whether ``exposition`` is ready to copy (no join pending)."""
-        return self._pending is None
+    def joined_in(self, fmt: Format) -> bool:
+        """Whether ``exposition_in(fmt)`` is ready to copy (no join pending)."""
+        return fmt in self._rendering.joined
+
+    def exposition_in(self, fmt: Format) -> Exposition:
+        """The latest rendering in ``fmt``, joined on the first request for that format after
+        it (then only copied)."""
+        rendering = self._rendering
+        expo = rendering.joined.get(fmt)
+        if expo is not None:
+            return expo
+        with self._join_lock:
+            expo = rendering.joined.get(fmt)
+            if expo is None:
+                # gzip from the pieces compressed at publish: compressing the whole text after
+                # every run would be most of the daemon's CPU on a big host
+                gzipped = gzipjoin.join(rendering.pieces(fmt))
+                expo = rendering.joined[fmt] = Exposition(gzipped, rendering.rendered_at)
+            return expo
 
     @property
     def exposition(self) -> Exposition:
-        """The latest rendering, joined on the first request after it (then only copied)."""
-        if self._pending is None:
-            return self._exposition
-        with self._join_lock:
-            pending, self._pending = self._pending, None
-            if pending is not None:
-                # gzip from the pieces compressed at publish: compressing the whole text after
-                # every run would be most of the daemon's CPU on a big host
-                self._exposition = Exposition(gzipjoin.join(pending.pieces), pending.rendered_at)
-            return self._exposition
+        """The latest rendering in format 0.0.4 (``exposition_in(TEXT)``)."""
+        return self.exposition_in(TEXT)
 
     def rerender(self) -> None:
-        """List the parts of the exposition; serving joins them once, then only copies bytes.
+        """List the parts of the expositions; serving joins a format's once, then only copies
+        bytes.
 
         Each collector's families were rendered and compressed when its run finished, so this
-        lists pieces; only a family name that several collectors share is merged here (by its
-        text: one HELP and TYPE, then every collector's samples in turn). zmon's own families
-        (``self_metrics``), new at every rendering, are compressed together as one piece.
+        lists pieces. A family name that two collectors (or a collector and zmon itself) hold
+        here is served once, its first holder's (zmon's own first): the worker refuses such a
+        run at publication, so that is only a moment's overlap of two collectors' updates
+        (one gave the name up, the other took it) or a collector clashing with a metric of
+        the HTTP process's own; it is logged. zmon's own families (``self_metrics``), new at
+        every rendering, are compressed together as one piece per format.
         """
         now = time.time()
         with self._lock:
             states = [self._states[k] for k in sorted(self._states)]
             self._stale_seen = {s.name: s.stale(now) for s in states}
-            sources: dict[str, list[gzipjoin.Piece | bytes]] = {}
-            for s in states:
-                for name, _, packed in s.rendered:
-                    sources.setdefault(name, []).append(packed)
-        own: list[Metric] = []  # zmon's own families that no collector's share a name with
         mine = self_metrics(states, now, self.start_time, self.worker_restarts)
-        for fam in mine + [f for source in list(self.own_metrics) for f in source()]:
-            if fam.name in sources:
-                sources[fam.name].append(render([fam]))
-            else:
-                own.append(fam)
-        pieces: list[gzipjoin.Piece] = []
-        merged: dict[str, tuple[list[gzipjoin.Piece], gzipjoin.Piece]] = {}
-        for name, items in sources.items():
-            first = items[0]
-            if len(items) == 1 and isinstance(first, gzipjoin.Piece):
-                pieces.append(first)
-                continue
-            parts = [t for t in items if isinstance(t, gzipjoin.Piece)]
-            before = self._merged.get(name)
-            if len(parts) == len(items) and before is not None and before[0] == parts:
-                merged[name] = before  # no collector of it ran since: merged already
-            else:
-                texts = [gzipjoin.inflate(t) if isinstance(t, gzipjoin.Piece) else t for t in items]
-                merged[name] = (parts, gzipjoin.piece(_merge_texts(texts)))
-            pieces.append(merged[name][1])
-        if own:  # they change at every rendering: one piece for all, not one for each
-            pieces.append(gzipjoin.piece(render(own)))
-        self._merged = merged  # only what this rendering merged: nothing stays after it goes
-        self._pending = _Pending(pieces, now)
+        own = mine + [f for source in list(self.own_metrics) for f in source()]
+        owners = dict.fromkeys([fam.name for fam in own], "zmon")
+        parts: list[Packed] = []
+        clashes = []
+        for s in states:
+            for name, _, packed in s.rendered:
+                first = owners.setdefault(name, s.name)
+                if first != s.name:
+                    clashes.append(f"{name} (collector {s.name}; {first} has it)")
+                    continue
+                parts.append(packed)
+        if clashes != self._clashes:
+            self._clashes = clashes
+            if clashes:
+                log.warning("metric families published twice, served once", families=clashes)
+        texts = [render_family(fam) for fam in own]
+        own_text = FamilyText(
+            b"".join([t.of(TEXT) for t in texts]), b"".join([t.of(OPENMETRICS) for t in texts]), b""
+        )
+        self._rendering = _Rendering(parts, own_text, now)
         for listener in list(self.on_render):
             try:
                 listener()
@@ -287,17 +398,12 @@ class Snapshot:
             return current != self._stale_seen
 
 
-def _merge_texts(texts: Sequence[bytes]) -> bytes:
-    """Same-named families from different collectors as one: the first's HELP and TYPE, then
-    the samples of each (what rendering them merged into one family gives)."""
-    out = [texts[0]]
-    for text in texts[1:]:
-        body = text
-        for _ in range(2):  # the HELP and TYPE lines
-            if body.startswith(b"# "):
-                body = body.partition(b"\n")[2]
-        out.append(body)
-    return b"".join(out)
+@functools.cache
+def own_family_names() -> frozenset[str]:
+    """The names of zmon's own families (``self_metrics``: every one it can make)."""
+    state = CollectorState("x", 1.0, 1.0, success=False, last_error_reason="error")
+    state.state_writable = False
+    return frozenset(fam.name for fam in self_metrics([state], 0.0, 0.0, 0))
 
 
 def self_metrics(

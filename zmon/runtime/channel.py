@@ -45,7 +45,7 @@ from zmon.collecting.config import Config, ConfigError, config_values, from_valu
 from zmon.collecting.registry import collectors
 from zmon.exposition import gzipjoin
 from zmon.exposition.metrics import HeldFamily, each_sample
-from zmon.exposition.snapshot import CollectorState, SummaryRow
+from zmon.exposition.snapshot import CollectorState, Packed, SummaryRow
 from zmon.host.last_pools import LastPools
 from zmon.web.webconfig import CLIENT_AUTH, TLS_VERSIONS, TLSSettings, WebConfig
 
@@ -55,7 +55,7 @@ _HEADER = struct.Struct("!I")
 # pieces and the families the views read) is a few MB; past this a length is a fault, not
 # something to allocate.
 MAX_FRAME = 256 * 1024 * 1024
-# what a digest of a family's text is (zmon.exposition.snapshot.text_digest: SHA-1)
+# what a digest of a family's texts is (zmon.exposition.snapshot.family_digest: SHA-1)
 DIGEST_SIZE = 20
 
 T = TypeVar("T")
@@ -205,16 +205,25 @@ def _decode_fields(v: object) -> dict[str, Any]:
     return {name: check(values[name]) for name, check in FIELD_CHECKS.items()}
 
 
-Pieces = list[tuple[str, bytes, gzipjoin.Piece | None]]
+Pieces = list[tuple[str, bytes, Packed | None]]
 
 
-def _encode_pieces(
-    pieces: Iterable[tuple[str, bytes, gzipjoin.Piece | None]], blobs: _Blobs
-) -> list[Any]:
+def _encode_pieces(pieces: Iterable[tuple[str, bytes, Packed | None]], blobs: _Blobs) -> list[Any]:
     return [
-        [name, digest.hex(), None if p is None else [blobs.add(p.deflated), p.crc, p.size]]
+        [
+            name,
+            digest.hex(),
+            None if p is None else [[blobs.add(q.deflated), q.crc, q.size] for q in p],
+        ]
         for name, digest, p in pieces
     ]
+
+
+def _decode_piece(v: object, blobs: _Blobs) -> gzipjoin.Piece:
+    blob, crc, size = _items(v, 3)
+    if _int(crc) > 0xFFFFFFFF:
+        raise ProtocolError("a CRC-32 of more than 32 bits")
+    return gzipjoin.Piece(blobs.get(blob), crc, _int(size))
 
 
 def _decode_pieces(v: object, blobs: _Blobs) -> Pieces:
@@ -229,10 +238,7 @@ def _decode_pieces(v: object, blobs: _Blobs) -> Pieces:
             raise ProtocolError(f"a digest of {len(digest)} bytes")
         piece = None
         if packed is not None:
-            blob, crc, size = _items(packed, 3)
-            if _int(crc) > 0xFFFFFFFF:
-                raise ProtocolError("a CRC-32 of more than 32 bits")
-            piece = gzipjoin.Piece(blobs.get(blob), crc, _int(size))
+            piece = Packed(*(_decode_piece(p, blobs) for p in _items(packed, len(Packed._fields))))
         out.append((_str(name), digest, piece))
     return out
 

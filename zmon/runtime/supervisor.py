@@ -36,8 +36,7 @@ from typing import NoReturn
 
 from zmon.base import children, failures, logs
 from zmon.collecting.config import Config
-from zmon.exposition import gzipjoin
-from zmon.exposition.snapshot import CollectorState, Snapshot
+from zmon.exposition.snapshot import NOTHING, CollectorState, Snapshot
 from zmon.runtime.channel import (
     FROM_WORKER,
     Beat,
@@ -464,9 +463,6 @@ class WorkerSupervisor:
             proc.kill()  # the supervisor thread sees the channel close
 
 
-_NO_PIECE = gzipjoin.Piece(b"", 0, 0)  # a digest's stand-in where no data is held
-
-
 class Mirrors:
     """The collectors' mirrored states in ``snapshot``, changed only by what the worker sent
     (or by its end). The privileged side and the HTTP process each hold one and apply the
@@ -505,7 +501,7 @@ class Mirrors:
                 st.collecting = True
                 run = data.get(name)
                 if run is not None and not self.hold_data:
-                    st.rendered = [(n, d, _NO_PIECE) for n, d, _ in run.pieces]
+                    st.rendered = [(n, d, NOTHING) for n, d, _ in run.pieces]
                 elif run is not None:
                     held = {(n, d): p for n, d, p in st.rendered}
                     st.rendered = [

@@ -1,5 +1,6 @@
-"""The ASGI application: /metrics copies pre-rendered bytes, /healthz, the status page at /,
-with the web config's basic auth and headers.
+"""The ASGI application: /metrics copies pre-rendered bytes (format 0.0.4 or OpenMetrics, as
+the Accept header asks: ``zmon.exposition.formats.negotiate``; gzip when Accept-Encoding takes it),
+/healthz, the status page at /, with the web config's basic auth and headers.
 
 No client can hold up a scrape from here: bcrypt checks that miss the cache run on their own
 small pool with a queue limit and a per-client limit (past either, 429 at once), and the
@@ -18,14 +19,16 @@ from typing import Any
 
 from prometheus_client.core import Metric
 
+from zmon.exposition.formats import negotiate
 from zmon.exposition.metrics import MetricSet
 from zmon.exposition.snapshot import Snapshot
 from zmon.host.last_pools import LastPools
 from zmon.status.published import Publisher
 from zmon.web.webconfig import BasicAuth, WebConfig
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 TEXT = b"text/plain; charset=utf-8"
+# /metrics answers differ by these request headers (caches must keep one per value)
+VARY = (b"vary", b"Accept, Accept-Encoding")
 
 # Failed bcrypt checks are what a client without the password can make zmon spend: one
 # thread for them (one core at most, the other stays with scrapes), at most this many
@@ -300,22 +303,21 @@ class App:
             )  # fmt: skip
             return
         loop = asyncio.get_running_loop()
-        if snapshot.joined:
-            expo = snapshot.exposition
-        else:  # the first scrape after a change joins it, off the event loop
-            expo = await loop.run_in_executor(None, lambda: snapshot.exposition)
+        fmt = negotiate(_header(scope, b"accept").decode("latin-1"))
+        content_type = fmt.content_type.encode()
+        if snapshot.joined_in(fmt):
+            expo = snapshot.exposition_in(fmt)
+        else:  # the first scrape of this format after a change joins it, off the event loop
+            expo = await loop.run_in_executor(None, snapshot.exposition_in, fmt)
         if accepts_gzip(_header(scope, b"accept-encoding")):
             await _reply(
-                send, 200, expo.gzipped, CONTENT_TYPE.encode(), method,
-                [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding"), *extra],
+                send, 200, expo.gzipped, content_type, method,
+                [(b"content-encoding", b"gzip"), VARY, *extra],
             )  # fmt: skip
             return
         if not expo.has_text:  # plain text is inflated on the first such scrape
             await loop.run_in_executor(None, lambda: expo.text)
-        await _reply(
-            send, 200, expo.text, CONTENT_TYPE.encode(), method,
-            [(b"vary", b"Accept-Encoding"), *extra],
-        )  # fmt: skip
+        await _reply(send, 200, expo.text, content_type, method, [VARY, *extra])
 
     async def _authorized(self, scope: Scope) -> bool | None:
         """True or False, or None when too many checks wait (the client may retry)."""
