@@ -19,15 +19,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from zmon.base import children, logs
+from zmon.base import children, logs, memory
 from zmon.collecting.config import Config, ConfigError, load
 from zmon.collecting.registry import collectors
-from zmon.exposition.snapshot import Snapshot
 from zmon.host.last_pools import FILE as LAST_POOLS_FILE
 from zmon.host.last_pools import load_last_pools
-from zmon.runtime import memory
 from zmon.runtime.channel import Health, Pools
-from zmon.runtime.chores import Chores
 from zmon.runtime.front import FrontProcess
 from zmon.runtime.privileges import FOR_THE_DROP, Account, account, keep_only
 from zmon.runtime.supervisor import RemoteCollector, WorkerError, WorkerSupervisor
@@ -81,9 +78,8 @@ class Daemon:
         self.cfg = cfg
         self.demo = demo
         self._reload_config = reload_config
-        memory.tune_malloc()  # before any thread starts (zmon/runtime/memory.py)
-        self.snapshot = Snapshot()
-        self.worker = WorkerSupervisor(self.snapshot, cfg)
+        memory.tune_malloc()  # before any thread starts (zmon/base/memory.py)
+        self.worker = WorkerSupervisor(cfg)
         self.server: FrontDoor | None = None
         self._stop = threading.Event()
         self._reload = threading.Event()
@@ -117,7 +113,7 @@ class Daemon:
                 log.warning("the HTTP process runs as root: set web.user (the packages do)")
             # the first worker, forked before any thread starts, shares this process's pages
             # (zmon/runtime/supervisor.py); it must not hold this end of the HTTP process's channel
-            self.worker.fork_first(run_worker, drop=[front.channel_socket()])
+            self.worker.fork_first(run_worker, drop=[front.channel_fd()])
             front.start_reader()
             door.serve(self.cfg.listen_addresses, web)
         except BaseException:
@@ -154,7 +150,6 @@ class Daemon:
         memory.settle_gc()  # everything imported and configured: keep it out of collections
         self.worker.relay = self.server.front.relay
         self.worker.on_tick = self._tick
-        self.worker.mirrors.hold_data = False  # (the HTTP process holds and serves them)
         try:
             self.worker.start()
         except BaseException:
@@ -205,7 +200,7 @@ class Daemon:
         signal.signal(signal.SIGHUP, lambda *_: self._reload.set())
 
     def run_forever(self) -> None:
-        chores = Chores()
+        chores = children.Chores()
         while not self._stop.is_set():
             if self._reload.wait(0.5):  # signals are seen within half a second
                 self._reload.clear()

@@ -1,4 +1,4 @@
-"""zmon.runtime.memory gives freed memory back on glibc (the daemon calls it between runs)."""
+"""zmon.base.memory gives freed memory back on glibc (the daemon calls it between runs)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import weakref
 from pathlib import Path
 
-from zmon.runtime import memory
+from zmon.base import memory
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,7 @@ def test_trim_and_arena_limit_reach_glibc() -> None:
 # move the figure read here.
 MAPPED_BLOCKS = """
 import ctypes, sys
-from zmon.runtime import memory
+from zmon.base import memory
 
 class MallInfo2(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in (

@@ -27,7 +27,7 @@ from tests.support.waiting import poll
 from zmon.collecting.config import Config, load
 from zmon.collecting.registry import collectors
 from zmon.daemon import Daemon
-from zmon.exposition.snapshot import NOTHING, Snapshot
+from zmon.exposition.snapshot import Collector
 from zmon.host.last_pools import LastPools, PoolStateRecorder
 from zmon.runtime.channel import (
     FROM_FRONT,
@@ -35,6 +35,7 @@ from zmon.runtime.channel import (
     TO_FRONT,
     Channel,
     Health,
+    HeldCollectors,
     Message,
     Orphaned,
     Pools,
@@ -45,11 +46,8 @@ from zmon.runtime.channel import (
     Served,
     Stop,
     Update,
-    encode,
-    state_fields,
 )
 from zmon.runtime.front import HEALTH_DEADLINE, Front, FrontProcess
-from zmon.runtime.supervisor import Mirrors
 from zmon.web.webconfig import TLSSettings, WebConfig
 
 PEM = b"-----BEGIN CERTIFICATE-----\nnot checked on the way\n-----END CERTIFICATE-----\n"
@@ -61,7 +59,7 @@ def test_what_the_privileged_side_sends_arrives_unchanged() -> None:
         Path("/etc/zmon/ca.pem"), "TLS13", None, PEM, b"key", b"ca",
     )  # fmt: skip
     web = WebConfig(tls, {"prometheus": b"$2b$10$abc"}, (("X-Frame-Options", "deny"),), "w.yml")
-    serve = Serve(["127.0.0.1:0", "[::1]:9"], web)
+    serve = Serve(("127.0.0.1:0", "[::1]:9"), web)
     assert _trip(serve, TO_FRONT) == serve
     for message in (
         Health(True, 3), Orphaned("was killed by SIGKILL"), Pools(None),
@@ -74,7 +72,7 @@ def test_the_http_process_can_only_answer_served() -> None:
     assert _trip(Served(None), FROM_FRONT) == Served(None)
     assert _trip(Served("cannot start"), FROM_FRONT) == Served("cannot start")
     state = _state()
-    update = Update({state.name: state_fields(state)}, {})
+    update = Update((Collector.of(state),), {})
     for message in (update, Health(True, 0), Stop()):  # nothing the worker or we would take
         with pytest.raises(ProtocolError):
             _trip(message, FROM_FRONT)
@@ -84,30 +82,30 @@ def test_the_http_process_can_only_answer_served() -> None:
 
 def test_a_long_frame_from_the_http_process_is_refused_unread() -> None:
     ours, theirs = socket.socketpair()
-    channel = Channel(ours, FROM_FRONT, max_frame=MAX_FRONT_FRAME)
-    theirs.sendall(encode(Served("x" * (MAX_FRONT_FRAME + 10))))
+    channel, http = Channel(ours, FROM_FRONT, max_frame=MAX_FRONT_FRAME), Channel(theirs, ())
+    http.send(Served("x" * (MAX_FRONT_FRAME + 10)))
     with pytest.raises(ProtocolError, match="over the limit"):
         channel.recv()
     channel.close()
-    theirs.close()
+    http.close()
 
 
 def test_listening_sockets_travel_with_serve() -> None:
     ours, theirs = socket.socketpair()
     listening = socket.create_server(("127.0.0.1", 0))
-    sender, receiver = Channel(ours, FROM_FRONT), Channel(theirs, TO_FRONT, takes_fds=True)
-    sender.send(Serve(["127.0.0.1:0"], WebConfig()), fds=[listening.fileno()])
+    sender, receiver = Channel(ours, FROM_FRONT), Channel(theirs, TO_FRONT)
+    sender.send(Serve(("127.0.0.1:0",), WebConfig()), fds=[listening.fileno()])
     message = receiver.recv()
     assert isinstance(message, Serve)
-    (fd,) = receiver.take_fds(1)
+    (fd,) = receiver.recv_fds(1)
     got = socket.socket(fileno=fd)
     assert got.getsockname() == listening.getsockname()
     assert fd != listening.fileno()
     got.close()
-    sender.send(Serve(["127.0.0.1:0", "127.0.0.1:1"], WebConfig()), fds=[listening.fileno()])
+    sender.send(Serve(("127.0.0.1:0", "127.0.0.1:1"), WebConfig()), fds=[listening.fileno()])
     receiver.recv()
     with pytest.raises(ProtocolError, match="descriptors"):
-        receiver.take_fds(2)  # one came: refused, and the one closed
+        receiver.recv_fds(2)  # one came: refused, and the one closed
     for c in (sender, receiver):
         c.close()
     listening.close()
@@ -121,25 +119,28 @@ class _Clock:
         return self.now
 
 
-def test_the_http_process_mirrors_what_is_relayed() -> None:
+def test_the_http_process_holds_what_is_relayed() -> None:
     ours, theirs = socket.socketpair()
     clock = _Clock()
-    front = Front(Channel(theirs, TO_FRONT, takes_fds=True), Config(), clock=clock)
+    front = Front(Channel(theirs, TO_FRONT), Config(), clock=clock)
     try:
         state = _state()
-        run = RunData(list(state.rendered), state.kept, None)
-        front.take(Update({state.name: state_fields(state)}, {state.name: run}))
-        (mirror,) = front.snapshot.states()
-        assert mirror.rendered == state.rendered and mirror.collecting
+        run = RunData(tuple(state.rendered), tuple(state.kept), None)
+        front.take(Update((Collector.of(state),), {state.name: run}))
+        (held,) = front.snapshot.states()
+        assert list(held.rendered) == state.rendered and held.collecting
         assert not front.healthy()  # nothing said about the worker yet
         front.take(Health(True, 2))
         assert front.healthy() and front.snapshot.worker_restarts == 2
         clock.now += HEALTH_DEADLINE + 1  # the privileged side fell silent
         assert not front.healthy()
-        failures = mirror.runs["failure"]
+        failures = held.runs["failure"]
         front.take(Running(state.name, 5.0))
         front.take(Orphaned("was killed by SIGKILL"))
-        assert not mirror.collecting and mirror.runs["failure"] == failures + 1
+        (held,) = front.snapshot.states()
+        assert not held.collecting and held.runs["failure"] == failures + 1
+        assert held.last_error == "the collection worker was killed by SIGKILL during the run"
+        assert held.rendered and list(held.families) == state.kept  # (served, as stale)
         last = LastPools(1.0, {"tank": "ONLINE"})
         front.take(Pools(last))
         assert front.last_pools == last
@@ -274,26 +275,15 @@ def test_web_user_naming_the_running_user_drops_nothing(
 
 
 def test_the_privileged_side_keeps_only_digests_and_still_checks_updates() -> None:
-    """It relays the data and serves none of it: its mirrors keep no piece nor view, only what
-    an update is checked against, and a new worker starts from the fields alone."""
-    mirrors = Mirrors(Snapshot(), hold_data=False)
+    """It relays the data and serves none of it: it keeps no piece nor family, only what an
+    update is checked against, and a new worker starts from the status alone."""
+    held = HeldCollectors()
     state = _state()
-    run = RunData(list(state.rendered), state.kept, None)
-    mirrors.apply(Update({state.name: state_fields(state)}, {state.name: run}))
-    (mirror,) = mirrors.states.values()
-    assert [(n, d) for n, d, _ in mirror.rendered] == [(n, d) for n, d, _ in state.rendered]
-    assert all(p is NOTHING for _, _, p in mirror.rendered) and mirror.kept == []
+    status = (Collector.of(state),)
+    held.take(Update(status, {state.name: RunData(tuple(state.rendered), tuple(state.kept), None)}))
+    assert list(held.records().values()) == list(status)  # (no data)
     (name, digest, _), second = state.rendered
-    mirrors.apply(  # a piece held, by digest, may be left out
-        Update(
-            {state.name: state_fields(state)},
-            {state.name: RunData([(name, digest, None), second], None, None)},
-        )
-    )
-    with pytest.raises(ProtocolError, match="lacks"):
-        mirrors.apply(
-            Update(
-                {state.name: state_fields(state)},
-                {state.name: RunData([(name, b"\0" * 20, None)], None, None)},
-            )
-        )
+    left_out = RunData(((name, digest, None), second), None, None)
+    held.take(Update(status, {state.name: left_out}))  # a piece held, by digest
+    with pytest.raises(ProtocolError, match="not held"):
+        held.take(Update(status, {state.name: RunData(((name, b"\0" * 20, None),), None, None)}))

@@ -15,7 +15,6 @@ from structlog.testing import capture_logs
 
 from tests.support.waiting import poll as _poll
 from zmon.collecting.config import Config
-from zmon.exposition.snapshot import Snapshot
 from zmon.runtime import channel as wire
 from zmon.runtime import supervisor
 from zmon.runtime.supervisor import WEDGED_AFTER, Backoff, WorkerSupervisor, spawn_worker
@@ -30,9 +29,10 @@ def _started_worker(then: str = "") -> tuple[str, ...]:
     return (
         sys.executable,
         "-c",
-        "import socket, sys, time\n"
+        "import os, socket, sys, time\n"
         "from zmon.runtime.channel import TO_WORKER, Channel, Started\n"
-        "channel = Channel(socket.socket(fileno=int(sys.argv[1])), TO_WORKER)\n"
+        "fd = int(sys.argv[1])\n"
+        "channel = Channel(socket.socket(fileno=fd), TO_WORKER)\n"
         "channel.recv()\n"
         "channel.send(Started(None, True))\n"
         f"{then}"
@@ -47,45 +47,47 @@ SILENT_WORKER = _started_worker()
 
 def _faulty_worker(frame: bytes) -> tuple[str, ...]:
     """A worker that starts, then sends the raw bytes ``frame`` and waits to be killed."""
-    return _started_worker(f"channel.sock.sendall({frame!r})\n")
+    return _started_worker(f"os.write(fd, {frame!r})\n")
 
 
 def _frame(payload: bytes) -> bytes:
-    return struct.pack("!Q", len(payload)) + payload
+    """``payload`` as ``multiprocessing.connection`` frames it: a 4-byte length first."""
+    return struct.pack("!i", len(payload)) + payload
 
 
-def _message(kind: str, body: object, blobs: Sequence[bytes] = ()) -> bytes:
-    header = wire.json.dumps([kind, body, [len(b) for b in blobs]]).encode()
+def _header(header: bytes, blobs: Sequence[bytes] = ()) -> bytes:
     return _frame(struct.pack("!I", len(header)) + header + b"".join(blobs))
 
 
-# the fields of a collector as the worker reports them
-ARC_FIELDS = {
-    "interval": 1.0, "timeout": 1.0, "success": True, "has_data": True,
-    "last_duration": 0.1, "last_success": 1.0, "last_error": "", "running_since": None,
-    "summary_title": "", "runs": {"success": 1, "failure": 0, "timeout": 0, "nodata": 0},
-    "last_error_reason": "", "fd_exhausted": 0, "leaked_children": 0,
-}  # fmt: skip
+def _message(kind: str, body: object, blobs: Sequence[bytes] = ()) -> bytes:
+    return _header(wire.json.dumps([kind, body, [len(b) for b in blobs]]).encode(), blobs)
+
+
+# a collector as the worker reports it (zmon.runtime.channel.Collector)
+ARC = [
+    "arc", 1.0, 1.0, True, True, 0.1, 1.0, "", None, "",
+    {"success": 1, "failure": 0, "timeout": 0, "nodata": 0}, "", 0, 0, 0, None,
+]  # fmt: skip
 
 BAD_FRAMES = {
-    # what pickle.dumps(("beat", True)) sends: the server no longer unpickles anything
+    # what Connection.send(("Beat", True)) sends: nothing is unpickled
     "a pickle": _frame(
-        b"\x80\x05\x95\x0c\x00\x00\x00\x00\x00\x00\x00\x8c\x04beat\x94\x88\x86\x94."
+        b"\x80\x05\x95\x0c\x00\x00\x00\x00\x00\x00\x00\x8c\x04Beat\x94\x88\x86\x94."
     ),
-    "a length prefix of 2**60": struct.pack("!Q", 2**60),
-    "a header that is not JSON": _message("beat", True)[:-4] + b"{{{{",
-    "a message the server does not take": _message("stop", None),
+    # (a length of -1 says an 8-byte length follows)
+    "a length prefix of 2**60": struct.pack("!i", -1) + struct.pack("!Q", 2**60),
+    "a header that is not JSON": _header(b'["Beat",true,{{{{'),
+    "a message the server does not take": _message("Stop", None),
     "an unknown message": _message("exec", ["rm -rf /"]),
-    "a field of the wrong type": _message("beat", "yes"),
+    "a field of the wrong type": _message("Beat", "yes"),
     "a blob that is not there": _message(
-        "update",
-        [{"arc": ARC_FIELDS}, {"arc": [[["arc_size", "00" * 20, [[3, 0, 0]] * 3]], None, None]}],
+        "Update", [[ARC], {"arc": [[["arc_size", "00" * 20, [[3, 0, 0]] * 3]], None, None]}]
     ),
     "a piece the server does not hold": _message(
-        "update", [{"arc": ARC_FIELDS}, {"arc": [[["arc_size", "00" * 20, None]], None, None]}]
+        "Update", [[ARC], {"arc": [[["arc_size", "00" * 20, None]], None, None]}]
     ),
-    "nesting deeper than a decoder goes": _message("beat", True).replace(
-        b"true", b"[" * 5000 + b"]" * 5000
+    "nesting deeper than a decoder goes": _header(
+        b'["Beat",' + b"[" * 5000 + b"]" * 5000 + b",[]]"
     ),
 }  # fmt: skip
 
@@ -109,12 +111,12 @@ def test_a_worker_that_stops_answering_is_killed_and_replaced() -> None:
             procs.append(proc)
         return proc, channel
 
-    sup = WorkerSupervisor(Snapshot(), Config(), spawn=spawn, clock=lambda: now[0])
+    sup = WorkerSupervisor(Config(), spawn=spawn, clock=lambda: now[0])
     sup.start()
     try:
         assert sup.healthy() and sup.restarts == 0
         now[0] += WEDGED_AFTER - 1  # quiet, but not for long enough
-        sup._check_wedged()  # what the render thread does every second
+        sup._check_wedged()  # what the tick thread does every second
         assert procs[0].poll() is None and sup.restarts == 0
         now[0] += 2
         assert poll(lambda: sup.restarts == 1), "the silent worker was never replaced"
@@ -144,15 +146,13 @@ def test_a_worker_that_sends_a_bad_frame_is_replaced_and_counted(what: str) -> N
             procs.append(proc)
         return proc, channel
 
-    snapshot = Snapshot()
-    sup = WorkerSupervisor(snapshot, Config(), spawn=spawn)
+    sup = WorkerSupervisor(Config(), spawn=spawn)
     with capture_logs() as logged:
         sup.start()
         try:
             assert poll(lambda: sup.restarts == 1), f"a worker that sent {what} was not replaced"
             assert procs[0].wait(60) == -9  # killed, not asked
             assert poll(lambda: len(procs) == 2 and sup.healthy())
-            assert snapshot.worker_restarts == 1  # zmon_worker_restarts_total
             assert sup._threads[0].is_alive()  # supervision goes on
         finally:
             sup.stop()

@@ -214,7 +214,7 @@ def figures() -> dict[str, tuple[object, ...]]:
             _g(worker.HEARTBEAT_SECONDS),
         ),
         "then after {}, {}, {} ... {} s": (*(_g(d) for d in backoff[1:4]), _g(max(backoff))),
-        "(the compressed pieces), at most {} MiB": (channel.MAX_FRAME // MIB,),
+        "length-prefixed bytes, at most {} MiB)": (channel.MAX_FRAME // MIB,),
         "a message of at most {} KiB, its text at most {} characters": (
             channel.MAX_FRONT_FRAME // KIB,
             f"{channel.MAX_ERROR:,}",

@@ -219,9 +219,7 @@ def test_a_collector_that_cannot_start_rejects_the_reload(tmp_path) -> None:
     cfg_path.write_text(collectors_toml(["arc"], listen="127.0.0.1:0"))
     daemon = Daemon(load(collectors(), str(cfg_path)), lambda: load(collectors(), str(cfg_path)))
     program = (sys.executable, "-c", BROKEN_KERNEL_LOG_WORKER)
-    daemon.worker = WorkerSupervisor(
-        daemon.snapshot, daemon.cfg, spawn=lambda: spawn_worker(program)
-    )
+    daemon.worker = WorkerSupervisor(daemon.cfg, spawn=lambda: spawn_worker(program))
     daemon.start()
     try:
         old = daemon.cfg

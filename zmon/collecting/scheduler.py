@@ -29,14 +29,6 @@ log = get("scheduler")
 
 
 RunHook = Callable[[CollectorState], None]
-# What a collector's state keeps across a reload: its last data, and the counts and errors
-# of its runs so far.
-KEPT_ACROSS_RELOAD = (
-    "rendered", "kept", "success", "has_data", "last_success", "runs", "last_error",
-    "last_error_reason", "fd_exhausted", "leaked_children", "state_write_failures",
-    "state_writable",
-)  # fmt: skip
-
 Publish = Callable[[CollectorState, list[Metric]], None]
 
 
@@ -282,9 +274,19 @@ class Scheduler:
         state = CollectorState(collector.name, interval, timeout)
         state.summary_title = collector.summary_title
         state.summary = collector.summary
-        if previous is not None:  # keep data across a reload
-            for kept in KEPT_ACROSS_RELOAD:
-                setattr(state, kept, getattr(previous, kept))
+        if previous is not None:  # go on across a reload, or from the worker before (its record)
+            state.rendered = previous.rendered
+            state.kept = previous.families
+            state.success = previous.success
+            state.has_data = previous.has_data
+            state.last_success = previous.last_success
+            state.runs = dict(previous.runs)
+            state.last_error = previous.last_error
+            state.last_error_reason = previous.last_error_reason
+            state.fd_exhausted = previous.fd_exhausted
+            state.leaked_children = previous.leaked_children
+            state.state_write_failures = previous.state_write_failures
+            state.state_writable = previous.state_writable
         self.snapshot.add(state)
         self.workers[collector.name] = CollectorWorker(
             collector,

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from zmon.demo.host import DemoHost
-from zmon.exposition.snapshot import CollectorState
+from zmon.exposition.snapshot import CollectorView
 
 
 class CollectorWorker(Protocol):
@@ -37,7 +37,7 @@ class CollectorWorker(Protocol):
     this process, or a collector of the collection worker process)."""
 
     @property
-    def state(self) -> CollectorState: ...
+    def state(self) -> CollectorView: ...
 
     def trigger(self) -> None: ...
 

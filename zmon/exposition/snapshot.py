@@ -1,13 +1,13 @@
 """The snapshot: each collector's last good families, and the expositions served from them.
 
 A collector's run publishes its families rendered and compressed once, in its own thread, in
-both exposition formats (``zmon.exposition.formats``: format 0.0.4 and OpenMetrics share a family's
-sample lines, so a family is three pieces: each format's HELP/TYPE lines and the samples);
-``rerender`` lists those pieces with zmon's own metrics, and a format's gzip exposition is
-joined from them when ``/metrics`` first asks for that format after a change. Nothing here
-waits on a collector. In ``zmon serve`` the runs publish in the collection worker and the
-server's snapshot holds copies of their states (zmon/runtime/supervisor.py); ``zmon collect`` does
-both in one process.
+both exposition formats (``zmon.exposition.formats``: format 0.0.4 and OpenMetrics share a
+family's sample lines, so a family is three pieces: each format's HELP/TYPE lines and the
+samples); ``rerender`` lists those pieces with zmon's own metrics, and a format's gzip
+exposition is joined from them when ``/metrics`` first asks for that format after a change.
+Nothing here waits on a collector. In ``zmon serve`` the runs publish in the collection worker
+and the HTTP process's snapshot holds the records the worker sent of them (``Collector``,
+zmon/runtime/channel.py); ``zmon collect`` does both in one process.
 
 A metric family belongs to one collector, as a name belongs to one collector in
 prometheus_client's registry: ``Snapshot.publish`` refuses a run whose families include a
@@ -32,7 +32,7 @@ import struct
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -94,7 +94,6 @@ class Packed(NamedTuple):
 
 
 EMPTY = gzipjoin.piece(b"")
-NOTHING = Packed(EMPTY, EMPTY, EMPTY)  # where no data is held (a digest's stand-in)
 _EOF = gzipjoin.piece(EOF)
 
 
@@ -113,16 +112,17 @@ def _head(text: bytes) -> gzipjoin.Piece:
 
 @dataclass
 class CollectorState:
-    """What the snapshot knows about one collector."""
+    """A collector's state where it runs (the collection worker, ``zmon collect``): its
+    scheduler's loop writes it."""
 
     name: str
     interval: float
     timeout: float
     # each family of the last good run: its name, a digest of its exposition texts and those
     # texts compressed (``Packed``), made once per run; the texts themselves are not kept
-    rendered: list[tuple[str, bytes, Packed]] = field(default_factory=list)
+    rendered: Sequence[tuple[str, bytes, Packed]] = field(default_factory=list)
     # the families whose samples the status views read (the others are kept compressed only)
-    kept: list[Metric] = field(default_factory=list)
+    kept: Sequence[Metric] = field(default_factory=list)
     success: bool | None = None
     has_data: bool = False
     last_duration: float = 0.0
@@ -139,14 +139,19 @@ class CollectorState:
     leaked_children: int = 0  # processes its runs left behind, killed (zmon.base.children.sweep)
     state_write_failures: int = 0  # state files it could not write (zmon.base.durable)
     state_writable: bool | None = None  # whether its last state write worked (None: none yet)
-    # False while no collection process runs the collector (the worker is being restarted):
-    # its last good data is still served, marked stale
-    collecting: bool = True
+    collecting: bool = True  # (it runs here; a ``Collector`` record's is False once it does not)
 
     @property
-    def families(self) -> list[Metric]:
+    def families(self) -> Sequence[Metric]:
         """The last run's families that the status views read (``kept_for_views``)."""
         return self.kept
+
+    @property
+    def summary_rows(self) -> list[SummaryRow] | None:
+        """The collector's landing-page rows, read from ``families``, if it has a table."""
+        if self.summary is None or not self.summary_title:
+            return None
+        return self.summary(self.kept)
 
     def publish(self, families: list[Metric]) -> None:
         """Keep a run's families, rendered and compressed now, in the collector's own thread
@@ -173,13 +178,64 @@ class CollectorState:
         self.rendered, self.kept = out, kept
 
     def stale(self, now_wall: float) -> bool:
-        """Data is stale after a failed run, while nothing collects it, or when no success
-        came for two intervals."""
-        if self.success is None:
-            return False
-        if not self.success or not self.collecting:
-            return True
-        return now_wall - self.last_success > 2 * self.interval + self.timeout
+        return is_stale(self, now_wall)
+
+
+@dataclass(frozen=True, slots=True)
+class Collector:
+    """A collector as a process that does not run it holds it: the record its worker sent
+    (zmon/runtime/channel.py), replaced whole by the next one. The status travels in every report;
+    the data (the last ``rendered`` pieces, the ``families`` the status views read, the
+    landing-page rows) with the runs that changed it. ``collecting`` is False once the
+    worker that ran it ended: its last good data is still served, marked stale."""
+
+    name: str
+    interval: float
+    timeout: float
+    success: bool | None
+    has_data: bool
+    last_duration: float
+    last_success: float
+    last_error: str
+    running_since: float | None
+    summary_title: str
+    runs: Mapping[str, int]
+    last_error_reason: str
+    fd_exhausted: int
+    leaked_children: int
+    state_write_failures: int
+    state_writable: bool | None
+    rendered: tuple[tuple[str, bytes, Packed], ...] = ()
+    families: tuple[Metric, ...] = ()
+    summary_rows: tuple[SummaryRow, ...] | None = None
+    collecting: bool = True
+
+    @classmethod
+    def of(cls, state: CollectorState) -> Collector:
+        """The status of ``state`` (what its worker reports), without its data."""
+        return cls(
+            state.name, state.interval, state.timeout, state.success, state.has_data,
+            state.last_duration, state.last_success, state.last_error, state.running_since,
+            state.summary_title, dict(state.runs), state.last_error_reason, state.fd_exhausted,
+            state.leaked_children, state.state_write_failures, state.state_writable,
+        )  # fmt: skip
+
+    def stale(self, now_wall: float) -> bool:
+        return is_stale(self, now_wall)
+
+
+# what the snapshot renders and the status views read of a collector
+CollectorView = CollectorState | Collector
+
+
+def is_stale(c: CollectorView, now_wall: float) -> bool:
+    """Data is stale after a failed run, while nothing collects it, or when no success came
+    for two intervals."""
+    if c.success is None:
+        return False
+    if not c.success or not c.collecting:
+        return True
+    return now_wall - c.last_success > 2 * c.interval + c.timeout
 
 
 def family_digest(texts: FamilyText) -> bytes:
@@ -247,7 +303,7 @@ class Snapshot:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._states: dict[str, CollectorState] = {}
+        self._states: dict[str, CollectorView] = {}
         # which collector publishes each family name (``publish`` refuses a second one)
         self._owners: dict[str, str] = {}
         self._rendering = _Rendering([], FamilyText(b"", b"", b""), 0.0)
@@ -265,7 +321,7 @@ class Snapshot:
         # in this process (``zmon collect``)
         self.worker_restarts: int | None = None
 
-    def add(self, state: CollectorState) -> None:
+    def add(self, state: CollectorView) -> None:
         with self._lock:
             self._states[state.name] = state
             for name, _, _ in state.rendered:
@@ -314,11 +370,11 @@ class Snapshot:
             )
         state.publish(families)
 
-    def states(self) -> list[CollectorState]:
+    def states(self) -> list[CollectorView]:
         with self._lock:
             return [self._states[k] for k in sorted(self._states)]
 
-    def state(self, name: str) -> CollectorState | None:
+    def state(self, name: str) -> CollectorView | None:
         with self._lock:
             return self._states.get(name)
 
@@ -407,7 +463,7 @@ def own_family_names() -> frozenset[str]:
 
 
 def self_metrics(
-    states: list[CollectorState],
+    states: Sequence[CollectorView],
     now: float,
     start_time: float,
     worker_restarts: int | None = None,

@@ -1,42 +1,47 @@
-"""The serving process and its collection worker talk over one socket pair, in typed messages
-that each end checks on arrival: neither runs or trusts what the other sends.
+"""The main process, its collection worker and its HTTP process talk over socket pairs, in
+typed messages that each end checks on arrival: none runs or trusts what another sends.
 
-A frame is an 8-byte big-endian length, then that many bytes: a 4-byte length, a JSON header
-``[kind, body, [blob sizes]]``, and the blobs (the compressed exposition pieces, which travel
-as raw bytes, named in the body by their index). A frame longer than the reader's limit, a
-header that is not JSON, a kind the reader does not take, or a body whose fields do not have
-the types and ranges of the message: each raises ``ProtocolError`` before anything is used.
-The supervisor treats that as a fault of the worker (it is replaced, zmon/runtime/supervisor.py);
-the
-worker ends on a bad message from the server.
+The framing is ``multiprocessing.connection.Connection`` on a pair's descriptor: its
+length-prefixed ``send_bytes`` and ``recv_bytes``, which refuses a frame longer than the
+reader's limit before reading it. Not its ``send`` and ``recv``: they pickle, and unpickling
+runs in the reader what the sender chose. The worker parses what the host's tools print and
+the HTTP process answers the network; the main process, which reads what both send, holds
+privileges neither has, and the worker takes nothing on trust from it either. So a frame holds
+a JSON header ``[message class, body, [blob sizes]]`` after its 4-byte length, then the blobs
+(the compressed exposition pieces and the TLS material, raw bytes named in the body by their
+index). Each message is a frozen dataclass with its own ``encode`` and ``decode``; a header
+that is not JSON, a message this end does not take, or a field without the type and range of
+its message raises ``ProtocolError`` before anything is used. The checks are written out here
+rather than taken from a schema library (msgspec makes the same ones) to add no dependency.
+The supervisor takes a ``ProtocolError`` for a fault of the worker and replaces it
+(zmon/runtime/supervisor.py); the worker ends on one from the main process.
 
-Between the privileged side and the HTTP process (zmon/runtime/front.py) the same frames carry
-``Serve`` (addresses, the web config with its TLS material, and the listening sockets as
-SCM_RIGHTS), ``Update`` and ``Running`` as the worker sent them, ``Health``, ``Orphaned``,
-``Pools`` and ``Stop``; the HTTP process answers only ``Served``, in frames of at most 64 KiB.
-
-Messages to the worker: ``Start`` (the config, as the flat settings it is built from and
-checked again here; the collectors' states to continue from), ``Reload`` (a config),
-``Trigger`` (collector names), ``Stop``. From it: ``Started`` and ``Reloaded`` (an error or
-None, and whether every collector loop runs), ``Update`` (every collector's fields, and the
-data of those whose run just ended), ``Running`` (a run started) and ``Beat`` (alive, and
-healthy).
-"""
+The worker owns the collectors' state (``zmon.exposition.snapshot.CollectorState``). It reports
+every collector's status in ``Update`` (a ``zmon.exposition.snapshot.Collector`` record each),
+with the data of a run that changed what the receivers hold (``RunData``), and ``Running``; the
+main process and the HTTP process hold the records they were sent (``HeldCollectors``), and a
+new worker starts from those the main process holds (``Start``). Messages to the worker:
+``Start``, ``Reload``, ``Trigger``, ``Stop``; from it: ``Started``, ``Reloaded``, ``Update``,
+``Running``, ``Beat``. To the HTTP process: ``Serve`` (addresses, the web config with its TLS
+material, the listening sockets sent after it as SCM_RIGHTS), the worker's ``Update`` and
+``Running`` as they came, ``Health``, ``Orphaned``, ``Pools`` and ``Stop``; it answers only
+``Served``, in frames of at most 64 KiB."""
 
 from __future__ import annotations
 
-import array
 import json
 import math
 import os
 import socket
 import struct
 import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from multiprocessing import reduction
+from multiprocessing.connection import Connection
 from pathlib import Path
 from sys import intern
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 from prometheus_client.core import Metric
 
@@ -45,16 +50,19 @@ from zmon.collecting.config import Config, ConfigError, config_values, from_valu
 from zmon.collecting.registry import collectors
 from zmon.exposition import gzipjoin
 from zmon.exposition.metrics import HeldFamily, each_sample
-from zmon.exposition.snapshot import CollectorState, Packed, SummaryRow
+from zmon.exposition.snapshot import Collector, CollectorState, Packed, Snapshot, SummaryRow
 from zmon.host.last_pools import LastPools
 from zmon.web.webconfig import CLIENT_AUTH, TLS_VERSIONS, TLSSettings, WebConfig
 
-_LENGTH = struct.Struct("!Q")
 _HEADER = struct.Struct("!I")
-# The largest frame a reader takes. A big host's first update (every collector's compressed
+# The largest frame a reader takes. A big host's first update (a collector's compressed
 # pieces and the families the views read) is a few MB; past this a length is a fault, not
 # something to allocate.
 MAX_FRAME = 256 * 1024 * 1024
+# The HTTP process's messages are small: a frame past this is a fault, and its error text is
+# cut to MAX_ERROR characters.
+MAX_FRONT_FRAME = 64 * 1024
+MAX_ERROR = 2000
 # what a digest of a family's texts is (zmon.exposition.snapshot.family_digest: SHA-1)
 DIGEST_SIZE = 20
 
@@ -90,18 +98,10 @@ def _int(v: object) -> int:
     return v
 
 
-def _number(v: object) -> float:
-    """Any number, NaN and infinities included (a sample's value)."""
-    if type(v) is not int and type(v) is not float:
-        raise ProtocolError(f"expected a number, got {type(v).__name__}")
-    return float(v)
-
-
 def _float(v: object) -> float:
-    out = _number(v)
-    if not math.isfinite(out):
-        raise ProtocolError(f"expected a finite number, got {out!r}")
-    return out
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise ProtocolError(f"expected a finite number, got {v!r:.40}")
+    return float(v)
 
 
 def _seconds(v: object) -> float:
@@ -134,6 +134,9 @@ def _items(v: object, size: int) -> list[Any]:
     return out
 
 
+RUN_KINDS = tuple(CollectorState("", 1.0, 1.0).runs)
+
+
 def _runs(v: object) -> dict[str, int]:
     runs = _dict(v)
     if set(runs) != set(RUN_KINDS):
@@ -146,32 +149,6 @@ def _reason(v: object) -> str:
     if reason and reason not in failures.REASONS:
         raise ProtocolError(f"unknown failure reason {reason!r:.60}")
     return reason
-
-
-RUN_KINDS = tuple(CollectorState("", 1.0, 1.0).runs)
-
-# A collector's fields that its mirror in the server takes from each update (its data
-# travels apart), each with the check it passes on arrival.
-FIELD_CHECKS: dict[str, Callable[[object], Any]] = {
-    "interval": _seconds,
-    "timeout": _seconds,
-    "success": _optional(_bool),
-    "has_data": _bool,
-    "last_duration": _float,
-    "last_success": _float,
-    "last_error": _str,
-    "running_since": _optional(_float),
-    "summary_title": _str,
-    "runs": _runs,
-    "last_error_reason": _reason,
-    "fd_exhausted": _int,
-    "leaked_children": _int,
-    "state_write_failures": _int,
-    "state_writable": _optional(_bool),
-}
-MIRRORED = tuple(FIELD_CHECKS)
-# the parts of a CollectorState that are not mirrored fields
-NOT_MIRRORED = ("name", "rendered", "kept", "summary", "collecting")
 
 
 class _Blobs:
@@ -193,30 +170,28 @@ class _Blobs:
 
 # -- the parts of messages ----------------------------------------------------------------
 
-
-def _encode_fields(state: CollectorState) -> dict[str, Any]:
-    return {name: getattr(state, name) for name in MIRRORED}
-
-
-def _decode_fields(v: object) -> dict[str, Any]:
-    values = _dict(v)
-    if set(values) != set(MIRRORED):
-        raise ProtocolError(f"collector fields {sorted(values)!r:.200} are not the mirrored ones")
-    return {name: check(values[name]) for name, check in FIELD_CHECKS.items()}
+# a family's pieces the receiving side holds (by the family's name and digest) travel as None
+Pieces = tuple[tuple[str, bytes, Packed | None], ...]
 
 
-Pieces = list[tuple[str, bytes, Packed | None]]
-
-
-def _encode_pieces(pieces: Iterable[tuple[str, bytes, Packed | None]], blobs: _Blobs) -> list[Any]:
+def _encode_collector(c: Collector) -> list[Any]:
+    """A collector's status (its data travels in ``RunData``)."""
     return [
-        [
-            name,
-            digest.hex(),
-            None if p is None else [[blobs.add(q.deflated), q.crc, q.size] for q in p],
-        ]
-        for name, digest, p in pieces
-    ]
+        c.name, c.interval, c.timeout, c.success, c.has_data, c.last_duration, c.last_success,
+        c.last_error, c.running_since, c.summary_title, dict(c.runs), c.last_error_reason,
+        c.fd_exhausted, c.leaked_children, c.state_write_failures, c.state_writable,
+    ]  # fmt: skip
+
+
+def _decode_collector(v: object) -> Collector:
+    (name, interval, timeout, success, has_data, duration, last_success, error, running,
+     title, runs, reason, fds, leaked, write_failures, writable) = _items(v, 16)  # fmt: skip
+    return Collector(
+        _str(name), _seconds(interval), _seconds(timeout), _optional(_bool)(success),
+        _bool(has_data), _float(duration), _float(last_success), _str(error),
+        _optional(_float)(running), _str(title), _runs(runs), _reason(reason), _int(fds),
+        _int(leaked), _int(write_failures), _optional(_bool)(writable),
+    )  # fmt: skip
 
 
 def _decode_piece(v: object, blobs: _Blobs) -> gzipjoin.Piece:
@@ -224,23 +199,6 @@ def _decode_piece(v: object, blobs: _Blobs) -> gzipjoin.Piece:
     if _int(crc) > 0xFFFFFFFF:
         raise ProtocolError("a CRC-32 of more than 32 bits")
     return gzipjoin.Piece(blobs.get(blob), crc, _int(size))
-
-
-def _decode_pieces(v: object, blobs: _Blobs) -> Pieces:
-    out: Pieces = []
-    for item in _list(v):
-        name, digest_hex, packed = _items(item, 3)
-        try:
-            digest = bytes.fromhex(_str(digest_hex))
-        except ValueError:
-            raise ProtocolError("a digest that is not hex") from None
-        if len(digest) != DIGEST_SIZE:
-            raise ProtocolError(f"a digest of {len(digest)} bytes")
-        piece = None
-        if packed is not None:
-            piece = Packed(*(_decode_piece(p, blobs) for p in _items(packed, len(Packed._fields))))
-        out.append((_str(name), digest, piece))
-    return out
 
 
 def _encode_family(fam: Metric) -> list[Any]:
@@ -280,18 +238,61 @@ def _decode_family(v: object, shared: dict[tuple[str, ...], tuple[str, ...]]) ->
     return fam
 
 
-def _encode_rows(rows: list[SummaryRow] | None) -> list[Any] | None:
-    return None if rows is None else [[r.thing, r.state, r.healthy] for r in rows]
+@dataclass(frozen=True, slots=True)
+class RunData:
+    """What a collector's run changed: each family's name, its texts' digest and those texts
+    compressed (``Pieces``: None for pieces the receiving side holds); the families the
+    status views read and the landing-page rows read from them (both None: those held)."""
 
+    pieces: Pieces
+    families: tuple[Metric, ...] | None
+    summary_rows: tuple[SummaryRow, ...] | None
 
-def _decode_rows(v: object) -> list[SummaryRow] | None:
-    if v is None:
-        return None
-    out = []
-    for item in _list(v):
-        thing, state, healthy = _items(item, 3)
-        out.append(SummaryRow(_str(thing), _str(state), _bool(healthy)))
-    return out
+    def encode(self, blobs: _Blobs) -> list[Any]:
+        return [
+            [
+                [
+                    name,
+                    digest.hex(),
+                    None if p is None else [[blobs.add(q.deflated), q.crc, q.size] for q in p],
+                ]
+                for name, digest, p in self.pieces
+            ],
+            None if self.families is None else [_encode_family(f) for f in self.families],
+            None
+            if self.summary_rows is None
+            else [[r.thing, r.state, r.healthy] for r in self.summary_rows],
+        ]
+
+    @classmethod
+    def decode(
+        cls, v: object, blobs: _Blobs, shared: dict[tuple[str, ...], tuple[str, ...]]
+    ) -> RunData:
+        raw_pieces, families, rows = _items(v, 3)
+        pieces = []
+        for item in _list(raw_pieces):
+            name, digest_hex, packed = _items(item, 3)
+            try:
+                digest = bytes.fromhex(_str(digest_hex))
+            except ValueError:
+                raise ProtocolError("a digest that is not hex") from None
+            if len(digest) != DIGEST_SIZE:
+                raise ProtocolError(f"a digest of {len(digest)} bytes")
+            piece = None
+            if packed is not None:
+                parts = _items(packed, len(Packed._fields))
+                piece = Packed(*(_decode_piece(p, blobs) for p in parts))
+            pieces.append((_str(name), digest, piece))
+        return cls(
+            tuple(pieces),
+            None if families is None else tuple(_decode_family(f, shared) for f in _list(families)),
+            None
+            if rows is None
+            else tuple(
+                SummaryRow(_str(thing), _str(state), _bool(healthy))
+                for thing, state, healthy in (_items(r, 3) for r in _list(rows))
+            ),
+        )
 
 
 def _encode_config(cfg: Config) -> list[Any]:
@@ -304,205 +305,6 @@ def _decode_config(v: object) -> Config:
         return from_values(collectors(), _dict(values), _optional(_str)(source))
     except ConfigError as exc:
         raise ProtocolError(f"an invalid config: {str(exc):.500}") from None
-
-
-def _encode_state(state: CollectorState, blobs: _Blobs) -> list[Any]:
-    return [
-        state.name,
-        _encode_fields(state),
-        _encode_pieces(state.rendered, blobs),
-        [_encode_family(f) for f in state.kept],
-    ]
-
-
-def _decode_state(v: object, blobs: _Blobs) -> CollectorState:
-    name, values, pieces, kept = _items(v, 4)
-    checked = _decode_fields(values)
-    state = CollectorState(_str(name), checked["interval"], checked["timeout"])
-    for key, value in checked.items():
-        setattr(state, key, value)
-    rendered = _decode_pieces(pieces, blobs)
-    if any(p is None for _, _, p in rendered):
-        raise ProtocolError(f"collector {state.name!r:.80} continues from pieces it lacks")
-    state.rendered = [(n, d, p) for n, d, p in rendered if p is not None]
-    shared: dict[tuple[str, ...], tuple[str, ...]] = {}
-    state.kept = [_decode_family(f, shared) for f in _list(kept)]
-    return state
-
-
-# -- the messages -------------------------------------------------------------------------
-
-
-class Message:
-    """One message; ``KIND`` names it on the wire."""
-
-    KIND: ClassVar[str]
-
-    def encode(self, blobs: _Blobs) -> Any:
-        return None
-
-    @classmethod
-    def decode(cls, body: object, blobs: _Blobs) -> Message:
-        if body is not None:
-            raise ProtocolError(f"{cls.KIND} carries nothing")
-        return cls()
-
-
-@dataclass(frozen=True)
-class Start(Message):
-    """Start collecting with ``config``, continuing from ``seeds``."""
-
-    KIND: ClassVar[str] = "start"
-    config: Config
-    seeds: list[CollectorState]
-
-    def encode(self, blobs: _Blobs) -> Any:
-        return [_encode_config(self.config), [_encode_state(s, blobs) for s in self.seeds]]
-
-    @classmethod
-    def decode(cls, body: object, blobs: _Blobs) -> Start:
-        config, seeds = _items(body, 2)
-        return cls(_decode_config(config), [_decode_state(s, blobs) for s in _list(seeds)])
-
-
-@dataclass(frozen=True)
-class Reload(Message):
-    """Move to ``config``'s collectors."""
-
-    KIND: ClassVar[str] = "reload"
-    config: Config
-
-    def encode(self, blobs: _Blobs) -> Any:
-        return _encode_config(self.config)
-
-    @classmethod
-    def decode(cls, body: object, blobs: _Blobs) -> Reload:
-        return cls(_decode_config(body))
-
-
-@dataclass(frozen=True)
-class Trigger(Message):
-    """Run the named collectors now (every one without names)."""
-
-    KIND: ClassVar[str] = "trigger"
-    names: list[str]
-
-    def encode(self, blobs: _Blobs) -> Any:
-        return self.names
-
-    @classmethod
-    def decode(cls, body: object, blobs: _Blobs) -> Trigger:
-        return cls([_str(n) for n in _list(body)])
-
-
-@dataclass(frozen=True)
-class Stop(Message):
-    """Stop the collectors and exit."""
-
-    KIND: ClassVar[str] = "stop"
-
-
-@dataclass(frozen=True)
-class Started(Message):
-    """The collectors started (``error`` None), or why not; whether every loop runs."""
-
-    KIND: ClassVar[str] = "started"
-    error: str | None
-    healthy: bool
-
-    def encode(self, blobs: _Blobs) -> Any:
-        return [self.error, self.healthy]
-
-    @classmethod
-    def decode(cls, body: object, blobs: _Blobs) -> Started:
-        error, healthy = _items(body, 2)
-        return cls(_optional(_str)(error), _bool(healthy))
-
-
-@dataclass(frozen=True)
-class Reloaded(Started):
-    """The reload's outcome, as ``Started``."""
-
-    KIND: ClassVar[str] = "reloaded"
-
-
-@dataclass(frozen=True)
-class RunData:
-    """A collector's data after a run: its pieces (None for a piece the server holds, by
-    digest), the families the views read (None: unchanged) and its landing-page rows."""
-
-    pieces: Pieces
-    kept: list[Metric] | None
-    rows: list[SummaryRow] | None
-
-
-@dataclass(frozen=True)
-class Update(Message):
-    """Every collector's fields, and the data of those whose run just ended."""
-
-    KIND: ClassVar[str] = "update"
-    fields: dict[str, dict[str, Any]]
-    data: dict[str, RunData]
-
-    def encode(self, blobs: _Blobs) -> Any:
-        data = {
-            name: [
-                _encode_pieces(d.pieces, blobs),
-                None if d.kept is None else [_encode_family(f) for f in d.kept],
-                _encode_rows(d.rows),
-            ]
-            for name, d in self.data.items()
-        }
-        return [self.fields, data]
-
-    @classmethod
-    def decode(cls, body: object, blobs: _Blobs) -> Update:
-        raw_fields, raw_data = _items(body, 2)
-        checked = {name: _decode_fields(v) for name, v in _dict(raw_fields).items()}
-        data = {}
-        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
-        for name, v in _dict(raw_data).items():
-            if name not in checked:
-                raise ProtocolError(f"data of an unknown collector {name!r:.80}")
-            pieces, kept, rows = _items(v, 3)
-            data[name] = RunData(
-                _decode_pieces(pieces, blobs),
-                None if kept is None else [_decode_family(f, shared) for f in _list(kept)],
-                _decode_rows(rows),
-            )
-        return cls(checked, data)
-
-
-@dataclass(frozen=True)
-class Running(Message):
-    """Collector ``name`` started a run at ``since`` (monotonic)."""
-
-    KIND: ClassVar[str] = "running"
-    name: str
-    since: float | None
-
-    def encode(self, blobs: _Blobs) -> Any:
-        return [self.name, self.since]
-
-    @classmethod
-    def decode(cls, body: object, blobs: _Blobs) -> Running:
-        name, since = _items(body, 2)
-        return cls(_str(name), _optional(_float)(since))
-
-
-@dataclass(frozen=True)
-class Beat(Message):
-    """The worker is alive; whether every collector loop runs."""
-
-    KIND: ClassVar[str] = "beat"
-    healthy: bool
-
-    def encode(self, blobs: _Blobs) -> Any:
-        return self.healthy
-
-    @classmethod
-    def decode(cls, body: object, blobs: _Blobs) -> Beat:
-        return cls(_bool(body))
 
 
 def _encode_web(web: WebConfig, blobs: _Blobs) -> list[Any]:
@@ -546,30 +348,175 @@ def _decode_web(v: object, blobs: _Blobs) -> WebConfig:
     )
 
 
-@dataclass(frozen=True)
+# -- the messages -------------------------------------------------------------------------
+
+
+class Message:
+    """A message: its class's name tags it on the wire; ``encode`` makes its body (JSON
+    values, raw bytes added to ``blobs``) and ``decode`` checks one. This base carries
+    nothing."""
+
+    __slots__ = ()
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return None
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Message:
+        if body is not None:
+            raise ProtocolError(f"{cls.__name__} carries nothing")
+        return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class Start(Message):
+    """Start collecting with ``config``, going on from ``collectors`` (their status as the
+    last worker reported them: run counts continue)."""
+
+    config: Config
+    collectors: tuple[Collector, ...]
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return [_encode_config(self.config), [_encode_collector(c) for c in self.collectors]]
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Start:
+        config, seeds = _items(body, 2)
+        return cls(_decode_config(config), tuple(_decode_collector(c) for c in _list(seeds)))
+
+
+@dataclass(frozen=True, slots=True)
+class Reload(Message):
+    """Move to ``config``'s collectors."""
+
+    config: Config
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return _encode_config(self.config)
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Reload:
+        return cls(_decode_config(body))
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger(Message):
+    """Run the named collectors now (every one without names)."""
+
+    names: tuple[str, ...]
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return list(self.names)
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Trigger:
+        return cls(tuple(_str(n) for n in _list(body)))
+
+
+@dataclass(frozen=True, slots=True)
+class Stop(Message):
+    """Stop and exit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Started(Message):
+    """The collectors started (``error`` None), or why not; whether every loop runs."""
+
+    error: str | None
+    healthy: bool
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return [self.error, self.healthy]
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Started:
+        error, healthy = _items(body, 2)
+        return cls(_optional(_str)(error), _bool(healthy))
+
+
+@dataclass(frozen=True, slots=True)
+class Reloaded(Started):
+    """The reload's outcome, as ``Started``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Update(Message):
+    """Every collector's status (one left out is gone), and the data of the runs that
+    changed what the receiving side holds."""
+
+    collectors: tuple[Collector, ...]
+    runs: Mapping[str, RunData]
+
+    def encode(self, blobs: _Blobs) -> Any:
+        runs = {name: run.encode(blobs) for name, run in self.runs.items()}
+        return [[_encode_collector(c) for c in self.collectors], runs]
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Update:
+        reported, raw_runs = _items(body, 2)
+        records = tuple(_decode_collector(c) for c in _list(reported))
+        names = {c.name for c in records}
+        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+        runs = {}
+        for name, v in _dict(raw_runs).items():
+            if name not in names:
+                raise ProtocolError(f"data of an unknown collector {name!r:.80}")
+            runs[name] = RunData.decode(v, blobs, shared)
+        return cls(records, runs)
+
+
+@dataclass(frozen=True, slots=True)
+class Running(Message):
+    """Collector ``name`` started a run at ``since`` (monotonic)."""
+
+    name: str
+    since: float | None
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return [self.name, self.since]
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Running:
+        name, since = _items(body, 2)
+        return cls(_str(name), _optional(_float)(since))
+
+
+@dataclass(frozen=True, slots=True)
+class Beat(Message):
+    """The worker is alive; whether every collector loop runs."""
+
+    healthy: bool
+
+    def encode(self, blobs: _Blobs) -> Any:
+        return self.healthy
+
+    @classmethod
+    def decode(cls, body: object, blobs: _Blobs) -> Beat:
+        return cls(_bool(body))
+
+
+@dataclass(frozen=True, slots=True)
 class Serve(Message):
     """To the HTTP process: serve ``addresses`` with ``web`` (TLS material in memory), on
-    the listening sockets that travel with the message (SCM_RIGHTS, one per address)."""
+    the listening sockets sent after the message (SCM_RIGHTS, one per address)."""
 
-    KIND: ClassVar[str] = "serve"
-    addresses: list[str]
+    addresses: tuple[str, ...]
     web: WebConfig
 
     def encode(self, blobs: _Blobs) -> Any:
-        return [self.addresses, _encode_web(self.web, blobs)]
+        return [list(self.addresses), _encode_web(self.web, blobs)]
 
     @classmethod
     def decode(cls, body: object, blobs: _Blobs) -> Serve:
         addresses, web = _items(body, 2)
-        return cls([_str(a) for a in _list(addresses)], _decode_web(web, blobs))
+        return cls(tuple(_str(a) for a in _list(addresses)), _decode_web(web, blobs))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Served(Message):
     """From the HTTP process, the one thing it says: a ``Serve`` took effect (``error`` None),
     or why not. Checked like any message, and no longer than ``MAX_ERROR``."""
 
-    KIND: ClassVar[str] = "served"
     error: str | None
 
     def encode(self, blobs: _Blobs) -> Any:
@@ -583,11 +530,10 @@ class Served(Message):
         return cls(error)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Health(Message):
     """To the HTTP process: whether the worker answers (``/healthz``), and its restarts."""
 
-    KIND: ClassVar[str] = "health"
     answering: bool
     restarts: int
 
@@ -600,11 +546,10 @@ class Health(Message):
         return cls(_bool(answering), _int(restarts))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Orphaned(Message):
-    """To the HTTP process: the worker ended (``reason``); its mirrors stay, as stale."""
+    """To the HTTP process: the worker ended (``reason``); what it sent stays, as stale."""
 
-    KIND: ClassVar[str] = "orphaned"
     reason: str
 
     def encode(self, blobs: _Blobs) -> Any:
@@ -615,12 +560,11 @@ class Orphaned(Message):
         return cls(_str(body))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pools(Message):
     """To the HTTP process: the pools' last recorded states (zmon/host/last_pools.py), which
     the status page shows while zpool does not answer; None when there are none."""
 
-    KIND: ClassVar[str] = "pools"
     last: LastPools | None
 
     def encode(self, blobs: _Blobs) -> Any:
@@ -638,31 +582,19 @@ TO_WORKER: tuple[type[Message], ...] = (Start, Reload, Trigger, Stop)
 FROM_WORKER: tuple[type[Message], ...] = (Started, Reloaded, Update, Running, Beat)
 TO_FRONT: tuple[type[Message], ...] = (Serve, Update, Running, Health, Orphaned, Pools, Stop)
 FROM_FRONT: tuple[type[Message], ...] = (Served,)
-# The HTTP process's messages are small: a frame past this is a fault, and its error text is
-# cut to MAX_ERROR characters.
-MAX_FRONT_FRAME = 64 * 1024
-MAX_ERROR = 2000
-# listening sockets passed with one Serve
-MAX_FDS = 64
-
-
-# -- the channel --------------------------------------------------------------------------
 
 
 def encode(message: Message) -> bytes:
-    """The frame of ``message``, length prefix included."""
+    """The frame of ``message`` (without the length the channel puts before it)."""
     blobs = _Blobs()
     body = message.encode(blobs)
-    header = json.dumps(
-        [message.KIND, body, [len(b) for b in blobs.items]], separators=(",", ":")
-    ).encode()
-    length = _HEADER.size + len(header) + sum(len(b) for b in blobs.items)
-    return b"".join([_LENGTH.pack(length), _HEADER.pack(len(header)), header, *blobs.items])
+    sizes = [len(b) for b in blobs.items]
+    header = json.dumps([type(message).__name__, body, sizes], separators=(",", ":")).encode()
+    return b"".join([_HEADER.pack(len(header)), header, *blobs.items])
 
 
-def decode(frame: bytes | bytearray, accepts: Iterable[type[Message]]) -> Message:
-    """The message in ``frame`` (without its length prefix), if it is one of ``accepts``."""
-    kinds = {cls.KIND: cls for cls in accepts}
+def decode(frame: bytes, accepts: Iterable[type[Message]]) -> Message:
+    """The message in ``frame``, if it is one of ``accepts``."""
     try:
         if len(frame) < _HEADER.size:
             raise ProtocolError("a frame shorter than its header length")
@@ -670,10 +602,10 @@ def decode(frame: bytes | bytearray, accepts: Iterable[type[Message]]) -> Messag
         end = _HEADER.size + size
         if end > len(frame):
             raise ProtocolError("a header longer than its frame")
-        kind, body, sizes = _items(json.loads(bytes(frame[_HEADER.size : end])), 3)
-        cls = kinds.get(kind) if type(kind) is str else None
+        tag, body, sizes = _items(json.loads(frame[_HEADER.size : end]), 3)
+        cls = next((c for c in accepts if c.__name__ == tag), None)
         if cls is None:
-            raise ProtocolError(f"unexpected message {kind!r:.40}")
+            raise ProtocolError(f"unexpected message {tag!r:.40}")
         view = memoryview(frame)
         items = []
         for blob_size in _list(sizes):
@@ -691,135 +623,165 @@ def decode(frame: bytes | bytearray, accepts: Iterable[type[Message]]) -> Messag
         raise ProtocolError(f"an undecodable frame: {type(exc).__name__}: {exc}"[:300]) from None
 
 
+# -- the channel --------------------------------------------------------------------------
+
+
 class Channel:
-    """One end of the socket pair: ``send`` from any thread, ``recv`` from one. It takes the
+    """One end of a socket pair: ``send`` from any thread, ``recv`` from one. It takes the
     messages of ``accepts``, in frames of at most ``max_frame`` bytes."""
 
     def __init__(
-        self,
-        sock: socket.socket,
-        accepts: Iterable[type[Message]],
-        max_frame: int = MAX_FRAME,
-        takes_fds: bool = False,
+        self, sock: socket.socket, accepts: Iterable[type[Message]], max_frame: int = MAX_FRAME
     ) -> None:
-        self.sock = sock
+        self.conn = Connection(sock.detach())
         self.accepts = tuple(accepts)
         self.max_frame = max_frame
-        self.takes_fds = takes_fds
-        self._fds: list[int] = []  # descriptors received and not yet taken
         self._send_lock = threading.Lock()
 
-    def send(self, message: Message, fds: Iterable[int] = ()) -> None:
-        """Send ``message``, with descriptors ``fds`` (SCM_RIGHTS) if there are any."""
-        data = encode(message)
-        fds = list(fds)
+    def fileno(self) -> int:
+        return self.conn.fileno()
+
+    def send(self, message: Message, fds: Sequence[int] = ()) -> None:
+        """Send ``message``, then the descriptors ``fds`` (SCM_RIGHTS) if there are any."""
+        self.send_frame(encode(message), fds)
+
+    def send_frame(self, frame: bytes, fds: Sequence[int] = ()) -> None:
+        """Send ``frame`` (a message's, or one ``recv_frame`` returned, as it came), then the
+        descriptors ``fds``."""
         try:
             with self._send_lock:
+                self.conn.send_bytes(frame)
                 if fds:
-                    rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
-                    sent = self.sock.sendmsg([data], rights)
-                    data = data[sent:]
-                self.sock.sendall(data)
+                    with self._socket() as sock:
+                        reduction.sendfds(sock, list(fds))
         except OSError as exc:
             raise Closed(str(exc)) from exc
-
-    def take_fds(self, count: int) -> list[int]:
-        """The ``count`` descriptors that came with the message just received (ProtocolError,
-        and every descriptor closed, if that is not how many came)."""
-        fds, self._fds = self._fds, []
-        if len(fds) != count:
-            for fd in fds:
-                os.close(fd)
-            raise ProtocolError(f"{len(fds)} descriptors came with a message that takes {count}")
-        return fds
 
     def recv(self) -> Message:
         """The next message: Closed when the other end is gone, ProtocolError when what
         came is not a message this end takes."""
         return self.recv_frame()[0]
 
-    def recv_frame(self) -> tuple[Message, bytearray]:
-        """The next message and its frame (without the length), to pass on unchanged."""
-        (length,) = _LENGTH.unpack(self._exactly(_LENGTH.size))
-        if length > self.max_frame:
-            raise ProtocolError(f"a frame of {length} bytes, over the limit of {self.max_frame}")
-        frame = self._exactly(length)
+    def recv_frame(self) -> tuple[Message, bytes]:
+        """The next message and its frame, to pass on unchanged."""
+        try:
+            frame = self.conn.recv_bytes(self.max_frame)
+        except EOFError:
+            raise Closed("the other end closed the channel") from None
+        except OSError as exc:
+            if not self.conn.closed and not self.conn.readable:  # (refused by its length)
+                raise ProtocolError(f"a frame over the limit of {self.max_frame} bytes") from None
+            raise Closed(str(exc)) from exc
         return decode(frame, self.accepts), frame
 
-    def send_frame(self, frame: bytes | bytearray) -> None:
-        """Send a frame ``recv_frame`` returned (checked there), as it came."""
+    def recv_fds(self, count: int) -> list[int]:
+        """The ``count`` descriptors sent after the message just received (ProtocolError, and
+        those that came closed, if not that many came)."""
+        if not count:
+            return []
         try:
-            with self._send_lock:
-                self.sock.sendall(_LENGTH.pack(len(frame)))
-                self.sock.sendall(frame)
+            with self._socket() as sock:
+                fds = reduction.recvfds(sock, count)
+        except EOFError:
+            raise Closed("the other end closed the channel") from None
+        except (RuntimeError, AssertionError) as exc:
+            raise ProtocolError(f"descriptors that do not fit: {exc}") from None
         except OSError as exc:
             raise Closed(str(exc)) from exc
+        if len(fds) != count:
+            for fd in fds:
+                os.close(fd)
+            raise ProtocolError(f"{len(fds)} descriptors came with a message that takes {count}")
+        return fds
 
-    def _exactly(self, size: int) -> bytearray:
-        buf = bytearray(size)
-        view = memoryview(buf)
-        got = 0
-        while got < size:
-            try:
-                if self.takes_fds:
-                    n = self._recv_with_fds(view[got:])
-                else:
-                    n = self.sock.recv_into(view[got:])
-            except OSError as exc:
-                raise Closed(str(exc)) from exc
-            if n == 0:
-                raise Closed("the other end closed the channel")
-            got += n
-        return buf
-
-    def _recv_with_fds(self, view: memoryview) -> int:
-        space = socket.CMSG_SPACE(MAX_FDS * array.array("i").itemsize)
-        n, ancillary, _flags, _addr = self.sock.recvmsg_into([view], space)
-        for level, kind, data in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                fds = array.array("i")
-                fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
-                self._fds.extend(fds)
-        return int(n)
+    def _socket(self) -> socket.socket:
+        return socket.fromfd(self.conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM)
 
     def close(self) -> None:
-        for fd in self._fds:
-            os.close(fd)
-        self._fds = []
-        self.sock.close()
+        self.conn.close()
 
 
-def state_fields(state: CollectorState) -> dict[str, Any]:
-    """A collector's fields that its mirror in the server takes from each update."""
-    return _encode_fields(state)
+# -- what a receiving side holds ----------------------------------------------------------
 
 
-def summary_rows(
-    state: CollectorState, kept: list[Metric] | None = None
-) -> list[SummaryRow] | None:
-    """The collector's landing-page rows from its kept families (or ``kept``), if it has a
-    table."""
-    if state.summary is None or not state.summary_title:
-        return None
-    return list(state.summary(state.kept if kept is None else kept))
+class HeldCollectors:
+    """The collectors as a receiving side holds them: the records the worker's messages
+    bring, changed by nothing else but its end, in the order it sent them. The main process
+    keeps their status and their pieces' digests (to check each update by); the HTTP process
+    keeps their data too, in ``snapshot``, which it serves."""
 
+    def __init__(self, snapshot: Snapshot | None = None) -> None:
+        self.snapshot = snapshot
+        self._records: dict[str, Collector] = {}
+        self._digests: dict[str, frozenset[tuple[str, bytes]]] = {}
+        self._lock = threading.Lock()
 
-class FixedRows:
-    """A mirror's ``summary``: the rows the worker read from the families when it sent them."""
+    def records(self) -> dict[str, Collector]:
+        with self._lock:
+            return dict(self._records)
 
-    def __init__(self, rows: list[SummaryRow]) -> None:
-        self.rows = rows
+    def get(self, name: str) -> Collector | None:
+        with self._lock:
+            return self._records.get(name)
 
-    def __call__(self, _families: object) -> list[SummaryRow]:
-        return self.rows
+    def take(self, update: Update) -> None:
+        """Hold what ``update`` reports; ProtocolError, and nothing changed, if a run's data
+        leaves out a piece that is not held."""
+        with self._lock:
+            for name, ran in update.runs.items():
+                held = self._digests.get(name, frozenset())
+                missing = [n for n, d, p in ran.pieces if p is None and (n, d) not in held]
+                if missing:
+                    raise ProtocolError(f"{name} left out pieces not held: {missing[:3]!r}")
+            records = {}
+            for c in update.collectors:
+                run = update.runs.get(c.name)
+                if run is not None:
+                    self._digests[c.name] = frozenset((n, d) for n, d, _ in run.pieces)
+                records[c.name] = self._with_data(c, self._records.get(c.name), run)
+            for name in self._records.keys() - records.keys():  # reloaded away
+                self._digests.pop(name, None)
+                if self.snapshot is not None:
+                    self.snapshot.remove(name)
+            self._records = {}
+            for c in records.values():
+                self._put(c)
 
+    def _with_data(self, c: Collector, old: Collector | None, run: RunData | None) -> Collector:
+        """``c`` with the data held: ``run``'s, and ``old``'s where ``run`` leaves it out."""
+        if self.snapshot is None:
+            return c  # (only the digests are held)
+        base = old if old is not None else c
+        rendered, families, rows = base.rendered, base.families, base.summary_rows
+        if run is not None:
+            held = {(n, d): p for n, d, p in rendered}
+            rendered = tuple((n, d, held[n, d] if p is None else p) for n, d, p in run.pieces)
+            if run.families is not None:
+                families, rows = run.families, run.summary_rows
+        return replace(c, rendered=rendered, families=families, summary_rows=rows)
 
-def seed_of(state: CollectorState) -> CollectorState:
-    """What a new worker continues from: the mirror without its server-side parts."""
-    seed = CollectorState(state.name, state.interval, state.timeout)
-    for name in MIRRORED:
-        setattr(seed, name, getattr(state, name))
-    seed.runs = dict(state.runs)
-    seed.rendered, seed.kept = state.rendered, state.kept
-    seed.running_since = None
-    return seed
+    def running(self, message: Running) -> None:
+        with self._lock:
+            c = self._records.get(message.name)
+            if c is not None:
+                self._put(replace(c, running_since=message.since))
+
+    def orphan(self, reason: str) -> None:
+        """No worker: the data stays, marked stale; a run it was in counts as failed."""
+        with self._lock:
+            for c in list(self._records.values()):
+                if c.running_since is not None:
+                    c = replace(
+                        c,
+                        running_since=None,
+                        success=False,
+                        runs={**c.runs, "failure": c.runs["failure"] + 1},
+                        last_error=f"the collection worker {reason} during the run",
+                        last_error_reason=failures.ERROR,
+                    )
+                self._put(replace(c, collecting=False))
+
+    def _put(self, c: Collector) -> None:
+        self._records[c.name] = c
+        if self.snapshot is not None:
+            self.snapshot.add(c)

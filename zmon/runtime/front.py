@@ -9,7 +9,7 @@ it (zmon started as an ordinary user: tests, ``make demo``) the same tree runs w
 
 The child learns everything over one socket pair (zmon/runtime/channel.py): the sockets to serve and
 the web config with its TLS material already read (``Serve``, sockets as SCM_RIGHTS), the
-worker's updates as the privileged side applied them (``Update``, ``Running``, ``Orphaned``),
+worker's reports as the privileged side took them (``Update``, ``Running``, ``Orphaned``),
 the worker's health and restarts (``Health``, about once a second) and the pools' last states
 for the status page (``Pools``). It answers only ``Served``. It writes one file: its judged
 report, in the one directory the privileged side made writable for it
@@ -31,11 +31,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zmon.base import children, logs
+from zmon.base import children, logs, memory
 from zmon.collecting.config import Config
 from zmon.exposition.snapshot import Snapshot
 from zmon.host.last_pools import LastPools
-from zmon.runtime import memory
 from zmon.runtime.channel import (
     FROM_FRONT,
     MAX_FRONT_FRAME,
@@ -43,6 +42,7 @@ from zmon.runtime.channel import (
     Channel,
     Closed,
     Health,
+    HeldCollectors,
     Message,
     Orphaned,
     Pools,
@@ -105,7 +105,7 @@ class FrontProcess:
             children.name_process("zmon-http")
             code = 1
             try:
-                channel = Channel(theirs, TO_FRONT, takes_fds=True)
+                channel = Channel(theirs, TO_FRONT)
                 code = _run(channel, self.cfg, self.user, self.status_file)
             except BaseException as exc:  # noqa: BLE001 - the child must never return
                 with contextlib.suppress(Exception):
@@ -118,10 +118,10 @@ class FrontProcess:
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", seconds, 0))
         self._channel = Channel(ours, FROM_FRONT, max_frame=MAX_FRONT_FRAME)
 
-    def channel_socket(self) -> socket.socket:
+    def channel_fd(self) -> int:
         """This process's end of the channel to the HTTP process (after ``fork``)."""
         assert self._channel is not None, "the HTTP process is not forked yet"
-        return self._channel.sock
+        return self._channel.fileno()
 
     def start_reader(self) -> None:
         """Read what the HTTP process says (threads may start from here on)."""
@@ -176,7 +176,7 @@ class FrontProcess:
                 while True:
                     self._replies.get_nowait()
             try:
-                channel.send(Serve(addresses, web), fds=[s.fileno() for s in sockets])
+                channel.send(Serve(tuple(addresses), web), fds=[s.fileno() for s in sockets])
                 reply = self._replies.get(timeout=SERVE_TIMEOUT)
             except Closed:
                 reply = None
@@ -187,7 +187,7 @@ class FrontProcess:
             if reply.error is not None:
                 raise OSError(0, reply.error)
 
-    def relay(self, message: Message, frame: bytes | bytearray | None = None) -> None:
+    def relay(self, message: Message, frame: bytes | None = None) -> None:
         """Pass on a message (as ``frame`` when it came in one, checked). One the HTTP process
         does not take within SEND_TIMEOUT (a frame may be cut short) ends it; the reader then
         sees it gone."""
@@ -277,7 +277,7 @@ def _import_what_serving_needs() -> None:
 
 
 class Front:
-    """The HTTP process's state: the snapshot it serves, mirrored from the privileged side."""
+    """The HTTP process's state: the snapshot it serves, of what the privileged side sent."""
 
     def __init__(
         self,
@@ -287,14 +287,13 @@ class Front:
         status_file: Path | None = None,
     ):
         from zmon.health.conditions import INTERVAL
-        from zmon.runtime.supervisor import Mirrors
         from zmon.web.server import HTTPFrontend, make_app
 
         self.channel = channel
         self.clock = clock
         self.snapshot = Snapshot()
         self.snapshot.worker_restarts = 0
-        self.mirrors = Mirrors(self.snapshot)
+        self.held = HeldCollectors(self.snapshot)
         self.health = Health(False, 0)
         self.heard = clock()
         self.last_pools: LastPools | None = None
@@ -335,12 +334,12 @@ class Front:
         if isinstance(message, Serve):
             self._serve(message)
         elif isinstance(message, Update):
-            self.mirrors.apply(message)
+            self.held.take(message)
             self._dirty.set()
         elif isinstance(message, Running):
-            self.mirrors.running(message)
+            self.held.running(message)
         elif isinstance(message, Orphaned):
-            self.mirrors.orphan(message.reason)
+            self.held.orphan(message.reason)
             self._dirty.set()
         elif isinstance(message, Health):
             self.heard = self.clock()
@@ -352,7 +351,7 @@ class Front:
             self.last_pools = message.last
 
     def _serve(self, message: Serve) -> None:
-        fds = self.channel.take_fds(len(message.addresses))
+        fds = self.channel.recv_fds(len(message.addresses))
         sockets = {}
         error = None
         try:
@@ -369,9 +368,7 @@ class Front:
         self.channel.send(Served(error))
 
     def _render_loop(self) -> None:
-        from zmon.runtime.chores import Chores
-
-        chores = Chores()
+        chores = children.Chores()
         while not self._stopping.is_set():
             self._dirty.wait(1.0)
             if self._stopping.is_set():

@@ -1,13 +1,16 @@
-"""The serving process's side of collection: it starts the worker, mirrors what it reports
-into the snapshot, and replaces a worker that exits, is killed or stops answering.
+"""The main process's side of collection: it starts the worker, holds what it reports and
+passes that on to the HTTP process, and replaces a worker that exits, is killed or stops
+answering.
 
-The server holds each collector's last rendered pieces, the families the status views read
-and the fields ``zmon_collector_*`` are rendered from (its "mirror"). While no worker runs,
-the mirrors stay as they were, marked as not collecting, so ``/metrics`` keeps serving the
-last data with ``zmon_collector_stale`` at 1; a run the worker was in when it ended counts
-as a failed run. A replacement starts from the mirrors (run counts go on, data is kept) and
-runs every collector at once: at once after the first exit, then after 1, 2, 4 ... 60 s
-while replacements keep ending within a minute, so a worker that cannot start does not spin.
+The main process holds each collector as the worker last reported it, without its data
+(``zmon.runtime.channel.HeldCollectors``: the status, and the digests of the pieces the HTTP process
+holds); the HTTP process holds the data and serves it. While no worker runs, both keep what
+they hold, marked as not collecting, so ``/metrics`` keeps serving the last data with
+``zmon_collector_stale`` at 1; a run the worker was in when it ended counts as a failed run.
+A replacement starts from the records held here (run counts go on; the HTTP process keeps
+the data until a run changes it) and runs every collector at once: at once after the first
+exit, then after 1, 2, 4 ... 60 s while replacements keep ending within a minute, so a worker
+that cannot start does not spin.
 
 The first worker is forked from the main process before any thread starts
 (``fork_first``): it shares the pages of what that process imported (the collectors, their
@@ -15,9 +18,9 @@ parsers, the libraries) until either writes them. A replacement is started with 
 main process runs threads by then, and a fork would copy locks other threads hold.
 
 What the worker sends is checked on arrival (zmon/runtime/channel.py): a frame that is too long, not
-a message, or one the server does not take, or data that does not fit the mirrors, is the
-worker's fault. The worker is killed and replaced like one that crashed (logged, counted in
-``zmon_worker_restarts_total``); nothing it sends can end supervision.
+a message, or one the main process does not take, or data that does not fit what is held,
+is the worker's fault. The worker is killed and replaced like one that crashed (logged,
+counted in ``zmon_worker_restarts_total``); nothing it sends can end supervision.
 """
 
 from __future__ import annotations
@@ -34,15 +37,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from zmon.base import children, failures, logs
+from zmon.base import children, logs
 from zmon.collecting.config import Config
-from zmon.exposition.snapshot import NOTHING, CollectorState, Snapshot
+from zmon.exposition.snapshot import Collector
 from zmon.runtime.channel import (
     FROM_WORKER,
     Beat,
     Channel,
     Closed,
-    FixedRows,
+    HeldCollectors,
     Message,
     Orphaned,
     ProtocolError,
@@ -54,7 +57,6 @@ from zmon.runtime.channel import (
     Stop,
     Trigger,
     Update,
-    seed_of,
 )
 
 log = logs.get("supervisor")
@@ -106,8 +108,8 @@ class ForkedWorker:
 
 WorkerProcess = subprocess.Popen[bytes] | ForkedWorker
 Spawn = Callable[[], tuple[WorkerProcess, Channel]]
-# passes on a message the mirrors took, with the frame it came in (None: to be encoded)
-Relay = Callable[[Message, bytes | bytearray | None], None]
+# passes on a message the main process took, with the frame it came in (None: to be encoded)
+Relay = Callable[[Message, bytes | None], None]
 
 
 class WorkerError(RuntimeError):
@@ -145,16 +147,16 @@ def spawn_worker(program: Sequence[str] = WORKER) -> tuple[subprocess.Popen[byte
 RunWorker = Callable[[socket.socket], int]
 
 
-def fork_worker(run: RunWorker, drop: Sequence[socket.socket] = ()) -> tuple[ForkedWorker, Channel]:
+def fork_worker(run: RunWorker, drop: Sequence[int] = ()) -> tuple[ForkedWorker, Channel]:
     """Fork the worker from this process, with one end of a new socket pair; the child runs
     ``run``. Call before any thread starts (the child would keep every lock another thread
-    held). ``drop``: sockets of this process the worker must not hold (the HTTP process's
-    channel: the HTTP process must see it close when this process ends)."""
+    held). ``drop``: descriptors of this process the worker must not hold (the HTTP
+    process's channel: the HTTP process must see it close when this process ends)."""
     ours, theirs = socket.socketpair()
     try:
         pid = os.fork()
         if pid == 0:
-            _run_forked(run, theirs, [ours, *drop])
+            _run_forked(run, theirs, [ours.detach(), *drop])
     except BaseException:
         ours.close()
         raise
@@ -164,13 +166,13 @@ def fork_worker(run: RunWorker, drop: Sequence[socket.socket] = ()) -> tuple[For
     return ForkedWorker(pid), Channel(ours, FROM_WORKER)
 
 
-def _run_forked(run: RunWorker, sock: socket.socket, drop: list[socket.socket]) -> NoReturn:
+def _run_forked(run: RunWorker, sock: socket.socket, drop: list[int]) -> NoReturn:
     """The forked worker's life: what it must not hold closed, stdin from /dev/null (as the
     worker started with exec has it), then the worker until it ends."""
     code = 1
     try:
-        for other in drop:
-            os.close(other.detach())  # (detached: no object here closes that number later)
+        for fd in drop:
+            os.close(fd)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
@@ -199,42 +201,45 @@ class Backoff:
 
 
 class RemoteCollector:
-    """A collector the worker runs, as the server sees it: its mirrored state, and a way
-    to wake it (what the demo's control socket needs)."""
+    """A collector the worker runs, as the main process holds it (``state``: its latest
+    record), and a way to wake it (what the demo's control socket needs)."""
 
-    def __init__(self, state: CollectorState, supervisor: WorkerSupervisor) -> None:
-        self.state = state
+    def __init__(self, record: Collector, supervisor: WorkerSupervisor) -> None:
+        self._record = record
         self._supervisor = supervisor
 
+    @property
+    def state(self) -> Collector:
+        latest = self._supervisor.held.get(self._record.name)
+        if latest is not None:
+            self._record = latest
+        return self._record
+
     def trigger(self) -> None:
-        self._supervisor.trigger([self.state.name])
+        self._supervisor.trigger([self._record.name])
 
 
 class WorkerSupervisor:
-    """Runs the collection worker for ``cfg`` and keeps ``snapshot`` up to date from it."""
+    """Runs the collection worker for ``cfg``, holds what it reports and relays that."""
 
     def __init__(
         self,
-        snapshot: Snapshot,
         cfg: Config,
         spawn: Spawn = spawn_worker,
         clock: Callable[[], float] = time.monotonic,
         backoff: Backoff | None = None,
         wedged_after: float = WEDGED_AFTER,
     ) -> None:
-        self.snapshot = snapshot
         self.cfg = cfg
         self._spawn = spawn
         self._clock = clock
         self.backoff = backoff or Backoff()
         self._wedged_after = wedged_after
-        self.mirrors = Mirrors(snapshot)
-        self._mirrors = self.mirrors.states
-        self._lock = self.mirrors.lock  # the mirrors and the current worker
-        # where what changed the mirrors goes on to (the HTTP process, zmon/runtime/front.py); with
-        # it, this process does not render the snapshot itself
+        self.held = HeldCollectors()  # (without their data: the HTTP process serves that)
+        self._lock = threading.Lock()  # the current worker
+        # where what the worker reported goes on to (the HTTP process, zmon/runtime/front.py)
         self.relay: Relay | None = None
-        self.on_tick: Callable[[], None] | None = None
+        self.on_tick: Callable[[], None] | None = None  # called about once a second
         self._reload_lock = threading.Lock()
         self._proc: WorkerProcess | None = None
         self._first: tuple[ForkedWorker, Channel] | None = None  # forked, not yet started
@@ -242,20 +247,18 @@ class WorkerSupervisor:
         self._heard = 0.0  # when the worker last said something, on ``clock``
         self._healthy = False
         self._stopping = threading.Event()
-        self._dirty = threading.Event()
         # the worker's answers to start and reload; None when it ended
         self._replies: queue.Queue[Message | None] = queue.Queue()
         self.restarts = 0
         self.last_restart_delay: float | None = None
-        self.snapshot.worker_restarts = 0
         self._threads = [
             threading.Thread(target=self._supervise, name="zmon-supervisor", daemon=True),
-            threading.Thread(target=self._render_loop, name="zmon-render", daemon=True),
+            threading.Thread(target=self._tick, name="zmon-tick", daemon=True),
         ]
 
     # -- the daemon's side -------------------------------------------------------------------
 
-    def fork_first(self, run: RunWorker, drop: Sequence[socket.socket] = ()) -> None:
+    def fork_first(self, run: RunWorker, drop: Sequence[int] = ()) -> None:
         """Fork the first worker now, before any thread starts (``fork_worker``); ``start``
         gives it its config. Only with the default spawn (a test's spawn starts its own)."""
         if self._spawn is spawn_worker and self._first is None and hasattr(os, "fork"):
@@ -299,11 +302,10 @@ class WorkerSupervisor:
         channel = self._channel
         if channel is not None:
             with contextlib.suppress(Closed):
-                channel.send(Trigger(names or []))
+                channel.send(Trigger(tuple(names or ())))
 
     def collectors(self) -> dict[str, RemoteCollector]:
-        with self._lock:
-            return {name: RemoteCollector(st, self) for name, st in sorted(self._mirrors.items())}
+        return {name: RemoteCollector(c, self) for name, c in sorted(self.held.records().items())}
 
     def healthy(self) -> bool:
         """Whether a worker runs with every collector loop alive."""
@@ -323,7 +325,6 @@ class WorkerSupervisor:
     def stop(self) -> None:
         """Stop the worker (its collectors stop their commands), killing it if it lingers."""
         self._stopping.set()
-        self._dirty.set()
         with self._lock:
             proc, channel = self._proc, self._channel
             first, self._first = self._first, None
@@ -358,7 +359,6 @@ class WorkerSupervisor:
                 return
             self.restarts += 1
             self.last_restart_delay = delay
-            self.snapshot.worker_restarts = self.restarts
 
     def _serve_one(self) -> str:
         """Run one worker until it ends; what ended it."""
@@ -370,14 +370,10 @@ class WorkerSupervisor:
             self._replies.put(Started(f"cannot start the collection worker: {exc}", False))
             return f"cannot start: {exc}"
         with self._lock:
-            seeds = [seed_of(st) for st in self._mirrors.values()]
             self._proc, self._heard = proc, self._clock()
-        if not self.mirrors.hold_data:  # the new worker sends every piece and view again
-            for seed in seeds:
-                seed.rendered, seed.kept = [], []
         fault = None
         try:
-            channel.send(Start(self.cfg, seeds))
+            channel.send(Start(self.cfg, tuple(self.held.records().values())))
             with self._lock:
                 self._channel = channel
             while True:
@@ -402,22 +398,20 @@ class WorkerSupervisor:
         self._replies.put(None)
         reason = fault or _exit_reason(proc.returncode)
         if not self._stopping.is_set():
-            self.mirrors.orphan(reason)
-            self._dirty.set()
+            self.held.orphan(reason)
             self._relay(Orphaned(reason))
         return reason
 
-    def _take(self, message: Message, frame: bytes | bytearray | None = None) -> None:
+    def _take(self, message: Message, frame: bytes | None = None) -> None:
         self._heard = self._clock()
         if isinstance(message, Update):
-            self.mirrors.apply(message)
-            self._dirty.set()
+            self.held.take(message)
             self._relay(message, frame)
         elif isinstance(message, Started):  # (and Reloaded)
             self._healthy = message.healthy
             self._replies.put(message)
-        elif isinstance(message, Running):  # shown at the next rendering, as a run's end brings one
-            self.mirrors.running(message)
+        elif isinstance(message, Running):
+            self.held.running(message)
             self._relay(message, frame)
         elif isinstance(message, Beat):
             self._healthy = message.healthy
@@ -429,27 +423,17 @@ class WorkerSupervisor:
             while True:
                 self._replies.get_nowait()
 
-    def _relay(self, message: Message, frame: bytes | bytearray | None = None) -> None:
+    def _relay(self, message: Message, frame: bytes | None = None) -> None:
         if self.relay is not None:
             self.relay(message, frame)
 
-    def _render_loop(self) -> None:
-        """Re-render after updates, and when a collector turns stale without one (a hung
-        source, or no worker); replace a worker that has stopped answering. With a relay the
-        HTTP process renders: this loop only ticks (``on_tick``) about once a second."""
-        while not self._stopping.is_set():
-            self._dirty.wait(1.0)
-            if self._stopping.is_set():
-                return
+    def _tick(self) -> None:
+        """About once a second: replace a worker that has stopped answering, then
+        ``on_tick``."""
+        while not self._stopping.wait(1.0):
             self._check_wedged()
-            if self.relay is not None:
-                self._dirty.clear()
-                if self.on_tick is not None:
-                    self.on_tick()
-                time.sleep(0.05)  # (updates in a burst: one tick)
-            elif self._dirty.is_set() or self.snapshot.staleness_changed():
-                self._dirty.clear()
-                self.snapshot.rerender()
+            if self.on_tick is not None:
+                self.on_tick()
 
     def _check_wedged(self) -> None:
         with self._lock:
@@ -461,78 +445,6 @@ class WorkerSupervisor:
         self._heard = self._clock()
         with contextlib.suppress(ProcessLookupError):
             proc.kill()  # the supervisor thread sees the channel close
-
-
-class Mirrors:
-    """The collectors' mirrored states in ``snapshot``, changed only by what the worker sent
-    (or by its end). The privileged side and the HTTP process each hold one and apply the
-    same messages in the same order, so they hold the same pieces."""
-
-    def __init__(self, snapshot: Snapshot, hold_data: bool = True) -> None:
-        self.snapshot = snapshot
-        self.states: dict[str, CollectorState] = {}
-        self.lock = threading.Lock()
-        # False where nothing is served from these mirrors (the privileged side, which relays
-        # to the HTTP process): only the pieces' digests are kept, to check updates by
-        self.hold_data = hold_data
-
-    def apply(self, update: Update) -> None:
-        """Take an update; ProtocolError (and nothing changed) if it leaves out a piece that
-        is not held."""
-        fields, data = update.fields, update.data
-        for name, ran in data.items():  # pieces it leaves out must be those we hold
-            have = self._held(name)
-            missing = [n for n, d, p in ran.pieces if p is None and (n, d) not in have]
-            if missing:
-                raise ProtocolError(f"{name} left out pieces the server lacks: {missing[:3]!r}")
-        with self.lock:
-            for name in [n for n in self.states if n not in fields]:  # reloaded away
-                del self.states[name]
-                self.snapshot.remove(name)
-            for name, values in fields.items():
-                st = self.states.get(name)
-                if st is None:
-                    st = self.states[name] = CollectorState(
-                        name, values["interval"], values["timeout"]
-                    )
-                    self.snapshot.add(st)
-                for key, value in values.items():
-                    setattr(st, key, value)
-                st.collecting = True
-                run = data.get(name)
-                if run is not None and not self.hold_data:
-                    st.rendered = [(n, d, NOTHING) for n, d, _ in run.pieces]
-                elif run is not None:
-                    held = {(n, d): p for n, d, p in st.rendered}
-                    st.rendered = [
-                        (n, d, p if p is not None else held[n, d]) for n, d, p in run.pieces
-                    ]
-                    if run.kept is not None:  # (None: the families the views read are unchanged)
-                        st.kept = run.kept
-                    st.summary = FixedRows(run.rows) if run.rows is not None else None
-
-    def running(self, message: Running) -> None:
-        with self.lock:
-            st = self.states.get(message.name)
-            if st is not None:
-                st.running_since = message.since
-
-    def _held(self, name: str) -> set[tuple[str, bytes]]:
-        with self.lock:
-            st = self.states.get(name)
-            return {(n, d) for n, d, _ in st.rendered} if st is not None else set()
-
-    def orphan(self, reason: str) -> None:
-        """No worker: the data stays, marked stale; a run it was in counts as failed."""
-        with self.lock:
-            for st in self.states.values():
-                st.collecting = False
-                if st.running_since is not None:
-                    st.running_since = None
-                    st.success = False
-                    st.runs["failure"] += 1
-                    st.last_error = f"the collection worker {reason} during the run"
-                    st.last_error_reason = failures.ERROR
 
 
 def _end(proc: WorkerProcess, wait: float) -> None:

@@ -1,15 +1,17 @@
 """The collection worker process: the scheduler and every collector, away from the server.
 
-``zmon serve`` starts this module (``python -m zmon.runtime.worker FD``) with one end of a socket
-pair (zmon/runtime/channel.py). The server sends the config and the collectors' last states; the
-worker runs the collectors and sends each change back: a run's rendered, compressed
-families and the states the server renders ``zmon_collector_*`` from. Parsing and rendering
-use this process's interpreter and memory, so a scrape never waits for them, and a worker
-that crashes, leaks or wedges is replaced without the server noticing more than staleness
-(zmon/runtime/supervisor.py).
+``zmon serve`` forks it, or starts this module (``python -m zmon.runtime.worker FD``) to replace
+one, with one end of a socket pair (zmon/runtime/channel.py). The main process sends the config and
+the collectors' last status; the worker runs the collectors, owns their state, and reports
+each change: every collector's status, and a run's rendered, compressed families (only the
+pieces the receiving side does not hold) with the families the status views read. Parsing
+and rendering use this process's interpreter and memory, so a scrape never waits for them,
+and a worker that crashes, leaks or wedges is replaced without the server noticing more than
+staleness (zmon/runtime/supervisor.py).
 
-The messages are those of zmon/runtime/channel.py, checked on arrival: a message from the server
-that is not a valid one of ``TO_WORKER`` ends the worker (status 3), as a lost server does.
+The messages are those of zmon/runtime/channel.py, checked on arrival: a message from the main
+process that is not a valid one of ``TO_WORKER`` ends the worker (status 3), as a lost main
+process does.
 """
 
 from __future__ import annotations
@@ -20,18 +22,17 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Mapping
+from typing import NamedTuple
 
 from prometheus_client.core import Metric
 
-from zmon.base import children, durable, logs
+from zmon.base import children, durable, logs, memory
 from zmon.base.runner import CommandRunner
 from zmon.collecting.config import Config
 from zmon.collecting.registry import Board, Context, collectors
 from zmon.collecting.scheduler import RunHook, Scheduler
-from zmon.exposition.snapshot import CollectorState, Snapshot, SummaryRow
+from zmon.exposition.snapshot import Collector, CollectorState, Snapshot
 from zmon.host.devices import DeviceMapCache
-from zmon.runtime import memory
 from zmon.runtime.channel import (
     TO_WORKER,
     Beat,
@@ -48,10 +49,7 @@ from zmon.runtime.channel import (
     Stop,
     Trigger,
     Update,
-    state_fields,
-    summary_rows,
 )
-from zmon.runtime.chores import Chores
 
 log = logs.get("worker")
 BAD_MESSAGE = 3  # the exit status after a message from the server that is not a valid one
@@ -59,9 +57,17 @@ HEARTBEAT_SECONDS = 5.0  # the server restarts a worker it has not heard from in
 # Collection can wait: where both processes want the CPU, scrapes go first. Ten steps of
 # niceness give the server about ten times the worker's share of a contended core.
 NICENESS = 10
-# what the server holds of a collector once it took an update: its pieces and the families
-# the views read, as (family name, digest) pairs
-Held = tuple[set[tuple[str, bytes]], frozenset[tuple[str, bytes]]]
+# A collector's families for the views once the receiving sides hold them: dropped here (on
+# a big host they were 7 MB of this process), this list is left in its state's ``kept``.
+SENT: list[Metric] = []
+
+
+class Held(NamedTuple):
+    """What the receiving sides hold of a collector's data, by (family name, digest): its
+    pieces, and the families the status views read."""
+
+    pieces: frozenset[tuple[str, bytes]]
+    views: frozenset[tuple[str, bytes]]
 
 
 def build_scheduler(
@@ -107,15 +113,10 @@ class CollectionWorker:
         self._stop = threading.Event()
         self._lock = threading.Lock()  # one reload at a time
         self._report_lock = threading.Lock()  # reports leave in the order they are made
-        # What the server holds of each collector's pieces, (family name, digest) pairs, and
-        # of the families the views read (by their texts): changed only by an update sent,
-        # under the report lock, as the server's mirrors apply it (zmon.runtime.supervisor.Mirrors).
-        self._sent: dict[str, set[tuple[str, bytes]]] = {}
-        self._views_sent: dict[str, frozenset[tuple[str, bytes]]] = {}
-        # Collectors whose families for the views were sent and dropped here (the server
-        # holds them; on a big host they are a large share of this process): the empty list left in
-        # their state's ``kept`` and the landing-page rows sent with them.
-        self._dropped: dict[str, tuple[list[Metric], list[SummaryRow] | None]] = {}
+        # What the receiving sides hold of each collector's data: changed only by an update
+        # sent, under the report lock, as they take it (zmon.runtime.channel.HeldCollectors). None
+        # (no entry) until a run here changed it: a replacement worker does not know.
+        self._held: dict[str, Held] = {}
         self._status = 0  # the exit status
 
     def run(self) -> int:
@@ -132,16 +133,15 @@ class CollectionWorker:
         if not isinstance(start, Start):
             log.error("expected start from the server", got=type(start).__name__)
             return BAD_MESSAGE
-        cfg, seeds = start.config, start.seeds
+        cfg, seeds = start.config, start.collectors
         logs.setup(cfg.log_level, cfg.log_format)
         with contextlib.suppress(OSError):
             os.nice(NICENESS)  # (its commands inherit it)
-        memory.tune_malloc()  # before any collector thread starts (zmon/runtime/memory.py)
+        memory.tune_malloc()  # before any collector thread starts (zmon/base/memory.py)
         children.carry_leaked({s.name: s.leaked_children for s in seeds})
         durable.carry_failures({s.name: s.state_write_failures for s in seeds})
-        for seed in seeds:
+        for seed in seeds:  # the scheduler's states go on from them (Scheduler.add)
             self.snapshot.add(seed)
-            self._sent[seed.name] = {(name, digest) for name, digest, _ in seed.rendered}
         children.become_subreaper()  # what our tools' children leave comes back to us
         try:
             self._start(cfg)
@@ -152,7 +152,7 @@ class CollectionWorker:
         self._report(None)  # the server knows the collectors before it hears they started
         self._send(Started(None, self._healthy()))
         threading.Thread(target=self._commands, name="zmon-worker-commands", daemon=True).start()
-        chores = Chores()
+        chores = children.Chores()
         while not self._stop.wait(HEARTBEAT_SECONDS):
             with contextlib.suppress(Closed):
                 self._send(Beat(self._healthy()))
@@ -161,6 +161,11 @@ class CollectionWorker:
         return self._status
 
     def _start(self, cfg: Config) -> None:
+        """Start ``cfg``'s collectors, going on from the states of those it keeps."""
+        for state in self.snapshot.states():  # (those of a set that failed to start, too)
+            settings = cfg.collectors.get(state.name)
+            if settings is None or not settings.enabled:
+                self.snapshot.remove(state.name)  # (the receivers drop it at the next update)
         scheduler = build_scheduler(
             cfg, self.snapshot, on_update=self._report, on_start=self._run_started
         )
@@ -212,7 +217,7 @@ class CollectionWorker:
                     self._stop.set()
                     return
 
-    def _trigger(self, names: list[str]) -> None:
+    def _trigger(self, names: tuple[str, ...]) -> None:
         scheduler = self.scheduler
         if scheduler is None:
             return
@@ -244,10 +249,6 @@ class CollectionWorker:
         if self.scheduler is not None:
             self.scheduler.stop(keep_states=True)
             self.scheduler = None
-        for state in self.snapshot.states():  # (those of a set that failed to start, too)
-            settings = new.collectors.get(state.name)
-            if settings is None or not settings.enabled:
-                self.snapshot.remove(state.name)  # (the server drops it at the next update)
         self._start(new)
 
     def _run_started(self, state: CollectorState) -> None:
@@ -257,71 +258,49 @@ class CollectionWorker:
             self._send(Running(state.name, state.running_since))
 
     def _report(self, ran: CollectorState | None) -> None:
-        """Tell the server every collector's fields, and the data of ``ran`` if it has new
-        (``ran`` only while it is the collector's state: a loop that outlived a reload's
-        stop reports none)."""
+        """Tell the receiving sides every collector's status, and what ``ran``'s run changed
+        of its data (``ran`` only while it is the collector's state: a loop that outlived a
+        reload's stop reports none). Called in ``ran``'s loop, which publishes its runs."""
         with self._report_lock:
-            states = self.snapshot.states()
-            fields = {s.name: state_fields(s) for s in states}
-            ended = states if ran is None else [s for s in states if s is ran]
-            data: dict[str, RunData] = {}
-            held: dict[str, Held] = {}
-            for s in ended:
-                if s.running_since is None:
-                    data[s.name], held[s.name] = self._data_of(s)
+            states = [s for s in self.snapshot.states() if isinstance(s, CollectorState)]
+            runs: dict[str, RunData] = {}
+            held = None
+            if ran is not None and any(s is ran for s in states):
+                data, held = self._run_data(ran)
+                if data is not None:
+                    runs[ran.name] = data
             with contextlib.suppress(Closed):
-                self._send(Update(fields, data))
-                self._sent_update(fields, held)
-                if ran is not None and ran.name in data:
-                    self._drop_kept(ran, data[ran.name])
+                self._send(Update(tuple(Collector.of(s) for s in states), runs))
+                names = {s.name for s in states}  # (the receivers drop the others)
+                self._held = {n: h for n, h in self._held.items() if n in names}
+                if ran is not None and held is not None:
+                    self._held[ran.name] = held
+                    ran.kept = SENT
 
-    def _data_of(self, state: CollectorState) -> tuple[RunData, Held]:
-        """A collector's rendered pieces (those the server does not hold yet, by digest), the
-        families the views read (None when their texts are those the server holds) and its
-        landing-page rows; and what the server holds once it took them. The pieces are read
-        once: the collector's run may publish new ones meanwhile."""
+    def _run_data(self, state: CollectorState) -> tuple[RunData | None, Held | None]:
+        """What the receiving sides lack of ``state``'s data (None: nothing), and what they
+        hold once they took it (None: not known, while no run here published)."""
+        held = self._held.get(state.name)
+        if held is None and not state.success:
+            return None, None  # a replacement's runs failed so far: they keep what they hold
         rendered, kept = state.rendered, state.kept
-        held = self._sent.get(state.name, set())
-        pieces = [
-            (name, digest, None if (name, digest) in held else piece)
-            for name, digest, piece in rendered
-        ]
-        sent = {(name, digest) for name, digest, _ in rendered}
-        dropped = self._dropped.get(state.name)
-        if dropped is not None and kept is dropped[0]:  # sent, and no run published since
-            views_held = self._views_sent.get(state.name, frozenset())
-            return RunData(pieces, None, dropped[1]), (sent, views_held)
-        viewed = {fam.name for fam in kept}
-        views = frozenset((n, d) for n, d, _ in rendered if n in viewed)
-        same = len(views) == len(kept) and self._views_sent.get(state.name) == views
-        return RunData(pieces, None if same else kept, summary_rows(state, kept)), (sent, views)
-
-    def _drop_kept(self, state: CollectorState, data: RunData) -> None:
-        """After an update that carried ``state``'s run (sent from the run's own thread, so
-        no run of it publishes meanwhile): its families for the views are the server's now,
-        and are dropped here."""
-        dropped = self._dropped.get(state.name)  # (the caller holds the report lock)
-        if dropped is not None and state.kept is dropped[0]:
-            return
-        empty: list[Metric] = []
-        state.kept = empty
-        self._dropped[state.name] = (empty, data.rows)
-
-    def _sent_update(
-        self,
-        fields: Mapping[str, object],
-        held: dict[str, Held],
-    ) -> None:
-        """What the server holds after an update it took: as its mirrors, it drops the
-        collectors the update does not name and takes the data the update carries."""
-        for name in [n for n in self._sent if n not in fields]:
-            del self._sent[name]
-        for name in [n for n in self._views_sent if n not in fields]:
-            del self._views_sent[name]
-        for name in [n for n in self._dropped if n not in fields]:
-            del self._dropped[name]
-        for name, (sent, views) in held.items():
-            self._sent[name], self._views_sent[name] = sent, views
+        pieces = frozenset((name, digest) for name, digest, _ in rendered)
+        if kept is SENT and held is not None:
+            views = held.views
+        else:
+            viewed = {fam.name for fam in kept}
+            views = frozenset((n, d) for n, d, _ in rendered if n in viewed)
+        now = Held(pieces, views)
+        if now == held:
+            return None, now
+        have = held.pieces if held is not None else frozenset()
+        same_views = held is not None and views == held.views
+        rows = state.summary_rows
+        return RunData(
+            tuple((n, d, None if (n, d) in have else piece) for n, d, piece in rendered),
+            None if same_views else tuple(kept),
+            None if same_views or rows is None else tuple(rows),
+        ), now
 
     def _shutdown(self) -> None:
         if self.scheduler is not None:

@@ -316,12 +316,13 @@ def collectors_section(snapshot: Any, now: float) -> str:
 
 def _summary_table(state: Any) -> str:
     """The table a collector gives the landing page (pools and their states, ...), if any."""
-    if getattr(state, "summary", None) is None or not getattr(state, "summary_title", ""):
+    table = getattr(state, "summary_rows", None)
+    if table is None or not getattr(state, "summary_title", ""):
         return ""
     rows = "".join(
         f"<tr class='state-{'ok' if row.healthy else 'warning'}'><td>{_E(row.thing)}</td>"
         f"<td>{_E(row.state)}</td></tr>"
-        for row in state.summary(state.families)
+        for row in table
     )
     if not rows:
         return ""
