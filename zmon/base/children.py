@@ -40,7 +40,7 @@ _log = logs.get("children")
 PR_SET_CHILD_SUBREAPER = 36
 TRIM_SECONDS = 10.0  # how often freed memory is given back
 # How often to look for escapes of long-lived followers: a look reads a /proc file per
-# thread (26 on a big host), 0.6 ms; every 0.5 s that would be 0.1 % of a core.
+# thread, and a big host has dozens, so looking every loop turn would cost more than it finds.
 # Commands' own escapes are swept as each command ends (zmon/base/runner.py).
 SWEEP_SECONDS = 5.0
 

@@ -58,7 +58,7 @@ HEARTBEAT_SECONDS = 5.0  # the server restarts a worker it has not heard from in
 # niceness give the server about ten times the worker's share of a contended core.
 NICENESS = 10
 # A collector's families for the views once the receiving sides hold them: dropped here (on
-# a big host they were 7 MB of this process), this list is left in its state's ``kept``.
+# a big host they are a large share of this process), this list is left in its state's ``kept``.
 SENT: list[Metric] = []
 
 
