@@ -128,6 +128,20 @@ def test_an_update_with_bad_fields_is_refused() -> None:
         wire.decode(_message("Update", [[missing], {}])[4:], FROM_WORKER)
 
 
+def test_a_piece_that_claims_more_text_than_deflate_can_hold_is_refused() -> None:
+    """The HTTP process joins pieces by combining their CRC-32s over their sizes: a size no
+    deflate stream can reach would hold every scrape of that format."""
+    state = _state()
+    (name, digest, packed), _ = state.rendered
+    honest = RunData(((name, digest, packed),), None, None)
+    assert _trip(Update((Collector.of(state),), {state.name: honest}), FROM_WORKER)
+    blobs = wire._Blobs()
+    encoded = honest.encode(blobs)
+    encoded[0][0][2][0][2] = 2**60  # the text piece's size
+    with pytest.raises(ProtocolError, match="claims"):
+        RunData.decode(encoded, blobs, {})
+
+
 def test_the_config_travels_as_flat_settings() -> None:
     cfg = load(collectors(), None)
     values = config_values(cfg)

@@ -65,7 +65,7 @@ def test_families_are_kept_compressed_and_plain_text_made_only_when_asked() -> N
     assert b'# TYPE zmon_events_1_total counter\nzmon_events_1_total{c="1"} 1.0\n' in first
     assert expo.text == first and expo.has_text
     assert expo.text is expo.text  # inflated once, then only served
-    assert not snapshot.joined_in(OPENMETRICS)  # nobody asked for it
+    assert snapshot.joined(OPENMETRICS) is None  # nobody asked for it
     om = snapshot.exposition_in(OPENMETRICS).text
     assert b'# TYPE zmon_events_1 counter\nzmon_events_1_total{c="1"} 1.0\n' in om
     assert om.endswith(b"\n# EOF\n") and om.count(b"# EOF") == 1
@@ -92,8 +92,8 @@ def test_nothing_is_joined_until_asked(scrapes: int) -> None:
         snapshot.rerender()
         for _ in range(scrapes):
             assert b"zmon_thing 1.0\n" in snapshot.exposition.text
-    assert snapshot.joined_in(TEXT) == bool(scrapes)
-    assert not snapshot.joined_in(OPENMETRICS)
+    assert (snapshot.joined(TEXT) is not None) == bool(scrapes)
+    assert snapshot.joined(OPENMETRICS) is None
 
 
 def test_an_unchanged_family_keeps_its_piece() -> None:

@@ -1,9 +1,10 @@
 """Render metric families in the two formats Prometheus scrapes, and choose one per scrape.
 
 The formats are the Prometheus text format 0.0.4 and OpenMetrics 1.0.0. ``negotiate`` reads a
-scrape's Accept header with prometheus_client's own ``choose_encoder``: OpenMetrics for a
-scraper that lists ``application/openmetrics-text`` (no version, or 1.0.0 and later) before
-any other type it names, which Prometheus does by default; 0.0.4 for everyone else.
+scrape's Accept header with prometheus_client's own ``choose_encoder``: OpenMetrics 1.0.0 for
+a scraper that lists ``application/openmetrics-text`` (with no version, or 1.0.0 and later)
+anywhere, unless a ``text/plain`` of version 1.0.0 or later comes first (q-values are not
+weighed), which Prometheus does by default; 0.0.4 for everyone else.
 
 zmon writes the text itself, byte for byte what prometheus_client's ``generate_latest`` (and
 ``openmetrics.exposition.generate_latest``) write for the same families (tests/core/

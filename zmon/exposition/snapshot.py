@@ -378,9 +378,10 @@ class Snapshot:
         with self._lock:
             return self._states.get(name)
 
-    def joined_in(self, fmt: Format) -> bool:
-        """Whether ``exposition_in(fmt)`` is ready to copy (no join pending)."""
-        return fmt in self._rendering.joined
+    def joined(self, fmt: Format) -> Exposition | None:
+        """The latest rendering in ``fmt`` if it is joined already (ready to copy), else None:
+        ``exposition_in`` joins it."""
+        return self._rendering.joined.get(fmt)
 
     def exposition_in(self, fmt: Format) -> Exposition:
         """The latest rendering in ``fmt``, joined on the first request for that format after

@@ -194,11 +194,19 @@ def _decode_collector(v: object) -> Collector:
     )  # fmt: skip
 
 
+# deflate expands at most 1032-fold: a piece that claims more text than its bytes can hold
+# would have the join combine CRC-32s over that many zeros, for as long as it claims
+MAX_INFLATION = 1032
+
+
 def _decode_piece(v: object, blobs: _Blobs) -> gzipjoin.Piece:
     blob, crc, size = _items(v, 3)
     if _int(crc) > 0xFFFFFFFF:
         raise ProtocolError("a CRC-32 of more than 32 bits")
-    return gzipjoin.Piece(blobs.get(blob), crc, _int(size))
+    deflated = blobs.get(blob)
+    if _int(size) > MAX_INFLATION * len(deflated):
+        raise ProtocolError(f"a piece of {len(deflated)} bytes that claims {size} bytes of text")
+    return gzipjoin.Piece(deflated, crc, size)
 
 
 def _encode_family(fam: Metric) -> list[Any]:

@@ -305,9 +305,8 @@ class App:
         loop = asyncio.get_running_loop()
         fmt = negotiate(_header(scope, b"accept").decode("latin-1"))
         content_type = fmt.content_type.encode()
-        if snapshot.joined_in(fmt):
-            expo = snapshot.exposition_in(fmt)
-        else:  # the first scrape of this format after a change joins it, off the event loop
+        expo = snapshot.joined(fmt)
+        if expo is None:  # the first scrape of this format after a change joins it, off the loop
             expo = await loop.run_in_executor(None, snapshot.exposition_in, fmt)
         if accepts_gzip(_header(scope, b"accept-encoding")):
             await _reply(

@@ -35,9 +35,6 @@ INFO_PROPS = (
 )
 FEATURE_STATES = ("active", "enabled", "disabled")
 
-_SRC_LIST = "zpool list"
-_SRC_GET = "zpool get"
-
 # (metric, help, zpool list attribute / zpool get property, value parser)
 _SPACE: tuple[tuple[str, str, str, Callable[[str], float | None]], ...] = (
     ("zmon_pool_size_bytes", "Pool size in bytes (zpool list SIZE).", "size", parse_nice),

@@ -53,12 +53,6 @@ _STRING_TYPES = frozenset((KstatDataType.CHAR, KstatDataType.STRING))
 _SIGNED_TYPES = frozenset((KstatDataType.INT32, KstatDataType.INT64, KstatDataType.LONG))
 _TYPES = {str(t.value): t for t in KstatDataType}
 
-# The IO kstat (old per-pool "io" file) prints one row of these columns.
-IO_FIELDS = (
-    "nread", "nwritten", "reads", "writes", "wtime", "wlentime", "wupdate",
-    "rtime", "rlentime", "rupdate", "wcnt", "rcnt",
-)  # fmt: skip
-
 
 class KstatEntry(NamedTuple):
     """One kstat field: its data type (None when the source does not say) and its value."""

@@ -22,11 +22,6 @@ from zmon.parsers.kstat.kstat import parse_kstat, quick_named_values
 
 _HEADER = re.compile(r"^\d+ \d+ 0x[0-9a-fA-F]+ \d+ \d+ \d+ \d+\s*$")
 
-IO_COLUMNS = (
-    "nread", "nwritten", "reads", "writes", "wtime", "wlentime", "wupdate",
-    "rtime", "rlentime", "rupdate", "wcnt", "rcnt",
-)  # fmt: skip
-
 
 def _text(data: bytes | str) -> str:
     return data.decode("utf-8", "replace") if isinstance(data, bytes) else data

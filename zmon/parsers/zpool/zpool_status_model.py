@@ -14,7 +14,6 @@ KNOWN_VDEV_STATES = frozenset(s.upper() for s in SPARE_STATES) | {"SPLIT", "UNKN
 KNOWN_POOL_STATES = frozenset(s.upper() for s in POOL_STATES)
 
 SCAN_FUNCTIONS = ("scrub", "resilver", "rebuild")
-CLASSES = ("normal", "special", "dedup", "log", "cache", "spare")
 INTERIOR_TYPES = frozenset({"root", "mirror", "raidz", "draid", "replacing", "spare"})
 
 # The pool label of config rows pasted without the pool's name (ZFS pool names cannot
