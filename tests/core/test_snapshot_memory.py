@@ -155,15 +155,15 @@ def test_a_family_name_belongs_to_one_collector() -> None:
     assert snapshot.exposition.text.count(b"# HELP zmon_thing ") == 1
 
 
-def test_a_family_two_mirrored_collectors_hold_is_served_once() -> None:
-    """The HTTP process's mirrors may hold one name under two collectors for a moment (one
-    gave it up, the other took it, and the second's update came first): served once."""
+def test_a_family_two_held_records_carry_is_served_once() -> None:
+    """The HTTP process adds the records it holds (``HeldCollectors``) unchecked: should two
+    carry one family name (one gave it up, the other took it), it is served once."""
     snapshot = Snapshot()
     for i in range(2):
         ms = MetricSet()
         ms.gauge("zmon_moved", "Moved from c0 to c1.", i)
         state = CollectorState(f"c{i}", 15.0, 10.0, success=True)
-        state.publish(ms.families())  # (as a mirror takes it, unchecked)
+        state.publish(ms.families())  # (added unchecked, as a held record is)
         snapshot.add(state)
     snapshot.rerender()
     for fmt in FORMATS:

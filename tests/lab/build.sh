@@ -1,6 +1,6 @@
 #!/bin/bash
 # `make lab`: build (or find cached) everything the live lab needs and write
-# the manifest $CACHE/lab.env that tests/lab/vm.py reads.
+# the manifest $CACHE/lab.env that tests/lab/labvm.py reads.
 #   kernel  Debian linux-image-$KVER, unpacked           key: KVER
 #   kmod    zfs-dkms built by dkms, per OpenZFS version   key: version, KVER, build-kmod.sh
 #   image   mmdebstrap rootfs as initramfs, per version   key: kmod key, build-rootfs.sh

@@ -8,8 +8,8 @@ process zmon starts on purpose is registered while it lives (``spawn``); ``sweep
 reaps any other child, and counts it against the collector whose run was going on
 (``zmon_child_processes_leaked_total``).
 
-Both zmon processes are subreapers: the collection worker for what its commands leave, and
-the server for the commands of a worker that was killed (zmon/runtime/supervisor.py).
+Two of zmon's processes are subreapers: the collection worker for what its commands leave,
+and the main process for the commands of a worker that was killed (zmon/runtime/supervisor.py).
 
 Without the subreaper (``zmon parse``, other platforms, tests) ``sweep`` still reaps what it
 sees, but orphans go to init and cannot be seen.

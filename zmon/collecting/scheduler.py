@@ -250,7 +250,8 @@ class Scheduler:
 
     By default a run's end re-renders the snapshot (``zmon collect``, the status report).
     The collection worker passes ``on_update`` and ``on_start`` instead: it sends each
-    change to the serving process, which renders there (zmon/runtime/worker.py).
+    change to the main process, which relays it to the HTTP process, which renders there
+    (zmon/runtime/worker.py).
     """
 
     def __init__(

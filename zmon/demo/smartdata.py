@@ -8,7 +8,7 @@ JSON shape (zero, 6.0 Gb/s), so the story's cable fault can show on one disk: at
 climbing and the link at 1.5 Gb/s, while the media counters stay at zero. Its failing disk
 shows sectors pending (attribute 197), then reallocated (attribute 5), with the timeline.
 
-The commands recorded are the ones the smart collector runs (``zmon/collectors/smart.py``).
+The commands recorded are the ones the smart collector runs (``zmon/collectors/smart/__init__.py``).
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ class CollectorState:
 
     def publish(self, families: list[Metric]) -> None:
         """Keep a run's families, rendered and compressed now, in the collector's own thread
-        (in the collection worker, which sends the pieces to the server). ``Snapshot.publish``
+        (in the collection worker, which sends the pieces on). ``Snapshot.publish``
         checks the names first.
 
         A family's samples are dropped once rendered unless the status views read them, and

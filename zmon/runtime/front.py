@@ -1,21 +1,19 @@
 """The HTTP process: it listens, parses HTTP and serves the snapshot, and holds no privilege.
 
 The privileged side (zmon/daemon.py) starts first, binds the listening sockets and forks this
-process before any thread starts (no exec: the interpreter may live where the unprivileged
-user cannot read it, and what is already imported is shared). With ``web.user`` set the child
-drops to that user at once, with no capability and no_new_privs (zmon/runtime/privileges.py);
-without
+process before any thread starts (no exec: the interpreter may live where the unprivileged user
+cannot read it, and what is already imported is shared). With ``web.user`` set the child drops
+to that user at once, with no capability and no_new_privs (zmon/runtime/privileges.py); without
 it (zmon started as an ordinary user: tests, ``make demo``) the same tree runs without the drop.
 
-The child learns everything over one socket pair (zmon/runtime/channel.py): the sockets to serve and
-the web config with its TLS material already read (``Serve``, sockets as SCM_RIGHTS), the
-worker's reports as the privileged side took them (``Update``, ``Running``, ``Orphaned``),
-the worker's health and restarts (``Health``, about once a second) and the pools' last states
-for the status page (``Pools``). It answers only ``Served``. It writes one file: its judged
-report, in the one directory the privileged side made writable for it
-(zmon/status/published.py). It ignores SIGTERM, SIGINT and
-SIGHUP: it stops when told to (``Stop``) or when the privileged side is gone (the channel
-closes), so it never outlives it.
+The child learns everything over one socket pair (zmon/runtime/channel.py): the sockets to serve
+and the web config with its TLS material already read (``Serve``, sockets as SCM_RIGHTS), the
+worker's reports as the privileged side took them (``Update``, ``Running``, ``Orphaned``), the
+worker's health and restarts (``Health``, about once a second) and the pools' last states for
+the status page (``Pools``). It answers only ``Served``. It writes one file: its judged report,
+in the one directory the privileged side made writable for it (zmon/status/published.py). It
+ignores SIGTERM, SIGINT and SIGHUP: it stops when told to (``Stop``) or when the privileged side
+is gone (the channel closes), so it never outlives it.
 """
 
 from __future__ import annotations

@@ -130,9 +130,9 @@ def spawn_worker(program: Sequence[str] = WORKER) -> tuple[subprocess.Popen[byte
                 [*program, str(fd)],
                 pass_fds=(fd,),
                 stdin=subprocess.DEVNULL,
-                # in the server's process group: a signal to the whole daemon (systemd's
+                # in the main process's group: a signal to the whole daemon (systemd's
                 # stop, kill -9 of the group) reaches it too; it ignores a terminal's Ctrl-C
-                # and lets the server stop it
+                # and lets the main process stop it
             )
         )
     except BaseException:
@@ -318,7 +318,7 @@ class WorkerSupervisor:
 
     def expect_stop(self) -> None:
         """zmon is stopping: a worker that ends from now on is not replaced (under systemd
-        the worker gets the same SIGTERM as the server, and may end first). Safe to call
+        the worker gets the same SIGTERM as the main process, and may end first). Safe to call
         from a signal handler."""
         self._stopping.set()
 

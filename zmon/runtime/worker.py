@@ -1,4 +1,4 @@
-"""The collection worker process: the scheduler and every collector, away from the server.
+"""The collection worker process: the scheduler and every collector, away from the HTTP process.
 
 ``zmon serve`` forks it, or starts this module (``python -m zmon.runtime.worker FD``) to replace
 one, with one end of a socket pair (zmon/runtime/channel.py). The main process sends the config and
@@ -6,8 +6,8 @@ the collectors' last status; the worker runs the collectors, owns their state, a
 each change: every collector's status, and a run's rendered, compressed families (only the
 pieces the receiving side does not hold) with the families the status views read. Parsing
 and rendering use this process's interpreter and memory, so a scrape never waits for them,
-and a worker that crashes, leaks or wedges is replaced without the server noticing more than
-staleness (zmon/runtime/supervisor.py).
+and a worker that crashes, leaks or wedges is replaced without the HTTP process noticing more
+than staleness (zmon/runtime/supervisor.py).
 
 The messages are those of zmon/runtime/channel.py, checked on arrival: a message from the main
 process that is not a valid one of ``TO_WORKER`` ends the worker (status 3), as a lost main
@@ -52,10 +52,10 @@ from zmon.runtime.channel import (
 )
 
 log = logs.get("worker")
-BAD_MESSAGE = 3  # the exit status after a message from the server that is not a valid one
-HEARTBEAT_SECONDS = 5.0  # the server restarts a worker it has not heard from in a while
+BAD_MESSAGE = 3  # the exit status after a message from the main process that is not a valid one
+HEARTBEAT_SECONDS = 5.0  # the main process restarts a worker it has not heard from in a while
 # Collection can wait: where both processes want the CPU, scrapes go first. Ten steps of
-# niceness give the server about ten times the worker's share of a contended core.
+# niceness give the HTTP process about ten times the worker's share of a contended core.
 NICENESS = 10
 # A collector's families for the views once the receiving sides hold them: dropped here (on
 # a big host they are a large share of this process), this list is left in its state's ``kept``.
@@ -107,7 +107,7 @@ class CollectionWorker:
 
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
-        self.snapshot = Snapshot()  # the collectors' states; rendering is the server's
+        self.snapshot = Snapshot()  # the collectors' states; the HTTP process renders
         self.scheduler: Scheduler | None = None
         self.cfg: Config | None = None
         self._stop = threading.Event()
@@ -121,17 +121,17 @@ class CollectionWorker:
 
     def run(self) -> int:
         signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when we stop
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the server reloads us
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when we stop
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the main process reloads us
         try:
             start = self.channel.recv()
         except Closed:
             return 0
         except ProtocolError as exc:
-            log.error("invalid message from the server", error=str(exc))
+            log.error("invalid message from the main process", error=str(exc))
             return BAD_MESSAGE
         if not isinstance(start, Start):
-            log.error("expected start from the server", got=type(start).__name__)
+            log.error("expected start from the main process", got=type(start).__name__)
             return BAD_MESSAGE
         cfg, seeds = start.config, start.collectors
         logs.setup(cfg.log_level, cfg.log_format)
@@ -145,11 +145,11 @@ class CollectionWorker:
         children.become_subreaper()  # what our tools' children leave comes back to us
         try:
             self._start(cfg)
-        except Exception as exc:  # noqa: BLE001 - told to the server, which reports it
+        except Exception as exc:  # noqa: BLE001 - told to the main process, which reports it
             self._send(Started(repr(exc), False))
             return 1
         memory.settle_gc()
-        self._report(None)  # the server knows the collectors before it hears they started
+        self._report(None)  # the main process knows the collectors before it hears they started
         self._send(Started(None, self._healthy()))
         threading.Thread(target=self._commands, name="zmon-worker-commands", daemon=True).start()
         chores = children.Chores()
@@ -184,7 +184,7 @@ class CollectionWorker:
         try:
             self.channel.send(message)
         except Closed:
-            self._stop.set()  # the server is gone: so are we
+            self._stop.set()  # the main process is gone: so are we
             raise
 
     def _commands(self) -> None:
@@ -195,7 +195,7 @@ class CollectionWorker:
                 self._stop.set()
                 return
             except ProtocolError as exc:
-                log.error("invalid message from the server; stopping", error=str(exc))
+                log.error("invalid message from the main process; stopping", error=str(exc))
                 self._status = BAD_MESSAGE
                 self._stop.set()
                 return
@@ -211,7 +211,8 @@ class CollectionWorker:
                     self._send(Reloaded(error, self._healthy()))
                 else:
                     log.error(
-                        "unexpected message from the server; stopping", got=type(message).__name__
+                        "unexpected message from the main process; stopping",
+                        got=type(message).__name__,
                     )
                     self._status = BAD_MESSAGE
                     self._stop.set()
@@ -252,8 +253,8 @@ class CollectionWorker:
         self._start(new)
 
     def _run_started(self, state: CollectorState) -> None:
-        """A run started: the server shows it as running from its next rendering on (the
-        server renders after runs end, not when they start)."""
+        """A run started: the HTTP process shows it as running from its next rendering on (it
+        renders after runs end, not when they start)."""
         with contextlib.suppress(Closed):
             self._send(Running(state.name, state.running_since))
 

@@ -6,7 +6,7 @@
 # With zmonlab_capture=1 it also saves the raw outputs of each step in
 # /ctl/captures/<step>/ (see capture below) for `make lab-capture`.
 #
-# Disks (see tests/lab/vm.py):
+# Disks (see tests/lab/labvm.py):
 #   AHCI   /dev/disk/by-id/ata-QEMU_HARDDISK_ZLSATA0..3   (sd[a-d] in no fixed order, 1 GiB)
 #   virtio /dev/vda..vdf (serial ZLVIRT0..5, 512 MiB)
 #   NVMe   /dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_ZLNVME0..1 (1 GiB)

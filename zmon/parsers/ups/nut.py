@@ -23,7 +23,7 @@ DOWN_ERRORS = frozenset({"data stale", "driver not connected"})
 # A NUT variable name: dotted words (battery.charge, driver.parameter.port, outlet.1.desc).
 _VAR_LINE = re.compile(r"([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?: (.*))?")
 _ERROR_LINE = re.compile(r"Error: (.+)")
-# The top-level names of NUT's variable namespace (docs/nut-names.txt); output with none of
+# The top-level names of NUT's variable namespace (NUT's docs/nut-names.txt); output with none of
 # them (a FreeBSD ``sysctl`` dump has dotted names too) is not upsc output.
 NUT_ROOTS = frozenset(
     {
