@@ -17,7 +17,7 @@ from tests.support.waiting import poll as _poll
 from zmon.collecting.config import Config
 from zmon.runtime import channel as wire
 from zmon.runtime import supervisor
-from zmon.runtime.supervisor import WEDGED_AFTER, Backoff, WorkerSupervisor, spawn_worker
+from zmon.runtime.supervisor import WEDGED_AFTER, ReplacementBackoff, WorkerSupervisor, spawn_worker
 
 # the worker starts a Python process per run: generous on a loaded machine
 poll = partial(_poll, timeout=120.0)
@@ -162,7 +162,7 @@ def test_a_worker_that_sends_a_bad_frame_is_replaced_and_counted(what: str) -> N
 
 
 def test_replacements_that_keep_ending_back_off_and_a_stable_run_resets() -> None:
-    backoff = Backoff(first=1.0, most=60.0, stable_after=60.0)
+    backoff = ReplacementBackoff(first=1.0, most=60.0, stable_after=60.0)
     delays = [backoff.after_exit(lived=0.5) for _ in range(9)]
     assert delays == [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]
     assert backoff.after_exit(lived=3600.0) == 0.0  # a worker that ran for an hour

@@ -49,7 +49,7 @@ from zmon.host.ups.nut import NUT_PORT
 from zmon.runtime import channel, worker
 from zmon.runtime.front import HEALTH_DEADLINE
 from zmon.runtime.privileges import COLLECTING
-from zmon.runtime.supervisor import WEDGED_AFTER, Backoff
+from zmon.runtime.supervisor import WEDGED_AFTER, ReplacementBackoff
 from zmon.status import page, published
 from zmon.status.history import History
 from zmon.status.report import EXIT_CODES, SCHEMA
@@ -91,7 +91,7 @@ def _arcstat(path: Path, field: str) -> int:
 
 
 def _backoff() -> list[float]:
-    backoff = Backoff()
+    backoff = ReplacementBackoff()
     return [backoff.after_exit(0.0) for _ in range(12)]
 
 

@@ -12,7 +12,7 @@ import pytest
 from tests.support.clock import FakeClock
 from tests.support.waiting import wait_for
 from zmon.base.children import running
-from zmon.host.follow import Backoff, Follower, LineBuffer, ProcessFollower, SourceProgram
+from zmon.host.follow import Follower, LineBuffer, ProcessFollower, RestartBackoff, SourceProgram
 
 
 def test_line_buffer_holds_a_partial_line_until_its_newline() -> None:
@@ -35,7 +35,7 @@ def test_line_buffer_delivers_a_line_past_its_bound_in_pieces() -> None:
 
 def test_backoff_doubles_up_to_its_maximum_and_resets_after_a_long_run() -> None:
     clock = FakeClock()
-    backoff = Backoff(1.0, 8.0, clock)
+    backoff = RestartBackoff(1.0, 8.0, clock)
     delays = []
     for _ in range(5):
         backoff.started()
@@ -45,7 +45,7 @@ def test_backoff_doubles_up_to_its_maximum_and_resets_after_a_long_run() -> None
     backoff.started()
     clock.now += 8.5  # a run longer than the maximum: it was healthy
     assert backoff.ended() == 1.0
-    fixed = Backoff(5.0, 5.0, clock)
+    fixed = RestartBackoff(5.0, 5.0, clock)
     assert [fixed.ended() for _ in range(3)] == [5.0, 5.0, 5.0]
 
 
@@ -112,7 +112,7 @@ def script(tmp_path: Path, body: str, name: str = "source") -> Path:
 
 
 def program(argv: list[str], clock: FakeClock | None = None) -> SourceProgram:
-    return SourceProgram(lambda: argv, Backoff(2.0, 2.0, clock or FakeClock()))
+    return SourceProgram(lambda: argv, RestartBackoff(2.0, 2.0, clock or FakeClock()))
 
 
 def test_a_missing_program_is_told_from_one_that_cannot_start(tmp_path: Path) -> None:
@@ -139,7 +139,7 @@ def test_a_run_is_read_to_its_end_and_its_exit_and_last_stderr_line_kept(
         "sys.exit(3)\n",
     )
     run = SourceProgram(
-        lambda: [str(source)], Backoff(1.0, 1.0, FakeClock()), env={"SYSTEMD_PAGER": ""}
+        lambda: [str(source)], RestartBackoff(1.0, 1.0, FakeClock()), env={"SYSTEMD_PAGER": ""}
     )
     assert run.launch() and run.up and run.starts == 1
     out = b""

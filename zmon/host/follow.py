@@ -11,7 +11,7 @@ What every follower shares:
 - ``SourceProgram``: a program whose output is followed (``zpool events -f``,
   ``journalctl -f``), run as ``zmon.base.runner`` runs every program (an argument list, the C
   locale, a process group of its own that stopping it kills whole), and started again after a
-  ``Backoff`` when it exits;
+  ``RestartBackoff`` when it exits;
 - ``ProcessFollower``: a ``SourceProgram`` read on a thread of its own, each line handed to a
   callback as it comes.
 """
@@ -25,10 +25,10 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import IO, Any
 
 from zmon.base import children, logs
+from zmon.base.backoff import Backoff
 from zmon.base.runner import c_locale, signal_group, start_process
 from zmon.host.statestore import PositionStore
 
@@ -118,21 +118,16 @@ class LineBuffer:
         return rest
 
 
-@dataclass
-class Backoff:
-    """The wait before a program that exited is started again: ``initial`` first, doubled
-    after each restart up to ``maximum``, and ``initial`` again once a run lasted longer than
-    ``maximum`` (``initial == maximum``: a fixed delay)."""
+class RestartBackoff(Backoff):
+    """The wait before a program that exited is started again: the backoff's delays, from
+    ``initial`` again once a run lasted longer than ``maximum``."""
 
-    initial: float
-    maximum: float
-    clock: Callable[[], float] = time.monotonic
-    _delay: float = field(init=False)
-    _since: float = field(init=False)
-
-    def __post_init__(self) -> None:
-        self._delay = self.initial
-        self._since = self.clock()
+    def __init__(
+        self, initial: float, maximum: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__(initial, maximum)
+        self.clock = clock
+        self._since = clock()
 
     def started(self) -> None:
         """A run begins (or its start is tried)."""
@@ -141,10 +136,8 @@ class Backoff:
     def ended(self) -> float:
         """The run ended (or could not start): the seconds to wait before the next one."""
         if self.clock() - self._since > self.maximum:
-            self._delay = self.initial
-        delay = self._delay
-        self._delay = min(self.maximum, delay * 2)
-        return delay
+            self.reset()
+        return self.failed()
 
 
 class SourceProgram:
@@ -161,7 +154,7 @@ class SourceProgram:
     def __init__(
         self,
         argv_of: Callable[[], Sequence[str]],
-        backoff: Backoff,
+        backoff: RestartBackoff,
         *,
         env: Mapping[str, str] | None = None,
         blocking: bool = True,
@@ -309,7 +302,7 @@ class ProcessFollower(SourceProgram):
         name: str = "follower",
     ) -> None:
         self.argv = list(argv)
-        super().__init__(lambda: self.argv, Backoff(backoff_initial, backoff_max))
+        super().__init__(lambda: self.argv, RestartBackoff(backoff_initial, backoff_max))
         self._on_line = on_line
         self._on_start = on_start
         self._on_exit = on_exit

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zmon.host.follow import Backoff, Follower, LineBuffer, LineSink, SourceProgram
+from zmon.host.follow import Follower, LineBuffer, LineSink, RestartBackoff, SourceProgram
 from zmon.host.statestore import PositionStore
 from zmon.parsers.kernel_log import journal_message
 
@@ -154,7 +154,7 @@ class JournalFollower(Follower):
         self.clock = clock
         self.program = SourceProgram(
             self.argv,
-            Backoff(restart_delay, restart_delay, clock),
+            RestartBackoff(restart_delay, restart_delay, clock),
             env={"SYSTEMD_PAGER": ""},
             blocking=False,
         )

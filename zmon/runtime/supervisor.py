@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from zmon.base import children, logs
+from zmon.base.backoff import Backoff
 from zmon.collecting.config import Config
 from zmon.exposition.snapshot import Collector
 from zmon.runtime.channel import (
@@ -184,20 +185,23 @@ def _run_forked(run: RunWorker, sock: socket.socket, drop: list[int]) -> NoRetur
         os._exit(code)
 
 
-class Backoff:
-    """How long to wait before starting a replacement for a worker that ended."""
+class ReplacementBackoff(Backoff):
+    """How long to wait before starting a replacement for a worker that ended: at once after
+    the first exit, or after one that ran ``stable_after`` seconds; then the backoff's delays,
+    from ``first`` doubling up to ``most``."""
 
     def __init__(self, first: float = 1.0, most: float = 60.0, stable_after: float = 60.0) -> None:
-        self.first, self.most, self.stable_after = first, most, stable_after
-        self._quick_exits = 0
+        super().__init__(first, most)
+        self.stable_after = stable_after
+        self._exited = False
 
     def after_exit(self, lived: float) -> float:
-        """The delay after a worker that ran ``lived`` seconds: none after the first exit
-        (or one after a stable run), then ``first`` doubling up to ``most``."""
-        self._quick_exits = 1 if lived >= self.stable_after else self._quick_exits + 1
-        if self._quick_exits == 1:
+        """The delay after a worker that ran ``lived`` seconds."""
+        if lived >= self.stable_after or not self._exited:
+            self._exited = True
+            self.reset()
             return 0.0
-        return float(min(self.most, self.first * 2 ** (self._quick_exits - 2)))
+        return self.failed()
 
 
 class RemoteCollector:
@@ -227,13 +231,13 @@ class WorkerSupervisor:
         cfg: Config,
         spawn: Spawn = spawn_worker,
         clock: Callable[[], float] = time.monotonic,
-        backoff: Backoff | None = None,
+        backoff: ReplacementBackoff | None = None,
         wedged_after: float = WEDGED_AFTER,
     ) -> None:
         self.cfg = cfg
         self._spawn = spawn
         self._clock = clock
-        self.backoff = backoff or Backoff()
+        self.backoff = backoff or ReplacementBackoff()
         self._wedged_after = wedged_after
         self.held = HeldCollectors()  # (without their data: the HTTP process serves that)
         self._lock = threading.Lock()  # the current worker

@@ -235,10 +235,10 @@ def test_down_then_back_with_backoff(servers):
 
 
 def test_backoff_doubles_and_is_capped():
-    from zmon.host.ups.net import Backoff
+    from zmon.host.ups.net import ReconnectBackoff
 
     clock = FakeClock()
-    backoff = Backoff(initial=1.0, maximum=5.0, clock=clock)
+    backoff = ReconnectBackoff(initial=1.0, maximum=5.0, clock=clock)
     waits = []
     for _ in range(5):
         backoff.failed()

@@ -17,7 +17,13 @@ from zmon.collectors.ups.metrics import reading_metrics, server_metrics, ups_dow
 from zmon.collectors.ups.servers import NutServer
 from zmon.exposition.metrics import MetricSet
 from zmon.host.ups import apcupsd as apc_client
-from zmon.host.ups.net import Backoff, Clock, Deadline, Endpoint, UpsProtocolError
+from zmon.host.ups.net import (
+    Clock,
+    Deadline,
+    Endpoint,
+    ReconnectBackoff,
+    UpsProtocolError,
+)
 from zmon.host.ups.nut import NutClient, NutError
 from zmon.parsers.ups import apcupsd as apc_parser
 from zmon.parsers.ups import nut as nut_parser
@@ -39,7 +45,9 @@ class _Poller:
         self.endpoint = endpoint
         self.server = str(endpoint)
         self.lock = threading.Lock()
-        self.backoff = Backoff(initial=min(1.0, backoff_max), maximum=backoff_max, clock=clock)
+        self.backoff = ReconnectBackoff(
+            initial=min(1.0, backoff_max), maximum=backoff_max, clock=clock
+        )
         self.known: dict[str, UpsInfo] = {}  # UPS name -> last known info
         self._was_up: bool | None = None
 

@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from zmon.base.backoff import Backoff
+
 Clock = Callable[[], float]
 _QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)
 
@@ -96,33 +98,28 @@ def send_all(sock: socket.socket, data: bytes, deadline: Deadline) -> None:
     sock.sendall(data)
 
 
-class Backoff:
-    """Exponential reconnect backoff: after failures, wait before touching the server again.
-
-    The first retry may happen ``initial`` seconds after a failure, doubling up to ``maximum``.
-    Success resets it.
-    """
+class ReconnectBackoff(Backoff):
+    """When the UPS server may be touched again: the backoff's delay after each failure, and
+    at once after a success."""
 
     def __init__(
         self, initial: float = 1.0, maximum: float = 60.0, clock: Clock = time.monotonic
     ) -> None:
-        self.initial = initial
-        self.maximum = maximum
+        super().__init__(initial, maximum)
         self._clock = clock
-        self.failures = 0
         self._next_attempt = 0.0
 
     def ready(self) -> bool:
         """True when a connection attempt is allowed now."""
         return self._clock() >= self._next_attempt
 
-    def failed(self) -> None:
-        self.failures += 1
-        delay = min(self.maximum, self.initial * 2 ** (self.failures - 1))
+    def failed(self) -> float:
+        delay = super().failed()
         self._next_attempt = self._clock() + delay
+        return delay
 
     def succeeded(self) -> None:
-        self.failures = 0
+        self.reset()
         self._next_attempt = 0.0
 
     def wait_left(self) -> float:
